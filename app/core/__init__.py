@@ -1,0 +1,1 @@
+"""Core of DeID Studio: documents, spans, tokenisation, BIO. Imports no Qt."""

@@ -1,0 +1,86 @@
+"""Spans and documents: the data every layer shares.
+
+Character offsets in Unicode code points (Python ``str`` indices) are the
+single source of truth for every span. A span is never located by searching
+for its text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A labelled half-open character range ``[start, end)`` of a document.
+
+    Parameters
+    ----------
+    start, end
+        Code-point offsets into the document text, ``0 <= start < end``.
+    label
+        Label name (e.g. ``"PERSON"``).
+    confidence
+        Model confidence in ``[0, 1]`` when a model offers one, else ``None``.
+    """
+
+    start: int
+    end: int
+    label: str
+    confidence: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.start < self.end):
+            raise ValueError(f"invalid span offsets [{self.start}, {self.end})")
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        """Identity used by strict evaluation: same start, end and label."""
+        return (self.start, self.end, self.label)
+
+    def overlaps(self, other: "Span") -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def text_in(self, text: str) -> str:
+        return text[self.start:self.end]
+
+
+@dataclass(slots=True)
+class Document:
+    """A note with its (gold or predicted) spans.
+
+    ``name`` is a relative path-like identifier (``"sub/dir/note"`` without
+    extension) that exporters reuse for output file names.
+    """
+
+    name: str
+    text: str
+    spans: list[Span] = field(default_factory=list)
+    patient_id: str | None = None
+    split: str | None = None
+    meta: dict = field(default_factory=dict)
+
+    def check_spans(self) -> None:
+        """Raise ``ValueError`` if a span falls outside the text."""
+        n = len(self.text)
+        for s in self.spans:
+            if s.end > n:
+                raise ValueError(
+                    f"span [{s.start}, {s.end}) beyond end of text ({n} chars)")
+
+
+def sort_spans(spans: Iterable[Span]) -> list[Span]:
+    return sorted(spans, key=lambda s: (s.start, s.end, s.label))
+
+
+def remove_overlaps(spans: Iterable[Span]) -> list[Span]:
+    """Keep a non-overlapping subset, preferring longer then earlier spans.
+
+    BIO tagging cannot represent overlap; this is the one documented
+    resolution used everywhere (the longest span wins, ties by position).
+    """
+    chosen: list[Span] = []
+    for s in sorted(spans, key=lambda s: (-(s.end - s.start), s.start, s.label)):
+        if not any(s.overlaps(c) for c in chosen):
+            chosen.append(s)
+    return sort_spans(chosen)

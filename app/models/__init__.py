@@ -1,0 +1,1 @@
+"""Base NER models: one interface, a registry, spaCy/Stanza/Flair/rules."""

@@ -1,0 +1,173 @@
+"""The base-model interface every member of an ensemble implements.
+
+A ``ModelSpec`` is immutable configuration with a registry name; ``fit``
+returns a ``TrainedModel``. A trained model predicts BIO tags (with a
+confidence) for *canonical* token segments, so every model is aligned to
+the same tokens by construction; ``save``/``load`` round-trip through a
+directory holding ``meta.json`` (kind, config, versions) and the weights.
+"""
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, NamedTuple, Sequence
+
+from app.core.bio import tags_to_spans
+from app.core.progress import ProgressFn, no_progress
+from app.core.spans import Span
+from app.core.tokenize import Segment, segment
+
+
+class TagSeq(NamedTuple):
+    """A model's output for one segment: a tag and a confidence per token."""
+
+    tags: list[str]
+    confidences: list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class TaggedSegment:
+    """A training example: a segment of ``text`` with gold BIO tags.
+
+    ``text`` is the whole document (shared, not copied); the segment's
+    tokens index into it.
+    """
+
+    doc_id: str
+    text: str
+    segment: Segment
+    tags: tuple[str, ...]
+
+    def words(self) -> list[str]:
+        return [self.text[t.start:t.end] for t in self.segment.tokens]
+
+
+@dataclass
+class Corpus:
+    """What a model trains on. ``dev`` selects epochs/hyperparameters."""
+
+    train: list[TaggedSegment]
+    dev: list[TaggedSegment]
+    labels: list[str]
+    language: str = "en"
+    # All document texts of the project (annotated or not) for unsupervised
+    # resources such as word vectors.
+    raw_texts: list[str] = field(default_factory=list)
+
+
+BUDGETS = ("quick", "standard", "full")
+
+
+@dataclass
+class TrainContext:
+    """Everything about *how* to train that is not model configuration."""
+
+    workdir: Path
+    device: str = "cpu"          # "cpu" or "cuda"
+    seed: int = 13
+    budget: str = "standard"
+    progress: ProgressFn = no_progress
+    # Shared resources built once per run (e.g. {"word_vectors": Path}).
+    resources: dict[str, Any] = field(default_factory=dict)
+
+
+class TrainedModel(ABC):
+    """A fitted model. ``predict`` is pure."""
+
+    kind: ClassVar[str]
+
+    @abstractmethod
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        """Tag each ``(document text, segment)`` pair, one tag per token."""
+
+    @abstractmethod
+    def save(self, directory: Path) -> None:
+        """Write weights and ``meta.json`` (see ``write_meta``)."""
+
+    @classmethod
+    @abstractmethod
+    def load(cls, directory: Path, device: str = "cpu") -> "TrainedModel":
+        """Rebuild a model saved by ``save``."""
+
+    def predict_spans(self, text: str) -> list[Span]:
+        """Convenience: segment, tag and decode one document."""
+        segs = segment(text)
+        spans: list[Span] = []
+        for seg, out in zip(segs, self.predict([(text, s) for s in segs])):
+            spans += tags_to_spans(seg.tokens, out.tags, out.confidences)
+        return spans
+
+
+class ModelSpec(ABC):
+    """Immutable configuration of a base model; ``fit`` trains it."""
+
+    kind: ClassVar[str]
+
+    def __init__(self, **params: Any) -> None:
+        self.params = dict(params)
+
+    @abstractmethod
+    def fit(self, corpus: Corpus, ctx: TrainContext) -> TrainedModel:
+        """Train on ``corpus.train`` (select on ``corpus.dev``); honour
+        ``ctx.progress`` (which may raise ``Cancelled``)."""
+
+
+_SPECS: dict[str, type[ModelSpec]] = {}
+_MODELS: dict[str, type[TrainedModel]] = {}
+
+
+def register(spec_cls: type[ModelSpec], model_cls: type[TrainedModel]) -> None:
+    """Register a spec/model pair under ``spec_cls.kind``."""
+    _SPECS[spec_cls.kind] = spec_cls
+    _MODELS[model_cls.kind] = model_cls
+
+
+def spec_class(kind: str) -> type[ModelSpec]:
+    _import_builtin()
+    try:
+        return _SPECS[kind]
+    except KeyError:
+        raise ValueError(f"unknown model kind {kind!r} (known: {', '.join(sorted(_SPECS))})") from None
+
+
+def known_kinds() -> list[str]:
+    _import_builtin()
+    return sorted(_SPECS)
+
+
+META_FILE = "meta.json"
+
+
+def write_meta(directory: Path, kind: str, config: dict[str, Any], **extra: Any) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = {"kind": kind, "config": config, **extra}
+    (directory / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def read_meta(directory: Path) -> dict[str, Any]:
+    return json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+
+
+def load_model(directory: Path, device: str = "cpu") -> TrainedModel:
+    """Load any saved model, dispatching on the ``kind`` in its meta.json."""
+    _import_builtin()
+    kind = read_meta(directory)["kind"]
+    try:
+        cls = _MODELS[kind]
+    except KeyError:
+        raise ValueError(f"saved model of unknown kind {kind!r}") from None
+    return cls.load(directory, device=device)
+
+
+def _import_builtin() -> None:
+    # Importing the modules registers them; heavy libraries are imported
+    # lazily inside each module's fit/load, so this stays cheap.
+    import importlib
+    for name in ("spacy_ner", "stanza_ner", "flair_ner", "rules_model"):
+        try:
+            importlib.import_module(f"app.models.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"app.models.{name}":
+                raise
