@@ -1,0 +1,1 @@
+"""Evaluation: entity and token metrics as the de-identification literature reports them."""

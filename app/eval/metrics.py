@@ -1,0 +1,111 @@
+"""Strict/relaxed entity and binary-token precision, recall and F1.
+
+Documents are compared as parallel lists: ``gold[i]`` and ``pred[i]`` are
+the spans of document ``i``.
+
+* strict: a predicted span is correct when start, end and label match;
+* relaxed: it overlaps a gold span with the same label (each gold span is
+  matched at most once);
+* token: binary PII-vs-not over canonical tokens, label-blind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from app.core.spans import Span
+from app.core.tokenize import tokenize
+
+
+@dataclass(frozen=True, slots=True)
+class PRF:
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        return f_beta(self.precision, self.recall, 1.0)
+
+    def f(self, beta: float) -> float:
+        return f_beta(self.precision, self.recall, beta)
+
+    def __add__(self, other: "PRF") -> "PRF":
+        return PRF(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+    def as_dict(self) -> dict:
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
+                "tp": self.tp, "fp": self.fp, "fn": self.fn}
+
+
+def f_beta(p: float, r: float, beta: float) -> float:
+    b2 = beta * beta
+    return (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0
+
+
+def strict_counts(gold: Sequence[Span], pred: Sequence[Span], label: str | None = None) -> PRF:
+    g = {s.key for s in gold if label is None or s.label == label}
+    p = {s.key for s in pred if label is None or s.label == label}
+    tp = len(g & p)
+    return PRF(tp, len(p) - tp, len(g) - tp)
+
+
+def relaxed_counts(gold: Sequence[Span], pred: Sequence[Span], label: str | None = None) -> PRF:
+    g = sorted((s for s in gold if label is None or s.label == label), key=lambda s: s.start)
+    p = sorted((s for s in pred if label is None or s.label == label), key=lambda s: s.start)
+    used = [False] * len(g)
+    tp = 0
+    for ps in p:
+        for i, gs in enumerate(g):
+            if gs.start >= ps.end:
+                break
+            if not used[i] and gs.label == ps.label and gs.overlaps(ps):
+                used[i] = True
+                tp += 1
+                break
+    return PRF(tp, len(p) - tp, len(g) - tp)
+
+
+def token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span]) -> PRF:
+    """Binary PII-token counts over the canonical tokens of ``text``."""
+    def marked(spans: Sequence[Span]) -> set[int]:
+        out: set[int] = set()
+        ivs = sorted((s.start, s.end) for s in spans)
+        j = 0
+        for i, t in enumerate(toks):
+            while j < len(ivs) and ivs[j][1] <= t.start:
+                j += 1
+            k = j
+            while k < len(ivs) and ivs[k][0] < t.end:
+                if ivs[k][1] > t.start:
+                    out.add(i)
+                    break
+                k += 1
+        return out
+
+    toks = tokenize(text)
+    g, p = marked(gold), marked(pred)
+    tp = len(g & p)
+    return PRF(tp, len(p) - tp, len(g) - tp)
+
+
+def micro(texts: Sequence[str], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]]
+          ) -> dict[str, PRF]:
+    """Micro-averaged strict, relaxed and token counts over documents."""
+    if not (len(texts) == len(gold) == len(pred)):
+        raise ValueError("texts, gold and pred must be parallel lists")
+    zero = PRF(0, 0, 0)
+    out = {"strict": zero, "relaxed": zero, "token": zero}
+    for text, g, p in zip(texts, gold, pred):
+        out["strict"] += strict_counts(g, p)
+        out["relaxed"] += relaxed_counts(g, p)
+        out["token"] += token_counts(text, g, p)
+    return out
