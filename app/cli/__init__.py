@@ -1,0 +1,1 @@
+"""The `deid` command line: every GUI job, headless and scriptable."""

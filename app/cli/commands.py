@@ -1,0 +1,120 @@
+"""Handlers of the `deid` sub-commands: parse-free glue over app.services."""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.cli.progress import TerminalProgress
+from app.errors import UserError
+
+
+def _print(*a) -> None:
+    print(*a, flush=True)
+
+
+@contextmanager
+def open_project(path: str, readonly: bool = False):
+    from app.project import Project, ProjectError
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"no such project file: {p}")
+    try:
+        project = Project.open(p, readonly=readonly)
+    except ProjectError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        yield project
+    finally:
+        project.close()
+
+
+def cmd_new(args) -> int:
+    from app.core.labels import preset_or_file
+    from app.project import Project, ProjectError
+    try:
+        labels = preset_or_file(args.labels)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    path = Path(args.project)
+    if path.exists():
+        raise UserError(f"{path} already exists (choose another name or delete it first)")
+    if not path.parent.exists():
+        raise UserError(f"folder does not exist: {path.parent}")
+    try:
+        Project.create(path, labels, language=args.language).close()
+    except ProjectError as exc:
+        raise UserError(str(exc)) from None
+    _print(f"created {path} with {len(labels)} labels: {', '.join(l.name for l in labels) or '(none yet)'}")
+    return 0
+
+
+def print_import_summary(s) -> None:
+    _print(f"imported {s.imported} documents ({s.spans} spans, {s.chars:,} characters) "
+           f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
+    if s.labels_added:
+        _print(f"labels added: {', '.join(s.labels_added)}")
+    for path, reason in s.problems[:50]:
+        _print(f"  skipped {path}: {reason}")
+    if len(s.problems) > 50:
+        _print(f"  ... and {len(s.problems) - 50} more")
+    if s.warnings:
+        _print(f"{len(s.warnings)} warnings (e.g. discontinuous or mismatched spans); see the project audit log")
+
+
+def cmd_import(args) -> int:
+    from app.services.importing import import_path
+    bar = TerminalProgress(quiet=args.quiet)
+    with open_project(args.project) as project:
+        s = import_path(project, args.path, fmt=args.format, split=args.split,
+                        patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
+    print_import_summary(s)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from app.services.exporting import export_project
+    with open_project(args.project) as project:
+        s = export_project(project, args.out_dir, args.format, split=args.split,
+                           include_suggestions=args.include_suggestions,
+                           progress=TerminalProgress(quiet=args.quiet))
+    _print(f"exported {s.documents} documents ({s.spans} spans) as {args.format} to {s.out_dir}")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    from app.services.doctor import run_doctor
+    rep = run_doctor()
+    _print(rep.render())
+    return 0 if rep.ok else 1
+
+
+def cmd_synth(args) -> int:
+    from app.synth import generate
+    from app.formats import write_documents
+    out = Path(args.out_dir)
+    docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels)
+    out.mkdir(parents=True, exist_ok=True)
+    write_documents(docs, out, "brat")
+    _print(f"wrote {len(docs)} synthetic notes to {out}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from app.services.demo import run_demo
+    run_demo(Path(args.out_dir), progress=TerminalProgress(quiet=args.quiet), echo=_print)
+    return 0
+
+
+def _not_json_serialisable(o):
+    raise TypeError(type(o).__name__)
+
+
+def write_json(path: str, data: dict) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=_not_json_serialisable),
+                   encoding="utf-8")
+    tmp.replace(p)

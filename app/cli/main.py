@@ -1,0 +1,127 @@
+"""Entry point of the `deid` command.
+
+Exit codes (PRODUCT.md contract): 0 success, 1 user error (one clear line,
+nothing written or changed), 2 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+
+from app import __version__
+from app.errors import UserError
+
+EXIT_OK, EXIT_USER, EXIT_INTERNAL = 0, 1, 2
+
+FORMATS = ("brat", "conll", "jsonl", "i2b2")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="deid", description="DeID Studio: offline de-identification of clinical notes.")
+    p.add_argument("--version", action="version", version=f"DeID Studio {__version__}")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    s = sub.add_parser("new", help="create a project file")
+    s.add_argument("project")
+    s.add_argument("--labels", default="paper",
+                   help="label preset (paper, extended, hipaa, meddocan, none) or a JSON file")
+    s.add_argument("--language", default="en", help="language of the notes (en, es, ...)")
+
+    s = sub.add_parser("import", help="import notes or annotated documents")
+    s.add_argument("project")
+    s.add_argument("path")
+    s.add_argument("--format", default="auto", choices=("auto", "txt") + FORMATS)
+    s.add_argument("--split", choices=("train", "dev", "test"))
+    s.add_argument("--patient-regex", help="regex on the file name; group 1 (or the match) is the patient id")
+    s.add_argument("--annotator", help="record imported spans as this annotator's")
+
+    s = sub.add_parser("train", help="train base models and ensembles")
+    s.add_argument("project")
+    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair rules); default all")
+    s.add_argument("--data", nargs="+", choices=("balanced", "imbalanced"), default=["balanced", "imbalanced"])
+    s.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    s.add_argument("--budget", default="standard", choices=("quick", "standard", "full"))
+    s.add_argument("--seed", type=int, default=13)
+    s.add_argument("--objective", default="f1", choices=("f1", "f2", "precision_at_recall"),
+                   help="how the final model is selected on dev")
+    s.add_argument("--recall-target", type=float, default=0.99)
+    s.add_argument("--transformer", action="store_true", help="add the vendored MiniLM embeddings to Flair")
+
+    s = sub.add_parser("evaluate", help="score the selected model on a split")
+    s.add_argument("project")
+    s.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    s.add_argument("--model", help="a base model or ensemble name instead of the selected one")
+    s.add_argument("--json", dest="json_path", help="write the stable JSON report here")
+
+    s = sub.add_parser("annotate", help="predict spans for every note in a folder")
+    s.add_argument("project")
+    s.add_argument("in_dir")
+    s.add_argument("out_dir")
+    s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
+
+    s = sub.add_parser("redact", help="write a de-identified copy of a folder of notes")
+    s.add_argument("project")
+    s.add_argument("in_dir")
+    s.add_argument("out_dir")
+    s.add_argument("--strategy", default="tag", choices=("tag", "bracket", "redact", "mask", "surrogate"))
+    s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
+    s.add_argument("--workers", type=int, default=1)
+    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
+    s.add_argument("--patient-regex")
+    s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
+    s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
+
+    s = sub.add_parser("export", help="export documents and annotations")
+    s.add_argument("project")
+    s.add_argument("out_dir")
+    s.add_argument("--format", required=True, choices=FORMATS)
+    s.add_argument("--split", choices=("train", "dev", "test"))
+    s.add_argument("--include-suggestions", action="store_true")
+
+    s = sub.add_parser("demo", help="whole learning loop on the bundled sample notes")
+    s.add_argument("out_dir", nargs="?", default="deid-demo")
+
+    sub.add_parser("doctor", help="versions, CPU/GPU found, offline self-check")
+
+    s = sub.add_parser("synth", help="generate synthetic English clinical notes (brat)")
+    s.add_argument("out_dir")
+    s.add_argument("--n", type=int, default=100)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--locale", default="en_AU", choices=("en_AU", "en_US"))
+    s.add_argument("--labels", default="paper", choices=("paper", "extended"))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from app.paths import set_offline_env
+    set_offline_env()
+    from app.cli import commands
+    handler = getattr(commands, "cmd_" + args.command)
+    try:
+        return handler(args) or EXIT_OK
+    except UserError as exc:
+        print(f"deid: error: {exc}", file=sys.stderr)
+        return EXIT_USER
+    except KeyboardInterrupt:
+        print("deid: interrupted", file=sys.stderr)
+        return EXIT_USER
+    except Exception as exc:  # noqa: BLE001 - the contract wants exit 2, not a traceback
+        from app.paths import user_data_dir
+        log = user_data_dir() / "deid-error.log"
+        # The traceback can quote data (file content in an exception message),
+        # so it goes to a private log file, never to the terminal.
+        with open(log, "a", encoding="utf-8") as fh:
+            traceback.print_exc(file=fh)
+        print(f"deid: internal error ({type(exc).__name__}); details in {log}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The desktop application: the only package that imports PySide6."""

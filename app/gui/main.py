@@ -1,0 +1,25 @@
+"""Entry point of `deid-studio`."""
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.paths import set_offline_env
+    set_offline_env()
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.main_window import MainWindow
+
+    argv = sys.argv if argv is None else argv
+    app = QApplication.instance() or QApplication(argv)
+    app.setApplicationName("DeID Studio")
+    window = MainWindow()
+    if len(argv) > 1:
+        window.open_project(argv[1])
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Services: the operations that the CLI and the GUI both call. No Qt here."""

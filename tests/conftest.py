@@ -1,0 +1,46 @@
+"""Test-suite wide setup: offline by construction, Qt offscreen."""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def meddocan_dir() -> Path | None:
+    """The MEDDOCAN corpus (../shared/data/meddocan), or None if absent."""
+    env = os.environ.get("DEID_MEDDOCAN")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "meddocan"
+    return path if (path / "train").is_dir() else None
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _blocked(*args, **kwargs):
+    raise NetworkBlocked("network access attempted during tests (the product must work offline)")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """Any outbound socket connection fails: an accidental download is a test failure."""
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self, address):
+        # Local IPC (AF_UNIX) is allowed: multiprocessing and Qt use it.
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return real_connect(self, address)
+        _blocked()
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", lambda self, address: _blocked())
+    monkeypatch.setattr(socket, "create_connection", _blocked)
+    monkeypatch.setattr(socket, "getaddrinfo", _blocked)
