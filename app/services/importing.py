@@ -65,12 +65,16 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 progress: ProgressFn = no_progress, cancel: CancelToken | None = None
                 ) -> ImportSummary:
     """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal."""
-    from app.formats import ImportedDoc, read_path
+    from app.formats import ImportedDoc, detect_format, read_path
 
     path = Path(path)
     if not path.exists():
         raise UserError(f"no such file or folder: {path}")
     regex = compile_patient_regex(patient_regex)
+    try:
+        fmt = detect_format(path) if fmt == "auto" else fmt
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     if split not in (None, "train", "dev", "test"):
         raise UserError(f"unknown split {split!r}")
     summary = ImportSummary()
@@ -93,6 +97,9 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 known.update(new_labels)
                 summary.labels_added += new_labels
             for doc in batch:
+                # Annotation formats carry a person's judgement: such notes
+                # are done (even with no span: a PII-free note is a label too).
+                annotated = fmt in ("conll", "jsonl", "i2b2") or bool(doc.meta.pop("annotated", False))
                 doc_id = project.add_document(
                     doc.name, doc.text, source_path=doc.source_path,
                     patient_id=patient_id_from(doc.name, regex), split=split,
@@ -101,6 +108,8 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 if doc_id is None:
                     summary.duplicates += 1
                 else:
+                    if annotated:
+                        project.set_document_fields(doc_id, status="done")
                     summary.imported += 1
                     summary.spans += len(doc.spans)
                     summary.chars += len(doc.text)

@@ -1,0 +1,151 @@
+"""Shared pieces of the readers and writers: results, file walking, names,
+atomic writes."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from app.core.spans import Document, Span
+
+
+@dataclass(slots=True)
+class ImportedDoc:
+    """A note read from disk.
+
+    Parameters
+    ----------
+    name
+        Path relative to the import root, without extension, ``/``-separated
+        (e.g. ``"train/note1"``); unique within one import.
+    text
+        Decoded text, line endings as stored, byte-order mark removed.
+    spans
+        Annotations, offsets into ``text``, sorted.
+    source_path
+        The file the text came from.
+    meta
+        Format details worth keeping (``source_encoding``, counts of ignored
+        annotation lines, ``patient_id``/``split`` from JSONL, ...).
+    warnings
+        Problems that did not prevent the import; never contain note text.
+    """
+
+    name: str
+    text: str
+    spans: list[Span]
+    source_path: Path
+    meta: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_document(self) -> Document:
+        """The core ``Document`` (``patient_id``/``split`` taken from meta)."""
+        return Document(name=self.name, text=self.text, spans=list(self.spans),
+                        patient_id=self.meta.get("patient_id"),
+                        split=self.meta.get("split"), meta=dict(self.meta))
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProblem:
+    """A file (or one document/line of it) that could not be imported.
+
+    ``reason`` is short and never contains note text.
+    """
+
+    path: Path
+    reason: str
+
+
+@dataclass(slots=True)
+class WriteResult:
+    """What a writer produced: files written and non-fatal warnings."""
+
+    paths: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def iter_files(root: Path, suffixes: Iterable[str]) -> Iterator[Path]:
+    """Files under ``root`` whose suffix is in ``suffixes``, or ``root``
+    itself if it is a file (a file named explicitly is read whatever its
+    extension).
+
+    Sorted for a deterministic import order; hidden files and folders
+    (``.DS_Store``, ``.git``) and macOS ``__MACOSX`` archives are skipped.
+    """
+    suffixes = {s.lower() for s in suffixes}
+    if root.is_file():
+        yield root
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames
+                             if not d.startswith(".") and d != "__MACOSX")
+        for fn in sorted(filenames):
+            if not fn.startswith(".") and Path(fn).suffix.lower() in suffixes:
+                yield Path(dirpath) / fn
+
+
+def doc_name(root: Path, path: Path) -> str:
+    """``path`` relative to ``root`` (its folder if ``root`` is a file),
+    extension removed, ``/``-separated."""
+    base = root.parent if root.is_file() else root
+    return path.relative_to(base).with_suffix("").as_posix()
+
+
+def same_text(field_text: str, covered: str) -> bool:
+    """Does an annotation's stored text match the text its offsets cover?
+
+    Tools store covered text with line breaks turned into spaces (brat) or
+    whitespace normalised (XML attributes), so whitespace runs compare equal.
+    """
+    if field_text == covered:
+        return True
+    return " ".join(field_text.split()) == " ".join(covered.split())
+
+
+# --- writing -----------------------------------------------------------------
+
+_BAD_PART_RE = re.compile(r'[<>:"\\|?*\x00-\x1f]')
+
+
+def check_names(docs: Iterable[Document]) -> list[Document]:
+    """Materialise ``docs`` and refuse unsafe or colliding names before any
+    file is written (an export either fails cleanly or writes everything).
+
+    Names are compared case-insensitively because Windows and macOS file
+    systems are.
+    """
+    docs = list(docs)
+    seen: set[str] = set()
+    for doc in docs:
+        parts = doc.name.split("/")
+        if (not doc.name or any(p in ("", ".", "..") or _BAD_PART_RE.search(p)
+                                or p != p.strip() or p.endswith(".") for p in parts)):
+            raise ValueError(f"document name not usable as a file path: {doc.name!r}")
+        key = doc.name.casefold()
+        if key in seen:
+            raise ValueError(f"two documents are named {doc.name!r} (names are case-insensitive)")
+        seen.add(key)
+        doc.check_spans()
+    return docs
+
+
+def atomic_write(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and
+    ``os.replace``, so a crash never leaves a half-written note; the
+    temporary file is removed on failure (it may hold note text)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
