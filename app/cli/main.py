@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("out_dir")
     s.add_argument("--n", type=int, default=100)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--locale", default="en_AU", choices=("en_AU", "en_US"))
+    s.add_argument("--locale", default="en_AU", choices=("en_AU", "en_US", "mixed"))
     s.add_argument("--labels", default="paper", choices=("paper", "extended"))
     return p
 

@@ -9,7 +9,7 @@ from app.core.labels import PRESETS
 from app.core.progress import ProgressFn, no_progress
 from app.errors import UserError
 
-SAMPLE_PATIENT_REGEX = r"^(p\d+)"
+SAMPLE_PATIENT_REGEX = r"^(P\d+)_"
 
 
 def run_demo(out_dir: Path, *, progress: ProgressFn = no_progress,
