@@ -1,0 +1,90 @@
+"""Opening, identifying, verifying and copying project files with sqlite3."""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from .errors import ProjectError
+from .schema import APPLICATION_ID
+
+
+def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    """Open an existing file without ever creating one.
+
+    Autocommit mode (``isolation_level=None``): the store issues BEGIN/COMMIT
+    itself. ``check_same_thread=False``: the GUI and worker threads share one
+    connection and the store serialises access with an RLock.
+    """
+    uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None,
+                             check_same_thread=False, timeout=10.0)
+    except sqlite3.Error as exc:
+        raise ProjectError(f"cannot open project {path.name}: {exc}") from None
+    db.execute("PRAGMA foreign_keys = ON")
+    if readonly:
+        db.execute("PRAGMA query_only = ON")
+    return db
+
+
+def check_identity(db: sqlite3.Connection, path: Path) -> int:
+    """Return ``user_version`` if ``db`` is a DeID Studio project, else raise.
+
+    Runs before anything is written, so a foreign file is left untouched.
+    """
+    try:
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError:
+        raise ProjectError(
+            f"{path.name} is not a DeID Studio project (not an SQLite database)") from None
+    if app_id != APPLICATION_ID:
+        raise ProjectError(
+            f"{path.name} is an SQLite database but not a DeID Studio project")
+    return version
+
+
+def verify_file(path: Path, expect_version: int) -> None:
+    """Open a copy read-only and check it is a sound project of that version."""
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        version = check_identity(db, path)
+        ok = db.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"copy {path.name} failed verification: {exc}") from None
+    finally:
+        db.close()
+    if ok != "ok" or version != expect_version:
+        raise ProjectError(f"copy {path.name} failed verification")
+
+
+def backup_to(db: sqlite3.Connection, dest: Path, *, expect_version: int,
+              overwrite: bool) -> Path:
+    """Copy ``db`` to ``dest`` with SQLite's online backup API, verified.
+
+    The copy is written to a temporary file beside ``dest``, switched to
+    rollback-journal mode (so it is one self-contained file), re-opened and
+    checked, and only then renamed into place (Zotero's pattern).
+    """
+    dest = Path(dest)
+    if dest.exists() and not overwrite:
+        raise ProjectError(f"{dest.name} already exists; refusing to overwrite it")
+    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    try:
+        out = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.backup(out)
+            out.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            out.close()
+        verify_file(tmp, expect_version)
+        os.replace(tmp, dest)
+    except sqlite3.Error as exc:
+        raise ProjectError(f"backup to {dest.name} failed: {exc}") from None
+    except OSError as exc:
+        raise ProjectError(f"backup to {dest.name} failed: {exc.strerror}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest

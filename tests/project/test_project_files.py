@@ -1,0 +1,146 @@
+"""Project files: identity, versions, upgrades with backup, the write lock."""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.spans import Span
+from app.project import (Project, ProjectError, ProjectLockedError,
+                         ProjectVersionError, migrations)
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE_V1 = Path(__file__).parent / "fixtures" / "project_v1.deid"
+
+
+def _schema(path: Path) -> list[tuple]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+    finally:
+        db.close()
+
+
+def _pragma(path: Path, name: str):
+    db = sqlite3.connect(path)
+    try:
+        return db.execute(f"PRAGMA {name}").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_non_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "notes.deid"
+    path.write_bytes(b"this is not a database\n" * 200)
+    with pytest.raises(ProjectError, match="not an SQLite database"):
+        Project.open(path)
+    assert path.read_bytes() == b"this is not a database\n" * 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.deid"]
+
+
+def test_foreign_sqlite_file_is_refused_untouched(tmp_path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    for readonly in (False, True):
+        with pytest.raises(ProjectError, match="not a DeID Studio project"):
+            Project.open(path, readonly=readonly)
+    assert path.read_bytes() == before            # not even switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "new.deid"
+    Project.create(path, []).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    for readonly in (False, True):
+        with pytest.raises(ProjectVersionError,
+                           match=r"made by a newer DeID Studio \(schema 99\); this version reads up to 2"):
+            Project.open(path, readonly=readonly)
+    assert _pragma(path, "user_version") == 99
+
+
+def test_v1_fixture_upgrades_with_verified_backup(tmp_path):
+    path = tmp_path / "old.deid"
+    shutil.copy(FIXTURE_V1, path)
+    with pytest.raises(ProjectVersionError, match="older schema 1"):
+        Project.open(path, readonly=True)
+    with Project.open(path) as proj:
+        assert (proj.schema_version, proj.upgraded_from) == (migrations.current_version(), 1)
+        assert proj.interrupted_runs == (1,)
+        assert proj.run(1).status == "cancelled"
+        assert proj.count_documents() == 2 and proj.count_documents(split="test") == 1
+        note1 = proj.document_infos(search="note1")[0].id
+        assert proj.gold_spans(note1) == [Span(11, 21, "PERSON"), Span(41, 48, "IDN")]
+        assert proj.assignments(note1) == ["ann1"]
+        assert proj.surrogate_get("p1", "PERSON", "Alex Quill") == "Sam Reed"
+        assert proj.push_edit(note1, "ann1", "add_span", {"id": 1}) == 1   # v2 history works
+        upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
+        assert upgraded[0].detail == {"from": 1, "to": 2, "backup": "old.deid.bak-v1"}
+    backup = tmp_path / "old.deid.bak-v1"
+    assert _pragma(backup, "user_version") == 1
+    assert _pragma(backup, "journal_mode") == "delete"     # one self-contained file
+    assert _schema(backup) == _schema(FIXTURE_V1)
+    # An upgraded file and a fresh one have exactly the same schema.
+    Project.create(tmp_path / "fresh.deid", []).close()
+    assert _schema(path) == _schema(tmp_path / "fresh.deid")
+    assert FIXTURE_V1.exists() and _pragma(FIXTURE_V1, "user_version") == 1
+
+
+def test_failed_migration_leaves_file_unchanged(tmp_path, monkeypatch):
+    def broken(db):
+        db.execute("CREATE TABLE history (x)")
+        raise RuntimeError("simulated failure")
+    monkeypatch.setattr(migrations, "MIGRATIONS", [broken])
+    path = tmp_path / "old.deid"
+    shutil.copy(FIXTURE_V1, path)
+    with pytest.raises(ProjectError, match="file is unchanged"):
+        Project.open(path)
+    assert _pragma(path, "user_version") == 1
+    assert _schema(path) == _schema(FIXTURE_V1)
+    assert (tmp_path / "old.deid.bak-v1").exists()
+    monkeypatch.undo()
+    with Project.open(path) as proj:                      # the lock was released
+        assert proj.schema_version == 2
+
+
+def test_second_writer_in_same_process_is_refused(tmp_path):
+    path = tmp_path / "p.deid"
+    with Project.create(path, []):
+        with pytest.raises(ProjectLockedError, match=f"process {os.getpid()}"):
+            Project.open(path)
+        with pytest.raises(ProjectError, match="already exists"):
+            Project.create(path, [])
+
+
+def test_lock_held_by_other_process_then_stale(tmp_path):
+    path = tmp_path / "p.deid"
+    Project.create(path, []).close()
+    holder = ("import sys; from app.project import Project; p = Project.open(sys.argv[1]);"
+              " print('ready', flush=True); sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", holder, str(path)], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        with pytest.raises(ProjectLockedError, match=f"already open for writing by process {proc.pid}"):
+            Project.open(path)
+        with Project.open(path, readonly=True) as reader:   # reading is allowed
+            assert reader.count_documents() == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (tmp_path / "p.deid.lock").exists()            # left behind by the killed holder
+    with Project.open(path) as proj:                      # ...and does not block
+        proj.add_document("a", "text a")
+    assert not (tmp_path / "p.deid.lock").exists()
