@@ -21,6 +21,15 @@ def meddocan_dir() -> Path | None:
     return path if (path / "train").is_dir() else None
 
 
+@pytest.fixture
+def meddocan() -> Path:
+    """Path of MEDDOCAN; the test is skipped where the corpus is absent."""
+    path = meddocan_dir()
+    if path is None:
+        pytest.skip("MEDDOCAN corpus not available (../shared/data/meddocan or $DEID_MEDDOCAN)")
+    return path
+
+
 class NetworkBlocked(RuntimeError):
     pass
 

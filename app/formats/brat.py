@@ -165,18 +165,26 @@ def _brat_label(label: str, name: str, warnings: list[str]) -> str:
 
 
 def write_brat(docs: Iterable[Document], out_dir: Path) -> WriteResult:
-    """Write ``<name>.txt`` (UTF-8, no BOM, line endings as in the text) and
-    ``<name>.ann`` (spans sorted, ``T1..Tn``, LF line endings)."""
+    """Write ``<name>.txt`` (UTF-8, line endings as in the text) and
+    ``<name>.ann`` (spans sorted, ``T1..Tn``, LF line endings).
+
+    A note imported from brat with a byte-order mark that its offsets
+    counted (``meta["offset_basis"] == "bom-counted"``, as in MEDDOCAN) is
+    written back the same way, so the round trip is byte-exact.
+    """
     result = WriteResult()
     for doc in check_names(docs):
         base = Path(out_dir) / doc.name
+        bom = doc.meta.get("offset_basis") == "bom-counted"
+        shift = 1 if bom else 0
         lines = []
         for i, s in enumerate(sort_spans(doc.spans), 1):
             label = _brat_label(s.label, doc.name, result.warnings)
-            lines.append(f"T{i}\t{label} {s.start} {s.end}\t"
+            lines.append(f"T{i}\t{label} {s.start + shift} {s.end + shift}\t"
                          f"{_ann_text(doc.text[s.start:s.end])}\n")
         result.paths.append(atomic_write(base.with_name(base.name + ".txt"),
-                                         doc.text.encode("utf-8")))
+                                         ("\ufeff" if bom else "").encode("utf-8")
+                                         + doc.text.encode("utf-8")))
         result.paths.append(atomic_write(base.with_name(base.name + ".ann"),
                                          "".join(lines).encode("utf-8")))
     return result

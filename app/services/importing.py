@@ -101,15 +101,14 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 # are done (even with no span: a PII-free note is a label too).
                 annotated = fmt in ("conll", "jsonl", "i2b2") or bool(doc.meta.pop("annotated", False))
                 doc_id = project.add_document(
-                    doc.name, doc.text, source_path=doc.source_path,
+                    doc.name, doc.text, source_path=str(doc.source_path),
+                    status="done" if annotated else "todo",
                     patient_id=patient_id_from(doc.name, regex), split=split,
                     meta=doc.meta or None, spans=doc.spans, span_source=source,
                     annotator=annotator)
                 if doc_id is None:
                     summary.duplicates += 1
                 else:
-                    if annotated:
-                        project.set_document_fields(doc_id, status="done")
                     summary.imported += 1
                     summary.spans += len(doc.spans)
                     summary.chars += len(doc.text)

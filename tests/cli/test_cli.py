@@ -1,0 +1,73 @@
+import json
+import sqlite3
+
+import pytest
+
+from app.cli.main import main
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+@pytest.fixture
+def notes(tmp_path):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "P1_a.txt").write_text("Seen by Dr Jones, ph 0412 345 678.\n", encoding="utf-8")
+    (d / "P1_a.ann").write_text("T1\tPERSON 11 16\tJones\nT2\tPHONE 21 33\t0412 345 678\n", encoding="utf-8")
+    (d / "P2_b.txt").write_text("MRN 998877 reviewed.\n", encoding="utf-8")
+    (d / "P2_b.ann").write_text("T1\tIDN 4 10\t998877\n", encoding="utf-8")
+    return d
+
+
+def test_new_import_export_round_trip(tmp_path, notes, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("import", proj, notes, "--patient-regex", r"^(P\d+)_") == 0
+    assert "imported 2 documents" in capsys.readouterr().out
+    for fmt in ("brat", "conll", "jsonl", "i2b2"):
+        assert run("export", proj, tmp_path / fmt, "--format", fmt) == 0
+    assert (tmp_path / "brat" / "P1_a.ann").read_text(encoding="utf-8").splitlines() == [
+        "T1\tPERSON 11 16\tJones", "T2\tPHONE 21 33\t0412 345 678"]
+    rows = [json.loads(l) for l in (tmp_path / "jsonl" / "documents.jsonl").read_text().splitlines()]
+    assert {r["patient_id"] for r in rows} == {"P1", "P2"}
+
+
+def test_user_errors_exit_1_with_one_line_and_change_nothing(tmp_path, notes, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    before = proj.read_bytes()
+    capsys.readouterr()
+    assert run("new", proj) == 1                                  # exists
+    assert run("import", tmp_path / "missing.deid", notes) == 1   # no project
+    assert run("import", proj, tmp_path / "nowhere") == 1         # no input
+    assert run("new", tmp_path / "x.deid", "--labels", "nope") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all(l.startswith("deid: error: ") for l in err)
+    assert "Traceback" not in "".join(err)
+    assert proj.read_bytes() == before
+    assert not (tmp_path / "x.deid").exists()
+
+
+def test_not_a_project_and_newer_version_are_refused(tmp_path, capsys):
+    bogus = tmp_path / "bogus.deid"
+    bogus.write_bytes(b"hello, not sqlite")
+    assert run("export", bogus, tmp_path / "o", "--format", "brat") == 1
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    con = sqlite3.connect(proj)
+    con.execute("PRAGMA user_version = 999")
+    con.commit()
+    con.close()
+    capsys.readouterr()
+    assert run("export", proj, tmp_path / "o", "--format", "brat") == 1
+    assert "newer" in capsys.readouterr().err
+
+
+def test_doctor_reports_versions_and_offline_checks(capsys):
+    code = run("doctor")
+    out = capsys.readouterr().out
+    assert "torch" in out and "Offline self-check" in out
+    assert code in (0, 1)
+    assert "[FAIL] vendored MiniLM" not in out

@@ -1,0 +1,111 @@
+from pathlib import Path
+
+import pytest
+
+from app.core.labels import PRESETS
+from app.errors import UserError
+from app.project import Project
+from app.services.exporting import export_project
+from app.services.importing import import_path
+
+
+@pytest.fixture
+def project(tmp_path):
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        yield p
+
+
+def test_mixed_folder_imports_good_files_and_reports_each_bad_one(tmp_path, project):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "good.txt").write_text("Seen by Dr Smith.\r\nMRN 123456\r\n", encoding="utf-8", newline="")
+    (d / "good.ann").write_text("T1\tPERSON 11 16\tSmith\nT2\tIDN 23 29\t123456\n", encoding="utf-8")
+    (d / "latin.txt").write_bytes("Patient José Núñez, café.\n".encode("cp1252"))
+    (d / "binary.txt").write_bytes(b"\x00\x01\x02\x89PNG\x00" * 50)
+    (d / "empty.txt").write_bytes(b"")
+    (d / "broken.txt").write_text("Some note.\n", encoding="utf-8")
+    (d / "broken.ann").write_text("T1\tPERSON x y\tSome\n", encoding="utf-8")
+
+    s = import_path(project, d, fmt="brat")
+
+    assert s.imported == 2
+    reported = {Path(p).name for p, _ in s.problems}
+    assert reported == {"binary.txt", "empty.txt", "broken.ann"}
+    assert all(reason for _, reason in s.problems)
+    infos = {i.name: i for i in project.document_infos()}
+    good = project.document(infos["good"].id)
+    assert "\r\n" in good.text                      # line endings kept, offsets true
+    spans = project.gold_spans(good.id)
+    assert sorted((good.text[s.start:s.end], s.label) for s in spans) == [
+        ("123456", "IDN"), ("Smith", "PERSON")]
+    assert infos["good"].status == "done"           # came with an .ann
+    assert project.document(infos["latin"].id).text.startswith("Patient José Núñez")
+
+
+def test_duplicates_are_skipped_and_counted(tmp_path, project):
+    d = tmp_path / "n"
+    d.mkdir()
+    (d / "a.txt").write_text("same text", encoding="utf-8")
+    (d / "b.txt").write_text("same text", encoding="utf-8")
+    s = import_path(project, d, fmt="txt")
+    assert (s.imported, s.duplicates) == (1, 1)
+    s2 = import_path(project, d, fmt="txt")
+    assert (s2.imported, s2.duplicates) == (0, 2)
+
+
+def test_patient_regex_and_split(tmp_path, project):
+    d = tmp_path / "n"
+    d.mkdir()
+    (d / "P12_note1.txt").write_text("one", encoding="utf-8")
+    (d / "P12_note2.txt").write_text("two", encoding="utf-8")
+    import_path(project, d, fmt="txt", split="test", patient_regex=r"^(P\d+)_")
+    infos = project.document_infos()
+    assert {i.patient_id for i in infos} == {"P12"}
+    assert {i.split for i in infos} == {"test"}
+
+
+def test_bad_arguments_are_user_errors(tmp_path, project):
+    with pytest.raises(UserError):
+        import_path(project, tmp_path / "missing", fmt="txt")
+    with pytest.raises(UserError):
+        import_path(project, tmp_path, fmt="txt", patient_regex="(")
+
+
+def test_new_labels_join_the_label_set(tmp_path, project):
+    d = tmp_path / "n"
+    d.mkdir()
+    (d / "a.txt").write_text("Calle Mayor 5", encoding="utf-8")
+    (d / "a.ann").write_text("T1\tCALLE 0 13\tCalle Mayor 5\n", encoding="utf-8")
+    s = import_path(project, d, fmt="brat")
+    assert s.labels_added == ["CALLE"]
+    assert "CALLE" in [l.name for l in project.labels()]
+
+
+def test_meddocan_project_round_trip_is_exact(tmp_path, meddocan):
+    """All three splits into one project and out to brat: every span identical."""
+    src = meddocan
+    with Project.create(tmp_path / "m.deid", [], language="es") as project:
+        for split in ("train", "dev", "test"):
+            s = import_path(project, src / split, fmt="brat", split=split)
+            assert not s.problems
+        assert project.count_documents() == 1000
+        export_project(project, tmp_path / "out", "brat")
+
+    def read_ann(path):
+        out = []
+        for line in path.read_text(encoding="utf-8-sig").splitlines():
+            if line.startswith("T"):
+                _, mid, text = line.split("\t")
+                label, start, end = mid.split(" ")
+                out.append((int(start), int(end), label, text))
+        return sorted(out)
+
+    total = 0
+    for split in ("train", "dev", "test"):
+        for ann in (src / split).glob("*.ann"):
+            exported = tmp_path / "out" / ann.name
+            assert exported.with_suffix(".txt").read_bytes() == ann.with_suffix(".txt").read_bytes()
+            got = read_ann(exported)
+            assert got == read_ann(ann)
+            total += len(got)
+    assert total == 22795
