@@ -1,0 +1,328 @@
+"""Format-preserving date shifting.
+
+A date span is split into tokens (numbers, words, spaces, punctuation); the
+day, month, year, weekday and ordinal suffix are recognised, shifted by the
+patient's offset in days, and written back *in the original's format*:
+zero padding, two- or four-digit year, month as number, abbreviation or full
+name (English or Spanish, case and accents as in the original), recomputed
+weekday and ordinal suffix. Everything else (separators, "de", "of", a time
+of day) is kept verbatim.
+
+* Numeric day/month order follows the locale (en_AU/es_ES day-first, en_US
+  month-first); when a component is > 12 the only valid reading is used.
+* Partial dates: a date without a year is shifted in the leap year 2000
+  (so 29/02 is valid); month-year and year-only dates are shifted by the
+  offset rounded to whole months / years, at least one, so they always
+  change. A weekday with no year is moved by ``offset mod 7``.
+* A span that cannot be read as a valid date is returned as ``None`` here;
+  the caller then replaces its digits only (same shape).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from app.deid.pools import fold
+
+_EN_MONTHS = ("january", "february", "march", "april", "may", "june", "july",
+              "august", "september", "october", "november", "december")
+_ES_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
+              "agosto", "septiembre", "octubre", "noviembre", "diciembre")
+_ES_ABBR = ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic")
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ES_WEEKDAYS = ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")
+
+# folded word -> (kind, index, language, "full"/"abbr")
+_WORDS: dict[str, tuple[str, int, str, str]] = {}
+for _i, _m in enumerate(_ES_MONTHS):
+    _WORDS[fold(_m)] = ("month", _i, "es", "full")
+    _WORDS[_ES_ABBR[_i]] = ("month", _i, "es", "abbr")
+_WORDS["setiembre"] = ("month", 8, "es", "full")
+_WORDS["sept"] = ("month", 8, "en", "abbr")
+for _i, _m in enumerate(_EN_MONTHS):  # English wins shared abbreviations (mar, may, ...)
+    _WORDS[_m] = ("month", _i, "en", "full")
+    _WORDS[_m[:3]] = ("month", _i, "en", "abbr")
+for _i, _w in enumerate(_ES_WEEKDAYS):
+    _WORDS[fold(_w)] = ("weekday", _i, "es", "full")
+for _i, _w in enumerate(_EN_WEEKDAYS):
+    _WORDS[_w] = ("weekday", _i, "en", "full")
+    _WORDS[_w[:3]] = ("weekday", _i, "en", "abbr")
+for _w, _i in (("tues", 1), ("weds", 2), ("thur", 3), ("thurs", 3)):
+    _WORDS[_w] = ("weekday", _i, "en", "abbr")
+
+_ORDINALS = frozenset(("st", "nd", "rd", "th"))
+_TOKEN_RE = re.compile(r"(\d+)|([^\W\d_]+)|(\s+)|(.)", re.S)
+_SEPARATORS = frozenset("/-.")
+
+
+@dataclass
+class _Tok:
+    text: str
+    kind: str            # "num", "word", "space", "punct"
+    role: str = ""       # "day", "month", "year", "weekday", "ordinal"
+    info: tuple = ()
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out = []
+    for m in _TOKEN_RE.finditer(text):
+        kind = ("num", "word", "space", "punct")[m.lastindex - 1]
+        out.append(_Tok(m.group(), kind))
+    return out
+
+
+def _is_time(toks: list[_Tok], i: int) -> bool:
+    """A number next to ':' is part of a time of day."""
+    return ((i > 0 and toks[i - 1].text == ":") or
+            (i + 1 < len(toks) and toks[i + 1].text == ":"))
+
+
+@dataclass
+class _Parsed:
+    toks: list[_Tok]
+    day: int | None
+    month: int | None      # 1..12
+    year: int | None       # full year
+    weekday: int | None    # 0 = Monday, as written (may disagree with the date)
+
+
+def _year_value(text: str, pivot: int) -> int:
+    v = int(text)
+    if len(text) <= 2:
+        return 2000 + v if v < pivot else 1900 + v
+    return v
+
+
+def _valid(day: int | None, month: int | None, year: int | None) -> bool:
+    if month is not None and not 1 <= month <= 12:
+        return False
+    if year is not None and not 1 <= year <= 9999:
+        return False
+    if day is not None:
+        if month is None:
+            return False
+        try:
+            _dt.date(year if year is not None else 2000, month, day)
+        except ValueError:
+            return False
+    return True
+
+
+def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Parsed | None:
+    toks = _tokens(text)
+    day = month = year = weekday = None
+    # Words: month names, weekdays, ordinal suffixes.
+    for i, t in enumerate(toks):
+        if t.kind != "word":
+            continue
+        key = fold(t.text)
+        if key in _ORDINALS and i > 0 and toks[i - 1].kind == "num":
+            t.role = "ordinal"
+            toks[i - 1].role = "day"
+            continue
+        hit = _WORDS.get(key)
+        if hit is None:
+            continue
+        kind, idx, lang, style = hit
+        if spanish and kind == "month" and key in _ES_ABBR:
+            lang = "es"  # "mar", "may", ... written in a Spanish note
+        if kind == "month" and month is None:
+            t.role, t.info, month = "month", (lang, style), idx + 1
+        elif kind == "weekday" and weekday is None:
+            t.role, t.info, weekday = "weekday", (lang, style), idx
+    nums = [i for i, t in enumerate(toks) if t.kind == "num" and not _is_time(toks, i)]
+    if month is not None:
+        for i in nums:  # an ordinal marked the day already
+            if toks[i].role == "day":
+                day = int(toks[i].text)
+        for i in nums:
+            t = toks[i]
+            if t.role:
+                continue
+            v = int(t.text)
+            if year is None and len(t.text) == 4:
+                t.role, year = "year", v
+            elif day is None and len(t.text) <= 2 and 1 <= v <= 31:
+                t.role, day = "day", v
+            elif year is None and len(t.text) == 2 and day is not None:
+                t.role, year = "year", _year_value(t.text, pivot)
+    elif nums:
+        first = nums[0]
+        group = [first]
+        sep = None
+        j = first
+        while len(group) < 3 and j + 2 < len(toks) and toks[j + 1].kind == "punct" \
+                and toks[j + 1].text in _SEPARATORS and toks[j + 2].kind == "num" \
+                and (sep is None or toks[j + 1].text == sep):
+            sep = toks[j + 1].text
+            j += 2
+            group.append(j)
+        g = [toks[i].text for i in group]
+        roles: list[str]
+        if len(g) == 3:
+            if len(g[0]) == 4:
+                roles = ["year", "month", "day"]
+            elif len(g[2]) in (2, 4) and len(g[0]) <= 2 and len(g[1]) <= 2:
+                a, b = int(g[0]), int(g[1])
+                dm = day_first
+                if dm and b > 12 >= a:
+                    dm = False
+                elif not dm and a > 12 >= b:
+                    dm = True
+                roles = ["day", "month", "year"] if dm else ["month", "day", "year"]
+            else:
+                return None
+        elif len(g) == 2:
+            if len(g[1]) == 4 and len(g[0]) <= 2:
+                roles = ["month", "year"]
+            elif len(g[0]) == 4 and len(g[1]) <= 2:
+                roles = ["year", "month"]
+            elif len(g[0]) <= 2 and len(g[1]) <= 2:
+                a, b = int(g[0]), int(g[1])
+                dm = day_first
+                if dm and b > 12 >= a:
+                    dm = False
+                elif not dm and a > 12 >= b:
+                    dm = True
+                roles = ["day", "month"] if dm else ["month", "day"]
+            else:
+                return None
+        elif len(g[0]) == 4 and 1000 <= int(g[0]) <= 2999:
+            roles = ["year"]
+        elif len(g[0]) == 8 and 1800 <= int(g[0][:4]) <= 2199:
+            y, m, d = int(g[0][:4]), int(g[0][4:6]), int(g[0][6:])
+            if not _valid(d, m, y):
+                return None
+            toks[first].role = "ymd8"
+            return _Parsed(toks, d, m, y, weekday)
+        else:
+            return None
+        for i, role in zip(group, roles):
+            toks[i].role = role
+            v = int(toks[i].text)
+            if role == "day":
+                day = v
+            elif role == "month":
+                month = v
+            else:
+                year = _year_value(toks[i].text, pivot)
+    if day is None and month is None and year is None:
+        return None
+    if day is not None and month is None:
+        return None
+    if not _valid(day, month, year):
+        return None
+    return _Parsed(toks, day, month, year, weekday)
+
+
+def _sign(n: int) -> int:
+    return 1 if n >= 0 else -1
+
+
+def _shift(p: _Parsed, offset: int) -> tuple[int | None, int | None, int | None, int | None]:
+    """New (day, month, year, weekday) for a parsed date."""
+    d, m, y = p.day, p.month, p.year
+    if d is not None and y is not None:
+        new = _dt.date(y, m, d) + _dt.timedelta(days=offset)
+        return new.day, new.month, new.year, new.weekday()
+    if d is not None:  # no year: shift within the leap year 2000
+        new = _dt.date(2000, m, d) + _dt.timedelta(days=offset)
+        wd = None if p.weekday is None else (p.weekday + offset) % 7
+        return new.day, new.month, None, wd
+    months = round(offset / 30.4375) or _sign(offset)
+    if m is not None:
+        total = (y if y is not None else 2000) * 12 + (m - 1) + months
+        return None, total % 12 + 1, (total // 12 if y is not None else None), None
+    years = round(offset / 365.25) or _sign(offset)
+    return None, None, y + years, None
+
+
+def _apply_case(template: str, word: str) -> str:
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template.islower():
+        return word.lower()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def _strip_accents(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word)
+                   if not unicodedata.combining(c))
+
+
+def _month_word(template: str, lang: str, style: str, month: int) -> str:
+    if lang == "es":
+        word = _ES_MONTHS[month - 1] if style == "full" else _ES_ABBR[month - 1]
+    else:
+        word = _EN_MONTHS[month - 1]
+        if style == "abbr":
+            word = "sept" if (fold(template) == "sept" and month == 9) else word[:3]
+    return _apply_case(template, word)
+
+
+def _weekday_word(template: str, lang: str, style: str, weekday: int) -> str:
+    if lang == "es":
+        word = _ES_WEEKDAYS[weekday]
+        if template == _strip_accents(template):
+            word = _strip_accents(word)
+    else:
+        word = _EN_WEEKDAYS[weekday]
+        if style == "abbr":
+            word = word[:3]
+    return _apply_case(template, word)
+
+
+def _ordinal(day: int) -> str:
+    if 11 <= day % 100 <= 13:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 69,
+               spanish: bool = False) -> str | None:
+    """Shift the date written in ``text`` by ``offset`` days, keeping its format.
+
+    ``spanish`` reads abbreviations shared by both languages ("mar") as
+    Spanish. Returns ``None`` when ``text`` is not a recognisable valid date.
+    """
+    p = _parse(text, day_first, pivot, spanish)
+    if p is None:
+        return None
+    nd, nm, ny, nwd = _shift(p, offset)
+    # Padding style: a single-digit day/month shows the writer does not pad.
+    # With a month name ("22nd March") only an explicit leading zero pads.
+    numeric = [t for t in p.toks if t.role in ("day", "month") and t.kind == "num"]
+    no_pad = any(len(t.text) == 1 for t in numeric) or any(t.role == "month" and t.kind == "word"
+                                                           for t in p.toks)
+    out = []
+    for i, t in enumerate(p.toks):
+        role = t.role
+        if role == "ymd8":
+            out.append(f"{ny:04d}{nm:02d}{nd:02d}")
+        elif role in ("day", "month") and t.kind == "num":
+            v = nd if role == "day" else nm
+            pad = len(t.text) == 2 and (t.text.startswith("0") or not no_pad)
+            out.append(f"{v:02d}" if pad else str(v))
+        elif role == "year":
+            out.append(f"{ny % 100:02d}" if len(t.text) <= 2 else f"{ny:0{len(t.text)}d}")
+        elif role == "month":
+            out.append(_month_word(t.text, *t.info, nm))
+        elif role == "weekday":
+            out.append(t.text if nwd is None else _weekday_word(t.text, *t.info, nwd))
+        elif role == "ordinal":
+            out.append(_apply_case(t.text, _ordinal(nd)))
+        else:
+            out.append(t.text)
+    return "".join(out)
+
+
+def parse_date(text: str, *, day_first: bool = True, pivot: int = 69) -> _dt.date | None:
+    """The full calendar date written in ``text`` (``None`` if partial or unreadable)."""
+    p = _parse(text, day_first, pivot)
+    if p is None or None in (p.day, p.month, p.year):
+        return None
+    return _dt.date(p.year, p.month, p.day)

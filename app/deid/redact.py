@@ -1,0 +1,144 @@
+"""Turn predicted spans into de-identified text with an exact offset map.
+
+Overlapping input spans are resolved first with
+``app.core.spans.remove_overlaps`` (the longest wins); each kept span is
+then replaced according to the policy's strategy for its label, and the
+``span_map`` records where every replacement landed in the output, so the
+GUI can highlight it and exporters can write offsets into the output.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple
+
+from app.core.spans import Span, remove_overlaps
+from app.deid.policy import Policy
+from app.deid.surrogates import Surrogator
+
+
+class MappedSpan(NamedTuple):
+    """One replacement: input range, output range, label and strategy used."""
+
+    in_start: int
+    in_end: int
+    out_start: int
+    out_end: int
+    label: str
+    strategy: str
+
+
+@dataclass(frozen=True)
+class RedactionResult:
+    """De-identified text and where each replacement went."""
+
+    text: str
+    span_map: list[MappedSpan]
+
+    def label_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self.span_map:
+            counts[m.label] = counts.get(m.label, 0) + 1
+        return counts
+
+
+def mask(text: str, char: str = "*", keep_punctuation: bool = True) -> str:
+    """Same-length mask: letters/digits -> ``char``; whitespace always kept,
+    other punctuation kept when ``keep_punctuation``."""
+    return "".join(
+        c if c.isspace() or (keep_punctuation and not c.isalnum()) else char for c in text)
+
+
+class Redactor:
+    """Applies a policy to documents; holds the surrogate state of a run.
+
+    One ``Redactor`` should serve a whole export so that collision checks
+    see every patient. The surrogate machinery is created lazily, so the
+    tag/bracket/mask/remove strategies need no secret.
+    """
+
+    def __init__(self, policy: Policy, *, secret: str | bytes | None = None,
+                 memory: object = None, locale: str | None = None) -> None:
+        self.policy = policy
+        self._secret = secret
+        self._memory = memory
+        self._locale = locale
+        self._surrogator: Surrogator | None = None
+
+    @property
+    def surrogator(self) -> Surrogator:
+        if self._surrogator is None:
+            self._surrogator = Surrogator(self.policy, self._secret or b"", self._memory,
+                                          self._locale)
+        return self._surrogator
+
+    def replacement(self, original: str, label: str, strategy: str, patient_key: str) -> str:
+        if strategy == "tag":
+            return f"<**{label}**>"
+        if strategy == "bracket":
+            return f"[{label}]"
+        if strategy == "remove":
+            return ""
+        if strategy == "mask":
+            return mask(original, self.policy.mask_char, self.policy.mask_keep_punctuation)
+        return self.surrogator.surrogate(original, label, patient_key)
+
+    def redact(self, text: str, spans: Iterable[Span], *, patient_key: str = "") -> RedactionResult:
+        """Replace ``spans`` of ``text`` (see ``redact_text``)."""
+        kept = remove_overlaps(spans)
+        for s in kept:
+            if s.end > len(text):
+                raise ValueError(f"span [{s.start}, {s.end}) beyond end of text ({len(text)} chars)")
+        strategies = [self.policy.strategy_for(s.label) for s in kept]
+        if "surrogate" in strategies:
+            self.surrogator.register(patient_key, (text[s.start:s.end] for s in kept))
+        pieces: list[str] = []
+        span_map: list[MappedSpan] = []
+        pos = out = 0
+        for s, strategy in zip(kept, strategies):
+            pieces.append(text[pos:s.start])
+            out += s.start - pos
+            new = self.replacement(text[s.start:s.end], s.label, strategy, patient_key)
+            pieces.append(new)
+            span_map.append(MappedSpan(s.start, s.end, out, out + len(new), s.label, strategy))
+            out += len(new)
+            pos = s.end
+        pieces.append(text[pos:])
+        return RedactionResult("".join(pieces), span_map)
+
+
+def redact_text(text: str, spans: Iterable[Span], policy: Policy, *, patient_key: str = "",
+                secret: str | bytes | None = None, memory: object = None,
+                locale: str | None = None) -> RedactionResult:
+    """De-identify one note.
+
+    Parameters
+    ----------
+    text
+        The note.
+    spans
+        Predicted (or gold) spans; overlaps are resolved first.
+    policy
+        Strategy per label (and surrogate settings).
+    patient_key
+        Whose note this is: surrogates and the date offset are per patient.
+    secret
+        Project secret; required only when a label uses ``surrogate``.
+    memory
+        ``SurrogateMemory`` or project store; ``None`` = consistent within
+        this call only.
+    locale
+        Overrides ``policy.locale``.
+
+    Returns
+    -------
+    RedactionResult
+        ``text`` and ``span_map``; ``result.text[m.out_start:m.out_end]`` is
+        exactly the replacement of ``text[m.in_start:m.in_end]``.
+
+    Raises
+    ------
+    ValueError
+        A span beyond the text, or a surrogate requested without a secret.
+    """
+    return Redactor(policy, secret=secret, memory=memory, locale=locale).redact(
+        text, spans, patient_key=patient_key)

@@ -1,0 +1,346 @@
+"""Realistic surrogates ("hiding in plain sight"), consistent per patient.
+
+``Surrogator.surrogate(original, label, patient_key)`` dispatches on the
+label's surrogate kind (``Policy.kind_for``). Every choice is drawn from an
+HMAC of the project secret, the patient key, a context (label, kind or
+name role) and the normalised original, so the same identifier of the same
+patient always gets the same surrogate, in any process and on any re-run,
+while other patients get independent draws.
+
+Consistency layers, outermost first:
+
+1. the ``SurrogateMemory`` is asked for the exact span (label + original),
+   so an assignment a user edited or an earlier run made is reused;
+2. names and place names are replaced *part by part* (first name, surname,
+   initial, street, city, ...) through the memory, so "John" alone and the
+   "John" of "John Smith" agree;
+3. collisions are checked per patient (two originals never share one
+   surrogate; a surrogate never equals one of the patient's own originals)
+   and, best effort, across the patients seen by this instance for surnames
+   and place names; a collision re-draws with the next attempt number, which
+   is deterministic for a given processing order.
+
+Dates use one per-patient offset (stored in the memory under the pseudo
+label ``__date_offset__`` so later exports of the same patient keep the
+intervals even if the policy's range changed).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Iterable
+
+from app.deid import places
+from app.deid.dates import shift_date
+from app.deid.keyed import KeyedDraw
+from app.deid.memory import SurrogateMemory, as_memory
+from app.deid.names import name_surrogate
+from app.deid.policy import Policy, day_first_locale
+from app.deid.pools import (countries, first_names, fold, is_spanish, last_names,
+                            pool_locale, seeded_faker, states)
+from app.deid.shapes import generic_surrogate, id_surrogate, ip_surrogate, phone_surrogate
+
+DATE_OFFSET_LABEL = "__date_offset__"
+_MAX_ATTEMPTS = 24
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_NUMBER_RE = re.compile(r"\d+")
+_AGE_WORDS_OLD = re.compile(r"\b(ninety|hundred|noventa|cien|ciento)", re.I)
+_NON_YEAR_UNITS = re.compile(
+    r"\b(mes|meses|months?|mos?|semanas?|weeks?|wks?|d[ií]as?|days?|hours?|horas?|hrs?)\b", re.I)
+_PHONE_LIKE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
+_CAPITALISED = re.compile(r"^[^\W\d_][^\W\d_'’.\-]*(?:[\s\-][^\W\d_][^\W\d_'’.\-]*)*$")
+
+
+def _norm(text: str) -> str:
+    """Normalised original for seeding: folded, whitespace collapsed."""
+    return " ".join(fold(text).split())
+
+
+class Surrogator:
+    """Draws surrogates for one project (secret, policy, memory).
+
+    Parameters
+    ----------
+    policy
+        Supplies label -> kind, age rule, date settings and locale.
+    secret
+        The per-project secret (``str`` or ``bytes``, must not be empty).
+    memory
+        A ``SurrogateMemory`` (or a store with ``surrogate_get``/``surrogate_put``);
+        ``None`` keeps assignments for the lifetime of this object only.
+    locale
+        Overrides ``policy.locale`` for the pools and the date order.
+    """
+
+    def __init__(self, policy: Policy, secret: str | bytes, memory: object = None,
+                 locale: str | None = None) -> None:
+        if not secret:
+            raise ValueError("a non-empty project secret is required for surrogates")
+        self.policy = policy
+        self.secret = secret
+        self.memory: SurrogateMemory = as_memory(memory)
+        self.locale = pool_locale(locale or policy.locale)
+        self.spanish = is_spanish(self.locale)
+        self.day_first = day_first_locale(locale or policy.locale)
+        self._offsets: dict[str, int] = {}
+        # Per patient: folded words of its originals (a surrogate must not reuse them).
+        self._known_words: dict[str, set[str]] = defaultdict(set)
+        # Per (patient, context): folded surrogate -> folded original.
+        self._assigned: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+        # Across patients (best effort): (context, folded surrogate) -> patient.
+        self._global: dict[tuple[str, str], str] = {}
+
+    # ------------------------------------------------------------------ api
+    def register(self, patient_key: str, originals: Iterable[str]) -> None:
+        """Tell the collision check about identifiers of a patient before
+        drawing surrogates for them (the whole note's spans, say)."""
+        words = self._known_words[patient_key]
+        for text in originals:
+            words.update(fold(w) for w in _WORD_RE.findall(text) if len(w) >= 3)
+
+    def date_offset(self, patient_key: str) -> int:
+        """The patient's date shift in days (never 0 when the policy's minimum >= 1)."""
+        if patient_key in self._offsets:
+            return self._offsets[patient_key]
+        stored = self.memory.get(patient_key, DATE_OFFSET_LABEL, "")
+        offset = None
+        if stored is not None:
+            try:
+                offset = int(stored)
+            except ValueError:
+                offset = None
+        if offset is None:
+            lo, hi = self.policy.date_shift_days
+            draw = KeyedDraw(self.secret, "date-offset", patient_key)
+            offset = draw.between(lo, hi) * (1 if draw.below(2) else -1)
+            self.memory.put(patient_key, DATE_OFFSET_LABEL, "", str(offset))
+        self._offsets[patient_key] = offset
+        return offset
+
+    def surrogate(self, original: str, label: str, patient_key: str) -> str:
+        """A surrogate for ``original`` (a span labelled ``label``)."""
+        kind = self.policy.kind_for(label)
+        if kind in ("keep", "sex"):
+            # Sex is kept: name surrogates keep the gender, so it stays coherent.
+            return original
+        if kind == "age":
+            return self._age(original)
+        if kind == "date":
+            return self._date(original, label, patient_key)
+        hit = self.memory.get(patient_key, label, original)
+        if hit is not None:
+            return hit
+        result = self._make(kind, original, label, patient_key)
+        self.memory.put(patient_key, label, original, result)
+        return result
+
+    # ------------------------------------------------------------ dispatch
+    def _make(self, kind: str, original: str, label: str, patient: str) -> str:
+        shape = self._shape_fn(patient, label)
+        run = self._run_fn(patient)
+        if kind == "auto":
+            kind = self._guess_kind(original)
+            if kind == "date":
+                return self._date(original, label, patient)
+            if kind == "age":
+                return self._age(original)
+            if kind == "keep_words":
+                return original  # lower-case mentions ("su madre") name nobody
+        if kind == "contact":
+            kind = ("email" if places.looks_like_email(original) else
+                    "url" if places.looks_like_url(original) else "phone")
+        if kind == "name":
+            return name_surrogate(original, self._name_part_fn(patient),
+                                  self._lone_role_fn(patient))
+        if kind == "phone":
+            return phone_surrogate(original, self._draw(patient, label, _alnum(original), "phone"))
+        if kind == "id":
+            return id_surrogate(original, self._draw(patient, label, _alnum(original), "id"))
+        if kind == "address":
+            if places.looks_like_email(original):
+                return places.email_surrogate(original, run, shape)
+            return places.address_surrogate(original, run, shape)
+        if kind == "location":
+            return places.location_surrogate(original, run, shape)
+        if kind == "postcode":
+            return places.postcode_surrogate(original, shape)
+        if kind == "country":
+            return places.country_surrogate(original, run)
+        if kind in ("hospital", "organisation"):
+            return places.organisation_surrogate(original, run, shape)
+        if kind == "email":
+            return places.email_surrogate(original, run, shape)
+        if kind == "url":
+            return places.url_surrogate(original, run, shape, self._ip_fn(patient, label))
+        if kind == "profession":
+            return self._profession(original, patient)
+        if kind == "digits":
+            return self._digits_only(original, patient, label)
+        return generic_surrogate(original, self._draw(patient, label, original, "generic"))
+
+    def _guess_kind(self, text: str) -> str:
+        """Kind for labels mixing forms (MEDDOCAN's relatives, say)."""
+        t = text.strip()
+        if places.looks_like_email(t):
+            return "email"
+        if places.looks_like_url(t):
+            return "url"
+        if _PHONE_LIKE.match(t) and sum(c.isdigit() for c in t) >= 7:
+            return "phone"
+        if any(c.isdigit() for c in t):
+            if shift_date(t, 1, day_first=self.day_first) is not None and not t.isdigit():
+                return "date"
+            if re.search(r"\b(años?|years?|yrs?|y/?o|meses|months?)\b", t, re.I):
+                return "age"
+            return "digits"
+        if _CAPITALISED.match(t) and all(w[:1].isupper() for w in t.split()):
+            return "name"
+        return "keep_words"
+
+    # --------------------------------------------------------------- kinds
+    def _age(self, original: str) -> str:
+        """Ages above the threshold become the cap text; others are kept."""
+        if _NON_YEAR_UNITS.search(original):
+            return original  # "96 meses" is 8 years
+        cap, limit = self.policy.age_cap, self.policy.age_threshold
+        if _AGE_WORDS_OLD.search(original) and not any(c.isdigit() for c in original):
+            return cap
+        return _NUMBER_RE.sub(lambda m: cap if int(m.group()) > limit else m.group(), original)
+
+    def _date(self, original: str, label: str, patient: str) -> str:
+        shifted = shift_date(original, self.date_offset(patient), day_first=self.day_first,
+                             pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
+        if shifted is not None:
+            return shifted
+        return self._digits_only(original, patient, label)
+
+    def _digits_only(self, original: str, patient: str, label: str) -> str:
+        """Unreadable dates and mixed mentions: digits replaced, the rest kept."""
+        draw = self._draw(patient, label, original, "digits")
+        return "".join(draw.digit() if c.isdigit() else c for c in original)
+
+    def _profession(self, original: str, patient: str) -> str:
+        for attempt in range(_MAX_ATTEMPTS):
+            draw = KeyedDraw(self.secret, "profession", patient, _norm(original), str(attempt))
+            cand = seeded_faker(self.locale, draw).job()
+            if fold(cand) != fold(original):
+                break
+        text = original.strip()
+        new = cand.lower() if text[:1].islower() else cand
+        return original.replace(text, new.upper() if text.isupper() and len(text) > 1 else new)
+
+    # ------------------------------------------------------------- helpers
+    def _draw(self, patient: str, label: str, original: str, context: str) -> KeyedDraw:
+        return KeyedDraw(self.secret, context, patient, label, _norm(original))
+
+    def _shape_fn(self, patient: str, label: str):
+        def shape(text: str) -> str:
+            return generic_surrogate(text, self._draw(patient, label, text, "shape"))
+        return shape
+
+    def _ip_fn(self, patient: str, label: str):
+        def ip(text: str) -> str:
+            return ip_surrogate(text, self._draw(patient, label, text, "ip"))
+        return ip
+
+    def _pick(self, patient: str, context: str, original_key: str, candidates,
+              scope: str | None = None) -> str:
+        """Draw from ``candidates(draw)`` with per-patient memory and collision
+        checks; ``scope`` groups contexts that must not share surrogates
+        (first names and surnames of one patient)."""
+        mem_label = context
+        hit = self.memory.get(patient, mem_label, original_key)
+        assigned = self._assigned[(patient, scope or context)]
+        if hit is not None:
+            assigned.setdefault(fold(hit), original_key)
+            return hit
+        known = self._known_words[patient]
+        cand = None
+        for attempt in range(_MAX_ATTEMPTS):
+            draw = KeyedDraw(self.secret, context, patient, original_key, str(attempt))
+            cand = candidates(draw)
+            key = fold(cand)
+            if key == original_key or any(fold(w) in known for w in _WORD_RE.findall(cand)):
+                continue
+            if assigned.get(key, original_key) != original_key:
+                continue  # another original of this patient already has it
+            owner = self._global.get((context, key))
+            if owner is not None and owner != patient and attempt < _MAX_ATTEMPTS // 2:
+                continue  # best effort: different patients, different surrogates
+            break
+        assigned[fold(cand)] = original_key
+        self._global.setdefault((context, fold(cand)), patient)
+        self.memory.put(patient, mem_label, original_key, cand)
+        return cand
+
+    def _name_part_fn(self, patient: str):
+        loc = self.locale
+
+        def part(role: str, token: str, gender: str | None) -> str:
+            if role == "initial":
+                hit = self.memory.get(patient, "name:initial", token)
+                if hit is not None:
+                    return hit
+                draw = KeyedDraw(self.secret, "name:initial", patient, token)
+                letter = chr(ord("A") + draw.below(26))
+                if letter.lower() == token:
+                    letter = chr(ord("A") + (ord(letter) - ord("A") + 1) % 26)
+                self.memory.put(patient, "name:initial", token, letter)
+                return letter
+            if role == "first":
+                pool = first_names(loc, gender or "U")
+            else:
+                pool = last_names(loc)
+            result = self._pick(patient, f"name:{role}", token, lambda d: d.choice(pool),
+                                scope="name")
+            if role == "first" and self.memory.get(patient, "name:initial", token[:1]) is None:
+                # "J. Smith" after "John Smith" gets the initial of John's surrogate.
+                self.memory.put(patient, "name:initial", token[:1], result[:1].upper())
+            return result
+        return part
+
+    def _lone_role_fn(self, patient: str):
+        def lone(token: str) -> str | None:
+            if self.memory.get(patient, "name:first", token) is not None:
+                return "first"
+            if self.memory.get(patient, "name:last", token) is not None:
+                return "last"
+            return None
+        return lone
+
+    def _run_fn(self, patient: str):
+        loc = self.locale
+
+        def run(category: str, text: str) -> str:
+            key = _norm(text)
+            if category == "street":
+                pool = last_names(loc)
+                return self._pick(patient, "place:street", key, lambda d: d.choice(pool))
+            if category == "city":
+                return self._pick(patient, "place:city", key,
+                                  lambda d: seeded_faker(loc, d).city())
+            if category == "org":
+                pool = last_names(loc)
+                if self.spanish:
+                    return self._pick(patient, "place:org", key,
+                                      lambda d: seeded_faker(loc, d).city())
+                return self._pick(patient, "place:org", key, lambda d: d.choice(pool))
+            if category == "state":
+                abbr, full = states(loc)
+                pool = abbr if (text.isupper() and len(text) <= 3 and abbr) else (full or abbr)
+                return self._pick(patient, "place:state", key, lambda d: d.choice(pool))
+            if category == "country":
+                pool = countries(loc)
+                return self._pick(patient, "place:country", key, lambda d: d.choice(pool))
+            if category == "domain":
+                return self._pick(patient, "place:domain", key,
+                                  lambda d: seeded_faker(loc, d).domain_word())
+            pool = last_names(loc)
+            return self._pick(patient, "word", key, lambda d: d.choice(pool))
+        return run
+
+
+def _alnum(text: str) -> str:
+    """IDs are seeded by their letters and digits only: "0412 345 678" and
+    "0412345678" get the same surrogate digits."""
+    return "".join(c for c in text if c.isalnum()).upper()

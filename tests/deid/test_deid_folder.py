@@ -1,0 +1,171 @@
+import json
+from functools import partial
+
+import pytest
+
+from app.core.progress import Cancelled, CancelToken
+from app.deid.folder import MANIFEST, TEMP_PREFIX, redact_folder
+from app.deid.memory import JsonFileSurrogateMemory
+from app.deid.policy import Policy
+from app.deid.rescan import LeakError
+
+import deid_fake_model
+from deid_fake_model import make_predictor
+
+SECRET = "folder-secret"
+POLICY = Policy(default="surrogate")
+
+
+def write_notes(root, n=6):
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        who = "John Smith" if i % 2 == 0 else "Mary Jones"
+        (root / f"pt{i % 2}_note{i}.txt").write_text(
+            f"{who} seen 03/0{i + 1}/2014. MRN 12345{i}78.\nLater John came back.\n",
+            encoding="utf-8")
+
+
+def run(in_dir, out_dir, **kw):
+    kw.setdefault("patient_regex", r"^(pt\d+)_")
+    return redact_folder(in_dir, out_dir, make_predictor, POLICY, secret=SECRET, **kw)
+
+
+def test_folder_outputs_spans_and_manifest(tmp_path):
+    write_notes(tmp_path / "in")
+    (tmp_path / "in" / "sub").mkdir()
+    (tmp_path / "in" / "sub" / "x.txt").write_text("Mary Jones, 01/01/2000", encoding="utf-8")
+    summary = run(tmp_path / "in", tmp_path / "out")
+    assert summary.count("done") == 7
+    out = (tmp_path / "out" / "sub" / "x.txt").read_text(encoding="utf-8")
+    spans = [json.loads(line) for line in
+             (tmp_path / "out" / "sub" / "x.spans.jsonl").read_text().splitlines()]
+    assert [s["label"] for s in spans] == ["PERSON", "DATE"]
+    assert "Mary" not in out and "01/01/2000" not in out
+    assert out[spans[1]["start"]:spans[1]["end"]].count("/") == 2
+    manifest = (tmp_path / "out" / MANIFEST).read_text()
+    assert "Mary" not in manifest and "John" not in manifest
+
+
+def test_patient_consistency_across_notes(tmp_path):
+    write_notes(tmp_path / "in")
+    run(tmp_path / "in", tmp_path / "out")
+    texts = [(tmp_path / "out" / f"pt0_note{i}.txt").read_text() for i in (0, 2, 4)]
+    names = {t.split(" seen")[0] for t in texts}
+    assert len(names) == 1                       # same patient, same surrogate
+    first = names.pop().split()[0]
+    assert all(f"Later {first} came back" in t for t in texts)   # "John" == "John" of "John Smith"
+    other = (tmp_path / "out" / "pt1_note1.txt").read_text()
+    assert f"Later {first} came back" not in other  # another patient's John differs
+
+
+def test_resume_after_cancel_and_temp_cleanup(tmp_path):
+    write_notes(tmp_path / "in")
+    out = tmp_path / "out"
+    token = CancelToken()
+    seen = []
+
+    def progress(p):
+        seen.append(p.fraction)
+        if len(seen) == 3:
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        run(tmp_path / "in", out, progress=progress, cancel=token)
+    assert len(list(out.glob("*.txt"))) == 3
+    first_pass = {p.name: p.read_bytes() for p in out.glob("*.txt")}
+    (out / f"{TEMP_PREFIX}leftover").write_text("partial")       # as after a crash
+    with open(out / MANIFEST, "a") as fh:
+        fh.write('{"key": "trunc')                              # a line cut by a crash
+    summary = run(tmp_path / "in", out)
+    assert summary.count("resumed") == 3 and summary.count("done") == 3
+    assert not list(out.glob(f"{TEMP_PREFIX}*"))
+    for name, data in first_pass.items():
+        assert (out / name).read_bytes() == data
+    # A changed note is redone; unchanged ones are skipped.
+    (tmp_path / "in" / "pt0_note0.txt").write_text("John Smith again.", encoding="utf-8")
+    summary = run(tmp_path / "in", out)
+    assert summary.count("resumed") == 5 and summary.count("done") == 1
+
+
+def test_pseudonymous_names_bad_files_and_brat(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "john_smith_2014.txt").write_text("John Smith seen 03/05/2014.", encoding="utf-8")
+    (src / "empty.txt").write_bytes(b"")
+    (src / "binary.txt").write_bytes(b"\x00\x01\x02binary")
+    summary = redact_folder(src, tmp_path / "out", make_predictor, POLICY, secret=SECRET,
+                            naming="pseudonymous", spans_format="brat")
+    assert summary.count("done") == 1 and summary.count("bad") == 2
+    assert all(n.reason for n in summary.notes if n.status == "bad")
+    names = [p.name for p in (tmp_path / "out").iterdir()]
+    assert not any("john" in n.lower() or "smith" in n.lower() or "empty" in n for n in names)
+    done = next(n for n in summary.notes if n.status == "done")
+    assert done.note.startswith("note-") and "john" not in done.note
+    ann = (tmp_path / "out" / done.note.replace(".txt", ".ann")).read_text()
+    out = (tmp_path / "out" / done.note).read_text()
+    for line in ann.splitlines():
+        _, info, shown = line.split("\t")
+        label, start, end = info.split()
+        assert out[int(start):int(end)] == shown and "Smith" not in shown
+
+
+def test_memory_file_and_workers_give_the_same_output(tmp_path):
+    write_notes(tmp_path / "in", n=4)
+    mem = tmp_path / "mem.json"
+    run(tmp_path / "in", tmp_path / "out1", memory_path_or_factory=mem)
+    assert len(JsonFileSurrogateMemory(mem, SECRET)) > 0
+    assert "Smith" not in mem.read_text()
+    run(tmp_path / "in", tmp_path / "out2", workers=2)
+    for p in (tmp_path / "out1").glob("*.txt"):
+        assert (tmp_path / "out2" / p.name).read_text() == p.read_text()
+
+
+def test_model_built_once_in_process(tmp_path):
+    write_notes(tmp_path / "in", n=4)
+    before = len(deid_fake_model.BUILDS)
+    run(tmp_path / "in", tmp_path / "out", workers=1)
+    assert len(deid_fake_model.BUILDS) - before == 1
+
+
+def test_strict_rescan_withholds_leaky_notes(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    # The fake model misses "JSmith" (no word boundary): the rules function flags it.
+    (src / "a.txt").write_text("John Smith, login JSmith, 03/05/2014.", encoding="utf-8")
+    (src / "b.txt").write_text("Mary Jones was fine.", encoding="utf-8")
+
+    def rules(text):
+        return [(m.start(), m.end(), "LOGIN") for m in __import__("re").finditer(r"JSmith", text)]
+
+    with pytest.raises(LeakError) as info:
+        redact_folder(src, tmp_path / "out", make_predictor, POLICY, secret=SECRET,
+                      rules_fn=rules, strict=True)
+    assert info.value.leaks == {"a.txt": 1}
+    assert not (tmp_path / "out" / "a.txt").exists() and (tmp_path / "out" / "b.txt").exists()
+    summary = redact_folder(src, tmp_path / "out2", make_predictor, POLICY, secret=SECRET,
+                            rules_fn=rules)
+    assert {n.note: n.leaks for n in summary.notes} == {"a.txt": 1, "b.txt": 0}
+
+
+def test_partial_factory_and_refusals(tmp_path):
+    write_notes(tmp_path / "in", n=2)
+    factory = partial(make_predictor, ("John",))
+    summary = redact_folder(tmp_path / "in", tmp_path / "out", factory, Policy(default="tag"),
+                            secret=SECRET)
+    assert "<**PERSON**> Smith" in (tmp_path / "out" / "pt0_note0.txt").read_text()
+    assert summary.count("done") == 2
+    with pytest.raises(ValueError):
+        redact_folder(tmp_path / "in", tmp_path / "in", factory, POLICY, secret=SECRET)
+    with pytest.raises(ValueError):
+        redact_folder(tmp_path / "in", tmp_path / "o", factory, POLICY, secret=SECRET, naming="x")
+
+
+def test_fallback_decoder_matches_the_contract():
+    from app.deid.textin import UnreadableNote, _fallback_decode
+
+    assert _fallback_decode("Pérez\r\n".encode("utf-8")) == "Pérez\r\n"
+    assert _fallback_decode("Pérez".encode("cp1252")) == "Pérez"
+    assert _fallback_decode(b"\xef\xbb\xbfhi") == "hi"
+    for bad in (b"", b"  \n", b"a\x00b"):
+        with pytest.raises(UnreadableNote):
+            _fallback_decode(bad)

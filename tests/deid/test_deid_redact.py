@@ -1,0 +1,72 @@
+import pytest
+
+from app.core.spans import Span
+from app.deid.policy import Policy, normalise_strategy
+from app.deid.redact import redact_text
+
+TEXT = "Pt John Smith, DOB 03/05/1947, MRN 123-456.\nSeen at RPA by Dr Lee."
+SPANS = [Span(3, 13, "PERSON"), Span(19, 29, "DOB"), Span(35, 42, "IDN"),
+         Span(52, 55, "HOSPITAL"), Span(59, 65, "PERSON")]
+
+
+def check_map(text, spans, result):
+    """Out ranges hold the replacements and the text between them is intact."""
+    pos_in = pos_out = 0
+    for m in result.span_map:
+        assert text[pos_in:m.in_start] == result.text[pos_out:m.out_start]
+        pos_in, pos_out = m.in_end, m.out_end
+    assert text[pos_in:] == result.text[pos_out:]
+    assert [(m.in_start, m.in_end, m.label) for m in result.span_map] == \
+        [(s.start, s.end, s.label) for s in sorted(spans)]
+
+
+@pytest.mark.parametrize("strategy, expected", [
+    ("tag", "Pt <**PERSON**>, DOB <**DOB**>, MRN <**IDN**>.\nSeen at <**HOSPITAL**> by <**PERSON**>."),
+    ("bracket", "Pt [PERSON], DOB [DOB], MRN [IDN].\nSeen at [HOSPITAL] by [PERSON]."),
+    ("remove", "Pt , DOB , MRN .\nSeen at  by ."),
+    ("mask", "Pt **** *****, DOB **/**/****, MRN ***-***.\nSeen at *** by ** ***."),
+])
+def test_fixed_strategies_and_exact_offsets(strategy, expected):
+    result = redact_text(TEXT, SPANS, Policy(default=strategy))
+    assert result.text == expected
+    check_map(TEXT, SPANS, result)
+    for m in result.span_map:
+        assert m.strategy == strategy
+        if strategy == "tag":
+            assert result.text[m.out_start:m.out_end] == f"<**{m.label}**>"
+        if strategy == "mask":
+            assert m.out_end - m.out_start == m.in_end - m.in_start
+
+
+def test_surrogate_offsets_exact_and_mixed_policy():
+    policy = Policy(default="surrogate", strategies={"HOSPITAL": "tag", "IDN": "mask"})
+    result = redact_text(TEXT, SPANS, policy, patient_key="P1", secret="k")
+    check_map(TEXT, SPANS, result)
+    by_label = {m.label: result.text[m.out_start:m.out_end] for m in result.span_map}
+    assert by_label["HOSPITAL"] == "<**HOSPITAL**>"
+    assert by_label["IDN"] == "***-***"
+    assert "John" not in result.text and "Smith" not in result.text and "Lee" not in result.text
+    assert "03/05/1947" not in result.text
+
+
+def test_overlaps_resolved_first_longest_wins():
+    spans = [Span(3, 13, "PERSON"), Span(3, 7, "PERSON"), Span(8, 20, "IDN")]
+    result = redact_text(TEXT, spans, Policy(default="bracket"))
+    # (8, 20) is the longest; (3, 7) does not overlap it; (3, 13) does.
+    assert [(m.in_start, m.in_end) for m in result.span_map] == [(3, 7), (8, 20)]
+
+
+def test_surrogate_needs_a_secret_and_bad_spans_are_refused():
+    with pytest.raises(ValueError):
+        redact_text(TEXT, SPANS, Policy(default="surrogate"))
+    with pytest.raises(ValueError):
+        redact_text("short", [Span(0, 10, "PERSON")], Policy())
+    assert redact_text(TEXT, [], Policy()).text == TEXT
+
+
+def test_strategy_names():
+    assert normalise_strategy("redact") == "remove"
+    with pytest.raises(ValueError):
+        Policy(default="blur")
+    p = Policy(default="tag", strategies={"AGE": "surrogate"}, kinds={"X": "id"})
+    assert Policy.from_dict(p.to_dict()) == p

@@ -1,0 +1,189 @@
+import re
+
+from app.deid.dates import parse_date
+from app.deid.memory import InMemorySurrogateMemory, JsonFileSurrogateMemory, as_memory
+from app.deid.policy import Policy, default_kind
+from app.deid.pools import first_names, gender_of, last_names
+from app.deid.shapes import luhn_ok, medicare_ok
+from app.deid.surrogates import Surrogator
+
+SECRET = "project-secret"
+
+
+def make(locale="en_AU", memory=None, **kw):
+    return Surrogator(Policy(default="surrogate", locale=locale, **kw), SECRET,
+                      memory if memory is not None else InMemorySurrogateMemory())
+
+
+def shape(s):
+    return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", s)))
+
+
+def test_same_identifier_same_patient_is_stable_across_instances():
+    a = make().surrogate("John Smith", "PERSON", "P1")
+    b = make().surrogate("John Smith", "PERSON", "P1")
+    assert a == b and a != "John Smith"
+
+
+def test_name_parts_are_consistent_within_a_patient():
+    s = make()
+    full = s.surrogate("John Smith", "PERSON", "P1")
+    first, last = full.split()
+    assert s.surrogate("John", "PERSON", "P1") == first
+    assert s.surrogate("Smith", "PERSON", "P1") == last
+    assert s.surrogate("Mr Smith", "PERSON", "P1") == f"Mr {last}"
+    assert s.surrogate("SMITH, JOHN C", "PERSON", "P1") == f"{last.upper()}, {first.upper()} " + \
+        s.surrogate("SMITH, JOHN C", "PERSON", "P1")[-1]
+    assert s.surrogate("J. Smith", "PERSON", "P1") == f"{first[0]}. {last}"
+    assert s.surrogate("john smith", "PERSON", "P1") == f"{first.lower()} {last.lower()}"
+    assert s.surrogate("Smith's", "PERSON", "P1") == f"{last}'s"
+
+
+def test_consistency_across_notes_through_a_persistent_memory(tmp_path):
+    path = tmp_path / "memory.json"
+    mem = JsonFileSurrogateMemory(path, SECRET)
+    first = make(memory=mem).surrogate("Jane Doe", "PERSON", "P1")
+    mem.save()
+    assert "Jane" not in path.read_text() and "Doe" not in path.read_text()
+    again = make(memory=JsonFileSurrogateMemory(path, SECRET)).surrogate("Jane Doe", "PERSON", "P1")
+    assert again == first
+
+
+def test_different_patients_get_different_surrogates():
+    s = make()
+    outs = {s.surrogate("John Smith", "PERSON", f"P{i}") for i in range(10)}
+    assert len(outs) == 10
+
+
+def test_two_originals_of_one_patient_never_share_a_surrogate():
+    s = make()
+    names = list(last_names("en_AU")[:300])
+    s.register("P1", names)
+    outs = [s.surrogate(n, "PERSON", "P1") for n in names]
+    assert len(set(outs)) == len(outs)
+    # ... and a surrogate is never one of the patient's own originals.
+    assert not {o.casefold() for o in outs} & {n.casefold() for n in names}
+
+
+def test_gender_and_pools_kept():
+    s = make()
+    for name in ("Mary", "Elizabeth", "Sarah"):
+        out = s.surrogate(f"{name} Jones", "PERSON", "P9").split()[0]
+        assert gender_of(out) in ("F", "U") and out in first_names("en_AU", "F")
+    for name in ("Robert", "Michael", "David"):
+        out = s.surrogate(f"{name} Jones", "PERSON", "P9").split()[0]
+        assert out in first_names("en_AU", "M")
+    assert s.surrogate("Jones", "PERSON", "P9") in last_names("en_AU")
+
+
+def test_name_case_and_shape():
+    s = make()
+    up = s.surrogate("JOHN SMITH", "PERSON", "P2")
+    assert up.isupper() and len(up.split()) == 2
+    comma = s.surrogate("SMITH, JOHN C", "PERSON", "P2")
+    assert re.fullmatch(r"[A-Z'\-]+, [A-Z'\-]+ [A-Z]", comma)
+    assert comma.split(", ")[0] == up.split()[1]  # the surname is the surname
+    init = s.surrogate("J. Smith", "PERSON", "P2")
+    assert re.fullmatch(r"[A-Z]\. [A-Z][a-z'\-]+", init)
+    assert s.surrogate("Dr Jones", "PERSON", "P2").startswith("Dr ")
+
+
+def test_spanish_names_and_pools():
+    s = make(locale="es_ES")
+    out = s.surrogate("María José García López", "NOMBRE_SUJETO_ASISTENCIA", "E1")
+    parts = out.split()
+    assert len(parts) == 4
+    assert parts[0] in first_names("es_ES", "F") and parts[1] in first_names("es_ES", "F")
+    assert parts[2] in last_names("es_ES") and parts[3] in last_names("es_ES")
+
+
+def test_id_digits_shape_and_check_digits_kept():
+    s = make()
+    for original in ("4532015112830366", "MRN-0042-7731", "AB 123 456 C", "12-345-678"):
+        out = s.surrogate(original, "IDN", "P1")
+        assert shape(out) == shape(original) and out != original
+    assert luhn_ok("4532015112830366")
+    assert luhn_ok(s.surrogate("4532015112830366", "IDN", "P1"))
+    assert medicare_ok("2123456701")
+    out = s.surrogate("2123 45670 1", "IDN", "P1")
+    assert medicare_ok(out.replace(" ", "")) and shape(out) == shape("2123 45670 1")
+
+
+def test_same_id_in_two_layouts_gets_the_same_digits():
+    s = make()
+    a = s.surrogate("0412 345 678", "PHONE", "P1")
+    b = s.surrogate("0412345678", "PHONE", "P1")
+    assert a.replace(" ", "") == b and a.startswith("0")
+    intl = s.surrogate("+61 2 9876 5432", "PHONE", "P1")
+    assert intl.startswith("+61 ") and shape(intl) == shape("+61 2 9876 5432")
+
+
+def test_age_rule():
+    s = make()
+    assert s.surrogate("92", "AGE", "P1") == "90+"
+    assert s.surrogate("92-year-old", "AGE", "P1") == "90+-year-old"
+    assert s.surrogate("89", "AGE", "P1") == "89"
+    assert s.surrogate("45 years", "AGE", "P1") == "45 years"
+    assert s.surrogate("96 meses", "EDAD_SUJETO_ASISTENCIA", "P1") == "96 meses"
+    assert s.surrogate("ninety-three", "AGE", "P1") == "90+"
+    custom = make(age_threshold=79, age_cap="80+")
+    assert custom.surrogate("85", "AGE", "P1") == "80+"
+
+
+def test_dates_shift_by_one_offset_per_patient():
+    s = make()
+    offset = s.date_offset("P1")
+    assert offset != 0 and 1 <= abs(offset) <= 365
+    a = parse_date(s.surrogate("01/02/2014", "DATE", "P1"))
+    b = parse_date(s.surrogate("15/03/2014", "DOB", "P1"))
+    assert (b - a).days == 42
+    assert s.date_offset("P2") != offset or s.date_offset("P3") != offset
+    # Unparseable: digits replaced, shape kept.
+    out = s.surrogate("0/10/2017", "DATE", "P1")
+    assert shape(out) == shape("0/10/2017") and out != "0/10/2017"
+
+
+def test_places_keep_their_form():
+    s = make()
+    addr = s.surrogate("12 Smith St, Sydney NSW 2000", "ADDRESS", "P1")
+    assert re.fullmatch(r"\d{2} [\w' -]+ St, [\w' -]+ NSW \d{4}", addr), addr
+    assert "Smith" not in addr and "Sydney" not in addr
+    assert addr[-4] == "2"  # the postcode keeps its state digit
+    city = addr.split(", ")[1].rsplit(" NSW", 1)[0]
+    assert s.surrogate("Sydney", "LOCATION", "P1") == city
+    assert s.surrogate("SYDNEY", "LOCATION", "P1") == city.upper()
+    email = s.surrogate("john.smith@health.nsw.gov.au", "EMAIL", "P1")
+    assert re.fullmatch(r"[a-z]+\.[a-z]+@health\.nsw\.gov\.au", email) and "smith" not in email
+    url = s.surrogate("https://www.rpa.org.au/staff/jsmith", "URL", "P1")
+    assert url.startswith("https://www.") and ".org.au/" in url and "rpa" not in url
+    hosp = s.surrogate("Royal Prince Alfred Hospital", "HOSPITAL", "P1")
+    assert hosp.startswith("Royal ") and hosp.endswith(" Hospital") and "Alfred" not in hosp
+
+
+def test_labels_map_to_kinds_with_generic_fallback():
+    assert default_kind("PERSON") == "name" and default_kind("NOMBRE_SUJETO_ASISTENCIA") == "name"
+    assert default_kind("ID_EMPLEO_PERSONAL_SANITARIO") == "id"
+    assert default_kind("CONTACT") == "contact" and default_kind("FECHAS") == "date"
+    s = make()
+    out = s.surrogate("Zq-77 Kv", "MY_CUSTOM_LABEL", "P1")
+    assert shape(out) == shape("Zq-77 Kv") and out != "Zq-77 Kv"
+    assert s.surrogate("a@b.com", "CONTACT", "P1").count("@") == 1
+
+
+def test_store_adapter_is_used():
+    class Store:
+        def __init__(self):
+            self.rows = {}
+
+        def surrogate_get(self, patient_key, label, original):
+            return self.rows.get((patient_key, label, original))
+
+        def surrogate_put(self, patient_key, label, original, surrogate):
+            self.rows[(patient_key, label, original)] = surrogate
+
+    store = Store()
+    store.surrogate_put("P1", "PERSON", "John Smith", "Edited Name")
+    s = Surrogator(Policy(default="surrogate"), SECRET, as_memory(store))
+    assert s.surrogate("John Smith", "PERSON", "P1") == "Edited Name"
+    s.surrogate("Jane Roe", "PERSON", "P1")
+    assert ("P1", "PERSON", "Jane Roe") in store.rows
