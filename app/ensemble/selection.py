@@ -1,0 +1,119 @@
+"""Choosing the system to deploy from dev-set predictions.
+
+Every candidate (single members and each ensemble x group) is scored by
+strict entity micro P/R/F1 on the same dev segments. Objectives:
+
+* ``"f1"`` (default, the paper's): highest F1;
+* ``"f2"``: highest F2 (recall weighs four times precision);
+* ``"recall_at_precision"``: highest recall among candidates with
+  precision >= ``target``;
+* ``"precision_at_recall"``: highest precision among candidates with
+  recall >= ``target`` (recall-first de-identification: "miss at most 5 %").
+
+Ties go to higher F1, then higher recall, then the earlier candidate. When no
+candidate meets a constraint, the one closest to it is chosen and the reason
+says so. Stacking candidates should be scored on out-of-fold predictions
+(`app.ensemble.stacking.cross_val_predict`) when they were fit on dev.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from app.ensemble.encoding import tags_of
+from app.ensemble.scoring import GoldTags, score_tags
+from app.eval.metrics import PRF
+from app.models.base import TagSeq
+
+OBJECTIVES = ("f1", "f2", "recall_at_precision", "precision_at_recall")
+
+
+@dataclass(frozen=True)
+class SelectionRow:
+    name: str
+    prf: PRF
+    score: float           # the objective's value (F1, F2, recall or precision)
+    eligible: bool         # meets the objective's constraint (always True for f1/f2)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "score": self.score, "eligible": self.eligible,
+                **self.prf.as_dict()}
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    best_name: str
+    rows: list[SelectionRow]        # best first
+    objective: str
+    target: float | None
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"best": self.best_name, "objective": self.objective, "target": self.target,
+                "reason": self.reason, "rows": [r.as_dict() for r in self.rows]}
+
+
+def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold: GoldTags,
+           objective: str = "f1", target: float | None = None) -> SelectionResult:
+    """Score every candidate on dev and pick the best under ``objective``.
+
+    Raises ``ValueError`` for no candidates, an unknown objective, a missing
+    or out-of-range ``target`` for the constrained objectives, or a target
+    given to ``f1``/``f2``.
+    """
+    if not candidates:
+        raise ValueError("no candidates to select from")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r} (use {', '.join(OBJECTIVES)})")
+    constrained = objective.endswith(("_at_precision", "_at_recall"))
+    if constrained and (target is None or not 0.0 < target <= 1.0):
+        raise ValueError(f"objective {objective!r} needs a target in (0, 1]")
+    if not constrained and target is not None:
+        raise ValueError(f"objective {objective!r} takes no target")
+
+    rows, keys = [], []
+    for pos, (name, pred) in enumerate(candidates.items()):
+        prf = score_tags([tags_of(p) for p in pred], dev_gold)
+        score, constraint, eligible = _objective(prf, objective, target)
+        rows.append(SelectionRow(name, prf, score, eligible))
+        # Eligible rows rank on the objective; the others on how close they come.
+        keys.append((1, score, prf.f1, prf.recall, -pos) if eligible
+                    else (0, constraint, score, prf.f1, -pos))
+    ranked = [r for _, r in sorted(zip(keys, rows), key=lambda kr: kr[0], reverse=True)]
+    return SelectionResult(ranked[0].name, ranked, objective, target,
+                           _reason(ranked, objective, target))
+
+
+def _objective(prf: PRF, objective: str, target: float | None) -> tuple[float, float, bool]:
+    """(score, constrained metric, eligible)."""
+    if objective == "f1":
+        return prf.f1, 0.0, True
+    if objective == "f2":
+        return prf.f(2.0), 0.0, True
+    if objective == "recall_at_precision":
+        return prf.recall, prf.precision, prf.precision >= target
+    return prf.precision, prf.recall, prf.recall >= target
+
+
+_WHAT = {"f1": "strict micro-F1", "f2": "strict micro-F2",
+         "recall_at_precision": "strict recall", "precision_at_recall": "strict precision"}
+
+
+def _reason(ranked: list[SelectionRow], objective: str, target: float | None) -> str:
+    best = ranked[0]
+    what = _WHAT[objective]
+    if objective == "recall_at_precision":
+        cond = f" with precision >= {target:.3f}"
+        near = "highest precision"
+    elif objective == "precision_at_recall":
+        cond = f" with recall >= {target:.3f}"
+        near = "highest recall"
+    else:
+        cond = near = ""
+    if not best.eligible:
+        return (f"no candidate reaches{cond.replace(' with', '')}; {best.name} comes closest "
+                f"({near}; P {best.prf.precision:.3f}, R {best.prf.recall:.3f})")
+    text = f"{best.name} has the best dev {what}{cond} ({best.score:.4f}"
+    if len(ranked) > 1:
+        text += f"; runner-up {ranked[1].name} {ranked[1].score:.4f}"
+    return text + f"; P {best.prf.precision:.3f}, R {best.prf.recall:.3f}, F1 {best.prf.f1:.3f})"

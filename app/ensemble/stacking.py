@@ -1,0 +1,302 @@
+"""Stacking: a meta-model over the members' per-token outputs (Liu et al.).
+
+Meta-models: logistic regression (``"lr"``), linear SVM (``"svm"``,
+`sklearn.svm.LinearSVC`) and gradient-boosted trees (``"xgb"``). They read
+`app.ensemble.features` and predict a full BIO tag per token; the decision
+is taken on labels first (``O`` vs ``X`` by summed ``B-X``/``I-X``
+probability), then ``B`` vs ``I`` inside the label, then repaired to valid
+BIO, mirroring `app.ensemble.voting`. The confidence is the winning label's
+probability. LinearSVC has no probabilities: a softmax (sigmoid for two
+classes) of its decision values stands in; it ranks tokens but is not
+calibrated.
+
+Training contract
+-----------------
+The member outputs passed to `fit_stacking` must come from data the members
+did *not* train on, or the meta-model learns to trust over-fitted members.
+Two ways to get them:
+
+* the paper's: members trained on train, outputs on dev, meta-model fit on
+  dev (then compare it with other ensembles on dev only through
+  `cross_val_predict`, which gives out-of-fold meta predictions);
+* k-fold out-of-fold outputs over train (each fold predicted by members
+  trained on the other folds), keeping dev for selection.
+
+Tokens where every member says ``O`` across the whole feature window are
+most of any clinical corpus and all alike; training keeps at most
+``easy_ratio`` times as many of them as of the other tokens, drawn at random
+and weighted up so that the weighted loss estimates the full one (the
+selection depends on the features only, so P(tag | features) is unchanged).
+
+Saved weights avoid pickle: linear models as ``weights.npz`` (loaded with
+``allow_pickle=False``), xgboost boosters in its native ``booster.ubj``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from app.core.progress import Progress, ProgressFn, no_progress
+from app.ensemble.base import Ensemble, Items
+from app.ensemble.encoding import (LabelIndex, MemberOutputs, encode_members, flat_tags,
+                                   label_codes, repair_codes, to_tag_seqs)
+from app.ensemble.features import FeatureConfig, build_features, easy_rows
+from app.ensemble.scoring import GoldTags
+from app.models.base import TagSeq, read_meta, write_meta
+
+# Easy rows kept whatever the ratio, so that tiny data sets still show the
+# meta-model what an all-O window looks like.
+MIN_EASY_ROWS = 1000
+
+META_MODELS = {"lr": "logistic regression", "svm": "linear SVM", "xgb": "XGBoost"}
+
+DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
+    "lr": {"C": 1.0, "max_iter": 2000},
+    # Far more tokens than features: the primal solver (dual=False) converges
+    # in a fraction of the dual's time here.
+    "svm": {"C": 1.0, "max_iter": 5000},
+    # Small trees and few rounds: the features are few and strong, and it
+    # must train in seconds on two cores.
+    "xgb": {"max_depth": 4, "eta": 0.3, "rounds": 60, "min_child_weight": 1.0, "n_jobs": 2},
+}
+
+
+class _LinearMeta:
+    """A fitted linear multiclass model: ``coef`` is ``(K or 1, F)``."""
+
+    def __init__(self, coef: np.ndarray, intercept: np.ndarray) -> None:
+        self.coef = np.asarray(coef, dtype=np.float64)
+        self.intercept = np.asarray(intercept, dtype=np.float64)
+
+    def proba(self, x) -> np.ndarray:
+        d = np.asarray(x @ self.coef.T) + self.intercept
+        if d.shape[1] == 1:           # binary: sklearn keeps one row for class 1
+            p1 = 1.0 / (1.0 + np.exp(-d[:, 0]))
+            return np.column_stack([1.0 - p1, p1])
+        d -= d.max(axis=1, keepdims=True)
+        e = np.exp(d)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def save(self, directory: Path) -> None:
+        np.savez(directory / "weights.npz", coef=self.coef, intercept=self.intercept)
+
+    @classmethod
+    def load(cls, directory: Path, params: Mapping[str, Any]) -> "_LinearMeta":
+        with np.load(directory / "weights.npz", allow_pickle=False) as w:
+            return cls(w["coef"], w["intercept"])
+
+
+class _BoosterMeta:
+    """A fitted xgboost multiclass booster (``multi:softprob``)."""
+
+    def __init__(self, booster) -> None:
+        self.booster = booster
+
+    def proba(self, x) -> np.ndarray:
+        import xgboost as xgb
+        return self.booster.predict(xgb.DMatrix(x))
+
+    def save(self, directory: Path) -> None:
+        self.booster.save_model(str(directory / "booster.ubj"))
+
+    @classmethod
+    def load(cls, directory: Path, params: Mapping[str, Any]) -> "_BoosterMeta":
+        import xgboost as xgb
+        booster = xgb.Booster(params={"nthread": params["n_jobs"]})
+        booster.load_model(str(directory / "booster.ubj"))
+        return cls(booster)
+
+
+def _fit_meta(meta: str, x, y: np.ndarray, weight: np.ndarray, classes: np.ndarray,
+              params: Mapping[str, Any], seed: int):
+    if meta == "lr":
+        from sklearn.linear_model import LogisticRegression
+        clf = LogisticRegression(C=params["C"], max_iter=params["max_iter"])
+        clf.fit(x, y, sample_weight=weight)
+        return _LinearMeta(clf.coef_, clf.intercept_)
+    if meta == "svm":
+        from sklearn.svm import LinearSVC
+        clf = LinearSVC(C=params["C"], dual=False, max_iter=params["max_iter"],
+                        random_state=seed)
+        clf.fit(x, y, sample_weight=weight)
+        return _LinearMeta(clf.coef_, clf.intercept_)
+    import xgboost as xgb
+    dtrain = xgb.DMatrix(x, label=np.searchsorted(classes, y), weight=weight)
+    booster = xgb.train({"objective": "multi:softprob", "num_class": len(classes),
+                         "max_depth": params["max_depth"], "eta": params["eta"],
+                         "min_child_weight": params["min_child_weight"],
+                         "tree_method": "hist", "nthread": params["n_jobs"], "seed": seed,
+                         "verbosity": 0},
+                        dtrain, num_boost_round=params["rounds"])
+    return _BoosterMeta(booster)
+
+
+def decide(proba: np.ndarray, classes: np.ndarray, n_labels: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Tag codes and confidences from class probabilities (label first,
+    then prefix; not yet repaired). ``classes`` are the tag codes of
+    ``proba``'s columns."""
+    n = proba.shape[0]
+    rows = np.arange(n)
+    class_labels = label_codes(classes)
+    label_p = np.zeros((n, n_labels + 1))
+    for k, lab in enumerate(class_labels):
+        label_p[:, lab] += proba[:, k]
+    winner = label_p.argmax(axis=1)
+    padded = np.column_stack([proba, np.zeros(n)])     # column -1 reads as 0
+    col_of = {int(c): k for k, c in enumerate(classes)}
+    b_col = np.array([col_of.get(2 * lab - 1, -1) for lab in range(n_labels + 1)])
+    i_col = np.array([col_of.get(2 * lab, -1) for lab in range(n_labels + 1)])
+    inside = padded[rows, i_col[winner]] > padded[rows, b_col[winner]]
+    codes = np.where(winner > 0, 2 * winner - 1 + inside, 0).astype(np.int16)
+    return codes, label_p[rows, winner]
+
+
+class StackingEnsemble(Ensemble):
+    """A fitted meta-model over named members (build with `fit_stacking`)."""
+
+    kind = "ensemble.stacking"
+
+    def __init__(self, members: Sequence[str], labels: Sequence[str], meta: str,
+                 features: FeatureConfig, params: Mapping[str, Any], classes: Sequence[int],
+                 model: _LinearMeta | _BoosterMeta) -> None:
+        self.members = list(members)
+        self.index = LabelIndex(labels)
+        self.meta = meta
+        self.features = features
+        self.params = dict(params)
+        self.classes = np.asarray(classes, dtype=np.int16)
+        self.model = model
+
+    def predict_from_members(self, outputs: MemberOutputs, items: Items | None = None
+                             ) -> list[TagSeq]:
+        # A label no member used in training reads as O: it has no weights.
+        enc = encode_members(outputs, self.members, self.index, unknown_as_outside=True)
+        if enc.layout.n_tokens == 0:
+            return to_tag_seqs(enc.codes[0], enc.conf[0], enc.layout, self.index)
+        x = build_features(enc, self.features, items)
+        codes, conf = decide(self.model.proba(x), self.classes, self.index.n_labels)
+        return to_tag_seqs(repair_codes(codes, enc.layout), conf, enc.layout, self.index)
+
+    def describe(self) -> str:
+        f = self.features
+        extras = [f"window ±{f.window}"] + (["confidences"] if f.confidences else []) \
+            + (["token shapes"] if f.shape else [])
+        return (f"Stacking ({META_MODELS[self.meta]}; {', '.join(extras)}) "
+                f"over {', '.join(self.members)}")
+
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        config = {"members": self.members, "labels": list(self.index.labels),
+                  "meta": self.meta, "features": self.features.as_dict(),
+                  "params": self.params, "classes": self.classes.tolist()}
+        write_meta(directory, self.kind, config, description=self.describe())
+        self.model.save(directory)
+
+    @classmethod
+    def load(cls, directory: Path) -> "StackingEnsemble":
+        directory = Path(directory)
+        meta = read_meta(directory)
+        if meta.get("kind") != cls.kind:
+            raise ValueError("not a stacking ensemble")
+        c = meta["config"]
+        model_cls = _BoosterMeta if c["meta"] == "xgb" else _LinearMeta
+        return cls(c["members"], c["labels"], c["meta"], FeatureConfig(**c["features"]),
+                   c["params"], c["classes"], model_cls.load(directory, c["params"]))
+
+
+def fit_stacking(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
+                 meta: str = "lr", *, features: FeatureConfig = FeatureConfig(),
+                 items: Items | None = None, params: Mapping[str, Any] | None = None,
+                 easy_ratio: float | None = 2.0, seed: int = 13) -> StackingEnsemble:
+    """Fit a stacking ensemble on member outputs for data the members did not
+    train on (see the module's training contract).
+
+    Parameters
+    ----------
+    outputs, gold
+        Member outputs and gold tags on the same segments.
+    members
+        The group to stack (feature column order follows it).
+    meta
+        ``"lr"``, ``"svm"`` or ``"xgb"``.
+    features
+        Feature settings; ``features.shape`` needs ``items``.
+    params
+        Overrides of `DEFAULT_PARAMS` for ``meta``.
+    easy_ratio
+        Subsampling of all-``O`` windows (module doc); ``None`` keeps all.
+    """
+    if meta not in META_MODELS:
+        raise ValueError(f"unknown meta-model {meta!r} (use {', '.join(META_MODELS)})")
+    p = {**DEFAULT_PARAMS[meta], **(params or {})}
+    index = LabelIndex.from_tags(*(outputs[m] for m in members if m in outputs), gold)
+    enc = encode_members(outputs, members, index)
+    enc.layout.check(gold, "gold")
+    y = index.encode(flat_tags(gold))
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError("stacking needs gold with at least one entity and one O token")
+    rows, weight = training_rows(easy_rows(enc, features.window), easy_ratio, seed)
+    x = build_features(enc, features, items)[rows]
+    model = _fit_meta(meta, x, y[rows], weight, classes, p, seed)
+    return StackingEnsemble(members, index.labels, meta, features, p, classes.tolist(), model)
+
+
+def training_rows(easy: np.ndarray, ratio: float | None, seed: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows to train on and their weights: every non-easy row (weight 1)
+    and a seeded sample of easy rows weighted so they count as all of them."""
+    easy_idx = np.flatnonzero(easy)
+    n_hard = len(easy) - len(easy_idx)
+    keep = len(easy_idx)
+    if ratio is not None:
+        keep = min(keep, max(int(ratio * n_hard), MIN_EASY_ROWS))
+    chosen = np.random.default_rng(seed).choice(easy_idx, keep, replace=False)
+    rows = np.sort(np.concatenate([np.flatnonzero(~easy), chosen]))
+    weight = np.where(easy[rows], len(easy_idx) / max(keep, 1), 1.0)
+    return rows, weight
+
+
+def cross_val_predict(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
+                      meta: str = "lr", *, folds: int = 5, groups: Sequence[str] | None = None,
+                      items: Items | None = None, seed: int = 13,
+                      progress: ProgressFn = no_progress, **fit_kwargs: Any) -> list[TagSeq]:
+    """Out-of-fold stacking predictions on the fitting data itself.
+
+    Each segment is predicted by a meta-model fit on the other folds, so the
+    result can be compared fairly with voting on the same dev set. ``groups``
+    (e.g. document ids, one per segment) keeps a group's segments in one fold.
+    """
+    n = len(gold)
+    keys = list(groups) if groups is not None else list(range(n))
+    if len(keys) != n:
+        raise ValueError("one group per segment expected")
+    unique = list(dict.fromkeys(keys))
+    if len(unique) < folds:
+        raise ValueError(f"{len(unique)} groups cannot make {folds} folds")
+    perm = np.random.default_rng(seed).permutation(len(unique))
+    fold_of = {unique[j]: rank % folds for rank, j in enumerate(perm)}
+    fold = np.array([fold_of[g] for g in keys])
+    result: list[TagSeq | None] = [None] * n
+    for k in range(folds):
+        progress(Progress(k / folds, "ensemble", message=f"stacking fold {k + 1}/{folds}"))
+        train = np.flatnonzero(fold != k).tolist()
+        test = np.flatnonzero(fold == k).tolist()
+        model = fit_stacking(_subset(outputs, members, train), [gold[i] for i in train],
+                             members, meta, seed=seed,
+                             items=None if items is None else [items[i] for i in train],
+                             **fit_kwargs)
+        pred = model.predict_from_members(
+            _subset(outputs, members, test),
+            None if items is None else [items[i] for i in test])
+        for i, seq in zip(test, pred):
+            result[i] = seq
+    progress(Progress(1.0, "ensemble", message="stacking folds done"))
+    return result  # type: ignore[return-value]
+
+
+def _subset(outputs: MemberOutputs, members: Sequence[str], idx: list[int]) -> MemberOutputs:
+    return {m: [outputs[m][i] for i in idx] for m in members}

@@ -1,0 +1,36 @@
+"""Peak resident memory of the process while a block runs (sampled)."""
+from __future__ import annotations
+
+import threading
+
+import psutil
+
+
+class PeakMemory:
+    """Context manager sampling RSS every ``interval`` seconds; ``peak_mb`` after."""
+
+    def __init__(self, interval: float = 0.2) -> None:
+        self.interval = interval
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._proc = psutil.Process()
+
+    def _sample(self) -> None:
+        rss = self._proc.memory_info().rss / 2**20
+        if rss > self.peak_mb:
+            self.peak_mb = rss
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> "PeakMemory":
+        self._sample()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()

@@ -1,0 +1,156 @@
+"""Load a trained run from a project and predict spans for texts.
+
+A `Predictor` holds the member models the chosen candidate needs (a single
+base model or an ensemble) and runs them on canonical segments. Members'
+individual outputs are kept on request: the preview shows which members
+found a span, and their disagreement ranks notes for annotation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from app.core.bio import tags_to_spans
+from app.core.progress import Progress, ProgressFn, no_progress
+from app.core.spans import Span
+from app.core.tokenize import segment
+from app.errors import UserError
+from app.services.artifacts import PrivateDir
+from app.services.training import ACTIVE_RUN
+
+
+@dataclass
+class Prediction:
+    spans: list[Span]
+    uncertainty: float = 0.0
+    member_spans: dict[str, list[Span]] = field(default_factory=dict)
+
+
+def active_run(project, run_id: int | None = None):
+    """The run to predict with: ``run_id`` or the project's active run."""
+    if run_id is None:
+        run_id = project.get_setting(ACTIVE_RUN)
+    if run_id is None:
+        raise UserError("this project has no trained model yet: run `deid train` first")
+    run = project.run(run_id)
+    if run is None or run.status != "done":
+        raise UserError(f"training run {run_id} did not finish; train again")
+    return run
+
+
+class Predictor:
+    """Members + optional ensemble, loaded from a project's run."""
+
+    def __init__(self, name: str, members: dict, ensemble=None, private: PrivateDir | None = None,
+                 run_id: int | None = None) -> None:
+        self.name = name
+        self.members = members
+        self.ensemble = ensemble
+        self.run_id = run_id
+        self._private = private
+
+    @classmethod
+    def from_project(cls, project, *, run_id: int | None = None, model: str | None = None,
+                     device: str = "cpu", all_members: bool = False) -> "Predictor":
+        """Load the selected candidate of the run (or ``model`` by name)."""
+        from app.ensemble import load_ensemble
+        from app.models.base import load_model
+
+        run = active_run(project, run_id)
+        metrics = run.metrics or {}
+        name = model or metrics.get("selected")
+        arts = {a.name: a for a in project.artifacts(run.id)}
+        if f"member:{name}" in arts:
+            needed, ens_art = [name], None
+        elif f"ensemble:{name}" in arts:
+            ens_art = arts[f"ensemble:{name}"]
+            needed = list(ens_art.meta.get("members", []))
+        else:
+            known = sorted(a.split(":", 1)[1] for a in arts)
+            raise UserError(f"no model called {name!r} in run {run.id} (known: {', '.join(known)})")
+        if all_members:
+            needed = sorted({*needed, *(a.split(":", 1)[1] for a in arts if a.startswith("member:"))})
+        private = PrivateDir("deid-model-")
+        try:
+            members = {}
+            for m in needed:
+                dest = private.path / "members" / m
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                project.extract_artifact(arts[f"member:{m}"].id, dest)
+                members[m] = load_model(dest, device=device)
+            ensemble = None
+            if ens_art is not None:
+                dest = private.path / "ensemble"
+                project.extract_artifact(ens_art.id, dest)
+                ensemble = load_ensemble(dest)
+        except BaseException:
+            private.close()
+            raise
+        return cls(name, members, ensemble, private, run.id)
+
+    def close(self) -> None:
+        if self._private is not None:
+            self._private.close()
+            self._private = None
+
+    def __enter__(self) -> "Predictor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _combine(self, items):
+        outputs = {m: model.predict(items) for m, model in self.members.items()}
+        if self.ensemble is not None:
+            final = self.ensemble.predict_from_members(outputs, items)
+        else:
+            final = outputs[self.name]
+        return final, outputs
+
+    def predict(self, texts: Sequence[str], *, with_members: bool = False,
+                progress: ProgressFn = no_progress, batch_segments: int = 256) -> list[Prediction]:
+        """Predict spans for each text (segments batched across texts)."""
+        from app.ensemble import document_uncertainty
+
+        results: list[Prediction] = []
+        pending: list[tuple[int, str, list]] = []
+        n = len(texts)
+
+        def flush() -> None:
+            items = [(text, seg) for _, text, segs in pending for seg in segs]
+            if not items:
+                for i, _, _ in pending:
+                    results.append(Prediction([]))
+                pending.clear()
+                return
+            final, outputs = self._combine(items)
+            k = 0
+            for _, text, segs in pending:
+                doc_final = final[k:k + len(segs)]
+                doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
+                spans = [sp for seg, seq in zip(segs, doc_final)
+                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
+                pred = Prediction(spans)
+                if len(doc_out) > 1 and segs:
+                    pred.uncertainty = float(document_uncertainty(doc_out))
+                if with_members:
+                    pred.member_spans = {
+                        m: [sp for seg, seq in zip(segs, o) for sp in tags_to_spans(seg.tokens, seq.tags)]
+                        for m, o in doc_out.items()}
+                results.append(pred)
+                k += len(segs)
+            pending.clear()
+
+        queued = 0
+        for i, text in enumerate(texts):
+            segs = segment(text)
+            pending.append((i, text, segs))
+            queued += len(segs)
+            if queued >= batch_segments:
+                flush()
+                queued = 0
+                progress(Progress(len(results) / max(n, 1), "predict"))
+        flush()
+        progress(Progress(1.0, "predict"))
+        return results

@@ -1,0 +1,325 @@
+"""Train a project's base models and ensembles, select one, store everything.
+
+The whole learning step of the paper in one service (CLI and GUI call it):
+
+1. gold documents (train/dev; test is never read) -> balanced and
+   imbalanced corpora over one document split;
+2. every base model kind x data variant (``spacy-balanced``, ...) trained
+   with the budget's hyperparameter search, plus the rule recogniser;
+3. every member predicts the dev segments (data it did not train on);
+4. ensembles over the groups (all, best three by F1, best three by recall):
+   majority voting, pruned voting and stacking (LR, SVM, XGBoost). Their
+   dev scores come from K-fold cross-validation over dev *documents* (tuned
+   on K-1 folds, predicted on the held-out fold), so a tuned ensemble does
+   not win selection by having seen the answers; the deployed ensemble is
+   then fitted on the whole dev set;
+5. selection on dev by the chosen objective; members, ensembles, the
+   table and the reason are stored in the project (run + artifacts).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_progress
+from app.core.spans import Document
+from app.errors import UserError
+from app.services.artifacts import PrivateDir
+from app.services.memory import PeakMemory
+
+BASE_KINDS = ("spacy", "stanza", "flair")
+VARIANTS = ("balanced", "imbalanced")
+META_MODELS = ("lr", "svm", "xgb")
+# Relative cost of one member, to spread the progress bar sensibly.
+_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "rules": 0.2}
+ACTIVE_RUN = "active_run"
+
+
+@dataclass
+class TrainConfig:
+    """What to train; stored with the run so it can be reproduced."""
+
+    models: list[str] = field(default_factory=lambda: list(BASE_KINDS) + ["rules"])
+    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
+    device: str = "auto"
+    budget: str = "standard"
+    seed: int = 13
+    objective: str = "f1"                 # f1 | f2 | precision_at_recall
+    recall_target: float = 0.99
+    transformer: bool | None = None       # Flair + MiniLM; None = only on a GPU
+    ensembles: list[str] = field(default_factory=lambda: ["voting", "pruned", "stacking"])
+    meta_models: list[str] = field(default_factory=lambda: list(META_MODELS))
+    folds: int = 5
+
+    def validate(self) -> None:
+        from app.models.base import known_kinds
+        kinds = known_kinds()
+        bad = [m for m in self.models if m not in kinds]
+        if bad:
+            raise UserError(f"unknown model(s): {', '.join(bad)} (known: {', '.join(kinds)})")
+        if not self.models:
+            raise UserError("no models to train")
+        bad = [v for v in self.variants if v not in VARIANTS]
+        if bad or not self.variants:
+            raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
+        if self.budget not in ("quick", "standard", "full"):
+            raise UserError(f"unknown budget {self.budget!r}")
+        if self.objective not in ("f1", "f2", "precision_at_recall"):
+            raise UserError(f"unknown objective {self.objective!r}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class MemberInfo:
+    name: str
+    kind: str
+    variant: str | None
+    params: dict
+    seconds: float
+    peak_mb: float
+    size_mb: float
+    dev: dict
+    trials: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class TrainResult:
+    run_id: int
+    selected: str
+    reason: str
+    table: list[dict]
+    members: dict[str, MemberInfo]
+    ensembles: dict[str, str]
+    device: str
+    device_note: str | None
+    seconds: float
+    data: dict
+
+
+def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
+    """Annotated documents of the given splits, with their gold spans.
+
+    A document counts as annotated when it is marked done/reviewed or has
+    accepted spans; a 'to do' note with no span is not a negative example.
+    """
+    docs = []
+    for info in project.document_infos():
+        if info.split not in splits:
+            continue
+        spans = project.gold_spans(info.id)
+        if not spans and info.status not in ("done", "reviewed"):
+            continue
+        rec = project.document(info.id)
+        docs.append(Document(name=str(info.id), text=rec.text, spans=spans,
+                             patient_id=rec.patient_id, split=rec.split))
+    return docs
+
+
+def member_name(kind: str, variant: str | None) -> str:
+    return kind if variant is None else f"{kind}-{variant}"
+
+
+def _folds(doc_ids: Sequence[str], k: int, seed: int) -> np.ndarray:
+    unique = list(dict.fromkeys(doc_ids))
+    perm = np.random.default_rng(seed).permutation(len(unique))
+    fold_of = {unique[j]: r % k for r, j in enumerate(perm)}
+    return np.array([fold_of[d] for d in doc_ids])
+
+
+def _subset(outputs, idx):
+    return {m: [seqs[i] for i in idx] for m, seqs in outputs.items()}
+
+
+def _cv_pruned(outputs, gold, members, priority, fold, k, beta):
+    """Out-of-fold predictions of pruned voting tuned on the other folds."""
+    from app.ensemble import prune_voting
+    result = [None] * len(gold)
+    for f in range(k):
+        tr = np.flatnonzero(fold != f).tolist()
+        te = np.flatnonzero(fold == f).tolist()
+        if not te:
+            continue
+        ens = prune_voting(_subset(outputs, tr), [gold[i] for i in tr], members, priority,
+                           beta=beta).ensemble
+        for i, seq in zip(te, ens.predict_from_members(_subset(outputs, te))):
+            result[i] = seq
+    return result
+
+
+def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
+                  cancel: CancelToken | None = None) -> TrainResult:
+    """Run the whole training step; see the module docstring."""
+    from app.ensemble import (VotingEnsemble, cross_val_predict, fit_stacking, gold_tags,
+                              make_groups, prune_voting, score_members, select)
+    from app.models.base import TrainContext, spec_class
+    from app.models.budget import get_budget
+    from app.models.datasets import build_corpora
+    from app.models.device import resolve_device
+    from app.models.hpo import search
+
+    config.validate()
+    t0 = time.perf_counter()
+    report = cancel.wrap(progress) if cancel else progress
+    docs = gold_documents(project)
+    if len(docs) < 2:
+        raise UserError("training needs at least two annotated documents outside the test split")
+    if not any(d.spans for d in docs):
+        raise UserError("the annotated documents have no spans: nothing to learn")
+    device, device_note = resolve_device(config.device)
+    budget = get_budget(config.budget)
+    builds = build_corpora(docs, variants=config.variants, language=project.language,
+                           seed=config.seed, labels=[l.name for l in project.labels()])
+    any_build = next(iter(builds.values()))
+    dev = any_build.corpus.dev
+    if not dev:
+        raise UserError("no development data: annotate more documents or mark some as 'dev'")
+    dev_items = [(s.text, s.segment) for s in dev]
+    dev_gold = gold_tags(dev)
+    dev_docs = [s.doc_id for s in dev]
+
+    run_config = {**config.as_dict(), "device_used": device,
+                  "split_hashes": {v: b.split_hashes for v, b in builds.items()},
+                  "documents": {"train": len(any_build.train_docs), "dev": len(any_build.dev_docs)},
+                  "alignment": any_build.stats.as_dict()}
+    run_id = project.start_run("train", run_config)
+    project.log("train_started", {"run": run_id, "budget": config.budget, "device": device})
+
+    plan = [(k, v) for k in config.models if k != "rules" for v in config.variants]
+    if "rules" in config.models:
+        plan.append(("rules", None))
+    total_w = sum(_WEIGHT.get(k, 2.0) for k, _ in plan) + 1.0
+    done_w = 0.0
+    members: dict[str, MemberInfo] = {}
+    dev_out: dict = {}
+    private = PrivateDir("deid-train-")
+    try:
+        work = private.path
+        for kind, variant in plan:
+            name = member_name(kind, variant)
+            w = _WEIGHT.get(kind, 2.0)
+            base = done_w
+
+            def scaled(p: Progress, base=base, w=w, name=name) -> None:
+                report(Progress(min(1.0, (base + w * p.fraction) / total_w), "train", model=name,
+                                model_fraction=p.fraction, epoch=p.epoch, loss=p.loss,
+                                dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))
+
+            scaled(Progress(0.0, "train", message="starting"))
+            # The rules learn their label mapping from all the training lines.
+            corpus = builds[variant].corpus if variant else builds.get("imbalanced", any_build).corpus
+            ctx = TrainContext(workdir=work / name, device=device, seed=config.seed,
+                               budget=config.budget, progress=scaled, resources={"cache": work / "cache"})
+            ctx.workdir.mkdir(parents=True, exist_ok=True)
+            spec_cls = spec_class(kind)
+            params: dict = {}
+            if kind == "flair":
+                params["transformer"] = (device == "cuda") if config.transformer is None else config.transformer
+            started = time.perf_counter()
+            with PeakMemory() as mem:
+                if kind == "rules":
+                    model, trials = spec_cls(**params).fit(corpus, ctx), []
+                    best_params = params
+                else:
+                    best_params, trial_rows = search(spec_cls, params, corpus, ctx,
+                                                     n_trials=budget.hpo_trials)
+                    model = next(t.model for t in trial_rows if t.model is not None)
+                    trials = [t.as_row() for t in trial_rows]
+            seconds = time.perf_counter() - started
+            out_dir = work / "saved" / name
+            model.save(out_dir)
+            size_mb = sum(p.stat().st_size for p in out_dir.rglob("*") if p.is_file()) / 2**20
+            dev_out[name] = model.predict(dev_items)
+            score = score_members({name: dev_out[name]}, dev_gold)[name]
+            project.put_artifact(run_id, f"member:{name}", "model", out_dir,
+                                 meta={"kind": kind, "variant": variant, "params": best_params})
+            members[name] = MemberInfo(name, kind, variant, best_params, round(seconds, 2),
+                                       round(mem.peak_mb, 1), round(size_mb, 2), score.as_dict(), trials)
+            del model
+            done_w += w
+            report(Progress(done_w / total_w, "train", model=name, dev_f1=score.f1, message="trained"))
+
+        # Ensembles over groups, scored by document-level cross-validation on dev.
+        report(Progress(done_w / total_w, "ensemble", message="building ensembles"))
+        dev_scores = score_members(dev_out, dev_gold)
+        priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
+        candidates = dict(dev_out)
+        ensembles: dict = {}
+        beta = 2.0 if config.objective in ("f2", "precision_at_recall") else 1.0
+        n_dev_docs = len(set(dev_docs))
+        k = max(2, min(config.folds, n_dev_docs))
+        fold = _folds(dev_docs, k, config.seed)
+        groups = make_groups(dev_scores) if len(dev_out) > 1 else {}
+        seen_groups: dict[tuple, str] = {}
+        for gname, group in groups.items():
+            key = tuple(sorted(group))
+            if key in seen_groups or len(group) < 2:
+                continue
+            seen_groups[key] = gname
+            if "voting" in config.ensembles:
+                ens = VotingEnsemble(group, priority)
+                candidates[f"voting[{gname}]"] = ens.predict_from_members(dev_out)
+                ensembles[f"voting[{gname}]"] = ens
+            if n_dev_docs >= 2 and "pruned" in config.ensembles:
+                candidates[f"pruned[{gname}]"] = _cv_pruned(dev_out, dev_gold, group, priority, fold, k, beta)
+                ensembles[f"pruned[{gname}]"] = prune_voting(dev_out, dev_gold, group, priority,
+                                                            beta=beta).ensemble
+            if n_dev_docs >= 2 and "stacking" in config.ensembles:
+                for meta in config.meta_models:
+                    if cancel:
+                        cancel.check()
+                    name = f"stacking-{meta}[{gname}]"
+                    try:
+                        candidates[name] = cross_val_predict(dev_out, dev_gold, group, meta, folds=k,
+                                                             groups=dev_docs, items=dev_items,
+                                                             seed=config.seed)
+                        ensembles[name] = fit_stacking(dev_out, dev_gold, group, meta,
+                                                       items=dev_items, seed=config.seed)
+                    except ValueError:
+                        # Too little dev data for this meta-model (e.g. one class per fold).
+                        candidates.pop(name, None)
+        objective = config.objective
+        target = config.recall_target if objective == "precision_at_recall" else None
+        selection = select(candidates, dev_gold, objective=objective, target=target)
+        for ename, ens in ensembles.items():
+            edir = work / "ensembles" / _safe(ename)
+            ens.save(edir)
+            project.put_artifact(run_id, f"ensemble:{ename}", "ensemble", edir,
+                                 meta={"members": ens.members, "description": ens.describe()})
+        metrics = {
+            "selected": selection.best_name,
+            "selection": selection.as_dict(),
+            "members": {n: asdict(m) for n, m in members.items()},
+            "ensembles": {n: {"members": e.members, "description": e.describe()}
+                          for n, e in ensembles.items()},
+            "device": device, "device_note": device_note,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "data": {v: b.counts for v, b in builds.items()},
+        }
+        with project.transaction():
+            project.finish_run(run_id, "done", metrics)
+            project.set_setting(ACTIVE_RUN, run_id)
+            project.log("train_finished", {"run": run_id, "selected": selection.best_name})
+    except Cancelled:
+        project.finish_run(run_id, "cancelled", {"members": {n: asdict(m) for n, m in members.items()}})
+        project.log("train_cancelled", {"run": run_id})
+        raise
+    except BaseException:
+        project.finish_run(run_id, "failed", None)
+        raise
+    finally:
+        private.close()
+    report(Progress(1.0, "train", message="done"))
+    return TrainResult(run_id, selection.best_name, selection.reason,
+                       [r.as_dict() for r in selection.rows], members,
+                       {n: e.describe() for n, e in ensembles.items()}, device, device_note,
+                       metrics["seconds"], metrics["data"])
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)

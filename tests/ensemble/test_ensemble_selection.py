@@ -1,0 +1,66 @@
+import pytest
+
+from app.ensemble import select
+from app.models.base import TagSeq
+
+# Ten one-token gold entities, then ten O tokens for false positives.
+GOLD = [("B-X",)] * 10 + [("O",)] * 10
+
+
+def system(tp, fp):
+    hits = set(range(tp)) | set(range(10, 10 + fp))
+    return [TagSeq(["B-X" if s in hits else "O"], [1.0]) for s in range(20)]
+
+
+CANDIDATES = {
+    "precise": system(7, 0),           # P 1.00 R .70 F1 .824 F2 .745
+    "recall_first": system(9, 5),      # P .643 R .90 F1 .750 F2 .833
+    "middling": system(8, 4),          # P .667 R .80 F1 .727 F2 .769
+}
+
+
+def test_f1_picks_the_precise_system_with_a_full_table():
+    res = select(CANDIDATES, GOLD)
+    assert res.best_name == "precise"
+    assert [r.name for r in res.rows] == ["precise", "recall_first", "middling"]
+    row = res.rows[0]
+    assert (row.prf.precision, row.prf.recall) == (1.0, 0.7)
+    assert row.score == pytest.approx(0.8235, abs=1e-4)
+    assert "precise" in res.reason and "F1" in res.reason and "recall_first" in res.reason
+    assert res.as_dict()["rows"][0]["f1"] == pytest.approx(row.prf.f1)
+
+
+def test_f2_prefers_recall():
+    assert select(CANDIDATES, GOLD, "f2").best_name == "recall_first"
+
+
+def test_best_precision_subject_to_recall_target():
+    res = select(CANDIDATES, GOLD, "precision_at_recall", target=0.8)
+    assert res.best_name == "middling"          # P .667 beats recall_first's .643
+    assert [r.eligible for r in res.rows] == [True, True, False]
+    assert select(CANDIDATES, GOLD, "precision_at_recall", target=0.85).best_name == "recall_first"
+
+
+def test_best_recall_subject_to_precision_target():
+    assert select(CANDIDATES, GOLD, "recall_at_precision", target=0.66).best_name == "middling"
+    assert select(CANDIDATES, GOLD, "recall_at_precision", target=0.95).best_name == "precise"
+
+
+def test_unreachable_target_falls_back_to_closest_and_says_so():
+    res = select(CANDIDATES, GOLD, "precision_at_recall", target=0.95)
+    assert res.best_name == "recall_first"
+    assert res.reason.startswith("no candidate reaches")
+
+
+def test_ties_prefer_f1_then_earlier_candidate():
+    res = select({"b": system(7, 0), "a": system(7, 0)}, GOLD)
+    assert res.best_name == "b"
+
+
+@pytest.mark.parametrize("objective,target", [("f1", 0.9), ("recall_at_precision", None),
+                                              ("precision_at_recall", 1.5), ("f3", None)])
+def test_bad_arguments(objective, target):
+    with pytest.raises(ValueError):
+        select(CANDIDATES, GOLD, objective, target)
+    with pytest.raises(ValueError):
+        select({}, GOLD)
