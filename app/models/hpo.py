@@ -1,0 +1,202 @@
+"""Bayesian hyperparameter search over the paper's grid, for any model spec.
+
+The space is the paper's: batch size {16, 32, 64}, learning rate
+{0.1, 0.01, 0.001}, dropout {0, 0.1, 0.5}, searched with scikit-optimize's
+``Optimizer`` (a Gaussian process over the categorical space, ask/tell) and
+selected on dev strict entity micro-F1.
+
+The learning rates are SGD-scale (right for Stanza and Flair). A spec class
+whose optimiser needs other values defines a classmethod
+``hpo_params(point) -> params`` mapping a grid point to its own params (the
+spaCy member maps them to Adam rates); otherwise the point is used as is.
+
+The first trial is always the default point, so one trial (the ``quick``
+budget) means "train the defaults, no search". A point is never trained
+twice: when the optimiser proposes a known point, an untried one is drawn
+with the seed instead. Everything is deterministic for a given seed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from app.core.bio import tags_to_spans
+from app.core.progress import Cancelled, Progress
+from app.eval.metrics import PRF, strict_counts
+from app.models.base import Corpus, ModelSpec, TrainContext, TrainedModel
+from app.models.budget import get_budget
+
+GRID: dict[str, tuple] = {
+    "batch_size": (16, 32, 64),
+    "learn_rate": (0.1, 0.01, 0.001),
+    "dropout": (0.0, 0.1, 0.5),
+}
+DEFAULT_POINT: dict[str, Any] = {"batch_size": 32, "learn_rate": 0.01, "dropout": 0.1}
+
+
+@dataclass
+class Trial:
+    """One row of the trials table.
+
+    ``point`` is the grid point (``None`` for a defaults-only run), ``params``
+    what the spec was built with. ``model`` is kept for the best trial only.
+    ``error`` holds the exception type of a failed trial (no message: it
+    could quote note text).
+    """
+
+    index: int
+    point: dict[str, Any] | None
+    params: dict[str, Any]
+    dev_f1: float | None
+    seconds: float
+    error: str | None = None
+    model: TrainedModel | None = dataclasses.field(default=None, repr=False)
+
+    def as_row(self) -> dict[str, Any]:
+        """A JSON-friendly row (without the model)."""
+        return {"trial": self.index, "point": self.point, "params": self.params,
+                "dev_f1": self.dev_f1, "seconds": round(self.seconds, 2), "error": self.error}
+
+
+def dev_strict_f1(model: TrainedModel, corpus: Corpus) -> float:
+    """Strict entity micro-F1 of ``model`` on ``corpus.dev``."""
+    out = model.predict([(it.text, it.segment) for it in corpus.dev])
+    total = PRF(0, 0, 0)
+    for it, pred in zip(corpus.dev, out):
+        gold = tags_to_spans(it.segment.tokens, it.tags)
+        total += strict_counts(gold, tags_to_spans(it.segment.tokens, pred.tags))
+    return total.f1
+
+
+def _spec_params(spec_cls: type[ModelSpec], base: dict[str, Any],
+                 point: dict[str, Any] | None) -> dict[str, Any]:
+    if point is None:
+        return dict(base)
+    adapt = getattr(spec_cls, "hpo_params", None)
+    return {**base, **(adapt(point) if adapt else point)}
+
+
+def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpus,
+           ctx: TrainContext, n_trials: int | None = None,
+           grid: dict[str, Sequence] | None = None) -> tuple[dict[str, Any], list[Trial]]:
+    """Search hyperparameters of ``spec_cls`` on ``corpus`` and pick by dev F1.
+
+    Parameters
+    ----------
+    spec_cls
+        A ``ModelSpec`` subclass.
+    base_params
+        Params every trial starts from; the grid point overrides them.
+    corpus
+        Must have a non-empty ``dev`` part when ``n_trials > 1``.
+    ctx
+        Training context; each trial gets ``ctx.workdir / "trial_NN"`` and a
+        progress callback scaled into the whole search. ``Cancelled``
+        propagates.
+    n_trials
+        Default: the budget's ``hpo_trials``. 1 trains ``base_params`` only.
+    grid
+        The categorical space (default ``GRID``).
+
+    Returns
+    -------
+    (best_params, trials)
+        ``best_params`` builds the best model (``spec_cls(**best_params)``);
+        ``trials`` is the table in order, the best one holding its ``model``.
+    """
+    from skopt import Optimizer
+    from skopt.space import Categorical
+
+    grid = dict(grid or GRID)
+    n = n_trials if n_trials is not None else get_budget(ctx.budget).hpo_trials
+    if n < 1:
+        raise ValueError("n_trials must be >= 1")
+    if n > 1 and not corpus.dev:
+        raise ValueError("hyperparameter search needs a dev set")
+    names = list(grid)
+    size = 1
+    for values in grid.values():
+        size *= len(values)
+    n = min(n, size) if n > 1 else 1
+
+    opt = None
+    if n > 1:
+        opt = Optimizer([Categorical(list(grid[k]), name=k) for k in names],
+                        base_estimator="GP", n_initial_points=max(1, min(4, n // 2)),
+                        # A few hundred random candidates cover a 27-point space;
+                        # skopt's default 10,000 only costs time.
+                        acq_optimizer="sampling", acq_optimizer_kwargs={"n_points": 300},
+                        random_state=ctx.seed)
+    rng = random.Random(ctx.seed)
+    tried: set[tuple] = set()
+    trials: list[Trial] = []
+    best: Trial | None = None
+    for i in range(n):
+        if opt is None:
+            point = None
+        else:
+            x = _next_point(opt, i, names, grid, tried, rng)
+            tried.add(tuple(x))
+            point = dict(zip(names, x))
+        params = _spec_params(spec_cls, base_params, point)
+        trial = _run_trial(spec_cls, params, point, corpus, ctx, i, n)
+        trials.append(trial)
+        if opt is not None:
+            opt.tell(x, -(trial.dev_f1 or 0.0))
+        if trial.error is None and (best is None or (trial.dev_f1 or 0.0) > (best.dev_f1 or 0.0)):
+            if best is not None:
+                best.model = None       # keep one trained model in memory
+            best = trial
+        else:
+            trial.model = None
+        ctx.progress(Progress((i + 1) / n, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
+                              message=f"trial {i + 1}/{n} done"))
+    if best is None:
+        raise RuntimeError(f"every {spec_cls.kind} trial failed ({trials[-1].error})")
+    return dict(best.params), trials
+
+
+def _next_point(opt, i: int, names: list[str], grid: dict[str, Sequence],
+                tried: set[tuple], rng: random.Random) -> list:
+    if i == 0 and all(DEFAULT_POINT.get(k) in grid[k] for k in names):
+        return [DEFAULT_POINT[k] for k in names]
+    with warnings.catch_warnings():
+        # skopt warns when its proposal was seen and swaps in a random point;
+        # that is expected on a 27-point space.
+        warnings.filterwarnings("ignore", message=".*has been evaluated at point")
+        asked = opt.ask()
+    # Back to the grid's own (Python) values: skopt hands out numpy scalars.
+    x = [grid[k][list(grid[k]).index(a)] for k, a in zip(names, asked)]
+    if tuple(x) in tried:
+        untried = [p for p in _all_points(names, grid) if tuple(p) not in tried]
+        x = rng.choice(untried)
+    return x
+
+
+def _all_points(names: list[str], grid: dict[str, Sequence]) -> list[list]:
+    points: list[list] = [[]]
+    for k in names:
+        points = [p + [v] for p in points for v in grid[k]]
+    return points
+
+
+def _run_trial(spec_cls: type[ModelSpec], params: dict[str, Any], point: dict[str, Any] | None,
+               corpus: Corpus, ctx: TrainContext, i: int, n: int) -> Trial:
+    def scaled(p: Progress) -> None:
+        ctx.progress(dataclasses.replace(p, fraction=(i + p.fraction) / n,
+                                         message=f"trial {i + 1}/{n}: {p.message}".rstrip(": ")))
+
+    trial_ctx = dataclasses.replace(ctx, workdir=ctx.workdir / f"trial_{i:02d}", progress=scaled)
+    start = time.monotonic()
+    try:
+        model = spec_cls(**params).fit(corpus, trial_ctx)
+        f1 = dev_strict_f1(model, corpus) if corpus.dev else None
+    except Cancelled:
+        raise
+    except Exception as exc:  # one bad point must not end the search
+        return Trial(i, point, params, None, time.monotonic() - start, error=type(exc).__name__)
+    return Trial(i, point, params, f1, time.monotonic() - start, model=model)
