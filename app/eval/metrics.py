@@ -7,9 +7,14 @@ the spans of document ``i``.
 * relaxed: it overlaps a gold span with the same label (each gold span is
   matched at most once);
 * token: binary PII-vs-not over canonical tokens, label-blind.
+
+Also here: strict error lists, identifiers missed by every prediction (the
+privacy view) and label confusion. `app.eval.report` assembles all of it.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -108,4 +113,52 @@ def micro(texts: Sequence[str], gold: Sequence[Sequence[Span]], pred: Sequence[S
         out["strict"] += strict_counts(g, p)
         out["relaxed"] += relaxed_counts(g, p)
         out["token"] += token_counts(text, g, p)
+    return out
+
+
+def strict_errors(gold: Sequence[Span], pred: Sequence[Span]) -> tuple[list[Span], list[Span]]:
+    """Strict false negatives (gold spans not predicted exactly, with their
+    label) and false positives (predicted spans not in the gold), sorted."""
+    g = {s.key for s in gold}
+    p = {s.key for s in pred}
+    fn = sorted(s for s in gold if s.key not in p)
+    fp = sorted(s for s in pred if s.key not in g)
+    return fn, fp
+
+
+def missed_spans(gold: Sequence[Span], pred: Sequence[Span]) -> list[Span]:
+    """Gold spans that no predicted span of ANY label overlaps, sorted.
+
+    For privacy these identifiers leaked: a wrong label or a partial span
+    still gets redacted, a missed one does not.
+    """
+    ps = sorted((s.start, s.end) for s in pred)
+    starts = [s for s, _ in ps]
+    reach: list[int] = []       # reach[i]: furthest end among ps[:i + 1]
+    for _, e in ps:
+        reach.append(max(e, reach[-1]) if reach else e)
+    out = []
+    for g in sorted(gold):
+        k = bisect_left(starts, g.end)      # ps[:k] start before g ends
+        if not (k and reach[k - 1] > g.start):
+            out.append(g)
+    return out
+
+
+def label_confusion(gold: Sequence[Span], pred: Sequence[Span]) -> Counter:
+    """Count gold/predicted span pairs whose labels differ.
+
+    Keys are ``("exact", gold_label, pred_label)`` for pairs with the same
+    offsets and ``("overlap", gold_label, pred_label)`` for pairs that
+    overlap with different offsets. Each such pair counts once.
+    """
+    out: Counter = Counter()
+    ps = sorted(pred)
+    for g in gold:
+        for p in ps:
+            if p.start >= g.end:
+                break
+            if p.end > g.start and p.label != g.label:
+                kind = "exact" if (p.start, p.end) == (g.start, g.end) else "overlap"
+                out[(kind, g.label, p.label)] += 1
     return out
