@@ -118,3 +118,87 @@ def write_json(path: str, data: dict) -> None:
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=_not_json_serialisable),
                    encoding="utf-8")
     tmp.replace(p)
+
+
+def cmd_train(args) -> int:
+    from app.services.training import TrainConfig, train_project
+    models = args.models or None
+    cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
+                      objective=args.objective, recall_target=args.recall_target,
+                      variants=list(args.data))
+    if models:
+        cfg.models = list(models)
+    if args.transformer:
+        cfg.transformer = True
+    bar = TerminalProgress(quiet=args.quiet)
+    with open_project(args.project) as project:
+        r = train_project(project, cfg, progress=bar)
+    if r.device_note:
+        _print(r.device_note)
+    _print(f"trained {len(r.members)} base models and {len(r.ensembles)} ensembles on {r.device} "
+           f"in {r.seconds:.0f} s (run {r.run_id})")
+    _print(f"selected: {r.selected} — {r.reason}")
+    _print("")
+    _print(f"{'candidate (dev)':<28} {'P':>6} {'R':>6} {'F1':>6}")
+    for row in r.table:
+        _print(f"{row['name']:<28} {row['precision']:6.3f} {row['recall']:6.3f} {row['f1']:6.3f}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from app.services.evaluating import evaluate_project, render_table
+    with open_project(args.project) as project:
+        res = evaluate_project(project, split=args.split, model=args.model,
+                               progress=TerminalProgress(quiet=args.quiet))
+    _print(f"model {res.model} (run {res.run_id}) on the {res.split} split")
+    if res.selection.get("reason"):
+        _print(f"selected on dev: {res.selection['reason']}")
+    _print(res.report.render())
+    if res.table:
+        _print("")
+        _print(f"every candidate on {res.split} (* = selected on dev):")
+        _print(render_table(res.table, res.model))
+    if args.json_path:
+        write_json(args.json_path, res.to_dict())
+        _print(f"JSON report: {args.json_path}")
+    return 0
+
+
+def cmd_annotate(args) -> int:
+    from app.services.annotating import annotate_folder
+    with open_project(args.project) as project:
+        s = annotate_folder(project, args.in_dir, args.out_dir, fmt=args.format,
+                            progress=TerminalProgress(quiet=args.quiet))
+    rate = s.chars / s.seconds if s.seconds else 0
+    _print(f"annotated {s.notes} notes ({s.spans} spans) in {s.seconds:.1f} s "
+           f"({rate:,.0f} characters/s) -> {args.out_dir}")
+    for path, reason in s.problems:
+        _print(f"  skipped {path}: {reason}")
+    return 0
+
+
+def cmd_redact(args) -> int:
+    from app.deid import LeakError
+    from app.services.redaction import redact_corpus
+    with open_project(args.project) as project:
+        try:
+            summary, report = redact_corpus(
+                project, args.in_dir, args.out_dir, strategy=args.strategy,
+                report_path=args.report, workers=args.workers, naming=args.naming,
+                patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
+                progress=TerminalProgress(quiet=args.quiet))
+        except LeakError as exc:
+            raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
+    counts = {s: summary.count(s) for s in ("done", "resumed", "bad", "leak", "failed")}
+    chars = sum(n.chars_in for n in summary.notes if n.status == "done")
+    rate = chars / summary.elapsed_s if summary.elapsed_s else 0
+    _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {args.out_dir}; "
+           f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
+    for n in summary.notes:
+        if n.status in ("bad", "failed"):
+            _print(f"  skipped {n.note}: {n.reason}")
+    leaks = sum(n.leaks for n in summary.notes)
+    _print(f"leak re-scan: {leaks} possible leftovers in {counts['leak'] + sum(1 for n in summary.notes if n.leaks and n.status != 'leak')} notes")
+    if args.report:
+        _print(f"audit report: {Path(args.report).with_suffix('.json')} and .html")
+    return 0

@@ -108,6 +108,10 @@ class Predictor:
             final = outputs[self.name]
         return final, outputs
 
+    def predict_spans(self, text: str) -> list[Span]:
+        """Spans for one text (what folder redaction calls per note)."""
+        return self.predict([text])[0].spans
+
     def predict(self, texts: Sequence[str], *, with_members: bool = False,
                 progress: ProgressFn = no_progress, batch_segments: int = 256) -> list[Prediction]:
         """Predict spans for each text (segments batched across texts)."""

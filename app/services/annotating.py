@@ -1,0 +1,108 @@
+"""`deid annotate`: predicted spans for every note of a folder (brat or JSONL),
+and pre-annotation of the project's own notes for the learning loop."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
+from app.core.spans import Document
+from app.errors import UserError
+
+
+@dataclass
+class AnnotateSummary:
+    notes: int = 0
+    spans: int = 0
+    chars: int = 0
+    seconds: float = 0.0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int = 32,
+                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None
+                    ) -> AnnotateSummary:
+    """Predict every ``*.txt`` under ``in_dir``; write ``fmt`` files to ``out_dir``.
+
+    brat output: ``OUT_DIR/<stem>.txt`` (the note as read, so offsets are
+    true) and ``<stem>.ann`` with character offsets into it.
+    """
+    from app.formats import ImportedDoc, read_path, write_documents
+    from app.services.predictor import Predictor
+
+    src = Path(in_dir)
+    if not src.is_dir():
+        raise UserError(f"not a folder: {src}")
+    if fmt not in ("brat", "jsonl"):
+        raise UserError(f"unknown output format {fmt!r} (brat or jsonl)")
+    files = sorted(src.rglob("*.txt"))
+    summary = AnnotateSummary()
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    with Predictor.from_project(project) as predictor:
+        out.mkdir(parents=True, exist_ok=True)
+        pending: list = []
+        written: list[Document] = []
+
+        def flush() -> None:
+            preds = predictor.predict([d.text for d in pending])
+            docs = [Document(d.name, d.text, p.spans, meta=d.meta) for d, p in zip(pending, preds)]
+            if fmt == "brat":
+                write_documents(docs, out, "brat")
+            else:
+                written.extend(docs)
+            summary.spans += sum(len(d.spans) for d in docs)
+            pending.clear()
+
+        for item in read_path(src, "txt"):
+            if cancel is not None:
+                cancel.check()
+            if isinstance(item, ImportedDoc):
+                pending.append(item)
+                summary.notes += 1
+                summary.chars += len(item.text)
+                if len(pending) >= batch:
+                    flush()
+            else:
+                summary.problems.append((str(item.path), item.reason))
+            progress(Progress((summary.notes + len(summary.problems)) / max(len(files), 1), "annotate"))
+        if pending:
+            flush()
+        if fmt == "jsonl":
+            write_documents(written, out, "jsonl")
+    summary.seconds = time.perf_counter() - t0
+    if not project.readonly:
+        project.log("annotate_folder", {"notes": summary.notes, "format": fmt})
+    return summary
+
+
+def preannotate(project, *, limit: int | None = None, only_unannotated: bool = True,
+                progress: ProgressFn = no_progress, cancel: CancelToken | None = None) -> int:
+    """Store the active model's predictions as *suggested* spans and each
+    note's member disagreement as its uncertainty; returns notes processed.
+
+    With ``limit``, the notes processed are the first ``limit`` to-do notes
+    (their uncertainty is computed on the way, so the annotation queue,
+    ordered by uncertainty, is right afterwards).
+    """
+    from app.services.predictor import Predictor
+
+    infos = [i for i in project.document_infos()
+             if not only_unannotated or i.status in ("todo", "in_progress")]
+    if limit is not None:
+        infos = infos[:limit]
+    with Predictor.from_project(project, all_members=True) as predictor:
+        for k in range(0, len(infos), 16):
+            if cancel is not None:
+                cancel.check()
+            chunk = infos[k:k + 16]
+            texts = [project.document(i.id).text for i in chunk]
+            preds = predictor.predict(texts)
+            with project.transaction():
+                for info, p in zip(chunk, preds):
+                    project.replace_suggestions(info.id, p.spans, predictor.run_id)
+                    project.set_document_fields(info.id, uncertainty=p.uncertainty)
+            progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "predict"))
+    project.log("preannotate", {"notes": len(infos)})
+    return len(infos)

@@ -1,0 +1,107 @@
+"""`deid evaluate`: score the selected model (and every candidate) on a split.
+
+Members run once over the split; every stored ensemble then combines their
+outputs, so the full table (base models, rules, ensembles x groups) costs
+little more than the selected model alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.core.bio import tags_to_spans
+from app.core.progress import Progress, ProgressFn, no_progress
+from app.core.tokenize import segment
+from app.errors import UserError
+from app.eval.metrics import micro
+
+
+@dataclass
+class EvaluationResult:
+    run_id: int
+    model: str
+    split: str
+    report: object                 # app.eval.report.EvaluationReport
+    table: list[dict]              # every candidate: strict/relaxed/token P/R/F1 on the split
+    selection: dict
+
+    def to_dict(self) -> dict:
+        return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
+                "split": self.split, "selection_on_dev": self.selection,
+                "evaluation": self.report.to_dict(), "candidates": self.table}
+
+
+def _prf_row(name: str, scores: dict) -> dict:
+    row = {"name": name}
+    for kind, prf in scores.items():
+        row[kind] = prf.as_dict()
+    return row
+
+
+def evaluate_project(project, *, split: str = "test", model: str | None = None,
+                     run_id: int | None = None, table: bool = True, bootstrap: int = 1000,
+                     progress: ProgressFn = no_progress) -> EvaluationResult:
+    from app.ensemble import load_ensemble
+    from app.eval.report import evaluate
+    from app.services.predictor import Predictor, active_run
+    from app.services.training import gold_documents
+
+    docs = gold_documents(project, splits=(split,))
+    if not docs:
+        raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
+    run = active_run(project, run_id)
+    name = model or run.metrics.get("selected")
+    texts = [d.text for d in docs]
+    gold = [d.spans for d in docs]
+    segs = [segment(t) for t in texts]
+    items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
+
+    def to_spans(seqs) -> list[list]:
+        out, k = [], 0
+        for ss in segs:
+            out.append([sp for seg, seq in zip(ss, seqs[k:k + len(ss)])
+                        for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)])
+            k += len(ss)
+        return out
+
+    with Predictor.from_project(project, run_id=run.id, model=name, all_members=table) as pred:
+        outputs = {}
+        for i, (m, mdl) in enumerate(pred.members.items()):
+            progress(Progress(i / (len(pred.members) + 1), "evaluate", model=m))
+            outputs[m] = mdl.predict(items)
+        candidates = dict(outputs)
+        if table:
+            import tempfile
+            from pathlib import Path
+            for art in project.artifacts(run.id):
+                if not art.name.startswith("ensemble:"):
+                    continue
+                with tempfile.TemporaryDirectory(prefix="deid-ens-") as tmp:
+                    dest = Path(tmp) / "e"
+                    project.extract_artifact(art.id, dest)
+                    ens = load_ensemble(dest)
+                candidates[art.name.split(":", 1)[1]] = ens.predict_from_members(outputs, items)
+        elif pred.ensemble is not None:
+            candidates[name] = pred.ensemble.predict_from_members(outputs, items)
+    spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
+    labels = [l.name for l in project.labels()]
+    report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
+    rows = []
+    if table:
+        for c, spans in spans_by.items():
+            rows.append(_prf_row(c, micro(texts, gold, spans)))
+        rows.sort(key=lambda r: -r["strict"]["f1"])
+    progress(Progress(1.0, "evaluate"))
+    if not project.readonly:
+        project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
+    return EvaluationResult(run.id, name, split, report, rows, run.metrics.get("selection", {}))
+
+
+def render_table(rows: list[dict], selected: str) -> str:
+    head = f"{'model':<28} {'strict P':>8} {'R':>6} {'F1':>6}  {'relaxed F1':>10}  {'token P':>7} {'R':>6} {'F1':>6}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        s, rl, t = r["strict"], r["relaxed"], r["token"]
+        mark = " *" if r["name"] == selected else ""
+        lines.append(f"{(r['name'] + mark):<28} {s['precision']:8.4f} {s['recall']:6.4f} {s['f1']:6.4f}"
+                     f"  {rl['f1']:10.4f}  {t['precision']:7.4f} {t['recall']:6.4f} {t['f1']:6.4f}")
+    return "\n".join(lines)

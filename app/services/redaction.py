@@ -1,0 +1,166 @@
+"""`deid redact` and the GUI preview: de-identify notes with a project's model.
+
+The per-project secret (surrogate choices, pseudonymous file names) and
+the identifier -> surrogate mapping stay inside the project file; neither
+is ever written to the export.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app import __version__
+from app.core.progress import CancelToken, ProgressFn, no_progress
+from app.core.spans import Span
+from app.errors import UserError
+
+SECRET_KEY = "deid_secret"
+POLICY_KEY = "deid_policy"
+
+
+def project_secret(project) -> str:
+    """The project's secret, created on first use."""
+    value = project.get_setting(SECRET_KEY)
+    if not value:
+        value = secrets.token_hex(32)
+        project.set_setting(SECRET_KEY, value)
+    return value
+
+
+def project_policy(project, strategy: str | None = None):
+    """The project's stored policy (per-label strategies), with an optional
+    default-strategy override from the command line."""
+    from app.deid import Policy
+    stored = project.get_setting(POLICY_KEY) or {}
+    if "locale" not in stored:
+        stored = {**stored, "locale": "es_ES" if project.language == "es" else "en_AU"}
+    policy = Policy.from_dict(stored)
+    if strategy:
+        policy = Policy.from_dict({**policy.to_dict(), "default": strategy, "strategies": {}})
+    return policy
+
+
+@dataclass(frozen=True)
+class ProjectPredictorFactory:
+    """Picklable: builds a predictor in each worker process from the project
+    file, opened read-only (read-only opens take no lock)."""
+
+    project_path: str
+    rules_only: bool = False
+
+    def __call__(self):
+        from app.project import Project
+        from app.services.predictor import Predictor
+
+        project = Project.open(Path(self.project_path), readonly=True)
+        try:
+            if self.rules_only:
+                return rules_predictor(project)
+            return Predictor.from_project(project)
+        finally:
+            project.close()
+
+
+class _ModelSpans:
+    """Adapter giving any TrainedModel a ``predict_spans(text)``."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def predict_spans(self, text: str) -> list[Span]:
+        return self.model.predict_spans(text)
+
+
+def rules_predictor(project):
+    """The rules alone: the learned mapping of the active run when it has
+    one, else the preset mapping for the project's labels."""
+    from app.models.rules_model import RulesModel
+    from app.services.predictor import Predictor
+    try:
+        return Predictor.from_project(project, model="rules")
+    except UserError:
+        pass
+    names = {l.name for l in project.labels()}
+    preset = "paper" if names <= {"PERSON", "ADDRESS", "DOB", "IDN", "PHONE"} else "extended"
+    return _ModelSpans(RulesModel.from_preset(preset))
+
+
+def rules_hits(text: str) -> list[tuple[int, int, str]]:
+    """Rule hits for the leak re-scan (module-level: picklable)."""
+    from app.rules import find_hits
+    return [(h.start, h.end, h.category) for h in find_hits(text)]
+
+
+def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
+                  report_path: str | None = None, workers: int = 1, naming: str = "same",
+                  patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
+                  progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
+    """Redact every note under ``in_dir`` into ``out_dir``; write the audit report."""
+    from app.deid import build_report, redact_folder, write_report
+    from app.services.importing import compile_patient_regex
+
+    src, out = Path(in_dir), Path(out_dir)
+    if not src.is_dir():
+        raise UserError(f"not a folder: {src}")
+    if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
+        raise UserError("the output folder must not be the input folder or inside it")
+    compile_patient_regex(patient_regex)
+    if workers < 1:
+        raise UserError("--workers must be at least 1")
+    policy = project_policy(project, strategy)
+    secret = project_secret(project)
+    factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
+    if not rules_only:
+        from app.services.predictor import active_run
+        active_run(project)              # a clear error now rather than in a worker
+    project.checkpoint()                 # workers open the file read-only
+    t0 = time.perf_counter()
+    summary = redact_folder(src, out, factory, policy, secret=secret, memory_path_or_factory=project,
+                            workers=workers, naming=naming, patient_regex=patient_regex,
+                            progress=progress, cancel=cancel, rules_fn=rules_hits, strict=strict)
+    seconds = time.perf_counter() - t0
+    model_info, evaluation = _model_info(project, rules_only)
+    report = build_report(summary, model_info, evaluation, policy,
+                          {"workers": workers, "naming": naming, "strict": strict,
+                           "rules_only": rules_only},
+                          {"total_s": round(seconds, 3)}, __version__)
+    if report_path:
+        rp = Path(report_path)
+        write_report(report, rp.with_suffix(".json"), rp.with_suffix(".html"))
+    project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
+                           "naming": naming, "workers": workers})
+    return summary, report
+
+
+def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
+    if rules_only:
+        return {"model": "rules"}, None
+    from app.services.predictor import active_run
+    run = active_run(project)
+    m = run.metrics or {}
+    sel = m.get("selection", {})
+    best = next((r for r in sel.get("rows", []) if r.get("name") == m.get("selected")), None)
+    return ({"model": m.get("selected"), "run": run.id, "reason": sel.get("reason")},
+            {"dev_strict": best} if best else None)
+
+
+def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | None = None):
+    """Redact one project document for the side-by-side preview.
+
+    ``spans`` default: the document's gold spans plus pending suggestions.
+    Returns ``app.deid.RedactionResult`` (output text + aligned span map).
+    """
+    from app.deid import redact_text
+    from app.deid.memory import as_memory
+
+    rec = project.document(doc_id)
+    if spans is None:
+        spans = project.gold_spans(doc_id) + [
+            Span(r.start, r.end, r.label, r.confidence)
+            for r in project.span_records(doc_id, status="suggested")]
+    policy = policy or project_policy(project)
+    return redact_text(rec.text, spans, policy, patient_key=rec.patient_id or f"doc:{doc_id}",
+                       secret=project_secret(project), memory=as_memory(project),
+                       locale=policy.locale)

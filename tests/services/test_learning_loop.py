@@ -1,0 +1,146 @@
+"""The learning loop end to end on tiny synthetic data: train (quick budget)
+-> select -> evaluate -> annotate a folder -> pre-annotate -> redact."""
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from app.core.labels import PRESETS
+from app.core.progress import Cancelled
+from app.project import Project
+from app.services.training import TrainConfig, train_project
+from app.synth import generate
+
+pytestmark = pytest.mark.slow
+
+
+def _make_project(path: Path, n: int = 40) -> Path:
+    docs = generate(n, seed=7)
+    with Project.create(path, list(PRESETS["paper"])) as p:
+        for i, d in enumerate(docs):
+            split = "test" if i % 5 == 0 else "dev" if i % 5 == 1 else "train"
+            p.add_document(d.name, d.text, patient_id=d.patient_id, split=split,
+                           status="done", spans=d.spans, span_source="import")
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    path = _make_project(tmp_path_factory.mktemp("loop") / "p.deid")
+    events = []
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick"),
+                               progress=events.append)
+    return path, result, events
+
+
+def test_training_stores_members_ensembles_and_selection(trained):
+    path, result, events = trained
+    assert set(result.members) == {"spacy-balanced", "spacy-imbalanced", "rules"}
+    assert any(name.startswith("stacking-") for name in result.ensembles)
+    assert result.selected in {r["name"] for r in result.table}
+    assert events[-1].fraction == 1.0
+    assert any(e.model == "spacy-balanced" and e.epoch for e in events)
+    with Project.open(path, readonly=True) as p:
+        run = p.run(result.run_id)
+        assert run.status == "done"
+        assert run.metrics["selected"] == result.selected
+        names = {a.name for a in p.artifacts(run.id)}
+        assert {"member:spacy-balanced", "member:spacy-imbalanced", "member:rules"} <= names
+
+
+def test_predictions_survive_reload_from_the_project_file(trained):
+    from app.services.predictor import Predictor
+    path, result, _ = trained
+    text = generate(45, seed=7)[-1].text
+    with Project.open(path, readonly=True) as p:
+        with Predictor.from_project(p) as a:
+            first = a.predict([text])[0].spans
+        with Predictor.from_project(p) as b:
+            second = b.predict([text])[0].spans
+    assert first == second and first
+
+
+def test_evaluate_cli_writes_stable_json(trained, tmp_path, capsys):
+    import json
+    path, result, _ = trained
+    out = tmp_path / "eval.json"
+    assert main(["-q", "evaluate", str(path), "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["schema"] == "deid.evaluate/1"
+    assert data["model"] == result.selected
+    micro = data["evaluation"]["micro"]
+    assert 0 < micro["strict"]["f1"] <= 1 and micro["token"]["recall"] > 0.5
+    assert {r["name"] for r in data["candidates"]} >= {"rules", "spacy-balanced"}
+
+
+def test_annotate_folder_scores_like_evaluate(trained, tmp_path):
+    """brat output of `deid annotate`, scored by an outside scorer, equals evaluate."""
+    from app.eval.metrics import micro
+    from app.formats import read_path
+    from app.services.evaluating import evaluate_project
+    path, _, _ = trained
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    gold = {}
+    with Project.open(path, readonly=True) as p:
+        for info in p.document_infos(split="test"):
+            (notes / f"{info.name}.txt").write_text(p.document(info.id).text, encoding="utf-8", newline="")
+            gold[info.name] = p.gold_spans(info.id)
+        ev = evaluate_project(p, split="test", table=False, bootstrap=0)
+    assert main(["-q", "annotate", str(path), str(notes), str(tmp_path / "ann")]) == 0
+    docs = {d.name: d for d in read_path(tmp_path / "ann", "brat")}
+    names = sorted(gold)
+    scores = micro([docs[n].text for n in names], [gold[n] for n in names], [docs[n].spans for n in names])
+    assert scores["strict"].as_dict() == {**ev.report.to_dict()["micro"]["strict"]}
+
+
+def test_redact_cli_replaces_identifiers_and_writes_report(trained, tmp_path):
+    path, _, _ = trained
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    with Project.open(path, readonly=True) as p:
+        info = p.document_infos(split="test")[0]
+        text = p.document(info.id).text
+        persons = [text[s.start:s.end] for s in p.gold_spans(info.id) if s.label == "PERSON"]
+    (notes / "n1.txt").write_text(text, encoding="utf-8")
+    report = tmp_path / "report.json"
+    assert main(["-q", "redact", str(path), str(notes), str(tmp_path / "out"),
+                 "--strategy", "tag", "--report", str(report)]) == 0
+    out = (tmp_path / "out" / "n1.txt").read_text(encoding="utf-8")
+    assert "<**" in out
+    assert report.exists() and report.with_suffix(".html").exists()
+    body = report.read_text() + report.with_suffix(".html").read_text()
+    assert not any(name in body for name in persons if len(name) > 3)
+
+
+def test_preannotate_stores_suggestions_and_uncertainty(trained, tmp_path):
+    import shutil
+    from app.services.annotating import preannotate
+    path, _, _ = trained
+    copy = tmp_path / "copy.deid"
+    shutil.copy(path, copy)
+    with Project.open(copy) as p:
+        doc = p.add_document("new", generate(45, seed=7)[-1].text)
+        assert preannotate(p) == 1
+        recs = p.span_records(doc, status="suggested")
+        assert recs and all(r.source == "model" for r in recs)
+        info = next(i for i in p.document_infos() if i.id == doc)
+        assert info.uncertainty is not None
+
+
+def test_cancel_leaves_run_cancelled_and_project_consistent(tmp_path):
+    path = _make_project(tmp_path / "c.deid", n=15)
+
+    def cancel_on_epoch(p):
+        if p.epoch:
+            raise Cancelled()
+
+    with Project.open(path) as p:
+        with pytest.raises(Cancelled):
+            train_project(p, TrainConfig(models=["spacy"], budget="quick"), progress=cancel_on_epoch)
+        run = p.runs(kind="train")[0]
+        assert run.status == "cancelled"
+        assert p.get_setting("active_run") is None
+    with Project.open(path) as p:                 # reopens cleanly
+        assert p.count_documents() == 15
