@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app import __version__
+from app.core.labels import PRESETS
 from app.core.progress import CancelToken, ProgressFn, no_progress
 from app.core.spans import Span
 from app.errors import UserError
@@ -73,6 +74,14 @@ class _ModelSpans:
         return self.model.predict_spans(text)
 
 
+def _preset_for(project) -> str:
+    names = {l.name for l in project.labels()}
+    for preset in ("paper", "extended", "hipaa", "meddocan"):
+        if names <= {l.name for l in PRESETS[preset]}:
+            return preset
+    return "extended"
+
+
 def rules_predictor(project):
     """The rules alone: the learned mapping of the active run when it has
     one, else the preset mapping for the project's labels."""
@@ -81,16 +90,37 @@ def rules_predictor(project):
     try:
         return Predictor.from_project(project, model="rules")
     except UserError:
-        pass
-    names = {l.name for l in project.labels()}
-    preset = "paper" if names <= {"PERSON", "ADDRESS", "DOB", "IDN", "PHONE"} else "extended"
-    return _ModelSpans(RulesModel.from_preset(preset))
+        return _ModelSpans(RulesModel.from_preset(_preset_for(project)))
 
 
-def rules_hits(text: str) -> list[tuple[int, int, str]]:
-    """Rule hits for the leak re-scan (module-level: picklable)."""
-    from app.rules import find_hits
-    return [(h.start, h.end, h.category) for h in find_hits(text)]
+@dataclass(frozen=True)
+class RuleLeakScan:
+    """Leak re-scan by rules, limited to what the project calls identifiers.
+
+    A rule hit counts only if the rules' mapping sends its (category, cue)
+    to one of the project's labels: with the paper's five labels an
+    admission date is not an identifier, and flagging every date would bury
+    real leftovers. Picklable (worker processes may call it).
+    """
+
+    mapping_rows: tuple
+
+    def __call__(self, text: str) -> list[tuple[int, int, str]]:
+        from app.models.rules_model import RuleMapping
+        from app.rules import find_hits
+        mapping = RuleMapping.from_json(self.mapping_rows)
+        return [(h.start, h.end, h.category) for h in find_hits(text)
+                if mapping.lookup(h.category, h.cue) is not None]
+
+
+def rule_leak_scan(project) -> RuleLeakScan:
+    predictor = rules_predictor(project)
+    try:
+        model = predictor.members["rules"] if hasattr(predictor, "members") else predictor.model
+        return RuleLeakScan(tuple(model.mapping.to_json()))
+    finally:
+        if hasattr(predictor, "close"):
+            predictor.close()
 
 
 def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
@@ -119,7 +149,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     t0 = time.perf_counter()
     summary = redact_folder(src, out, factory, policy, secret=secret, memory_path_or_factory=project,
                             workers=workers, naming=naming, patient_regex=patient_regex,
-                            progress=progress, cancel=cancel, rules_fn=rules_hits, strict=strict)
+                            progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
+                            strict=strict)
     seconds = time.perf_counter() - t0
     model_info, evaluation = _model_info(project, rules_only)
     report = build_report(summary, model_info, evaluation, policy,
