@@ -1,13 +1,14 @@
 """Entry point of `deid-studio`."""
 from __future__ import annotations
 
+import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     from app.paths import set_offline_env
     set_offline_env()
-    from PySide6.QtWidgets import QApplication
+    from app.gui.qt import QApplication
 
     from app.gui.main_window import MainWindow
 
@@ -18,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) > 1:
         window.open_project(argv[1])
     window.show()
+    shot = os.environ.get("DEID_SCREENSHOT")
+    if shot:  # release smoke test (build/smoke_test.sh): save the shown window as PNG, then quit
+        from app.gui.qt import QTimer
+        QTimer.singleShot(0, lambda: (window.grab().save(shot), app.quit()))
     return app.exec()
 
 

@@ -1,0 +1,129 @@
+"""Small dialogs: import summary, settings, about."""
+from __future__ import annotations
+
+import importlib.metadata as md
+import platform
+import sys
+
+from app import __version__
+from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QDialog,
+                        QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
+                        QLineEdit, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+
+def _table(headers: list[str], rows: list[tuple[str, str]]) -> QTableWidget:
+    table = QTableWidget(len(rows), len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            table.setItem(r, c, QTableWidgetItem(str(value)))
+    return table
+
+
+class ImportSummaryDialog(QDialog):
+    """What an import did, with every skipped file and why."""
+
+    def __init__(self, summary, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import finished")
+        self.resize(620, 360)
+        layout = QVBoxLayout(self)
+        text = (f"<b>{summary.imported}</b> note(s) imported with {summary.spans} span(s) · "
+                f"{summary.duplicates} duplicate(s) skipped · "
+                f"{len(summary.problems)} file(s) could not be read · "
+                f"{len(summary.warnings)} warning(s) · {summary.seconds:.1f} s")
+        if summary.labels_added:
+            text += "<br>New labels: " + ", ".join(summary.labels_added)
+        self.text = QLabel(text)
+        self.text.setWordWrap(True)
+        layout.addWidget(self.text)
+        self.problems = _table(["Skipped file", "Reason"], summary.problems)
+        self.problems.setVisible(bool(summary.problems))
+        layout.addWidget(self.problems, 1)
+        if not summary.problems:
+            self.resize(620, 140)
+            layout.addStretch(1)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok)
+        buttons.accepted.connect(self.accept)
+        layout.addWidget(buttons)
+
+
+class SettingsDialog(QDialog):
+    """Per-user settings (stored in ``QSettings``, not in the project)."""
+
+    def __init__(self, settings, parent=None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.setWindowTitle("Settings")
+        form = QFormLayout(self)
+        self.annotator = QLineEdit(str(settings.value("annotator", "") or ""))
+        self.annotator.setPlaceholderText("Your name or initials, as stored with your spans")
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setValue(float(settings.value("accept_threshold", 0.9)))
+        self.font_size = QSpinBox()
+        self.font_size.setRange(8, 28)
+        self.font_size.setValue(int(settings.value("font_size", 12)))
+        form.addRow("Annotator name", self.annotator)
+        form.addRow("Accept suggestions at or above", self.threshold)
+        form.addRow("Note font size", self.font_size)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def save(self) -> None:
+        name = self.annotator.text().strip()
+        if name:
+            self.settings.setValue("annotator", name)
+        self.settings.setValue("accept_threshold", self.threshold.value())
+        self.settings.setValue("font_size", self.font_size.value())
+
+
+def version_rows() -> list[tuple[str, str]]:
+    """Versions of the application, Python, Qt and the ML stack (no heavy imports)."""
+    from app.services.doctor import PACKAGES
+    rows = [("DeID Studio", __version__), ("Python", sys.version.split()[0]),
+            ("Platform", platform.platform()), ("Qt", QT_VERSION), ("PySide6", PYSIDE_VERSION)]
+    for name in PACKAGES:
+        try:
+            rows.append((name, md.version(name)))
+        except md.PackageNotFoundError:
+            continue
+    return rows
+
+
+def device_rows() -> list[tuple[str, str]]:
+    """Compute devices found (imports torch: call when the dialog opens, not at start)."""
+    from app.models.device import detect_devices
+    info = detect_devices()
+    gpu = (f"{info.cuda_name} ({(info.cuda_total_memory or 0) / 2**30:.0f} GiB)"
+           if info.cuda_available else "none (training runs on the CPU)")
+    return [("GPU (CUDA)", gpu), ("Apple GPU (MPS)", "yes" if info.mps_available else "no"),
+            ("CPU cores", f"{info.cpu_physical} physical, {info.cpu_logical} logical")]
+
+
+class AboutDialog(QDialog):
+    def __init__(self, parent=None, *, devices: bool = True) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("About DeID Studio")
+        self.resize(560, 640)
+        layout = QVBoxLayout(self)
+        intro = QLabel("<h3>DeID Studio</h3>Offline de-identification of clinical notes: "
+                       "annotate, train an NER ensemble on this machine, redact. "
+                       "Nothing leaves this computer.")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        versions = version_rows()
+        # Devices right under the application version: the first thing support asks.
+        rows = versions[:1] + (device_rows() if devices else []) + versions[1:]
+        self.table = _table(["Component", "Version / device"], rows)
+        layout.addWidget(self.table, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok)
+        buttons.accepted.connect(self.accept)
+        layout.addWidget(buttons)

@@ -1,0 +1,316 @@
+"""The document list: a lazy table over ``Project.document_infos``.
+
+A 10,000-note project opens instantly because nothing is read ahead: the
+model fetches pages of :data:`PAGE` rows (no text) as the view scrolls
+(``canFetchMore``/``fetchMore``), and span counts only for rows that are
+painted. Sorting, status/split filters and full-text search are done by the
+store (SQL), so they are right for the whole project, not just the rows
+loaded so far; the proxy forwards ``sort`` to the source model.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from app.gui.editing import visible_records
+from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QHBoxLayout, Role,
+                        QHeaderView, QLabel, QLineEdit, QModelIndex, QPushButton,
+                        QSortFilterProxyModel, Qt, QTableView, QTimer, QVBoxLayout,
+                        QWidget, Signal, Slot)
+from app.project import DocumentInfo, Project
+
+PAGE = 200
+STATUS_NAMES = {"todo": "To do", "in_progress": "In progress", "done": "Done",
+                "reviewed": "Reviewed"}
+COLUMNS = ("Name", "Status", "Split", "Patient", "Uncertainty", "Human", "Import",
+           "Model", "Rule")
+#: Store orders behind sortable columns; the count columns are not sortable.
+_ORDER_BY_COLUMN = {0: "name", 1: "status", 2: "split", 4: "uncertainty"}
+_SOURCES = ("human", "import", "model", "rule")
+_RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+
+
+class DocumentTableModel(QAbstractTableModel):
+    """Documents of a project, fetched page by page, filtered in the store."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.annotator: str | None = None
+        self._rows: list[DocumentInfo] = []
+        self._more = False
+        self._counts: dict[int, Counter] = {}
+        self.split: str | None = None
+        self.status: str | None = None
+        self.search: str | None = None
+        self.order = "id"
+        self.descending = False
+
+    # -------------------------------------------------------------- control
+    def set_project(self, project: Project | None, annotator: str | None = None) -> None:
+        self.project = project
+        self.annotator = annotator
+        self.refresh()
+
+    def set_filter(self, *, split: str | None = None, status: str | None = None,
+                   search: str | None = None) -> None:
+        self.split, self.status, self.search = split, status, search or None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Drop the loaded rows and fetch the first page again."""
+        self.beginResetModel()
+        self._rows, self._counts = [], {}
+        self._more = self.project is not None
+        self.endResetModel()
+        if self._more:
+            self.fetchMore(QModelIndex())
+
+    def refresh_document(self, doc_id: int) -> None:
+        """Re-read one row (after an edit) without resetting the view."""
+        self._counts.pop(doc_id, None)
+        row = self.row_of(doc_id)
+        if row is None:
+            return
+        rec = self.project.document(doc_id)
+        self._rows[row] = DocumentInfo(**{name: getattr(rec, name)
+                                          for name in DocumentInfo.__dataclass_fields__})
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
+
+    def doc_id(self, row: int) -> int:
+        return self._rows[row].id
+
+    def info(self, row: int) -> DocumentInfo:
+        return self._rows[row]
+
+    def row_of(self, doc_id: int) -> int | None:
+        return next((i for i, info in enumerate(self._rows) if info.id == doc_id), None)
+
+    def total(self) -> int:
+        """Documents matching the filters (all of them, loaded or not)."""
+        if self.project is None:
+            return 0
+        if self.search:
+            return len(self.project.document_infos(split=self.split, status=self.status,
+                                                   search=self.search))
+        return self.project.count_documents(split=self.split, status=self.status)
+
+    # ------------------------------------------------------ Qt model protocol
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:
+        return not parent.isValid() and self._more
+
+    def fetchMore(self, parent=QModelIndex()) -> None:
+        if parent.isValid() or self.project is None or not self._more:
+            return
+        query = dict(split=self.split, status=self.status, search=self.search,
+                     order=self.order)
+        if self.descending:
+            # The store orders ascending only: descending pages come from the end.
+            end = self.total() - len(self._rows)
+            start = max(0, end - PAGE)
+            page = self.project.document_infos(**query, limit=max(0, end - start),
+                                               offset=start)[::-1]
+            self._more = start > 0
+        else:
+            page = self.project.document_infos(**query, limit=PAGE, offset=len(self._rows))
+            self._more = len(page) == PAGE
+        if page:
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(page) - 1)
+            self._rows.extend(page)
+            self.endInsertRows()
+
+    def headerData(self, section, orientation, role=Role.DISPLAY):
+        if role == Role.DISPLAY and orientation == Qt.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index, role=Role.DISPLAY):
+        if not index.isValid():
+            return None
+        info = self._rows[index.row()]
+        col = index.column()
+        if role == Role.USER:
+            return info.id
+        if role == Role.ALIGNMENT and col >= 4:
+            return _RIGHT
+        if role == Role.TOOLTIP and col == 0:
+            return info.source_path or info.name
+        if role != Role.DISPLAY:
+            return None
+        if col == 0:
+            return info.name
+        if col == 1:
+            return STATUS_NAMES.get(info.status, info.status)
+        if col == 2:
+            return info.split or ""
+        if col == 3:
+            return info.patient_id or ""
+        if col == 4:
+            return "" if info.uncertainty is None else f"{info.uncertainty:.2f}"
+        counts = self._span_counts(info.id)
+        return str(counts.get(_SOURCES[col - 5], 0))
+
+    def _span_counts(self, doc_id: int) -> Counter:
+        """Visible spans by source (suggestions counted under model/rule),
+        read only for rows that are painted."""
+        counts = self._counts.get(doc_id)
+        if counts is None:
+            records = self.project.span_records(doc_id)
+            blind = bool(self.project.assignments(doc_id))
+            counts = Counter(r.source for r in visible_records(records, self.annotator, blind))
+            self._counts[doc_id] = counts
+        return counts
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        key = _ORDER_BY_COLUMN.get(column)
+        if key is None:
+            return
+        self.order = key
+        self.descending = order == Qt.DescendingOrder
+        self.refresh()
+
+
+class DocumentProxy(QSortFilterProxyModel):
+    """Pass-through proxy whose sorting is done by the store, not in memory."""
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:
+        return self.sourceModel().canFetchMore(self.mapToSource(parent))
+
+    def fetchMore(self, parent=QModelIndex()) -> None:
+        self.sourceModel().fetchMore(self.mapToSource(parent))
+
+
+class DocumentListView(QWidget):
+    """Filters, search and the table; emits ``documentActivated(doc_id)``."""
+
+    documentActivated = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.model = DocumentTableModel(self)
+        self.proxy = DocumentProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.status_box = QComboBox()
+        self.status_box.addItem("All statuses", None)
+        for key, name in STATUS_NAMES.items():
+            self.status_box.addItem(name, key)
+        self.split_box = QComboBox()
+        self.split_box.addItem("All splits", None)
+        for split in ("train", "dev", "test"):
+            self.split_box.addItem(split, split)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search names and text…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.next_button = QPushButton("Next to annotate")
+        self.next_button.setToolTip("The most uncertain document still to do (N)")
+        self.count_label = QLabel()
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        # No sort indicator at first: rows come in import order until a header is clicked.
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in range(1, len(COLUMNS)):
+            header.resizeSection(col, 100 if col < 5 else 70)
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.search_edit, 3)
+        bar.addWidget(self.status_box)
+        bar.addWidget(self.split_box)
+        bar.addWidget(self.next_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+        # Search as you type, but query the store once typing pauses.
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(250)
+        self._search_timer.timeout.connect(self.apply_filters)
+        self.search_edit.textChanged.connect(self._search_timer.start)
+        self.search_edit.returnPressed.connect(self.apply_filters)
+        self.status_box.currentIndexChanged.connect(self.apply_filters)
+        self.split_box.currentIndexChanged.connect(self.apply_filters)
+        self.table.activated.connect(self._on_activated)
+        self.table.doubleClicked.connect(self._on_activated)
+        self.next_button.clicked.connect(self.open_next)
+
+    def set_project(self, project: Project | None, annotator: str | None) -> None:
+        self.model.set_project(project, annotator)
+        self._update_count()
+
+    @Slot()
+    def apply_filters(self) -> None:
+        self._search_timer.stop()
+        self.model.set_filter(split=self.split_box.currentData(),
+                              status=self.status_box.currentData(),
+                              search=self.search_edit.text().strip())
+        self._update_count()
+
+    def _update_count(self) -> None:
+        if self.model.project is None:
+            self.count_label.setText("")
+            return
+        self.count_label.setText(f"{self.model.total():,} documents")
+
+    @Slot(QModelIndex)
+    def _on_activated(self, index: QModelIndex) -> None:
+        source = self.proxy.mapToSource(index)
+        if source.isValid():
+            self.documentActivated.emit(self.model.doc_id(source.row()))
+
+    def next_document(self) -> int | None:
+        """The most uncertain document still to do that this annotator may take.
+
+        Documents assigned to others are skipped; unscored ones come last.
+        """
+        project = self.model.project
+        if project is None:
+            return None
+        offset = 0
+        while True:
+            page = project.document_infos(status="todo", order="uncertainty",
+                                          limit=PAGE, offset=offset)
+            for info in page:
+                assigned = project.assignments(info.id)
+                if not assigned or self.model.annotator in assigned:
+                    return info.id
+            if len(page) < PAGE:
+                return None
+            offset += PAGE
+
+    @Slot()
+    def open_next(self) -> None:
+        doc_id = self.next_document()
+        if doc_id is not None:
+            self.select_document(doc_id)
+            self.documentActivated.emit(doc_id)
+
+    def select_document(self, doc_id: int) -> None:
+        """Select a document's row if it is loaded (no full fetch for it)."""
+        row = self.model.row_of(doc_id)
+        if row is not None:
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            self.table.selectRow(index.row())
+            self.table.scrollTo(index)
+
+    def refresh_document(self, doc_id: int) -> None:
+        self.model.refresh_document(doc_id)

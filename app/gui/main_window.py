@@ -1,0 +1,387 @@
+"""The application shell: a sidebar of views over a ``QStackedWidget``.
+
+Views are added with :meth:`MainWindow.add_view`, so later screens
+(training, preview) plug in without touching the existing ones. Every view
+has ``set_project(...)``; the window owns the open :class:`Project`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.labels import PRESETS
+from app.gui.adjudication_view import AdjudicationView
+from app.gui.agreement_view import AgreementView
+from app.gui.dialogs import AboutDialog, ImportSummaryDialog, SettingsDialog
+from app.gui.documents_view import DocumentListView
+from app.gui.editor_view import EditorView
+from app.gui.guidelines_view import GuidelinesView
+from app.gui.qt import (QAction, QFileDialog, QHBoxLayout, QInputDialog, QKeySequence,
+                        QListWidget, QMainWindow, QMessageBox, QProgressDialog, QSettings,
+                        QThread, Qt, QWidget, QStackedWidget, Signal, Slot)
+from app.gui.workers import ImportWorker
+from app.project import Project, ProjectError
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    """DeID Studio's main window.
+
+    Parameters
+    ----------
+    settings
+        Per-user settings (annotator name, recent projects); tests pass an
+        INI-file ``QSettings`` to stay isolated from the user's own.
+
+    Signals
+    -------
+    projectOpened(str)
+        Path of the project just opened.
+    importFinished(object)
+        The ``ImportSummary`` of a finished import (``None`` if it failed).
+    """
+
+    projectOpened = Signal(str)
+    importFinished = Signal(object)
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("DeID Studio", "DeID Studio")
+        self.project: Project | None = None
+        self._import_thread: QThread | None = None
+        self._import_worker: ImportWorker | None = None
+        self._progress: QProgressDialog | None = None
+        self.summary_dialog: ImportSummaryDialog | None = None
+        self.setWindowTitle("DeID Studio")
+        self.resize(1280, 800)
+
+        self.sidebar = QListWidget()
+        self.sidebar.setFixedWidth(150)
+        self.sidebar.setStyleSheet("QListWidget { font-size: 13px; } "
+                                   "QListWidget::item { padding: 8px 6px; }")
+        self.stack = QStackedWidget()
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.sidebar)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self.views: dict[str, QWidget] = {}
+
+        self.documents = DocumentListView()
+        self.editor = EditorView()
+        self.agreement = AgreementView()
+        self.adjudication = AdjudicationView()
+        self.guidelines = GuidelinesView()
+        self.add_view("Documents", self.documents)
+        self.add_view("Annotate", self.editor)
+        self.add_view("Agreement", self.agreement)
+        self.add_view("Adjudicate", self.adjudication)
+        self.add_view("Guidelines", self.guidelines)
+        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+
+        self.documents.documentActivated.connect(self.open_document)
+        self.editor.documentEdited.connect(self._on_document_edited)
+        self.editor.message.connect(self._show_message)
+        self.agreement.adjudicateRequested.connect(self.open_adjudication)
+        self.adjudication.adjudicated.connect(self._on_document_edited)
+        self.guidelines.labelsChanged.connect(self.editor.reload_labels)
+        self._build_menus()
+        self._set_project_actions(False)
+        self.statusBar().showMessage("Open or create a project to start.")
+
+    # ---------------------------------------------------------------- views
+    def add_view(self, name: str, widget: QWidget) -> int:
+        """Append a view to the sidebar; returns its index."""
+        self.views[name] = widget
+        self.sidebar.addItem(name)
+        index = self.stack.addWidget(widget)
+        if self.sidebar.currentRow() < 0:
+            self.sidebar.setCurrentRow(0)
+        return index
+
+    def show_view(self, name: str) -> None:
+        self.sidebar.setCurrentRow(list(self.views).index(name))
+
+    def current_view(self) -> str:
+        return list(self.views)[self.stack.currentIndex()]
+
+    # ---------------------------------------------------------------- menus
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&New project…", self._ask_new_project, QKeySequence.New)
+        self._action(file_menu, "&Open project…", self._ask_open_project, QKeySequence.Open)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.import_action = self._action(file_menu, "&Import folder…", self._ask_import,
+                                          "Ctrl+I")
+        self.close_action = self._action(file_menu, "&Close project", self.close_project)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Settings…", self.open_settings, QKeySequence.Preferences)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
+        go = bar.addMenu("&Go")
+        self.next_action = self._action(go, "&Next to annotate", self.documents.open_next,
+                                        "Ctrl+.")
+        for i, name in enumerate(self.views):
+            self._action(go, name, lambda _=False, n=name: self.show_view(n), f"Ctrl+{i + 1}")
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "F1")
+        self._action(help_menu, "&About DeID Studio", self.open_about)
+        self._rebuild_recent()
+
+    def _set_project_actions(self, enabled: bool) -> None:
+        for action in (self.import_action, self.close_action, self.next_action):
+            action.setEnabled(enabled)
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_projects():
+            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_project(p))
+        self.recent_menu.setEnabled(bool(self.recent_projects()))
+
+    def recent_projects(self) -> list[str]:
+        value = self.settings.value("recent", []) or []
+        return [value] if isinstance(value, str) else list(value)
+
+    def _remember(self, path: str) -> None:
+        recent = [path] + [p for p in self.recent_projects() if p != path]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._rebuild_recent()
+
+    # ------------------------------------------------------------- projects
+    def annotator(self) -> str | None:
+        return self.settings.value("annotator") or None
+
+    def ensure_annotator(self) -> str | None:
+        """The annotator's name, asked once and kept in the user settings."""
+        name = self.annotator()
+        if not name:
+            name, ok = QInputDialog.getText(
+                self, "Who is annotating?",
+                "Your name or initials (stored with every span you make):")
+            if ok and name.strip():
+                self.settings.setValue("annotator", name.strip())
+        return self.annotator()
+
+    def new_project(self, path: str | Path, preset: str = "paper", language: str = "en") -> bool:
+        try:
+            project = Project.create(path, list(PRESETS[preset]), language)
+        except (ProjectError, OSError) as exc:
+            self.show_error("Cannot create the project", str(exc))
+            return False
+        return self._install(project)
+
+    def open_project(self, path: str | Path) -> bool:
+        """Open a project file; only the first page of the document list is read."""
+        try:
+            project = Project.open(path)
+        except (ProjectError, OSError) as exc:
+            self.show_error("Cannot open the project", str(exc))
+            return False
+        return self._install(project)
+
+    def _install(self, project: Project) -> bool:
+        self.close_project()
+        self.project = project
+        annotator = self.ensure_annotator()
+        if annotator:
+            project.add_annotator(annotator)
+        for view in (self.documents, self.editor):
+            view.set_project(project, annotator)
+        self.agreement.set_project(project)
+        self.adjudication.set_project(project, annotator)
+        self.guidelines.set_project(project)
+        self.setWindowTitle(f"{project.path.name} — DeID Studio")
+        self._set_project_actions(True)
+        self._remember(str(project.path))
+        self.show_view("Documents")
+        notes = []
+        if project.upgraded_from:
+            notes.append(f"upgraded from schema {project.upgraded_from}")
+        if project.interrupted_runs:
+            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) marked cancelled")
+        self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
+        self.projectOpened.emit(str(project.path))
+        return True
+
+    @Slot()
+    def close_project(self) -> None:
+        if self.project is None:
+            return
+        self.cancel_import()
+        for view in (self.documents, self.editor):
+            view.set_project(None, None)
+        self.agreement.set_project(None)
+        self.adjudication.set_project(None, None)
+        self.guidelines.set_project(None)
+        self.project.close()
+        self.project = None
+        self.setWindowTitle("DeID Studio")
+        self._set_project_actions(False)
+
+    # ------------------------------------------------------------ documents
+    @Slot(int)
+    def open_document(self, doc_id: int) -> None:
+        self.editor.load_document(doc_id)
+        self.show_view("Annotate")
+
+    @Slot(int)
+    def _on_document_edited(self, doc_id: int) -> None:
+        self.documents.refresh_document(doc_id)
+
+    @Slot(int, str, str)
+    def open_adjudication(self, doc_id: int, a: str, b: str) -> None:
+        self.adjudication.load(doc_id, a, b)
+        self.show_view("Adjudicate")
+
+    def assign_documents(self, doc_ids: list[int], annotators: list[str]) -> None:
+        """Assign documents to annotators (two make them blind double-annotated)."""
+        with self.project.transaction():
+            for doc_id in doc_ids:
+                for name in annotators:
+                    self.project.assign(doc_id, name)
+            self.project.log("assigned", {"documents": len(doc_ids), "annotators": annotators},
+                             actor=self.annotator())
+        self.agreement.refresh_annotators()
+        self.documents.model.refresh()
+
+    # --------------------------------------------------------------- import
+    def import_folder(self, path: str | Path, *, fmt: str = "auto", split: str | None = None,
+                      patient_regex: str | None = None) -> None:
+        """Import in a worker thread; ``importFinished`` reports the summary."""
+        if self.project is None or self._import_thread is not None:
+            return
+        worker = ImportWorker(self.project, str(path), fmt=fmt, split=split,
+                              patient_regex=patient_regex)
+        thread = QThread(self)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        # GUI-thread slots only (see app.gui.workers).
+        worker.progress.connect(self._on_import_progress)
+        worker.finished.connect(self._on_import_finished)
+        worker.failed.connect(self._on_import_failed)
+        self._import_thread, self._import_worker = thread, worker
+        self._progress = QProgressDialog("Importing notes…", "Cancel", 0, 1000, self)
+        self._progress.setWindowTitle("Import")
+        self._progress.setWindowModality(Qt.WindowModal)
+        self._progress.setMinimumDuration(300)
+        self._progress.canceled.connect(self.cancel_import)
+        thread.start()
+
+    @Slot()
+    def cancel_import(self) -> None:
+        if self._import_worker is not None:
+            self._import_worker.cancel_token.cancel()
+
+    @Slot(float, str)
+    def _on_import_progress(self, fraction: float, message: str) -> None:
+        if self._progress is not None:
+            self._progress.setValue(int(fraction * 1000))
+            self._progress.setLabelText(f"Importing notes… {message}")
+
+    def _end_import(self) -> None:
+        thread, worker = self._import_thread, self._import_worker
+        self._import_thread = self._import_worker = None
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+            thread.deleteLater()
+        if worker is not None:
+            worker.deleteLater()
+        if self._progress is not None:
+            self._progress.canceled.disconnect(self.cancel_import)
+            self._progress.close()
+            self._progress.deleteLater()
+            self._progress = None
+
+    @Slot(object)
+    def _on_import_finished(self, summary) -> None:
+        self._end_import()
+        self.documents.model.refresh()
+        self.documents.apply_filters()
+        self.editor.reload_labels()
+        self.guidelines.set_project(self.project)
+        self.summary_dialog = ImportSummaryDialog(summary, self)
+        self.summary_dialog.open()
+        self._show_message(f"Imported {summary.imported} note(s)")
+        self.importFinished.emit(summary)
+
+    @Slot(str)
+    def _on_import_failed(self, reason: str) -> None:
+        self._end_import()
+        self.documents.model.refresh()
+        if reason == "cancelled":
+            self._show_message("Import cancelled; the notes imported so far are kept.")
+        else:
+            self.show_error("Import failed", reason)
+        self.importFinished.emit(None)
+
+    # -------------------------------------------------------------- dialogs
+    def _ask_new_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", "", "DeID projects (*.deid)")
+        if not path:
+            return
+        preset, ok = QInputDialog.getItem(self, "Label set", "Labels:",
+                                          [p for p in PRESETS if p != "none"], 0, False)
+        if ok:
+            self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
+
+    def _ask_open_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "DeID projects (*.deid)")
+        if path:
+            self.open_project(path)
+
+    def _ask_import(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Import a folder of notes")
+        if path:
+            self.import_folder(path)
+
+    @Slot()
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.settings, self)
+        if dialog.exec():
+            dialog.save()
+            self.editor.threshold.setValue(float(self.settings.value("accept_threshold", 0.9)))
+            if self.project is not None and self.annotator() != self.editor.annotator:
+                self._install(Project.open(self._reopen_path()))
+
+    def _reopen_path(self) -> str:
+        path = str(self.project.path)
+        self.close_project()
+        return path
+
+    @Slot()
+    def open_about(self) -> None:
+        AboutDialog(self).exec()
+
+    @Slot()
+    def show_shortcuts(self) -> None:
+        from app.gui import editor_view
+        QMessageBox.information(self, "Keyboard shortcuts",
+                                "<pre>" + editor_view.__doc__.split("Keys (with the text focused)")
+                                [1].split("Every action")[0].strip("-\n ") + "</pre>")
+
+    def show_error(self, title: str, text: str) -> None:
+        QMessageBox.warning(self, title, text)
+
+    @Slot(str)
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 6000)
+
+    def closeEvent(self, event) -> None:
+        self.cancel_import()
+        if self._import_thread is not None:
+            self._import_thread.quit()
+            self._import_thread.wait()
+        self.close_project()
+        super().closeEvent(event)

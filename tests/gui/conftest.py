@@ -1,0 +1,35 @@
+"""GUI fixtures: an isolated settings file, a window, tiny brat notes."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from app.gui.qt import QSettings  # noqa: E402
+from gui_helpers import write_brat  # noqa: E402
+
+@pytest.fixture
+def settings(tmp_path):
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    s.setValue("annotator", "ann")
+    return s
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    w.show_error = lambda title, text: pytest.fail(f"{title}: {text}")
+    qtbot.addWidget(w)
+    yield w
+    w.close_project()
+
+
+@pytest.fixture
+def imported(window, qtbot, tmp_path):
+    """A window with a new project holding the three NOTES, patient from the name."""
+    assert window.new_project(tmp_path / "p.deid")
+    with qtbot.waitSignal(window.importFinished, timeout=20000) as blocker:
+        window.import_folder(write_brat(tmp_path / "notes"), patient_regex=r"^(P\d+)_")
+    assert blocker.args[0] is not None
+    return window

@@ -1,0 +1,48 @@
+"""Qt-free editing logic: token snapping, occurrences, offsets."""
+from __future__ import annotations
+
+from app.core.labels import PRESETS
+from app.gui.editing import AnnotationSession, snap_to_tokens, token_occurrences
+from app.core.tokenize import tokenize
+from app.project import Project
+
+TEXT = "Seen by Dr Ann Lee, (ph 0412 345 678). DrSmith called."
+
+
+def test_snap_expands_to_tokens_and_trims_punctuation():
+    start = TEXT.index("nn Le")                  # inside "Ann" ... inside "Lee"
+    assert snap_to_tokens(TEXT, start, start + 5) == (11, 18)
+    comma = TEXT.index(",")
+    assert snap_to_tokens(TEXT, 10, comma + 2) == (11, 18)          # " Ann Lee, " trimmed
+    ph = TEXT.index("(ph")
+    assert TEXT[slice(*snap_to_tokens(TEXT, ph, TEXT.index(").") + 2))] == "(ph 0412 345 678)"
+    assert TEXT[slice(*snap_to_tokens(TEXT, ph + 4, TEXT.index(").") + 2))] == "0412 345 678"
+    assert snap_to_tokens(TEXT, comma, comma + 2) is None           # only punctuation/space
+    smith = TEXT.index("Smith")                                     # camel-case token split
+    assert snap_to_tokens(TEXT, smith + 1, smith + 3) == (smith, smith + 5)
+
+
+def test_occurrences_respect_token_boundaries():
+    text = "Lee saw Leeann and Lee."
+    assert token_occurrences(text, "Lee", tokenize(text)) == [(0, 3), (19, 22)]
+
+
+def test_session_undo_redo_is_persistent(tmp_path):
+    path = tmp_path / "p.deid"
+    with Project.create(path, PRESETS["paper"]) as project:
+        doc = project.add_document("n", TEXT)
+        session = AnnotationSession(project, doc, "ann")
+        span_id = session.add(12, 17, "PERSON")
+        session.relabel(span_id, "ADDRESS")
+        assert [(r.start, r.end, r.label) for r in session.spans] == [(11, 18, "ADDRESS")]
+        assert session.status == "in_progress"
+        session.undo()
+        assert [r.label for r in session.spans] == ["PERSON"]
+    with Project.open(path) as project:
+        session = AnnotationSession(project, doc, "ann")
+        session.undo()
+        assert session.spans == [] and project.document(doc).status == "todo"
+        session.redo()
+        session.redo()
+        assert [r.label for r in session.spans] == ["ADDRESS"]
+        assert session.redo() is None

@@ -1,0 +1,108 @@
+"""Blind double annotation, agreement, adjudication and guidelines, through the widgets."""
+from __future__ import annotations
+
+import pytest
+
+from app.gui.qt import QTextCursor, Qt
+from app.project import ADJUDICATED
+
+TEXT = "Dr Ann Lee met Bob Ray in Perth on Monday"
+
+
+def _label(qtbot, window, surface: str, key) -> None:
+    start = TEXT.index(surface)
+    window.editor.text_view.select(start, start + len(surface))
+    qtbot.keyClick(window.editor.text_view, key)
+
+
+def _become(window, settings, name: str) -> None:
+    path = window.project.path
+    settings.setValue("annotator", name)
+    window.close_project()
+    assert window.open_project(path)
+
+
+def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tmp_path):
+    w = window
+    assert w.new_project(tmp_path / "p.deid")
+    doc = w.project.add_document("double", TEXT)
+    monday = TEXT.index("Monday")
+    w.project.add_span(doc, monday, monday + 6, "DOB", source="model", status="suggested",
+                       confidence=0.4)
+    w.assign_documents([doc], ["ann", "bob"])
+
+    w.open_document(doc)                               # as "ann"
+    assert w.editor.session.blind and w.editor.blind_label.text()
+    _label(qtbot, w, "Ann Lee", Qt.Key_1)
+    _label(qtbot, w, "Bob Ray", Qt.Key_1)
+    _label(qtbot, w, "Perth", Qt.Key_2)                # ADDRESS
+    qtbot.keyClick(w.editor.text_view, Qt.Key_Escape)
+    w.editor.text_view.moveCursor(QTextCursor.End)
+    qtbot.keyClick(w.editor.text_view, Qt.Key_Backtab)
+    assert w.editor.current().status == "suggested"
+    qtbot.keyClick(w.editor.text_view, Qt.Key_R)       # ann rejects the shared suggestion
+
+    _become(w, settings, "bob")
+    w.open_document(doc)
+    assert [r.status for r in w.editor.session.spans] == ["suggested"]   # blind to ann
+    _label(qtbot, w, "Ann Lee", Qt.Key_1)
+    _label(qtbot, w, "Bob Ray", Qt.Key_1)
+    _label(qtbot, w, "Perth", Qt.Key_1)                # PERSON: a label disagreement
+    assert w.project.span_records(doc, source="model")[0].status == "suggested"
+
+    w.show_view("Agreement")
+    w.agreement.a_box.setCurrentText("ann")
+    w.agreement.b_box.setCurrentText("bob")
+    result = w.agreement.compute()
+    assert result.f1 == pytest.approx(2 / 3)
+    assert result.kappa_all == pytest.approx(0.55 / 0.65)
+    assert result.kappa_annotated == pytest.approx(2 / 3)
+    assert w.agreement.dis_table.rowCount() == 1
+    assert w.agreement.dis_table.item(0, 2).text() == "label differs"
+    assert "“Perth”" in w.agreement.dis_table.item(0, 3).text()
+    assert w.agreement.label_table.item(0, 0).text() == "ADDRESS"
+
+    w.agreement.dis_table.selectRow(0)
+    with qtbot.waitSignal(w.agreement.adjudicateRequested) as blocker:
+        w.agreement.adjudicate_button.click()
+    assert blocker.args == [doc, "ann", "bob"] and w.current_view() == "Adjudicate"
+    adj = w.adjudication
+    assert len(adj.agreed) == 2 and adj.table.rowCount() == 1
+    assert not adj.save_button.isEnabled()
+    qtbot.keyClick(adj.table, Qt.Key_1)                # take A (ADDRESS)
+    assert adj.table.item(0, 4).text() == "take A" and adj.save_button.isEnabled()
+    with qtbot.waitSignal(adj.adjudicated):
+        adj.save_button.click()
+
+    path = w.project.path
+    w.close_project()
+    assert w.open_project(path)
+    p = w.project
+    assert [(s.start, s.end, s.label) for s in p.gold_spans(doc)] == [
+        (3, 10, "PERSON"), (15, 22, "PERSON"), (26, 31, "ADDRESS")]
+    assert {r.annotator for r in p.span_records(doc, status="accepted")} >= {ADJUDICATED}
+    assert p.document(doc).status == "reviewed"
+    entry = next(e for e in p.audit_entries() if e.event == "adjudicated")
+    assert entry.actor == "bob" and entry.detail["took_a"] == 1
+    assert p.assignments(doc) == ["ann", "bob"]
+
+
+def test_guidelines_edit_and_persist(window, qtbot, tmp_path):
+    w = window
+    assert w.new_project(tmp_path / "g.deid")
+    w.show_view("Guidelines")
+    g = w.guidelines
+    g.label_list.setCurrentRow(1)
+    assert g.name.text() == "ADDRESS"
+    g.description.setPlainText("Street addresses and postcodes; not hospital names.")
+    g.examples.setPlainText("4 High St Perth -> ADDRESS")
+    with qtbot.waitSignal(g.labelsChanged):
+        g.save_button.click()
+    tips = {b.text(): b.toolTip() for b in w.editor.label_buttons()}
+    assert tips["2 ADDRESS"].startswith("Street addresses")
+    path = w.project.path
+    w.close_project()
+    assert w.open_project(path)
+    w.guidelines.label_list.setCurrentRow(1)
+    assert w.guidelines.examples.toPlainText() == "4 High St Perth -> ADDRESS"
+    assert w.project.labels()[1].description.endswith("not hospital names.")
