@@ -236,10 +236,12 @@ def fit_stacking(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
     enc = encode_members(outputs, members, index)
     enc.layout.check(gold, "gold")
     y = index.encode(flat_tags(gold))
-    classes = np.unique(y)
+    rows, weight = training_rows(easy_rows(enc, features.window), easy_ratio, seed)
+    # The meta-model's columns are the classes of the rows it is fit on: a
+    # tag seen only in easy rows that were sampled away must not be counted.
+    classes = np.unique(y[rows])
     if len(classes) < 2:
         raise ValueError("stacking needs gold with at least one entity and one O token")
-    rows, weight = training_rows(easy_rows(enc, features.window), easy_ratio, seed)
     x = build_features(enc, features, items)[rows]
     model = _fit_meta(meta, x, y[rows], weight, classes, p, seed)
     return StackingEnsemble(members, index.labels, meta, features, p, classes.tolist(), model)

@@ -14,7 +14,10 @@ from app.gui.agreement_view import AgreementView
 from app.gui.dialogs import AboutDialog, ImportSummaryDialog, SettingsDialog
 from app.gui.documents_view import DocumentListView
 from app.gui.editor_view import EditorView
+from app.gui.export_wizard import ExportWizard
 from app.gui.guidelines_view import GuidelinesView
+from app.gui.preview_view import PreviewView
+from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QFileDialog, QHBoxLayout, QInputDialog, QKeySequence,
                         QListWidget, QMainWindow, QMessageBox, QProgressDialog, QSettings,
                         QThread, Qt, QWidget, QStackedWidget, Signal, Slot)
@@ -74,8 +77,13 @@ class MainWindow(QMainWindow):
         self.agreement = AgreementView()
         self.adjudication = AdjudicationView()
         self.guidelines = GuidelinesView()
+        self.training = TrainingView()
+        self.preview = PreviewView()
+        self.export_wizard: ExportWizard | None = None
         self.add_view("Documents", self.documents)
         self.add_view("Annotate", self.editor)
+        self.add_view("Train", self.training)
+        self.add_view("Preview", self.preview)
         self.add_view("Agreement", self.agreement)
         self.add_view("Adjudicate", self.adjudication)
         self.add_view("Guidelines", self.guidelines)
@@ -87,6 +95,12 @@ class MainWindow(QMainWindow):
         self.agreement.adjudicateRequested.connect(self.open_adjudication)
         self.adjudication.adjudicated.connect(self._on_document_edited)
         self.guidelines.labelsChanged.connect(self.editor.reload_labels)
+        self.training.open_span.connect(self.open_span)
+        self.training.trained.connect(self._on_trained)
+        self.training.preannotated.connect(self._on_preannotated)
+        self.training.message.connect(self._show_message)
+        self.preview.message.connect(self._show_message)
+        self.preview.corrected.connect(self._on_document_edited)
         self._build_menus()
         self._set_project_actions(False)
         self.statusBar().showMessage("Open or create a project to start.")
@@ -124,6 +138,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.import_action = self._action(file_menu, "&Import folder…", self._ask_import,
                                           "Ctrl+I")
+        self.export_action = self._action(file_menu, "&Export de-identified notes…",
+                                          self.open_export, "Ctrl+E")
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
         self._action(file_menu, "&Settings…", self.open_settings, QKeySequence.Preferences)
@@ -140,7 +156,7 @@ class MainWindow(QMainWindow):
         self._rebuild_recent()
 
     def _set_project_actions(self, enabled: bool) -> None:
-        for action in (self.import_action, self.close_action, self.next_action):
+        for action in (self.import_action, self.export_action, self.close_action, self.next_action):
             action.setEnabled(enabled)
 
     def _rebuild_recent(self) -> None:
@@ -201,6 +217,8 @@ class MainWindow(QMainWindow):
         self.agreement.set_project(project)
         self.adjudication.set_project(project, annotator)
         self.guidelines.set_project(project)
+        self.training.set_project(project)
+        self.preview.set_project(project, annotator)
         self.setWindowTitle(f"{project.path.name} — DeID Studio")
         self._set_project_actions(True)
         self._remember(str(project.path))
@@ -224,6 +242,8 @@ class MainWindow(QMainWindow):
         self.agreement.set_project(None)
         self.adjudication.set_project(None, None)
         self.guidelines.set_project(None)
+        self.training.set_project(None)
+        self.preview.set_project(None)
         self.project.close()
         self.project = None
         self.setWindowTitle("DeID Studio")
@@ -234,6 +254,26 @@ class MainWindow(QMainWindow):
     def open_document(self, doc_id: int) -> None:
         self.editor.load_document(doc_id)
         self.show_view("Annotate")
+
+    @Slot(int, int, int)
+    def open_span(self, doc_id: int, start: int, end: int) -> None:
+        self.open_document(doc_id)
+        self.editor.text_view.select(start, end)
+
+    @Slot(object)
+    def _on_trained(self, _result) -> None:
+        self.preview.model_changed()
+
+    @Slot(int)
+    def _on_preannotated(self, _n: int) -> None:
+        self.documents.model.refresh()
+
+    @Slot()
+    def open_export(self) -> None:
+        if self.project is None:
+            return
+        self.export_wizard = ExportWizard(self.project, self)
+        self.export_wizard.open()
 
     @Slot(int)
     def _on_document_edited(self, doc_id: int) -> None:
@@ -379,6 +419,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 6000)
 
     def closeEvent(self, event) -> None:
+        if self.training.is_busy():
+            answer = QMessageBox.question(
+                self, "Training is running",
+                "A training run is in progress. Stop it (the project stays consistent) and quit?")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.training.shutdown()
+        self.preview.shutdown()
         self.cancel_import()
         if self._import_thread is not None:
             self._import_thread.quit()

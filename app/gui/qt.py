@@ -17,15 +17,16 @@ if sys.version_info < (3, 12) and PYSIDE_VERSION.startswith("6.12.0"):
 from PySide6.QtCore import (QAbstractListModel, QAbstractTableModel, QCoreApplication, QEvent,
                             QEventLoop, QItemSelectionModel,
                             QModelIndex, QObject, QPoint, QSettings, QSize,
-                            QSortFilterProxyModel, QThread, QTimer, Qt, Signal, Slot, qVersion)
-from PySide6.QtGui import (QAction, QBrush, QColor, QFont, QFontDatabase, QKeySequence,
+                            QSortFilterProxyModel, QThread, QTimer, QUrl, Qt, Signal, Slot,
+                            qVersion)
+from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFontDatabase, QKeySequence,
                            QPainter, QPalette, QPen, QShortcut, QTextCharFormat, QTextCursor,
                            QTextFormat)
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox,
                                QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListView, QListWidget,
-                               QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit,
+                               QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
                                QProgressDialog, QPushButton, QSpinBox, QSplitter,
                                QStackedWidget, QStatusBar, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QTextEdit, QToolBar, QToolButton,

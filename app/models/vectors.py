@@ -30,6 +30,7 @@ from typing import Iterable, Sequence
 
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.tokenize import segment
+from app.models.base import Corpus, TrainContext
 
 #: Bumped when the way vectors are built changes, to invalidate caches.
 _FORMAT_VERSION = 1
@@ -130,3 +131,23 @@ def build_word_vectors(texts: Sequence[str], workdir: Path, *, dim: int = 100,
     os.replace(tmp, out)
     progress(Progress(1.0, "vectors", message=f"word vectors ready ({len(kv)} words)"))
     return WordVectors(out / "vectors.txt", out / "vectors.kv", len(kv), dim)
+
+
+def ensure_word_vectors(corpus: Corpus, ctx: TrainContext) -> WordVectors:
+    """The run's shared vectors: ``ctx.resources["word_vectors"]``, built once.
+
+    Trained on ``corpus.raw_texts`` (every document of the project), or on
+    the training documents when the corpus carries no raw texts.
+    """
+    wv = ctx.resources.get("word_vectors")
+    if isinstance(wv, WordVectors):
+        return wv
+    texts = list(corpus.raw_texts)
+    if not texts:
+        seen: dict[int, str] = {}
+        for item in list(corpus.train) + list(corpus.dev):
+            seen.setdefault(id(item.text), item.text)
+        texts = list(seen.values())
+    wv = build_word_vectors(texts, Path(ctx.workdir), seed=ctx.seed, progress=ctx.progress)
+    ctx.resources["word_vectors"] = wv
+    return wv

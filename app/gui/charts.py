@@ -1,0 +1,212 @@
+"""Two tiny QPainter charts: live training curves and per-label bars.
+
+No plotting library: a few dozen points per curve and a handful of bars do
+not justify matplotlib in the bundle, and painting them is a page of code.
+Colours come from the label palette (colour-vision-safe); each series also
+gets a legend entry, so colour is never the only cue.
+"""
+from __future__ import annotations
+
+import math
+
+from app.core.labels import PALETTE
+from app.gui.qt import QColor, QFont, QPainter, QPen, QSize, Qt, QWidget
+
+_MARGIN_L, _MARGIN_R, _MARGIN_T, _MARGIN_B = 46, 10, 22, 22
+_AXIS = QColor("#606060")
+_GRID = QColor("#e4e4e4")
+
+
+def _nice_range(lo: float, hi: float) -> tuple[float, float]:
+    """Round a data range outward to one significant step."""
+    if not math.isfinite(lo) or not math.isfinite(hi):
+        return 0.0, 1.0
+    if hi - lo < 1e-12:
+        return (lo - 0.5, hi + 0.5) if lo else (0.0, 1.0)
+    step = 10 ** math.floor(math.log10(hi - lo))
+    return math.floor(lo / step) * step, math.ceil(hi / step) * step
+
+
+def _fmt(value: float) -> str:
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 10 else f"{value:.0f}"
+
+
+class LineChart(QWidget):
+    """One y-value per step for each named series (e.g. loss per epoch per model).
+
+    Parameters
+    ----------
+    title
+        Drawn top left.
+    y_range
+        Fixed ``(min, max)``, e.g. ``(0, 1)`` for F1; ``None`` fits the data.
+    """
+
+    def __init__(self, title: str, y_range: tuple[float, float] | None = None,
+                 parent=None) -> None:
+        super().__init__(parent)
+        self.title = title
+        self.y_range = y_range
+        self.series: dict[str, list[float]] = {}
+        self._keys: dict[str, object] = {}
+        self.setMinimumSize(220, 140)
+
+    def sizeHint(self) -> QSize:
+        return QSize(320, 170)
+
+    def clear(self) -> None:
+        self.series.clear()
+        self._keys.clear()
+        self.update()
+
+    def add_point(self, name: str, y: float, key: object = None) -> None:
+        """Append ``y`` to series ``name`` (created on first use); with the
+        same non-None ``key`` as the series' last point, replace that point."""
+        if y is None or not math.isfinite(float(y)):
+            return
+        points = self.series.setdefault(name, [])
+        if key is not None and points and self._keys.get(name) == key:
+            points[-1] = float(y)
+        else:
+            points.append(float(y))
+        self._keys[name] = key
+        self.update()
+
+    def colour(self, name: str) -> QColor:
+        return QColor(PALETTE[list(self.series).index(name) % len(PALETTE)])
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        p.fillRect(self.rect(), QColor("white"))
+        w, h = self.width(), self.height()
+        x0, y0 = _MARGIN_L, h - _MARGIN_B
+        x1, y1 = w - _MARGIN_R, _MARGIN_T
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        p.setPen(QColor("#202020"))
+        p.drawText(8, 15, self.title)
+        p.setFont(self.font())
+        values = [v for pts in self.series.values() for v in pts]
+        lo, hi = self.y_range or _nice_range(min(values, default=0.0), max(values, default=1.0))
+        n = max((len(v) for v in self.series.values()), default=0)
+        for k in range(5):                              # grid and y labels
+            y = y0 - (y0 - y1) * k / 4
+            p.setPen(QPen(_GRID))
+            p.drawLine(x0, int(y), x1, int(y))
+            p.setPen(_AXIS)
+            p.drawText(2, int(y) - 7, _MARGIN_L - 6, 14, Qt.AlignRight | Qt.AlignVCenter,
+                       _fmt(lo + (hi - lo) * k / 4))
+        p.setPen(QPen(_AXIS))
+        p.drawLine(x0, y0, x1, y0)
+        p.drawLine(x0, y0, x0, y1)
+        if n == 0:
+            p.drawText(self.rect(), Qt.AlignCenter, "no data yet")
+            p.end()
+            return
+        p.drawText(x0, y0 + 3, x1 - x0, 16, Qt.AlignRight, "epoch / step →")
+        span = max(n - 1, 1)
+        for name, pts in self.series.items():
+            pen = QPen(self.colour(name), 2)
+            p.setPen(pen)
+            coords = [(x0 + (x1 - x0) * i / span,
+                       y0 - (y0 - y1) * (min(max(v, lo), hi) - lo) / ((hi - lo) or 1))
+                      for i, v in enumerate(pts)]
+            for (ax, ay), (bx, by) in zip(coords, coords[1:]):
+                p.drawLine(int(ax), int(ay), int(bx), int(by))
+            for cx, cy in coords:
+                p.drawEllipse(int(cx) - 2, int(cy) - 2, 4, 4)
+        # Legend, top right, one row per series.
+        fm = p.fontMetrics()
+        lx = x1 - max((fm.horizontalAdvance(s) for s in self.series), default=0) - 18
+        for i, name in enumerate(self.series):
+            ly = y1 + 4 + i * (fm.height() + 1)
+            p.fillRect(lx, ly + 3, 10, fm.height() - 6, self.colour(name))
+            p.setPen(QColor("#202020"))
+            p.drawText(lx + 14, ly + fm.ascent(), name)
+        p.end()
+
+
+class BarChart(QWidget):
+    """Grouped bars in [0, 1]: one group per category, one bar per measure.
+
+    ``set_data({"PERSON": {"P": .9, "R": .8, "F1": .85}, ...})``; the group
+    caption may carry extra text (e.g. the support) via ``captions``.
+    """
+
+    def __init__(self, title: str, parent=None) -> None:
+        super().__init__(parent)
+        self.title = title
+        self.data: dict[str, dict[str, float]] = {}
+        self.captions: dict[str, str] = {}
+        self.setMinimumSize(260, 160)
+
+    def sizeHint(self) -> QSize:
+        return QSize(420, 200)
+
+    def set_data(self, data: dict[str, dict[str, float]],
+                 captions: dict[str, str] | None = None) -> None:
+        self.data = data
+        self.captions = captions or {}
+        self.update()
+
+    def measures(self) -> list[str]:
+        return list(dict.fromkeys(m for group in self.data.values() for m in group))
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor("white"))
+        w, h = self.width(), self.height()
+        fm = p.fontMetrics()
+        # Room below the axis for two caption lines and the legend row.
+        x0, y0, x1, y1 = _MARGIN_L, h - 3 * fm.height() - 8, w - _MARGIN_R, _MARGIN_T + 10
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        p.setPen(QColor("#202020"))
+        p.drawText(8, 15, self.title)
+        p.setFont(self.font())
+        for k in range(5):
+            y = y0 - (y0 - y1) * k / 4
+            p.setPen(QPen(_GRID))
+            p.drawLine(x0, int(y), x1, int(y))
+            p.setPen(_AXIS)
+            p.drawText(2, int(y) - 7, _MARGIN_L - 6, 14, Qt.AlignRight | Qt.AlignVCenter,
+                       _fmt(k / 4))
+        p.setPen(QPen(_AXIS))
+        p.drawLine(x0, y0, x1, y0)
+        if not self.data:
+            p.drawText(self.rect(), Qt.AlignCenter, "no evaluation yet")
+            p.end()
+            return
+        measures = self.measures()
+        colours = {m: QColor(PALETTE[(i * 2 + 4) % len(PALETTE)]) for i, m in enumerate(measures)}
+        group_w = (x1 - x0) / len(self.data)
+        bar_w = max(2.0, group_w * 0.8 / max(len(measures), 1))
+        for g, (category, values) in enumerate(self.data.items()):
+            gx = x0 + g * group_w + group_w * 0.1
+            for i, m in enumerate(measures):
+                v = min(max(values.get(m, 0.0), 0.0), 1.0)
+                top = y0 - (y0 - y1) * v
+                p.fillRect(int(gx + i * bar_w), int(top), max(1, int(bar_w) - 1),
+                           int(y0 - top), colours[m])
+            p.setPen(QColor("#202020"))
+            gx0 = int(x0 + g * group_w)
+            p.drawText(gx0, y0 + 2, int(group_w), fm.height(), Qt.AlignHCenter,
+                       fm.elidedText(category, Qt.ElideRight, int(group_w) - 2))
+            if category in self.captions:
+                p.setPen(_AXIS)
+                p.drawText(gx0, y0 + 2 + fm.height(), int(group_w), fm.height(), Qt.AlignHCenter,
+                           fm.elidedText(self.captions[category], Qt.ElideRight, int(group_w) - 2))
+        lx = x0 + 4
+        for m in measures:                              # legend, bottom row
+            p.fillRect(lx, h - fm.height() + 1, 10, 10, colours[m])
+            p.setPen(QColor("#202020"))
+            p.drawText(lx + 14, h - 4, m)
+            lx += 22 + fm.horizontalAdvance(m)
+        p.end()

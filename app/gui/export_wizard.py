@@ -1,0 +1,434 @@
+"""Export wizard: de-identify project documents into a folder, with an audit report.
+
+Steps: choose the documents (all, a split, a status), the output folder,
+file naming and strategy; run with progress and cancel; read the summary
+(audit report and the rules' leak re-scan).
+
+The export itself is plain Python (:func:`export_documents`): the chosen
+documents are written to a private temporary folder (removed afterwards,
+also on cancel or error) and :func:`app.services.redaction.redact_corpus`
+redacts that folder. Staged paths are stable (``<patient key>/<name>.txt``),
+so exporting again into the same folder skips the notes already done
+(redact_folder's manifest): that is how an interrupted export resumes.
+The patient key is a keyed hash of the patient id, so a patient's notes
+share surrogates and the date shift without the id reaching any file name.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.deid import STRATEGIES
+from app.deid.keyed import keyed_hex
+from app.errors import UserError
+from app.gui.qt import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout,
+                        QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
+                        Signal, Slot, QDesktopServices, QProgressBar, QUrl)
+from app.gui.training_view import TaskRunner
+from app.services.artifacts import PrivateDir
+from app.services.redaction import project_secret, redact_corpus
+
+SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
+SPLIT_VALUES = ("train", "dev", "test", "none")
+STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
+NAMINGS = (("same", "Same names as in the project (one folder per patient)"),
+           ("pseudonymous", "Pseudonymous names (note-<keyed hash>.txt)"))
+#: Staged folders are ``p-<hash>`` (a patient) or ``d-<id>`` (no patient known).
+PATIENT_REGEX = r"^(p-[0-9a-f]+)/"
+REPORT_STEM = "deid-report"
+
+
+# --------------------------------------------------------------- plain Python
+@dataclass
+class ExportRequest:
+    """What to export and how."""
+
+    out_dir: Path
+    scope: str = "all"                 # all | split | status
+    value: str | None = None           # the split (or "none") / the status
+    naming: str = "same"
+    strategy: str | None = None        # None: the project's policy (per-label strategies)
+    rules_only: bool = False
+    strict: bool = False
+
+
+@dataclass
+class ExportOutcome:
+    """A finished export: where everything is and what the re-scan found."""
+
+    out_dir: Path
+    report_html: Path
+    report_json: Path
+    documents: int
+    summary: object                    # app.deid.RedactionSummary
+    report: dict = field(default_factory=dict)
+
+    @property
+    def leaks(self) -> int:
+        return self.report["totals"]["leaks"]
+
+    def leaky_notes(self) -> list[str]:
+        return [n["note"] for n in self.report["per_note"] if n["leaks"]]
+
+
+def select_documents(project, scope: str = "all", value: str | None = None) -> list:
+    """``DocumentInfo`` rows of the export scope, in id order."""
+    if scope == "all":
+        return project.document_infos()
+    if scope == "split":
+        if value == "none":
+            return [i for i in project.document_infos() if i.split is None]
+        return project.document_infos(split=value)
+    if scope == "status":
+        return project.document_infos(status=value)
+    raise UserError(f"unknown document scope {scope!r}")
+
+
+def _safe(name: str) -> str:
+    stem = name[:-4] if name.lower().endswith(".txt") else name
+    return re.sub(r"[^\w.\-]+", "_", stem).strip("._") or "note"
+
+
+def stage_documents(project, infos, folder: Path) -> dict[str, int]:
+    """Write each document's text to ``folder/<patient key>/<name>.txt``.
+
+    Returns ``{relative path: document id}``. Paths depend only on the
+    project secret, patient and name, so a later export stages the same paths.
+    """
+    secret = project_secret(project)
+    staged: dict[str, int] = {}
+    for info in infos:
+        group = (f"p-{keyed_hex(secret, 'export-patient', info.patient_id, length=12)}"
+                 if info.patient_id else f"d-{info.id}")
+        rel = f"{group}/{_safe(info.name)}.txt"
+        if rel in staged:                          # two documents with one name
+            rel = f"{group}/{_safe(info.name)}-{info.id}.txt"
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(project.document(info.id).text, encoding="utf-8", newline="")
+        staged[rel] = info.id
+    return staged
+
+
+def export_documents(project, request: ExportRequest, *, progress=None,
+                     cancel=None) -> ExportOutcome:
+    """Redact the requested project documents into ``request.out_dir``.
+
+    The audit report is written beside the notes as ``deid-report.html``
+    and ``.json``. Raises ``UserError`` when nothing matches, ``Cancelled``
+    when cancelled (finished notes stay and are skipped next time).
+    """
+    from app.core.progress import no_progress
+    infos = select_documents(project, request.scope, request.value)
+    if not infos:
+        raise UserError("no documents match the chosen scope")
+    out = Path(request.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    report_base = out / REPORT_STEM
+    with PrivateDir("deid-export-") as staging:
+        stage_documents(project, infos, staging)
+        summary, report = redact_corpus(
+            project, staging, out, strategy=request.strategy, report_path=str(report_base),
+            naming=request.naming, patient_regex=PATIENT_REGEX, strict=request.strict,
+            rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
+    return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
+                         len(infos), summary, report)
+
+
+def summary_html(outcome: ExportOutcome) -> str:
+    """The wizard's last page: counts, leak re-scan, report location."""
+    t = outcome.report["totals"]
+    rows = [("Documents", outcome.documents), ("Written now", t["notes_done"]),
+            ("Already done (resumed)", t["notes_resumed"]),
+            ("Unreadable / failed", t["notes_bad"] + t["notes_failed"]),
+            ("Identifiers replaced", t["spans"])]
+    table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
+    if t["leaks"]:
+        notes = ", ".join(outcome.leaky_notes()[:10])
+        scan = (f"<p style='color:#a40000'><b>Leak re-scan: {t['leaks']} suspected leak(s) in "
+                f"{t['notes_with_leaks']} note(s)</b> — review: {notes}</p>")
+    else:
+        scan = ("<p style='color:#0a6d2a'><b>Leak re-scan: no suspected identifiers left</b> "
+                "(the rules re-read every written note)</p>")
+    per_label = ", ".join(f"{k} {v['spans']}" for k, v in outcome.report["per_label"].items())
+    return (f"<h3>Export finished</h3><table>{table}</table>{scan}"
+            f"<p>Per label: {per_label or 'none'}</p>"
+            f"<p>Folder: {outcome.out_dir}<br>Audit report: {outcome.report_html.name} "
+            f"(and .json) in that folder</p>")
+
+
+# --------------------------------------------------------------- the wizard
+class ExportWizard(QDialog):
+    """A stepped dialog around :func:`export_documents`.
+
+    Signals
+    -------
+    exported(object)
+        The :class:`ExportOutcome` of a finished export.
+    failed(str)
+        Why an export stopped (``"cancelled"`` when the user cancelled).
+    """
+
+    exported = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, project, parent=None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.outcome: ExportOutcome | None = None
+        #: Opens the HTML report; tests replace it.
+        self.open_url = QDesktopServices.openUrl
+        self.runner = TaskRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.setWindowTitle("Export de-identified notes")
+        self.resize(640, 420)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self._documents_page())
+        self.stack.addWidget(self._output_page())
+        self.stack.addWidget(self._run_page())
+        self.stack.addWidget(self._summary_page())
+        self.back_button = QPushButton("◀ Back")
+        self.next_button = QPushButton("Next ▶")
+        self.close_button = QPushButton("Close")
+        self.back_button.clicked.connect(lambda: self.go(self.stack.currentIndex() - 1))
+        self.next_button.clicked.connect(lambda: self.go(self.stack.currentIndex() + 1))
+        self.close_button.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.back_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.next_button)
+        buttons.addWidget(self.close_button)
+        self.step_label = QLabel()
+        self.step_label.setStyleSheet("font-weight: 600; font-size: 14px;")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.step_label)
+        layout.addWidget(self.stack, 1)
+        layout.addLayout(buttons)
+        self._update_scope_values()
+        self.go(0)
+
+    # ---------------------------------------------------------------- pages
+    def _documents_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.scope_box = QComboBox()
+        for key, text in SCOPES:
+            self.scope_box.addItem(text, key)
+        self.value_box = QComboBox()
+        self.count_label = QLabel()
+        self.scope_box.currentIndexChanged.connect(self._update_scope_values)
+        self.value_box.currentIndexChanged.connect(self._update_count)
+        form.addRow("Export:", self.scope_box)
+        form.addRow("Which:", self.value_box)
+        form.addRow("", self.count_label)
+        return page
+
+    def _output_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        row = QHBoxLayout()
+        self.folder_edit = QLineEdit()
+        self.folder_edit.setPlaceholderText("Folder for the de-identified notes")
+        self.folder_edit.textChanged.connect(self._update_nav)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(self.folder_edit, 1)
+        row.addWidget(browse)
+        form.addRow("Output folder:", row)
+        self.naming_box = QComboBox()
+        for key, text in NAMINGS:
+            self.naming_box.addItem(text, key)
+        form.addRow("File names:", self.naming_box)
+        self.strategy_box = QComboBox()
+        self.strategy_box.addItem("Project policy (per label, as set in the preview)", None)
+        for s in STRATEGIES:
+            self.strategy_box.addItem(f"{s} for every label", s)
+        form.addRow("Replace with:", self.strategy_box)
+        self.rules_only = QCheckBox("Rules only (no trained model)")
+        form.addRow("", self.rules_only)
+        self.strict = QCheckBox("Strict: do not write a note the leak re-scan flags")
+        form.addRow("", self.strict)
+        hint = QLabel("Exporting again into the same folder skips the notes already done, "
+                      "so an interrupted export resumes where it stopped.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #555;")
+        form.addRow("", hint)
+        from app.services.predictor import active_run
+        try:
+            active_run(self.project)
+        except UserError:
+            self.rules_only.setChecked(True)
+            self.rules_only.setEnabled(False)
+            self.rules_only.setToolTip("This project has no trained model yet")
+        return page
+
+    def _run_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.plan_label = QLabel()
+        self.plan_label.setWordWrap(True)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_label = QLabel("")
+        row = QHBoxLayout()
+        self.start_button = QPushButton("Start export")
+        self.start_button.setStyleSheet("font-weight: 600;")
+        self.start_button.clicked.connect(self.start_export)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        row.addWidget(self.start_button)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        layout.addWidget(self.plan_label)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.progress_label)
+        layout.addLayout(row)
+        layout.addStretch(1)
+        return page
+
+    def _summary_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.summary_label = QLabel()
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextFormat(Qt.RichText)
+        self.summary_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary_label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.open_button = QPushButton("Open audit report")
+        self.open_button.clicked.connect(self.open_report)
+        layout.addWidget(self.summary_label, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.open_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        return page
+
+    # ------------------------------------------------------------ navigation
+    STEPS = ("1. Documents", "2. Output", "3. Export", "4. Summary")
+
+    def go(self, index: int) -> None:
+        index = max(0, min(index, self.stack.count() - 1))
+        if index == 2:
+            self.plan_label.setText(self._plan_text())
+        self.stack.setCurrentIndex(index)
+        self.step_label.setText(" · ".join(f"<u>{s}</u>" if i == index else s
+                                           for i, s in enumerate(self.STEPS)))
+        self._update_nav()
+
+    @Slot()
+    def _update_nav(self) -> None:
+        index, busy = self.stack.currentIndex(), self.runner.busy()
+        ready = index != 1 or bool(self.folder_edit.text().strip())
+        self.back_button.setEnabled(0 < index < 3 and not busy)
+        self.next_button.setEnabled(index < 2 and ready and self._count() > 0)
+        self.start_button.setEnabled(not busy and bool(self.folder_edit.text().strip()))
+        self.cancel_button.setEnabled(busy)
+        self.close_button.setEnabled(not busy)
+
+    @Slot()
+    def _update_scope_values(self) -> None:
+        scope = self.scope_box.currentData()
+        self.value_box.blockSignals(True)
+        self.value_box.clear()
+        values = SPLIT_VALUES if scope == "split" else STATUS_VALUES if scope == "status" else ()
+        for v in values:
+            self.value_box.addItem(v, v)
+        self.value_box.setEnabled(bool(values))
+        self.value_box.blockSignals(False)
+        self._update_count()
+
+    def _count(self) -> int:
+        return len(select_documents(self.project, self.scope_box.currentData(),
+                                    self.value_box.currentData()))
+
+    @Slot()
+    def _update_count(self) -> None:
+        self.count_label.setText(f"{self._count()} document(s)")
+        self._update_nav()
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Output folder")
+        if path:
+            self.folder_edit.setText(path)
+
+    # ----------------------------------------------------------------- setup
+    def set_scope(self, scope: str, value: str | None = None) -> None:
+        self.scope_box.setCurrentIndex(self.scope_box.findData(scope))
+        if value is not None:
+            self.value_box.setCurrentIndex(self.value_box.findData(value))
+
+    def request(self) -> ExportRequest:
+        """The :class:`ExportRequest` the controls describe."""
+        return ExportRequest(Path(self.folder_edit.text().strip()),
+                             self.scope_box.currentData(), self.value_box.currentData(),
+                             self.naming_box.currentData(), self.strategy_box.currentData(),
+                             self.rules_only.isChecked(), self.strict.isChecked())
+
+    def _plan_text(self) -> str:
+        r = self.request()
+        resume = ""
+        if r.out_dir.is_dir() and (r.out_dir / ".deid-manifest.jsonl").is_file():
+            resume = " The folder holds an earlier export: finished notes are skipped."
+        how = r.strategy or "the project policy"
+        return (f"{self._count()} document(s) → {r.out_dir}, {how}, "
+                f"{'rules only' if r.rules_only else 'the active model'}.{resume}")
+
+    # ----------------------------------------------------------------- export
+    @Slot()
+    def start_export(self) -> bool:
+        """Run the export in a worker; returns whether it started."""
+        if self.runner.busy() or not self.folder_edit.text().strip():
+            return False
+        request, project = self.request(), self.project
+        self.go(2)
+        self.progress_bar.setValue(0)
+        self.progress_label.setText("Preparing…")
+        self.runner.start("export", lambda progress, cancel: export_documents(
+            project, request, progress=progress, cancel=cancel))
+        self._update_nav()
+        return True
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.runner.busy():
+            self.runner.cancel()
+            self.progress_label.setText("Cancelling after the current note…")
+
+    def is_busy(self) -> bool:
+        return self.runner.busy()
+
+    @Slot(object)
+    def _on_progress(self, p) -> None:
+        self.progress_bar.setValue(int(p.fraction * 1000))
+        self.progress_label.setText(p.message)
+
+    @Slot(object)
+    def _on_finished(self, outcome: ExportOutcome) -> None:
+        self.outcome = outcome
+        self.progress_bar.setValue(1000)
+        self.summary_label.setText(summary_html(outcome))
+        self.go(3)
+        self.exported.emit(outcome)
+
+    @Slot(str)
+    def _on_failed(self, reason: str) -> None:
+        if reason == "cancelled":
+            self.progress_label.setText("Cancelled. Finished notes are kept; start again "
+                                        "to resume.")
+            self.start_button.setText("Resume export")
+        else:
+            self.progress_label.setText(f"Export failed: {reason}")
+        self._update_nav()
+        self.failed.emit(reason)
+
+    @Slot()
+    def open_report(self) -> None:
+        if self.outcome is not None:
+            self.open_url(QUrl.fromLocalFile(str(self.outcome.report_html)))
+
+    def closeEvent(self, event) -> None:
+        self.runner.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,739 @@
+"""De-identification preview: the original and its redacted text side by side.
+
+Both panes highlight the same spans (the redaction's ``span_map`` gives each
+replacement's place in the output), scroll together, and a click on either
+side selects the span in both. The strategy of each label can be switched
+live. With a trained model, the model's prediction is previewed (what an
+export would write) and each span says which ensemble members found it;
+prediction runs in a worker, and the loaded predictor is kept for the next
+notes.
+
+Corrections made here go back to the annotation workspace through
+:class:`CorrectionSession` (an :class:`~app.gui.editing.AnnotationSession`):
+a missed identifier becomes an accepted human span of the current
+annotator, a false hit becomes a rejected span; both are undoable in the
+editor and written to the audit log (label and document only, no text).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.core.spans import Span
+from app.deid import STRATEGIES, Policy
+from app.errors import UserError
+from app.gui.editing import AnnotationSession, Edit, state_of
+from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
+                        QHeaderView, QLabel, QPlainTextEdit, QPoint, QPushButton, QSplitter,
+                        Qt, QTableWidget, QTableWidgetItem, QTextCharFormat, QTextCursor,
+                        QTextEdit, QVBoxLayout,
+                        QWidget, Signal, Slot)
+from app.gui.span_text import OffsetMap
+from app.gui.training_view import TaskRunner
+from app.services.redaction import POLICY_KEY, preview_document, project_policy
+
+MODES = (("model", "Model prediction (what an export writes)"),
+         ("annotations", "Annotations (accepted spans and suggestions)"))
+SPAN_ALPHA = 90
+
+
+# --------------------------------------------------------------- plain Python
+def map_offset(span_map, offset: int, forward: bool = True) -> int:
+    """Map an offset of the original to the redacted text (or back).
+
+    Inside a replaced span the result is that span's start on the other side.
+    """
+    shift = 0
+    for m in span_map:
+        a, b = (m.in_start, m.in_end) if forward else (m.out_start, m.out_end)
+        c = m.out_start if forward else m.in_start
+        if offset < a:
+            break
+        if offset < b:
+            return c
+        shift += (m.out_end - m.out_start) - (m.in_end - m.in_start)
+    return max(0, offset + shift if forward else offset - shift)
+
+
+def effective_spans(project, doc_id: int, mode: str, prediction=None,
+                    flagged: list[Span] = ()) -> list[Span]:
+    """The spans a preview redacts.
+
+    ``annotations``: the document's accepted spans plus pending suggestions
+    (``preview_document``'s default). ``model``: what an export would
+    replace, the prediction, less the spans a person rejected, plus the
+    misses ``flagged`` in this preview that are still accepted (they win
+    over predictions they overlap, so a flagged miss shows at once).
+    """
+    if mode == "annotations" or prediction is None:
+        gold = project.gold_spans(doc_id)
+        return gold + [r.span for r in project.span_records(doc_id, status="suggested")]
+    records = project.span_records(doc_id)
+    rejected = {r.span.key for r in records if r.status == "rejected"}
+    accepted = {r.span.key for r in records if r.status == "accepted"}
+    flagged = [f for f in flagged if f.key in accepted]
+    predicted = [s for s in prediction.spans if s.key not in rejected
+                 and not any(s.overlaps(f) for f in flagged)]
+    return sorted(predicted + flagged, key=lambda s: (s.start, s.end))
+
+
+def missed_annotations(project, doc_id: int, span_map) -> list[Span]:
+    """Accepted spans that no replacement touches: identifiers the model missed."""
+    return [g for g in project.gold_spans(doc_id)
+            if not any(m.in_start < g.end and g.start < m.in_end for m in span_map)]
+
+
+@dataclass
+class SpanInfo:
+    """What the preview knows about one replaced span."""
+
+    mapped: object                         # app.deid.MappedSpan
+    origin: str                            # "model", "accepted" or "suggestion"
+    annotation: str | None = None          # stored status of the same span, if any
+    confidence: float | None = None
+    annotator: str | None = None
+    members: list[str] = field(default_factory=list)       # found exactly this span
+    partial: list[str] = field(default_factory=list)       # found an overlapping one
+    n_members: int = 0
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        return (self.mapped.in_start, self.mapped.in_end, self.mapped.label)
+
+    @property
+    def certainty(self) -> float:
+        """0 (doubtful) .. 1 (sure): member agreement and confidence, the lower;
+        a span a person accepted is sure."""
+        if self.annotation == "accepted":
+            return 1.0
+        score = 1.0 if self.confidence is None else self.confidence
+        if self.n_members:
+            score = min(score, len(self.members) / self.n_members)
+        elif self.origin == "suggestion" and self.confidence is None:
+            score = 0.5
+        return score
+
+    def describe(self, replacement: str) -> str:
+        """Rich text for the info panel (the replacement, never the original)."""
+        m = self.mapped
+        lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
+        conf = "" if self.confidence is None else f", confidence {self.confidence:.2f}"
+        who = f" by {self.annotator}" if self.annotator else ""
+        if self.origin == "model":
+            lines.append(f"Model prediction{conf}")
+            if self.annotation == "accepted":
+                lines.append(f"Matches an accepted annotation{who}")
+            elif self.annotation == "suggested":
+                lines.append("Also a suggestion awaiting review")
+        elif self.origin == "accepted":
+            lines.append(f"Accepted annotation{who}")
+        else:
+            lines.append(f"Suggestion awaiting review{conf}")
+        if self.n_members:
+            found = ", ".join(self.members) or "none exactly"
+            lines.append(f"Found by {len(self.members)} of {self.n_members} members: {found}")
+            if self.partial:
+                lines.append(f"Overlapping spans from: {', '.join(self.partial)}")
+        return "<br>".join(lines)
+
+
+def span_infos(project, doc_id: int, span_map, prediction=None,
+               mode: str = "model") -> list[SpanInfo]:
+    """A :class:`SpanInfo` per replacement: provenance and member support."""
+    records = {r.span.key: r for r in project.span_records(doc_id) if r.status != "rejected"}
+    predicted = {s.key: s for s in prediction.spans} if prediction is not None else {}
+    members = prediction.member_spans if prediction is not None else {}
+    infos = []
+    for m in span_map:
+        key = (m.in_start, m.in_end, m.label)
+        r = records.get(key)
+        p = predicted.get(key)
+        annotation = r.status if r is not None else None
+        if mode == "model" and p is not None:
+            origin, confidence = "model", p.confidence
+        else:
+            origin = "accepted" if annotation == "accepted" else "suggestion"
+            confidence = r.confidence if r is not None else None
+        info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None)
+        probe = Span(m.in_start, m.in_end, m.label)
+        for name, spans in sorted(members.items()):
+            if key in {s.key for s in spans}:
+                info.members.append(name)
+            elif any(s.overlaps(probe) for s in spans):
+                info.partial.append(name)
+        info.n_members = len(members) if len(members) > 1 else 0
+        infos.append(info)
+    return infos
+
+
+def review_order(infos: list[SpanInfo]) -> list[int]:
+    """Indices of ``infos``, least certain first, then in text order."""
+    return sorted(range(len(infos)), key=lambda i: (infos[i].certainty, infos[i].mapped.in_start))
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class CorrectionSession(AnnotationSession):
+    """Corrections flagged in the preview, saved like editor edits.
+
+    Each is one undoable history entry of the annotator plus an audit entry.
+    """
+
+    def flag_miss(self, start: int, end: int, label: str) -> int | None:
+        """Label a missed identifier (snapped to tokens); returns the span id."""
+        with self.project.transaction():
+            span_id = self.add(start, end, label)
+            if span_id is not None:
+                self.project.log("preview_flag_miss", {"document": self.doc_id, "label": label},
+                                 actor=self.annotator)
+        return span_id
+
+    def flag_false_hit(self, start: int, end: int, label: str, *,
+                       run_id: int | None = None, confidence: float | None = None) -> None:
+        """Reject a span: a stored suggestion or accepted span becomes
+        rejected; a prediction not stored yet is stored as rejected, so
+        pre-annotation never suggests it again."""
+        r = next((r for r in self.spans if (r.start, r.end, r.label) == (start, end, label)),
+                 None)
+        edit = Edit("reject")
+        if r is not None and r.status == "suggested":
+            self._decide(edit, r, "rejected")
+        elif r is not None:
+            edit.before.append(state_of(r))
+            edit.after.append(state_of(r, status="rejected", annotator=self.annotator))
+        else:
+            edit.after.append({"start": start, "end": end, "label": label, "source": "model",
+                               "annotator": self.annotator, "status": "rejected",
+                               "confidence": confidence, "run_id": run_id})
+        self._commit(edit, log=("preview_false_hit", {"document": self.doc_id, "label": label,
+                                                      "was": r.status if r else "predicted"}))
+
+
+# --------------------------------------------------------------- Qt widgets
+class PreviewText(QPlainTextEdit):
+    """A read-only pane that reports clicks as code-point offsets.
+
+    Signals
+    -------
+    clicked(int)
+        Offset of a plain click (no selection made).
+    """
+
+    clicked = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        font = QFont(self.font())
+        font.setPointSizeF(max(11.0, font.pointSizeF() + 1))
+        self.setFont(font)
+        self.offsets = OffsetMap("")
+
+    def set_text(self, text: str) -> None:
+        self.offsets = OffsetMap(text)
+        self.setPlainText(text)
+
+    def cursor_for(self, start: int, end: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.offsets.to_qt(start))
+        cursor.setPosition(self.offsets.to_qt(end), QTextCursor.KeepAnchor)
+        return cursor
+
+    def selection(self) -> tuple[int, int] | None:
+        cursor = self.textCursor()
+        if not cursor.hasSelection():
+            return None
+        return (self.offsets.to_py(cursor.selectionStart()),
+                self.offsets.to_py(cursor.selectionEnd()))
+
+    def select(self, start: int, end: int) -> None:
+        self.setTextCursor(self.cursor_for(start, end))
+
+    def top_offset(self) -> int:
+        """Offset of the first character shown at the top left."""
+        return self.offsets.to_py(self.cursorForPosition(QPoint(0, 0)).position())
+
+    def scroll_to_offset(self, offset: int) -> None:
+        """Make the line holding ``offset`` the top line (the scroll bar of
+        a QPlainTextEdit counts visual lines)."""
+        pos = self.offsets.to_qt(offset)
+        block = self.document().findBlock(pos)
+        line = 0
+        if block.layout() is not None and block.layout().lineCount():
+            line = max(0, block.layout().lineForTextPosition(pos - block.position()).lineNumber())
+        self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+
+    def mouseReleaseEvent(self, event) -> None:
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.LeftButton and not self.textCursor().hasSelection():
+            pos = self.cursorForPosition(event.position().toPoint()).position()
+            self.clicked.emit(self.offsets.to_py(pos))
+
+
+class PreviewView(QWidget):
+    """Side-by-side redaction preview of one project document.
+
+    Signals
+    -------
+    corrected(int)
+        A document's spans changed (flagged miss or false hit).
+    message(str)
+        A short status-bar message.
+    """
+
+    corrected = Signal(int)
+    message = Signal(str)
+
+    def __init__(self, project=None, annotator: str | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.project = None
+        self.annotator = annotator
+        self.doc_id: int | None = None
+        self.policy: Policy | None = None
+        self.result = None                       # app.deid.RedactionResult
+        self.infos: list[SpanInfo] = []
+        self.order: list[int] = []
+        self.current: int | None = None          # index into infos
+        self.colours: dict[str, str] = {}
+        self.strategy_boxes: dict[str, QComboBox] = {}
+        self.predictions: dict[int, object] = {}
+        self.flagged: dict[int, list[Span]] = {}      # misses flagged here, per document
+        self.missed: list[Span] = []
+        self._predictor = None
+        self._wanted: int | None = None          # document waiting for a prediction
+        self._syncing = False
+        self.runner = TaskRunner(self)
+        self.runner.finished.connect(self._on_predicted)
+        self.runner.failed.connect(self._on_predict_failed)
+        self._build()
+        self.set_project(project, annotator)
+
+    # ---------------------------------------------------------------- build
+    def _build(self) -> None:
+        self.title = QLabel("No document")
+        self.title.setStyleSheet("font-weight: 600; font-size: 14px;")
+        self.mode_box = QComboBox()
+        for key, text in MODES:
+            self.mode_box.addItem(text, key)
+        self.mode_box.currentIndexChanged.connect(self.refresh)
+        self.status = QLabel("")
+        self.status.setStyleSheet("color: #555;")
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addStretch(1)
+        top.addWidget(QLabel("Spans:"))
+        top.addWidget(self.mode_box)
+
+        self.original = PreviewText()
+        self.redacted = PreviewText()
+        self.original.clicked.connect(self._on_original_clicked)
+        self.redacted.clicked.connect(self._on_redacted_clicked)
+        self.original.verticalScrollBar().valueChanged.connect(self._on_original_scrolled)
+        self.redacted.verticalScrollBar().valueChanged.connect(self._on_redacted_scrolled)
+        panes = QSplitter(Qt.Horizontal)
+        for caption, pane in (("Original", self.original), ("De-identified", self.redacted)):
+            box = QWidget()
+            bl = QVBoxLayout(box)
+            bl.setContentsMargins(0, 0, 0, 0)
+            label = QLabel(caption)
+            label.setStyleSheet("font-weight: 600;")
+            bl.addWidget(label)
+            bl.addWidget(pane)
+            panes.addWidget(box)
+
+        side = QWidget()
+        side.setMinimumWidth(260)
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(6, 0, 0, 0)
+        nav = QHBoxLayout()
+        self.prev_button = QPushButton("◀ Previous")
+        self.next_button = QPushButton("Next ▶")
+        self.prev_button.clicked.connect(lambda: self.step(-1))
+        self.next_button.clicked.connect(lambda: self.step(1))
+        nav.addWidget(self.prev_button)
+        nav.addWidget(self.next_button)
+        sl.addLayout(nav)
+        self.position_label = QLabel("")
+        sl.addWidget(self.position_label)
+        self.info = QLabel("Click a span to see where it came from.")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.RichText)
+        self.info.setMinimumHeight(110)
+        self.info.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.info.setStyleSheet("background: #f6f6f6; padding: 6px; border: 1px solid #ddd;")
+        sl.addWidget(self.info)
+
+        fix = QHBoxLayout()
+        self.miss_label = QComboBox()
+        self.miss_button = QPushButton("Flag missed")
+        self.miss_button.setToolTip("Select the missed identifier in the original, pick its "
+                                    "label, then click: it becomes an accepted span")
+        self.miss_button.clicked.connect(self.flag_miss)
+        self.false_button = QPushButton("Flag false hit")
+        self.false_button.setToolTip("Reject the current span: it is not an identifier")
+        self.false_button.clicked.connect(self.flag_false_hit)
+        fix.addWidget(self.miss_label)
+        fix.addWidget(self.miss_button)
+        sl.addLayout(fix)
+        sl.addWidget(self.false_button)
+
+        sl.addWidget(QLabel("Strategy per label:"))
+        self.strategy_table = QTableWidget(0, 2)
+        self.strategy_table.setHorizontalHeaderLabels(["Label", "Strategy"])
+        self.strategy_table.verticalHeader().setVisible(False)
+        self.strategy_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.strategy_table.setSelectionMode(QAbstractItemView.NoSelection)
+        self.strategy_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        sl.addWidget(self.strategy_table, 1)
+        self.save_policy_button = QPushButton("Use for exports")
+        self.save_policy_button.setToolTip("Store these strategies as the project's policy")
+        self.save_policy_button.clicked.connect(self.save_policy)
+        sl.addWidget(self.save_policy_button)
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(panes)
+        split.addWidget(side)
+        split.setStretchFactor(0, 1)
+        split.setSizes([860, 280])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+
+    # -------------------------------------------------------------- project
+    def set_project(self, project, annotator: str | None = None) -> None:
+        """Show ``project`` (``None`` to clear); the cached model is dropped."""
+        self.shutdown()
+        self.project = project
+        self.annotator = annotator
+        self.doc_id = None
+        self.predictions = {}
+        self.flagged = {}
+        self.result = None
+        self.infos, self.order, self.current = [], [], None
+        self.original.set_text("")
+        self.redacted.set_text("")
+        self.title.setText("No document")
+        self.strategy_table.setRowCount(0)
+        self.miss_label.clear()
+        if project is None:
+            self.policy = None
+            self._update_buttons()
+            return
+        self.policy = project_policy(project)
+        self.colours = {l.name: l.colour for l in project.labels()}
+        for label in project.labels():
+            self.miss_label.addItem(label.name)
+        self._fill_strategies()
+        self.mode_box.blockSignals(True)
+        self.mode_box.setCurrentIndex(0 if self._has_model() else 1)
+        self.mode_box.blockSignals(False)
+        self._update_buttons()
+
+    def shutdown(self) -> None:
+        """Stop a running prediction and release the cached model."""
+        self.runner.shutdown()
+        if self._predictor is not None:
+            self._predictor.close()
+            self._predictor = None
+
+    def _has_model(self) -> bool:
+        from app.services.predictor import active_run
+        try:
+            active_run(self.project)
+        except UserError:
+            return False
+        return True
+
+    def model_changed(self) -> None:
+        """Call after training: predictions are redone with the new model."""
+        if self.project is not None:
+            doc = self.doc_id
+            self.set_project(self.project, self.annotator)
+            if doc is not None:
+                self.load_document(doc)
+
+    def _fill_strategies(self) -> None:
+        labels = [l.name for l in self.project.labels()]
+        self.strategy_table.setRowCount(len(labels))
+        self.strategy_boxes: dict[str, QComboBox] = {}
+        for i, label in enumerate(labels):
+            item = QTableWidgetItem(label)
+            item.setBackground(_tint(self.colours.get(label, "#999999")))
+            self.strategy_table.setItem(i, 0, item)
+            box = QComboBox()
+            box.addItems(STRATEGIES)
+            box.setCurrentText(self.policy.strategy_for(label))
+            box.currentTextChanged.connect(lambda s, l=label: self.set_strategy(l, s))
+            self.strategy_table.setCellWidget(i, 1, box)
+            self.strategy_boxes[label] = box
+
+    # ------------------------------------------------------------- document
+    def load_document(self, doc_id: int) -> None:
+        """Preview one document; its model prediction is fetched in a worker."""
+        if self.project is None:
+            return
+        self.doc_id = doc_id
+        info = self.project.document(doc_id)
+        self.title.setText(f"{info.name}")
+        self.original.set_text(info.text)
+        self.current = None
+        if self._has_model() and doc_id not in self.predictions:
+            self._request(doc_id)
+        self.refresh()
+
+    def mode(self) -> str:
+        return self.mode_box.currentData()
+
+    @Slot()
+    def refresh(self) -> None:
+        """Redact the current document again (spans, strategies or mode changed)."""
+        if self.project is None or self.doc_id is None:
+            return
+        prediction = self.predictions.get(self.doc_id)
+        spans = effective_spans(self.project, self.doc_id, self.mode(), prediction,
+                                self.flagged.get(self.doc_id, []))
+        keep = self.infos[self.current].key if self.current is not None else None
+        self.result = preview_document(self.project, self.doc_id, policy=self.policy, spans=spans)
+        top = self.original.top_offset()
+        self.redacted.set_text(self.result.text)
+        self.infos = span_infos(self.project, self.doc_id, self.result.span_map, prediction,
+                                self.mode())
+        self.missed = (missed_annotations(self.project, self.doc_id, self.result.span_map)
+                       if self.mode() == "model" and prediction is not None else [])
+        self.order = review_order(self.infos)
+        self.current = next((i for i, s in enumerate(self.infos) if s.key == keep), None)
+        self._paint()
+        self._sync(self.original, self.redacted, top_offset=top)
+        waiting = self.mode() == "model" and prediction is None and self._has_model()
+        doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
+        missed = (f", {len(self.missed)} annotated identifier(s) missed by the model "
+                  f"(red wavy underline)" if self.missed else "")
+        self.status.setText(
+            ("Predicting with the model… (showing annotations meanwhile)  " if waiting else "")
+            + f"{len(self.infos)} span(s) replaced, {doubtful} uncertain{missed}.")
+        self._show_info()
+        self._update_buttons()
+
+    def _paint(self) -> None:
+        left, right = [], []
+        for i, s in enumerate(self.infos):
+            m = s.mapped
+            colour = QColor(self.colours.get(m.label, "#999999"))
+            for pane, a, b, out in ((self.original, m.in_start, m.in_end, left),
+                                    (self.redacted, m.out_start, m.out_end, right)):
+                if a == b:
+                    continue                 # "remove": nothing to highlight on the right
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = pane.cursor_for(a, b)
+                if i == self.current:
+                    sel.format.setBackground(colour)
+                    sel.format.setFontWeight(QFont.Bold)
+                    sel.format.setForeground(QColor("black") if colour.lightness() > 110
+                                             else QColor("white"))
+                else:
+                    tint = QColor(colour)
+                    tint.setAlpha(SPAN_ALPHA if s.certainty >= 1.0 else SPAN_ALPHA // 2)
+                    sel.format.setBackground(tint)
+                    sel.format.setUnderlineColor(colour.darker(150))
+                    sel.format.setUnderlineStyle(
+                        QTextCharFormat.SingleUnderline if s.certainty >= 1.0
+                        else QTextCharFormat.DashUnderline)
+                sel.format.setToolTip(m.label)
+                out.append(sel)
+        for g in self.missed:
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = self.original.cursor_for(g.start, g.end)
+            sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            sel.format.setUnderlineColor(QColor("#d00000"))
+            sel.format.setToolTip(f"{g.label} — annotated, but the model missed it")
+            left.append(sel)
+        self.original.setExtraSelections(left)
+        self.redacted.setExtraSelections(right)
+
+    # ------------------------------------------------------------ prediction
+    def _request(self, doc_id: int) -> None:
+        if self.runner.busy():
+            self._wanted = doc_id                # fetched when the running one ends
+            return
+        project, view = self.project, self
+
+        def work(progress, cancel):
+            from app.services.predictor import Predictor
+            if view._predictor is None:          # loaded once, reused for every note
+                view._predictor = Predictor.from_project(project, all_members=True)
+            text = project.document(doc_id).text
+            return doc_id, view._predictor.predict([text], with_members=True)[0]
+
+        self._wanted = None
+        self.runner.start("predict", work)
+
+    @Slot(object)
+    def _on_predicted(self, result) -> None:
+        doc_id, prediction = result
+        self.predictions[doc_id] = prediction
+        if doc_id == self.doc_id:
+            self.refresh()
+        if self._wanted is not None and self._wanted not in self.predictions:
+            self._request(self._wanted)
+
+    @Slot(str)
+    def _on_predict_failed(self, reason: str) -> None:
+        self.status.setText(f"Model prediction unavailable: {reason}")
+        self.message.emit(f"Preview: {reason}")
+
+    def wait_for_prediction(self) -> bool:
+        """Whether a prediction for the current document is pending (tests poll this)."""
+        return self.runner.busy() or self._wanted is not None
+
+    # ------------------------------------------------------------ navigation
+    def set_current(self, index: int | None) -> None:
+        self.current = index
+        self._paint()
+        if index is not None:
+            m = self.infos[index].mapped
+            for pane, a in ((self.original, m.in_start), (self.redacted, m.out_start)):
+                cursor = QTextCursor(pane.document())
+                cursor.setPosition(pane.offsets.to_qt(a))
+                pane.setTextCursor(cursor)
+                pane.ensureCursorVisible()
+        self._show_info()
+        self._update_buttons()
+
+    def step(self, delta: int) -> None:
+        """Go to the next/previous span in review order (uncertain ones first)."""
+        if not self.order:
+            return
+        if self.current is None or self.current not in self.order:
+            k = 0 if delta > 0 else len(self.order) - 1
+        else:
+            k = (self.order.index(self.current) + delta) % len(self.order)
+        self.set_current(self.order[k])
+
+    def _show_info(self) -> None:
+        if self.current is None:
+            self.position_label.setText(f"{len(self.order)} span(s), uncertain first")
+            self.info.setText("Click a span, or use Next, to see where it came from.")
+            return
+        s = self.infos[self.current]
+        self.position_label.setText(f"Span {self.order.index(self.current) + 1} of "
+                                    f"{len(self.order)} (uncertain first)")
+        self.info.setText(s.describe(self.result.text[s.mapped.out_start:s.mapped.out_end]))
+
+    def _span_at(self, offset: int, original: bool) -> int | None:
+        for i, s in enumerate(self.infos):
+            m = s.mapped
+            a, b = (m.in_start, m.in_end) if original else (m.out_start, m.out_end)
+            if a <= offset < b:
+                return i
+        return None
+
+    @Slot(int)
+    def _on_original_clicked(self, offset: int) -> None:
+        self.set_current(self._span_at(offset, True))
+
+    @Slot(int)
+    def _on_redacted_clicked(self, offset: int) -> None:
+        self.set_current(self._span_at(offset, False))
+
+    # ------------------------------------------------------------- scrolling
+    def _sync(self, source: PreviewText, target: PreviewText, top_offset: int | None = None) -> None:
+        if self._syncing or self.result is None:
+            return
+        self._syncing = True
+        try:
+            top = source.top_offset() if top_offset is None else top_offset
+            target.scroll_to_offset(map_offset(self.result.span_map, top,
+                                               forward=source is self.original))
+        finally:
+            self._syncing = False
+
+    @Slot(int)
+    def _on_original_scrolled(self, _value: int) -> None:
+        self._sync(self.original, self.redacted)
+
+    @Slot(int)
+    def _on_redacted_scrolled(self, _value: int) -> None:
+        self._sync(self.redacted, self.original)
+
+    # ------------------------------------------------------------ strategies
+    def set_strategy(self, label: str, strategy: str) -> None:
+        """Switch one label's strategy and redact again."""
+        if self.policy is None:
+            return
+        strategies = {**self.policy.strategies, label: strategy}
+        self.policy = Policy.from_dict({**self.policy.to_dict(), "strategies": strategies})
+        box = self.strategy_boxes.get(label)
+        if box is not None and box.currentText() != strategy:
+            box.blockSignals(True)
+            box.setCurrentText(strategy)
+            box.blockSignals(False)
+        self.refresh()
+
+    @Slot()
+    def save_policy(self) -> None:
+        """Store the strategies shown as the project's redaction policy."""
+        if self.project is None or self.policy is None:
+            return
+        self.project.set_setting(POLICY_KEY, self.policy.to_dict())
+        self.project.log("policy_changed", {"default": self.policy.default,
+                                            "strategies": dict(self.policy.strategies)},
+                         actor=self.annotator)
+        self.message.emit("Redaction policy saved for exports")
+
+    # ------------------------------------------------------------ corrections
+    def _session(self) -> CorrectionSession:
+        return CorrectionSession(self.project, self.doc_id, self.annotator)
+
+    @Slot()
+    def flag_miss(self, label: str | None = None) -> int | None:
+        """Store the selection in the original as a missed identifier."""
+        if self.project is None or self.doc_id is None:
+            return None
+        selection = self.original.selection()
+        if selection is None:
+            self.message.emit("Select the missed identifier in the original text first")
+            return None
+        span_id = self._session().flag_miss(*selection, label or self.miss_label.currentText())
+        if span_id is None:
+            self.message.emit("Nothing labelable is selected")
+            return None
+        self.flagged.setdefault(self.doc_id, []).append(self.project.span_record(span_id).span)
+        self._corrected()
+        return span_id
+
+    @Slot()
+    def flag_false_hit(self) -> None:
+        """Reject the current span (it is not an identifier)."""
+        if self.project is None or self.current is None:
+            return
+        s = self.infos[self.current]
+        prediction = self.predictions.get(self.doc_id)
+        run_id = self._predictor.run_id if self._predictor is not None else None
+        self._session().flag_false_hit(*s.key, run_id=run_id if prediction else None,
+                                       confidence=s.confidence)
+        self.current = None
+        self._corrected()
+
+    def _corrected(self) -> None:
+        self.refresh()
+        self.corrected.emit(self.doc_id)
+        self.message.emit("Correction saved to the annotations")
+
+    def _update_buttons(self) -> None:
+        ok = self.project is not None and self.doc_id is not None and not self.project.readonly
+        self.miss_button.setEnabled(ok)
+        self.false_button.setEnabled(ok and self.current is not None)
+        self.prev_button.setEnabled(bool(self.order))
+        self.next_button.setEnabled(bool(self.order))
+        self.save_policy_button.setEnabled(ok)
+
+
+def _tint(colour: str) -> QColor:
+    c = QColor(colour)
+    c.setAlpha(SPAN_ALPHA)
+    return c

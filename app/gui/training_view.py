@@ -1,0 +1,864 @@
+"""Training screen: choose what to train, watch it learn, read the results.
+
+The work runs in :class:`TaskWorker` on a ``QThread``; :class:`TaskRunner`
+(a GUI-thread ``QObject``) receives the worker's signals in ``@Slot``
+methods and re-emits them in the GUI thread, so views may connect anything
+to a runner (see ``app.gui.workers`` for why worker signals need slots).
+Cancel sets the run's ``CancelToken``: the next progress report raises
+``Cancelled`` inside ``train_project``, which marks the run cancelled and
+leaves the project as it was (the previous active model stays active).
+
+Everything above the Qt classes is plain Python (device sentence, result
+rows, error rows), testable without a display.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+# Imported in the GUI thread on purpose (see app.gui.workers): the worker
+# thread should not be the first to import these.
+import app.services.annotating  # noqa: F401
+import app.services.evaluating  # noqa: F401
+from app.core.progress import CancelToken, Cancelled, Progress
+from app.errors import UserError
+from app.gui.charts import BarChart, LineChart
+from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
+                        QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                        QObject, QPlainTextEdit, QPushButton, QSpinBox, QSplitter, Qt,
+                        QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
+                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
+from app.services.training import BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name
+
+#: Seconds between two plain progress signals (reports with a dev score,
+#: a new epoch or a new message always go through).
+PROGRESS_INTERVAL = 0.05
+OBJECTIVES = (("f1", "Best F1 (balanced precision and recall)"),
+              ("f2", "Recall first (F2)"),
+              ("precision_at_recall", "Best precision with recall ≥ target"))
+BUDGETS = (("quick", "Quick — one try per model, minutes"),
+           ("standard", "Standard — small hyperparameter search"),
+           ("full", "Full — thorough search, hours"))
+ENSEMBLES = (("voting", "Majority voting"), ("pruned", "Pruned voting"),
+             ("stacking", "Stacking"))
+#: Messages of the per-model summary reports (their dev F1 is not a new curve point).
+_SUMMARY = re.compile(r"trained|trial \d+/\d+ done")
+META_NAMES = {"lr": "Logistic regression", "svm": "Linear SVM", "xgb": "XGBoost"}
+
+
+# --------------------------------------------------------------- plain Python
+def device_sentence(info, force_cpu: bool = False) -> str:
+    """How the run will compute, in words ("CPU, 2 cores — no GPU found")."""
+    cores = info.cpu_physical or info.cpu_logical
+    cpu = f"CPU, {cores} core{'s' if cores != 1 else ''}" if cores else "CPU"
+    if info.cuda_available:
+        memory = f" {round(info.cuda_total_memory / 2**30)} GB" if info.cuda_total_memory else ""
+        gpu = f"{info.cuda_name}{memory}"
+        if force_cpu:
+            return f"{cpu} — GPU ({gpu}) not used: CPU forced"
+        return f"{gpu} — training on GPU"
+    if info.mps_available:
+        return f"{cpu} — Apple GPU found but not used for training"
+    return f"{cpu} — no GPU found"
+
+
+def planned_members(config: TrainConfig) -> list[str]:
+    """Member names a run of ``config`` trains, in training order."""
+    names = [member_name(k, v) for k in config.models if k != "rules" for v in config.variants]
+    return names + (["rules"] if "rules" in config.models else [])
+
+
+def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
+    """Rows of the results table: every candidate with its dev scores and,
+    for base models, training time and memory.
+
+    ``members`` maps names to ``MemberInfo`` objects or their dicts.
+    """
+    rows = []
+    for r in selection_rows:
+        m = members.get(r["name"])
+        info = m if isinstance(m, dict) or m is None else m.__dict__
+        kind = "ensemble" if info is None else ("rules" if info["kind"] == "rules" else "base model")
+        rows.append({"name": r["name"], "type": kind, "precision": r["precision"],
+                     "recall": r["recall"], "f1": r["f1"],
+                     "seconds": info["seconds"] if info else None,
+                     "peak_mb": info["peak_mb"] if info else None})
+    return rows
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """One evaluation error, located by document id and code-point offsets."""
+
+    kind: str            # "missed" (false negative) or "false hit" (false positive)
+    doc_id: int
+    doc_name: str
+    start: int
+    end: int
+    label: str
+    before: str
+    span: str
+    after: str
+
+
+def error_rows(project, errors: dict, split: str, context: int = 30) -> list[ErrorRow]:
+    """Evaluation errors (``report.to_dict()['errors']``), missed ones first.
+
+    Note indices refer to ``gold_documents(project, splits=(split,))``,
+    the list :func:`app.services.evaluating.evaluate_project` scored.
+    """
+    from app.services.training import gold_documents
+    docs = gold_documents(project, splits=(split,))
+    names = {info.id: info.name for info in project.document_infos(split=split)}
+    rows = []
+    for kind, key in (("missed", "false_negatives"), ("false hit", "false_positives")):
+        for note, start, end, label in errors.get(key, []):
+            doc = docs[note]
+            text = doc.text
+            rows.append(ErrorRow(kind, int(doc.name), names.get(int(doc.name), doc.name),
+                                 start, end, label,
+                                 text[max(0, start - context):start].replace("\n", " "),
+                                 text[start:end].replace("\n", " "),
+                                 text[end:end + context].replace("\n", " ")))
+    return rows
+
+
+def evaluation_summary(project, split: str = "test") -> dict:
+    """What the results tab shows after "Evaluate on test" (runs in a worker)."""
+    from app.services.evaluating import evaluate_project
+    result = evaluate_project(project, split=split, table=True, bootstrap=0)
+    report = result.report.to_dict()
+    return {"model": result.model, "split": split,
+            "table": {r["name"]: r["strict"] for r in result.table},
+            "per_label": {label: {"P": v["strict"]["precision"], "R": v["strict"]["recall"],
+                                  "F1": v["strict"]["f1"], "support": v["support"]}
+                          for label, v in report["per_label"].items()},
+            "micro": report["micro"]["strict"],
+            "errors": error_rows(project, report["errors"], split)}
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+# --------------------------------------------------------------- workers
+class TaskWorker(QObject):
+    """Runs ``fn(progress, cancel)`` once in a worker thread.
+
+    Signals
+    -------
+    progress(object)
+        A :class:`~app.core.progress.Progress` (throttled, see ``PROGRESS_INTERVAL``).
+    finished(object)
+        What ``fn`` returned.
+    failed(str)
+        A user-facing reason; ``"cancelled"`` when the user stopped it.
+    """
+
+    progress = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+        self.cancel_token = CancelToken()
+        self._last = 0.0
+        self._last_key: tuple = ()
+
+    def _report(self, p: Progress) -> None:
+        self.cancel_token.check()
+        now = time.monotonic()
+        key = (p.stage, p.model, p.epoch, p.message)
+        if (p.fraction >= 1.0 or p.dev_f1 is not None or key != self._last_key
+                or now - self._last >= PROGRESS_INTERVAL):
+            self._last, self._last_key = now, key
+            self.progress.emit(p)
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self.fn(self._report, self.cancel_token)
+        except Cancelled:
+            self.failed.emit("cancelled")
+        except UserError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # the type only: a message could quote note text
+            self.failed.emit(f"internal error ({type(exc).__name__})")
+        else:
+            self.finished.emit(result)
+
+
+class TaskRunner(QObject):
+    """One background task at a time, its signals delivered in the GUI thread.
+
+    ``start(fn)`` runs ``fn(progress, cancel)`` on a new ``QThread``. The
+    runner's own ``progress``/``finished``/``failed`` signals are emitted
+    from GUI-thread slots, after the thread has been joined for the last two.
+    """
+
+    progress = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: TaskWorker | None = None
+        self.name: str | None = None
+
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def start(self, name: str, fn) -> bool:
+        """Start ``fn`` unless a task is running; returns whether it started."""
+        if self.busy():
+            return False
+        worker = TaskWorker(fn)
+        thread = QThread(self)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_finished)
+        worker.failed.connect(self._on_failed)
+        self._thread, self._worker, self.name = thread, worker, name
+        thread.start()
+        return True
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel_token.cancel()
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the thread (closing the window or project)."""
+        self.cancel()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+            self._end()
+
+    def _end(self) -> None:
+        thread, worker = self._thread, self._worker
+        self._thread = self._worker = None
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+            thread.deleteLater()
+        if worker is not None:
+            worker.deleteLater()
+
+    @Slot(object)
+    def _on_progress(self, p) -> None:
+        if self._worker is not None:
+            self.progress.emit(p)
+
+    @Slot(object)
+    def _on_finished(self, result) -> None:
+        self._end()
+        self.finished.emit(result)
+
+    @Slot(str)
+    def _on_failed(self, reason: str) -> None:
+        self._end()
+        self.failed.emit(reason)
+
+
+# --------------------------------------------------------------- the view
+class TrainingView(QWidget):
+    """Train a project's models and inspect the results.
+
+    Signals
+    -------
+    open_span(int, int, int)
+        Document id, start and end (code points) of an error the user activated.
+    trained(object)
+        The :class:`~app.services.training.TrainResult` of a finished run.
+    preannotated(int)
+        Number of notes that received suggestions.
+    message(str)
+        A short status-bar message.
+    """
+
+    open_span = Signal(int, int, int)
+    trained = Signal(object)
+    preannotated = Signal(int)
+    message = Signal(str)
+
+    def __init__(self, project=None, parent=None, *, device_info=None) -> None:
+        super().__init__(parent)
+        self.project = None
+        self.runner = TaskRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.last_result = None
+        self.last_failure: str | None = None
+        self.evaluation: dict | None = None
+        self._selected: str | None = None
+        self._started = 0.0
+        self._fraction = 0.0
+        self._model: str | None = None
+        self._model_bars: dict[str, QProgressBar] = {}
+        if device_info is None:
+            from app.models.device import detect_devices
+            device_info = detect_devices()
+        self.device_info = device_info
+        self._build()
+        self.set_project(project)
+
+    # ---------------------------------------------------------------- build
+    def _build(self) -> None:
+        settings = QWidget()
+        form = QVBoxLayout(settings)
+        form.setContentsMargins(8, 8, 8, 8)
+
+        device_box = QGroupBox("Compute")
+        dl = QVBoxLayout(device_box)
+        self.device_label = QLabel()
+        self.device_label.setWordWrap(True)
+        self.force_cpu = QCheckBox("Force CPU")
+        self.force_cpu.setToolTip("Train on the CPU even when a GPU is available")
+        self.force_cpu.setEnabled(self.device_info.cuda_available)
+        self.force_cpu.toggled.connect(self._update_device_label)
+        dl.addWidget(self.device_label)
+        dl.addWidget(self.force_cpu)
+        form.addWidget(device_box)
+
+        model_box = QGroupBox("Base models")
+        ml = QGridLayout(model_box)
+        self.model_checks: dict[str, QCheckBox] = {}
+        for i, kind in enumerate((*BASE_KINDS, "rules")):
+            box = QCheckBox(kind if kind != "rules" else "rules (no training)")
+            box.setChecked(True)
+            self.model_checks[kind] = box
+            ml.addWidget(box, i // 2, i % 2)
+        self.variant_checks: dict[str, QCheckBox] = {}
+        for i, variant in enumerate(VARIANTS):
+            box = QCheckBox(f"{variant} data")
+            box.setChecked(True)
+            box.setToolTip("balanced: sentences without identifiers down-sampled; "
+                           "imbalanced: every sentence")
+            self.variant_checks[variant] = box
+            ml.addWidget(box, 2, i)
+        form.addWidget(model_box)
+
+        ens_box = QGroupBox("Ensembles")
+        el = QGridLayout(ens_box)
+        self.ensemble_checks: dict[str, QCheckBox] = {}
+        for i, (key, text) in enumerate(ENSEMBLES):
+            box = QCheckBox(text)
+            box.setChecked(True)
+            self.ensemble_checks[key] = box
+            el.addWidget(box, 0, i)
+        el.addWidget(QLabel("Meta-models:"), 1, 0)
+        self.meta_checks: dict[str, QCheckBox] = {}
+        for i, meta in enumerate(META_MODELS):
+            box = QCheckBox(META_NAMES.get(meta, meta))
+            box.setChecked(True)
+            self.meta_checks[meta] = box
+            el.addWidget(box, 2, i)
+        self.ensemble_checks["stacking"].toggled.connect(
+            lambda on: [b.setEnabled(on) for b in self.meta_checks.values()])
+        form.addWidget(ens_box)
+
+        run_box = QGroupBox("Search and selection")
+        rl = QFormLayout(run_box)
+        self.budget_box = QComboBox()
+        for key, text in BUDGETS:
+            self.budget_box.addItem(text, key)
+        self.budget_box.setCurrentIndex(1)
+        self.objective_box = QComboBox()
+        for key, text in OBJECTIVES:
+            self.objective_box.addItem(text, key)
+        self.recall_target = QDoubleSpinBox()
+        self.recall_target.setRange(0.5, 1.0)
+        self.recall_target.setDecimals(3)
+        self.recall_target.setSingleStep(0.01)
+        self.recall_target.setValue(0.99)
+        self.objective_box.currentIndexChanged.connect(self._update_objective)
+        rl.addRow("Budget:", self.budget_box)
+        rl.addRow("Select by:", self.objective_box)
+        rl.addRow("Recall target:", self.recall_target)
+        form.addWidget(run_box)
+
+        buttons = QHBoxLayout()
+        self.train_button = QPushButton("Train")
+        self.train_button.setStyleSheet("font-weight: 600;")
+        self.train_button.clicked.connect(self.start_training)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.train_button)
+        buttons.addWidget(self.cancel_button)
+        form.addLayout(buttons)
+
+        loop_box = QGroupBox("Learning loop")
+        ll = QHBoxLayout(loop_box)
+        self.preannotate_count = QSpinBox()
+        self.preannotate_count.setRange(1, 100000)
+        self.preannotate_count.setValue(50)
+        self.preannotate_button = QPushButton("Pre-annotate next notes")
+        self.preannotate_button.setToolTip(
+            "Store the active model's predictions as suggestions on the next to-do notes "
+            "and rank them by member disagreement")
+        self.preannotate_button.clicked.connect(self.start_preannotate)
+        ll.addWidget(self.preannotate_button)
+        ll.addWidget(self.preannotate_count)
+        form.addWidget(loop_box)
+        form.addStretch(1)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_progress(), "Progress")
+        self.tabs.addTab(self._build_results(), "Results")
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(settings)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 1)
+        split.setSizes([330, 800])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(split)
+        self._update_device_label()
+        self._update_objective()
+
+    def _build_progress(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.stage_label = QLabel("Not training.")
+        self.stage_label.setStyleSheet("font-weight: 600;")
+        self.overall_bar = QProgressBar()
+        self.overall_bar.setRange(0, 1000)
+        self.overall_bar.setFormat("overall %p%")
+        self.time_label = QLabel("")
+        layout.addWidget(self.stage_label)
+        layout.addWidget(self.overall_bar)
+        layout.addWidget(self.time_label)
+        self.model_grid = QGridLayout()
+        self.model_grid.setColumnStretch(1, 1)
+        layout.addLayout(self.model_grid)
+        charts = QHBoxLayout()
+        self.loss_chart = LineChart("Training loss")
+        self.f1_chart = LineChart("Dev F1", (0.0, 1.0))
+        charts.addWidget(self.loss_chart)
+        charts.addWidget(self.f1_chart)
+        layout.addLayout(charts, 2)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+        self.log.setFont(QFont("monospace"))
+        layout.addWidget(self.log, 1)
+        self._elapsed_timer = QTimer(self)
+        self._elapsed_timer.setInterval(1000)
+        self._elapsed_timer.timeout.connect(self._update_time)
+        return page
+
+    def _build_results(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.reason_label = QLabel("No trained model yet.")
+        self.reason_label.setWordWrap(True)
+        self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        layout.addWidget(self.reason_label)
+        self.results_table = QTableWidget(0, 10)
+        self.results_table.setHorizontalHeaderLabels(
+            ["Model", "Type", "Dev P", "Dev R", "Dev F1", "Test P", "Test R", "Test F1",
+             "Train s", "Peak MB"])
+        self.results_table.verticalHeader().setVisible(False)
+        self.results_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.results_table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        header = self.results_table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for c in range(1, 10):
+            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        row = QHBoxLayout()
+        self.evaluate_button = QPushButton("Evaluate on test split")
+        self.evaluate_button.setToolTip("Score every candidate on the held-out test notes")
+        self.evaluate_button.clicked.connect(self.start_evaluation)
+        self.eval_label = QLabel("")
+        row.addWidget(self.evaluate_button)
+        row.addWidget(self.eval_label, 1)
+        lower = QSplitter(Qt.Horizontal)
+        self.label_chart = BarChart("Per label, test (strict)")
+        self.error_table = QTableWidget(0, 4)
+        self.error_table.setHorizontalHeaderLabels(["Error", "Label", "Note", "Context"])
+        self.error_table.verticalHeader().setVisible(False)
+        self.error_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.error_table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.error_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.Stretch)
+        self.error_table.setWordWrap(False)
+        self.error_table.verticalHeader().setDefaultSectionSize(22)
+        self.error_table.setToolTip("Double-click or press Enter to open the note at this span")
+        self.error_table.itemActivated.connect(self._on_error_activated)
+        self.error_table.itemDoubleClicked.connect(self._on_error_activated)
+        lower.addWidget(self.label_chart)
+        lower.addWidget(self.error_table)
+        lower.setSizes([340, 560])
+        vsplit = QSplitter(Qt.Vertical)
+        vsplit.addWidget(self.results_table)
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(row)
+        bl.addWidget(lower, 1)
+        vsplit.addWidget(bottom)
+        layout.addWidget(vsplit, 1)
+        return page
+
+    # -------------------------------------------------------------- project
+    def set_project(self, project) -> None:
+        """Show ``project`` (``None`` to clear); cancels a running task first."""
+        if self.runner.busy():
+            self.runner.shutdown()
+        self.project = project
+        self.evaluation = None
+        self.last_result = None
+        self._show_rows([], None, "No trained model yet.")
+        self._show_evaluation(None)
+        if project is not None:
+            self._load_active_run()
+        self._update_buttons()
+
+    def _load_active_run(self) -> None:
+        from app.services.predictor import active_run
+        try:
+            run = active_run(self.project)
+        except UserError:
+            return
+        m = run.metrics or {}
+        sel = m.get("selection", {})
+        self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
+                        m.get("selected"), sel.get("reason", ""))
+
+    def is_busy(self) -> bool:
+        """Whether training, evaluation or pre-annotation is running."""
+        return self.runner.busy()
+
+    def shutdown(self) -> None:
+        """Cancel and join any running task (call before closing the project)."""
+        self.runner.shutdown()
+        self._elapsed_timer.stop()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        busy = self.runner.busy()
+        has_project = self.project is not None and not self.project.readonly
+        trained = self._selected is not None
+        self.train_button.setEnabled(has_project and not busy)
+        self.cancel_button.setEnabled(busy and self.runner.name in ("train", "preannotate"))
+        self.evaluate_button.setEnabled(has_project and trained and not busy)
+        self.preannotate_button.setEnabled(has_project and trained and not busy)
+
+    @Slot()
+    def _update_device_label(self) -> None:
+        self.device_label.setText(device_sentence(self.device_info, self.force_cpu.isChecked()))
+
+    @Slot()
+    def _update_objective(self) -> None:
+        self.recall_target.setEnabled(self.objective_box.currentData() == "precision_at_recall")
+
+    # --------------------------------------------------------------- config
+    def config(self) -> TrainConfig:
+        """The ``TrainConfig`` the controls describe."""
+        return TrainConfig(
+            models=[k for k, b in self.model_checks.items() if b.isChecked()],
+            variants=[v for v, b in self.variant_checks.items() if b.isChecked()],
+            device="cpu" if self.force_cpu.isChecked() else "auto",
+            budget=self.budget_box.currentData(),
+            objective=self.objective_box.currentData(),
+            recall_target=self.recall_target.value(),
+            ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
+            meta_models=[m for m, b in self.meta_checks.items() if b.isChecked()] or ["lr"])
+
+    def set_config(self, config: TrainConfig) -> None:
+        """Set the controls from ``config`` (tests, remembered settings)."""
+        for key, box in self.model_checks.items():
+            box.setChecked(key in config.models)
+        for key, box in self.variant_checks.items():
+            box.setChecked(key in config.variants)
+        for key, box in self.ensemble_checks.items():
+            box.setChecked(key in config.ensembles)
+        for key, box in self.meta_checks.items():
+            box.setChecked(key in config.meta_models)
+        self.force_cpu.setChecked(config.device == "cpu" and self.device_info.cuda_available)
+        self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
+        self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
+        self.recall_target.setValue(config.recall_target)
+
+    # ------------------------------------------------------------- training
+    @Slot()
+    def start_training(self) -> bool:
+        """Validate the settings and start training; returns whether it started."""
+        if self.project is None or self.runner.busy():
+            return False
+        config = self.config()
+        try:
+            config.validate()          # also imports the model modules here, in the GUI thread
+        except UserError as exc:
+            self._log(f"Cannot train: {exc}")
+            self.message.emit(str(exc))
+            return False
+        project = self.project
+
+        def work(progress, cancel):
+            from app.services.training import train_project
+            return train_project(project, config, progress=progress, cancel=cancel)
+
+        self._reset_progress(planned_members(config))
+        self._log(f"Training {', '.join(config.models)} ({config.budget} budget) — "
+                  f"{device_sentence(self.device_info, config.device == 'cpu')}")
+        self.runner.start("train", work)
+        self._elapsed_timer.start()
+        self.tabs.setCurrentIndex(0)
+        self._update_buttons()
+        return True
+
+    @Slot()
+    def cancel(self) -> None:
+        """Ask the running task to stop (training stops at its next report)."""
+        if self.runner.busy():
+            self.runner.cancel()
+            self.stage_label.setText("Cancelling…")
+            self._log("Cancel requested")
+
+    def _reset_progress(self, names: list[str]) -> None:
+        self._started = time.monotonic()
+        self._fraction = 0.0
+        self._model = None
+        self.last_failure = None
+        self.overall_bar.setValue(0)
+        self.loss_chart.clear()
+        self.f1_chart.clear()
+        while self.model_grid.count():
+            item = self.model_grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self._model_bars = {}
+        for i, name in enumerate([*names, "ensembles"]):
+            bar = QProgressBar()
+            bar.setRange(0, 1000)
+            bar.setValue(0)
+            bar.setFormat("waiting" if name != "ensembles" else "after the models")
+            bar.setMaximumHeight(16)
+            self.model_grid.addWidget(QLabel(name), i, 0)
+            self.model_grid.addWidget(bar, i, 1)
+            self._model_bars[name] = bar
+        self.stage_label.setText("Starting…")
+        self.time_label.setText("")
+
+    def _log(self, text: str) -> None:
+        stamp = _clock(time.monotonic() - self._started) if self._started else "--:--"
+        self.log.appendPlainText(f"[{stamp}] {text}")
+
+    @Slot(object)
+    def _on_progress(self, p: Progress) -> None:
+        if self.runner.name == "preannotate":
+            self.stage_label.setText(f"Pre-annotating… {p.fraction:.0%}")
+            self.overall_bar.setValue(int(p.fraction * 1000))
+            return
+        if self.runner.name != "train":
+            return
+        self._fraction = p.fraction
+        self.overall_bar.setValue(int(p.fraction * 1000))
+        if p.model and p.model != self._model:
+            if self._model in self._model_bars:
+                self._finish_bar(self._model)
+            self._model = p.model
+        bar = self._model_bars.get(p.model) if p.model else None
+        if bar is not None and p.model_fraction is not None:
+            bar.setValue(int(p.model_fraction * 1000))
+            bar.setFormat(f"%p%{f'  epoch {p.epoch}' if p.epoch else ''}")
+        if p.stage == "ensemble":
+            if self._model in self._model_bars:
+                self._finish_bar(self._model)
+            ens = self._model_bars.get("ensembles")
+            if ens is not None:
+                ens.setRange(0, 0)          # busy: the ensemble step reports no fraction
+            self.stage_label.setText("Building and scoring ensembles…")
+        elif p.model:
+            self.stage_label.setText(f"Training {p.model}…")
+        # One point per epoch (or logged step): a later report of the same
+        # epoch replaces the point, so mid-epoch running losses do not zigzag.
+        step = p.epoch if p.epoch is not None else p.message
+        if p.loss is not None and p.model:
+            self.loss_chart.add_point(p.model, float(p.loss), key=step)
+        if p.dev_f1 is not None and p.model and not _SUMMARY.fullmatch(p.message):
+            self.f1_chart.add_point(p.model, float(p.dev_f1), key=step)
+        if p.message and p.message not in ("starting",):
+            extra = ""
+            if p.loss is not None:
+                extra += f"  loss {float(p.loss):.2f}"
+            if p.dev_f1 is not None:
+                extra += f"  dev F1 {p.dev_f1:.3f}"
+            self._log(f"{p.model or p.stage}: {p.message}{extra}")
+        self._update_time()
+
+    def _finish_bar(self, name: str) -> None:
+        bar = self._model_bars[name]
+        bar.setRange(0, 1000)
+        bar.setValue(1000)
+        bar.setFormat("done")
+
+    @Slot()
+    def _update_time(self) -> None:
+        if self.runner.name != "train" or not self.runner.busy():
+            return
+        elapsed = time.monotonic() - self._started
+        text = f"Elapsed {_clock(elapsed)}"
+        if self._fraction > 0.02:
+            left = elapsed * (1 - self._fraction) / self._fraction
+            text += f"  ·  about {_clock(left)} left"
+        self.time_label.setText(text)
+
+    @Slot(object)
+    def _on_finished(self, result) -> None:
+        self._elapsed_timer.stop()
+        if self.runner.name == "train":
+            self.last_result = result
+            for name in self._model_bars:
+                self._finish_bar(name)
+            self.overall_bar.setValue(1000)
+            self.stage_label.setText(f"Done in {_clock(result.seconds)} — selected {result.selected}")
+            if result.device_note:
+                self._log(result.device_note)
+            self._log(f"Selected {result.selected}: {result.reason}")
+            self._show_rows(result_rows(result.table, result.members), result.selected,
+                            result.reason)
+            self._show_evaluation(None)
+            self.tabs.setCurrentIndex(1)
+            self.message.emit(f"Training finished: {result.selected} selected")
+            self._update_buttons()
+            self.trained.emit(result)
+        elif self.runner.name == "evaluate":
+            self._show_evaluation(result)
+            self._update_buttons()
+        else:                                                  # pre-annotation: a count
+            self.stage_label.setText(f"Pre-annotated {result} note(s).")
+            self.overall_bar.setValue(1000)
+            self.message.emit(f"Pre-annotated {result} note(s)")
+            self._update_buttons()
+            self.preannotated.emit(int(result))
+
+    @Slot(str)
+    def _on_failed(self, reason: str) -> None:
+        self._elapsed_timer.stop()
+        self.last_failure = reason
+        if reason == "cancelled":
+            self.stage_label.setText("Cancelled — the previous model (if any) stays active.")
+            for name, bar in self._model_bars.items():
+                if bar.maximum() == 0:
+                    bar.setRange(0, 1000)
+                if bar.value() < 1000:
+                    bar.setFormat("cancelled")
+        else:
+            self.stage_label.setText(f"Failed: {reason}")
+            self.eval_label.setText(f"Failed: {reason}")
+        self._log(f"Stopped: {reason}")
+        self.message.emit(f"Stopped: {reason}")
+        self._update_buttons()
+
+    # -------------------------------------------------------------- results
+    def _show_rows(self, rows: list[dict], selected: str | None, reason: str) -> None:
+        self._selected = selected
+        self._rows = rows
+        self.reason_label.setText(f"<b>Selected: {selected}</b> — {reason}" if selected
+                                  else reason)
+        table = self.results_table
+        table.setRowCount(len(rows))
+        bold = QFont(table.font())
+        bold.setBold(True)
+        for i, r in enumerate(rows):
+            name = ("★ " if r["name"] == selected else "") + r["name"]
+            cells = [name, r["type"], f"{r['precision']:.3f}", f"{r['recall']:.3f}",
+                     f"{r['f1']:.3f}", "", "", "",
+                     "" if r["seconds"] is None else f"{r['seconds']:.1f}",
+                     "" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 2:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if r["name"] == selected:
+                    item.setFont(bold)
+                    item.setBackground(QColor("#fff3c4"))
+                table.setItem(i, c, item)
+        self._update_buttons()
+
+    def selected_name(self) -> str | None:
+        return self._selected
+
+    @Slot()
+    def start_evaluation(self) -> bool:
+        """Score every candidate on the test split in a worker."""
+        if self.project is None or self._selected is None or self.runner.busy():
+            return False
+        project = self.project
+        self.eval_label.setText("Evaluating on the test split…")
+        self.runner.start("evaluate", lambda progress, cancel: evaluation_summary(project))
+        self._update_buttons()
+        return True
+
+    def _show_evaluation(self, summary: dict | None) -> None:
+        self.evaluation = summary
+        table = self.results_table
+        if summary is None:
+            self.eval_label.setText("Test figures: not computed (the test split is "
+                                    "scored only on request).")
+            self.label_chart.set_data({})
+            self.error_table.setRowCount(0)
+            return
+        for i, r in enumerate(self._rows):
+            scores = summary["table"].get(r["name"])
+            for c, key in ((5, "precision"), (6, "recall"), (7, "f1")):
+                item = table.item(i, c)
+                if item is not None and scores is not None:
+                    item.setText(f"{scores[key]:.3f}")
+        micro = summary["micro"]
+        self.eval_label.setText(
+            f"Test ({summary['model']}): P {micro['precision']:.3f}  R {micro['recall']:.3f}  "
+            f"F1 {micro['f1']:.3f} — {sum(e.kind == 'missed' for e in summary['errors'])} missed, "
+            f"{sum(e.kind != 'missed' for e in summary['errors'])} false hits")
+        self.label_chart.set_data(
+            {label: {k: v[k] for k in ("P", "R", "F1")} for label, v in summary["per_label"].items()},
+            {label: f"n={v['support']}" for label, v in summary["per_label"].items()})
+        errors = summary["errors"]
+        self.error_table.setRowCount(len(errors))
+        for i, e in enumerate(errors):
+            cells = [e.kind, e.label, e.doc_name, f"…{e.before}[{e.span}]{e.after}…"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.UserRole, i)
+                if c == 3:
+                    item.setToolTip(text)
+                if e.kind == "missed":
+                    item.setForeground(QColor("#a40000"))
+                self.error_table.setItem(i, c, item)
+        self.error_table.resizeColumnsToContents()
+        self.error_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.Stretch)
+
+    @Slot(QTableWidgetItem)
+    def _on_error_activated(self, item: QTableWidgetItem) -> None:
+        if self.evaluation is None:
+            return
+        e = self.evaluation["errors"][item.data(Qt.UserRole)]
+        self.open_span.emit(e.doc_id, e.start, e.end)
+
+    # ----------------------------------------------------------- learning loop
+    @Slot()
+    def start_preannotate(self) -> bool:
+        """Pre-annotate the next N to-do notes with the active model."""
+        if self.project is None or self._selected is None or self.runner.busy():
+            return False
+        project, limit = self.project, self.preannotate_count.value()
+
+        def work(progress, cancel):
+            from app.services.annotating import preannotate
+            return preannotate(project, limit=limit, progress=progress, cancel=cancel)
+
+        self._started = time.monotonic()
+        self.stage_label.setText("Pre-annotating…")
+        self.overall_bar.setValue(0)
+        self.runner.start("preannotate", work)
+        self._update_buttons()
+        return True

@@ -1,0 +1,404 @@
+"""Stanza BiLSTM-CRF NER, trained and run fully offline.
+
+Training drives ``stanza.models.ner_tagger`` (the same code as Stanza's own
+training scripts) on JSON files written to a private folder of
+``ctx.workdir``; the word embeddings come from vectors trained locally
+(:mod:`app.models.vectors`), converted once per run to Stanza's pretrain
+``.pt``. Prediction loads the model through ``stanza.Pipeline`` with
+``tokenize_pretokenized=True`` so the model tags exactly the canonical
+tokens, and always with an explicit ``ner_pretrain_path`` (without it
+Stanza silently falls back to the training-time path).
+
+Progress and cancel: Stanza reports training only through its ``stanza``
+logger, so a logging handler parses its step/dev-score lines and forwards
+them to ``ctx.progress``. An exception raised inside a handler's ``emit``
+propagates out of ``logger.info`` into Stanza's training loop, which has no
+``try`` around its steps, so ``Cancelled`` stops training within
+``log_step`` steps. The one place that swallows exceptions (Stanza's model
+save) logs a warning right after, and the handler raises again there.
+
+Confidence: Stanza decodes its CRF with Viterbi and exposes no scores. We
+capture the emission scores and transition matrix with a forward hook and
+run forward-backward to get each token's marginal probability; a token's
+confidence is the marginal mass of its predicted BIO class (``B-X`` sums
+``B-X`` and ``S-X``; ``I-X`` sums ``I-X`` and ``E-X``).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from app.core.bio import repair_tags
+from app.core.progress import Cancelled, Progress, ProgressFn
+from app.core.tokenize import Segment
+from app.models.base import (Corpus, ModelSpec, TagSeq, TaggedSegment, TrainContext,
+                             TrainedModel, read_meta, register, write_meta)
+from app.models.vectors import ensure_word_vectors
+
+MODEL_FILE = "stanza_ner.pt"
+PRETRAIN_FILE = "stanza_pretrain.pt"
+
+DEFAULTS: dict[str, Any] = {
+    "batch_size": 32,
+    "lr": 0.1,
+    "dropout": 0.5,
+    "optim": "sgd",
+    "hidden_dim": 256,
+    "char_hidden_dim": 100,
+}
+
+# (epochs, min steps, max steps) per budget. "quick" is for smoke runs and
+# must take seconds on a few sentences (yet learn an obvious pattern).
+_BUDGET_STEPS = {"quick": (4, 50, 200), "standard": (30, 200, 8000),
+                 "full": (100, 500, 30000)}
+
+# Segments per Pipeline call at prediction time (bounds memory).
+_PREDICT_CHUNK = 1024
+
+_STEP_RE = re.compile(r"step (\d+)/(\d+), loss = ([0-9.eE+-]+|nan|inf)")
+_DEV_RE = re.compile(r"step (\d+): train_loss = [^,]+, dev_score = ([0-9.]+)")
+
+
+def _bio_tag(tag: str) -> str:
+    """One BIOES tag as BIO (``S-`` -> ``B-``, ``E-`` -> ``I-``, other -> ``O``)."""
+    prefix = tag[:2]
+    if prefix in ("B-", "S-"):
+        return "B-" + tag[2:]
+    if prefix in ("I-", "E-"):
+        return "I-" + tag[2:]
+    return "O"
+
+
+def to_bio(tags: Sequence[str]) -> list[str]:
+    """A BIOES sequence as a valid BIO sequence."""
+    return repair_tags([_bio_tag(t) for t in tags])
+
+
+def _budget_schedule(budget: str, n_train: int, batch_size: int,
+                     max_steps: int | None = None) -> dict[str, int]:
+    epochs, lo, hi = _BUDGET_STEPS.get(budget, _BUDGET_STEPS["standard"])
+    n_batches = max(1, math.ceil(n_train / batch_size))
+    max_steps = int(max_steps or min(hi, max(lo, epochs * n_batches)))
+    # About ten dev evaluations per run; the best one is kept.
+    eval_interval = max(1, max_steps // 10)
+    return {
+        "max_steps": max_steps,
+        "eval_interval": eval_interval,
+        # Early stop after five evaluations without a better dev score, but
+        # never in the first half: dev F1 often sits at 0 for a while.
+        "max_steps_no_improve": max(5 * eval_interval, max_steps // 2),
+        # A log line every ~10 steps at most: the handler checks for cancel on each.
+        "log_step": max(1, min(10, n_batches // 10)),
+    }
+
+
+class _TimeUp(Exception):
+    """Raised by the handler when ``max_seconds`` ran out (after a dev evaluation)."""
+
+
+class _ProgressHandler(logging.Handler):
+    """Turns Stanza's training log lines into ``Progress`` reports.
+
+    Only records from the training thread are considered, so concurrent
+    trainings do not see each other's lines (or cancels). Message text is
+    never forwarded.
+    """
+
+    def __init__(self, progress: ProgressFn, max_steps: int,
+                 max_seconds: float | None = None) -> None:
+        super().__init__(level=logging.INFO)
+        self._progress = progress
+        self._max_steps = max_steps
+        self._deadline = time.monotonic() + max_seconds if max_seconds else None
+        self._thread = threading.get_ident()
+        self._cancelled = False
+        self.best_dev: float | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self._thread:
+            return
+        if self._cancelled:
+            # Stanza swallows exceptions while saving and logs a warning:
+            # raise again on that line so the cancel is not lost.
+            raise Cancelled()
+        msg = record.getMessage()
+        report: Progress | None = None
+        if (m := _STEP_RE.search(msg)) is not None:
+            step, loss = int(m.group(1)), float(m.group(3))
+            frac = min(1.0, step / self._max_steps)
+            report = Progress(frac, "train", model="stanza", model_fraction=frac,
+                              loss=loss, message=f"step {step}/{self._max_steps}")
+        elif (m := _DEV_RE.search(msg)) is not None:
+            step, dev = int(m.group(1)), float(m.group(2))
+            self.best_dev = dev if self.best_dev is None else max(self.best_dev, dev)
+            frac = min(1.0, step / self._max_steps)
+            report = Progress(frac, "train", model="stanza", model_fraction=frac,
+                              dev_f1=dev, message=f"step {step}: dev F1 {dev:.3f}")
+        if report is not None:
+            try:
+                self._progress(report)
+            except Cancelled:
+                self._cancelled = True
+                raise
+            # Stop on a step line (no try around it in Stanza) once a model
+            # has been saved by a dev evaluation.
+            if (self._deadline is not None and self.best_dev is not None
+                    and time.monotonic() > self._deadline and report.loss is not None):
+                raise _TimeUp()
+
+
+def _write_json(path: Path, items: Sequence[TaggedSegment]) -> None:
+    data = [[{"text": w, "ner": t} for w, t in zip(item.words(), item.tags)]
+            for item in items if item.segment.tokens]
+    # ASCII-escaped: Stanza opens the file in the locale's encoding.
+    path.write_text(json.dumps(data, ensure_ascii=True), encoding="ascii")
+
+
+def _stanza_pretrain(vectors_txt: Path) -> Path:
+    """Stanza's pretrain .pt for the run's vectors, built once beside them."""
+    from stanza.models.common.pretrain import Pretrain
+
+    pt = vectors_txt.with_name(PRETRAIN_FILE)
+    if not pt.exists():
+        tmp = pt.with_name(pt.name + ".tmp")
+        pretrain = Pretrain(str(tmp), str(vectors_txt), max_vocab=-1)
+        pretrain.emb  # noqa: B018 -- touching .emb reads the text file and saves the .pt
+        tmp.replace(pt)
+    return pt
+
+
+class StanzaSpec(ModelSpec):
+    """Stanza BiLSTM-CRF NER configuration.
+
+    Parameters (``params``): ``batch_size``, ``lr``, ``dropout``, ``optim``,
+    ``hidden_dim``, ``char_hidden_dim`` (see ``DEFAULTS``); ``max_steps``
+    overrides the budget's number of optimizer steps; ``max_seconds`` stops
+    training (keeping the best model so far) after the first dev
+    evaluation past that time.
+    """
+
+    kind = "stanza"
+
+    def fit(self, corpus: Corpus, ctx: TrainContext) -> "StanzaModel":
+        stanza_log = logging.getLogger("stanza")
+        level = stanza_log.level
+        # Importing Stanza's training code sets its logger to DEBUG for good;
+        # the level is restored after training.
+        from stanza.models import ner_tagger
+
+        params = {**DEFAULTS, **self.params}
+        train = [s for s in corpus.train if s.segment.tokens]
+        if not train:
+            raise ValueError("no training segments")
+        # Stanza requires a dev file; without a dev split, select on a slice of train.
+        dev = [s for s in corpus.dev if s.segment.tokens] or train[: max(1, len(train) // 10)]
+
+        ctx.progress(Progress(0.0, "train", model="stanza", model_fraction=0.0,
+                              message="preparing word vectors"))
+        vectors = ensure_word_vectors(corpus, ctx)
+        pretrain_pt = _stanza_pretrain(vectors.path_txt)
+
+        sched = _budget_schedule(ctx.budget, len(train), int(params["batch_size"]),
+                                 params.get("max_steps"))
+        Path(ctx.workdir).mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix="stanza-", dir=ctx.workdir))
+        train_json, dev_json = folder / "train.json", folder / "dev.json"
+        ok = False
+        try:
+            _write_json(train_json, train)
+            _write_json(dev_json, dev)
+            argv = [
+                "--mode", "train",
+                "--shorthand", f"{corpus.language}_deid",
+                "--train_file", str(train_json), "--eval_file", str(dev_json),
+                "--wordvec_pretrain_file", str(pretrain_pt),
+                "--save_dir", str(folder), "--save_name", MODEL_FILE,
+                "--batch_size", str(int(params["batch_size"])),
+                "--lr", str(float(params["lr"])),
+                "--dropout", str(float(params["dropout"])),
+                "--optim", str(params["optim"]),
+                "--hidden_dim", str(int(params["hidden_dim"])),
+                "--char_hidden_dim", str(int(params["char_hidden_dim"])),
+                "--seed", str(ctx.seed),
+                *(f"--{k}={v}" for k, v in sched.items()),
+                "--cuda" if ctx.device == "cuda" else "--cpu",
+            ]
+            handler = _ProgressHandler(ctx.progress, sched["max_steps"], params.get("max_seconds"))
+            # The handler needs Stanza's INFO lines (progress *and* cancel).
+            stanza_log.setLevel(logging.INFO)
+            stanza_log.addHandler(handler)
+            try:
+                ner_tagger.main(argv)
+            except _TimeUp:
+                pass            # the best model so far is already on disk
+            finally:
+                stanza_log.removeHandler(handler)
+                stanza_log.setLevel(level)
+            ok = True
+        finally:
+            # The JSON files hold note text: never leave them behind.
+            train_json.unlink(missing_ok=True)
+            dev_json.unlink(missing_ok=True)
+            if not ok:
+                shutil.rmtree(folder, ignore_errors=True)
+        # Keep a private copy of the pretrain, so the model stays valid
+        # even if the run's vectors cache is cleared.
+        shutil.copyfile(pretrain_pt, folder / PRETRAIN_FILE)
+        ctx.progress(Progress(1.0, "train", model="stanza", model_fraction=1.0,
+                              dev_f1=handler.best_dev, message="stanza trained"))
+        return StanzaModel(folder, params, language=corpus.language,
+                           labels=list(corpus.labels), device=ctx.device)
+
+
+class StanzaModel(TrainedModel):
+    """A trained Stanza NER model: ``stanza_ner.pt`` + ``stanza_pretrain.pt``."""
+
+    kind = "stanza"
+
+    def __init__(self, folder: Path, config: dict[str, Any], *, language: str,
+                 labels: list[str], device: str = "cpu") -> None:
+        self.folder = Path(folder)
+        self.config = dict(config)
+        self.language = language
+        self.labels = labels
+        self.device = device
+        self._pipeline = None
+        self._marginals: list[np.ndarray] = []
+        self._tag_classes: dict[str, np.ndarray] = {}
+
+    # -- prediction -------------------------------------------------------
+    def _get_pipeline(self):
+        if self._pipeline is None:
+            import stanza
+
+            # Stanza insists on a resources.json in `dir`, even with nothing to download.
+            resources = self.folder / "resources.json"
+            if not resources.exists():
+                resources.write_text("{}", encoding="utf-8")
+            self._pipeline = stanza.Pipeline(
+                lang=self.language, processors="tokenize,ner", tokenize_pretokenized=True,
+                ner_model_path=str(self.folder / MODEL_FILE),
+                ner_pretrain_path=str(self.folder / PRETRAIN_FILE),
+                download_method=None, dir=str(self.folder), allow_unknown_language=True,
+                use_gpu=self.device == "cuda", logging_level="WARN",
+            )
+            self._install_marginals(self._pipeline.processors["ner"].trainers[0])
+        return self._pipeline
+
+    def _install_marginals(self, trainer) -> None:
+        """Wrap the NER trainer's ``predict`` to record CRF marginals."""
+        from stanza.models.common.utils import unsort
+
+        id2tag = list(trainer.vocab["tag"].items(0))
+        classes: dict[str, list[int]] = {}
+        for idx, tag in enumerate(id2tag):
+            classes.setdefault(_bio_tag(tag), []).append(idx)
+        self._tag_classes = {k: np.array(v) for k, v in classes.items()}
+        original = trainer.predict
+        sink = self._marginals
+
+        def predict(batch, unsort_=True):
+            captured: dict[str, Any] = {}
+
+            def hook(_module, inputs, output):
+                captured["logits"] = output[1][0].detach().float().cpu().numpy()
+                captured["trans"] = output[2][0].detach().float().cpu().numpy()
+                captured["lens"] = list(inputs[5])
+
+            handle = trainer.model.register_forward_hook(hook)
+            try:
+                tags = original(batch, unsort_)
+            finally:
+                handle.remove()
+            margs = [crf_marginals(captured["logits"][i, :n], captured["trans"])
+                     for i, n in enumerate(captured["lens"])]
+            sink.extend(unsort(margs, batch[5]) if unsort_ else margs)
+            return tags
+
+        trainer.predict = predict
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        out: list[TagSeq | None] = [None] * len(items)
+        todo = [i for i, (_, seg) in enumerate(items) if seg.tokens]
+        for i, (_, seg) in enumerate(items):
+            if not seg.tokens:
+                out[i] = TagSeq([], [])
+        if todo:
+            nlp = self._get_pipeline()
+        for c in range(0, len(todo), _PREDICT_CHUNK):
+            chunk = todo[c:c + _PREDICT_CHUNK]
+            words = [[text[t.start:t.end] for t in seg.tokens]
+                     for text, seg in (items[i] for i in chunk)]
+            self._marginals.clear()
+            doc = nlp(words)
+            if len(doc.sentences) != len(chunk) or len(self._marginals) != len(chunk):
+                raise RuntimeError("stanza returned a different number of sentences")
+            for i, sent, marg, w in zip(chunk, doc.sentences, self._marginals, words):
+                tags = to_bio([tok.ner for tok in sent.tokens])
+                if len(tags) != len(w):
+                    raise RuntimeError("stanza returned a different number of tokens")
+                conf = [float(marg[k, self._tag_classes[tag]].sum()) if tag in self._tag_classes
+                        else 0.0 for k, tag in enumerate(tags)]
+                out[i] = TagSeq(tags, [min(1.0, max(0.0, c)) for c in conf])
+            self._marginals.clear()
+        return out  # type: ignore[return-value]
+
+    # -- persistence ------------------------------------------------------
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        if directory.resolve() != self.folder.resolve():
+            for name in (MODEL_FILE, PRETRAIN_FILE):
+                shutil.copyfile(self.folder / name, directory / name)
+        (directory / "resources.json").write_text("{}", encoding="utf-8")
+        import stanza
+        import torch
+        write_meta(directory, self.kind, self.config, language=self.language, labels=self.labels,
+                   versions={"stanza": stanza.__version__, "torch": torch.__version__})
+
+    @classmethod
+    def load(cls, directory: Path, device: str = "cpu") -> "StanzaModel":
+        meta = read_meta(Path(directory))
+        if meta.get("kind") != cls.kind:
+            raise ValueError(f"not a {cls.kind} model: {meta.get('kind')!r}")
+        return cls(Path(directory), meta["config"], language=meta["language"],
+                   labels=meta["labels"], device=device)
+
+
+def crf_marginals(scores: np.ndarray, trans: np.ndarray) -> np.ndarray:
+    """Per-token tag marginals of a linear-chain CRF (forward-backward).
+
+    ``scores`` is ``(n, k)`` emission scores, ``trans[i, j]`` the score of
+    tag ``i`` followed by tag ``j`` (Stanza's convention, no start/end
+    transitions). Returns ``(n, k)`` probabilities whose rows sum to 1.
+    """
+    n, k = scores.shape
+    alpha = np.empty((n, k), dtype=np.float64)
+    beta = np.zeros((n, k), dtype=np.float64)
+    trans = trans.astype(np.float64)
+    alpha[0] = scores[0]
+    for t in range(1, n):
+        alpha[t] = scores[t] + _logsumexp(alpha[t - 1][:, None] + trans, axis=0)
+    for t in range(n - 2, -1, -1):
+        beta[t] = _logsumexp(trans + (scores[t + 1] + beta[t + 1])[None, :], axis=1)
+    log_z = _logsumexp(alpha[-1], axis=0)
+    return np.exp(alpha + beta - log_z)
+
+
+def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    m = np.max(a, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(a - m), axis=axis))
+
+
+register(StanzaSpec, StanzaModel)

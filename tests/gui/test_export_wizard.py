@@ -1,0 +1,127 @@
+"""ExportWizard: project documents -> de-identified folder, report, leak re-scan,
+cancel and resume (rules only: no training needed)."""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from app.core.labels import PRESETS
+from app.core.progress import CancelToken, Cancelled
+from app.gui.export_wizard import (ExportRequest, ExportWizard, export_documents,
+                                   select_documents, stage_documents)
+from app.project import Project
+from app.synth import generate
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = Project.create(tmp_path / "p.deid", list(PRESETS["paper"]))
+    for i, d in enumerate(generate(12, seed=3)):
+        split = "test" if i % 4 == 0 else "train"
+        p.add_document(d.name, d.text, patient_id=d.patient_id, split=split,
+                       status="done" if i % 3 else "todo", spans=d.spans)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def wizard(qtbot, project):
+    w = ExportWizard(project)
+    qtbot.addWidget(w)
+    opened = []
+    w.open_url = opened.append
+    w.opened = opened
+    return w
+
+
+def _notes(folder):
+    return sorted(p for p in folder.rglob("*.txt"))
+
+
+def test_scopes_select_documents(project):
+    assert len(select_documents(project)) == 12
+    assert len(select_documents(project, "split", "test")) == 3
+    assert len(select_documents(project, "split", "none")) == 0
+    assert len(select_documents(project, "status", "todo")) == 4
+
+
+def test_staged_paths_are_stable_and_carry_no_patient_id(project, tmp_path):
+    infos = select_documents(project)
+    a = stage_documents(project, infos, tmp_path / "a")
+    b = stage_documents(project, infos, tmp_path / "b")
+    assert a == b and sorted(a.values()) == [i.id for i in infos]
+    for rel, doc in a.items():
+        assert (tmp_path / "a" / rel).read_text(encoding="utf-8") == project.document(doc).text
+        assert project.document(doc).patient_id not in rel.split("/")[0]
+    # A patient's notes share a folder (and so surrogates and date shifts).
+    by_patient = {}
+    for rel, doc in a.items():
+        by_patient.setdefault(project.document(doc).patient_id, set()).add(rel.split("/")[0])
+    assert all(len(folders) == 1 for folders in by_patient.values())
+
+
+def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project, tmp_path):
+    w = wizard
+    assert w.rules_only.isChecked() and not w.rules_only.isEnabled()   # no model yet
+    w.set_scope("split", "test")
+    assert w.count_label.text() == "3 document(s)"
+    w.go(1)
+    assert not w.next_button.isEnabled()                 # no folder yet
+    out = tmp_path / "out"
+    w.folder_edit.setText(str(out))
+    w.strategy_box.setCurrentIndex(w.strategy_box.findData("bracket"))
+    assert w.next_button.isEnabled()
+    with qtbot.waitSignal(w.exported, timeout=120000) as blocker:
+        assert w.start_export()
+    outcome = blocker.args[0]
+    notes = _notes(out)
+    assert len(notes) == 3 and outcome.documents == 3
+    test_names = {i.name for i in select_documents(project, "split", "test")}
+    assert {p.stem for p in notes} == test_names
+    text = "".join(p.read_text(encoding="utf-8") for p in notes)
+    assert "[PHONE]" in text or "[IDN]" in text
+    assert outcome.report_html == out / "deid-report.html" and outcome.report_html.is_file()
+    report = json.loads(outcome.report_json.read_text(encoding="utf-8"))
+    assert report["totals"]["notes_done"] == 3 and report["policy"]["default"] == "bracket"
+    assert w.stack.currentIndex() == 3
+    assert "Leak re-scan" in w.summary_label.text()
+    assert str(outcome.leaks) in w.summary_label.text() or "no suspected" in w.summary_label.text()
+    w.open_button.click()
+    assert [u.toLocalFile() for u in w.opened] == [str(outcome.report_html)]
+    assert project.audit_entries(limit=1)[0].event == "redact"
+    # The staged note texts are gone (private temporary folder removed).
+    assert not list(Path(tempfile.gettempdir()).glob("deid-export-*"))
+
+
+def test_pseudonymous_names(wizard, qtbot, project, tmp_path):
+    wizard.folder_edit.setText(str(tmp_path / "out"))
+    wizard.naming_box.setCurrentIndex(wizard.naming_box.findData("pseudonymous"))
+    with qtbot.waitSignal(wizard.exported, timeout=120000):
+        wizard.start_export()
+    names = [p.name for p in _notes(tmp_path / "out")]
+    assert len(names) == 12 and all(n.startswith("note-") for n in names)
+
+
+def test_cancel_then_resume_skips_finished_notes(wizard, qtbot, project, tmp_path):
+    out = tmp_path / "out"
+    # Deterministic partial export: cancel after the first note is written.
+    token = CancelToken()
+    with pytest.raises(Cancelled):
+        export_documents(project, ExportRequest(out, rules_only=True),
+                         progress=lambda p: token.cancel(), cancel=token)
+    assert len(_notes(out)) == 1
+    # The wizard's Cancel stops its worker too and offers to resume.
+    wizard.folder_edit.setText(str(out))
+    with qtbot.waitSignal(wizard.failed, timeout=120000) as blocker:
+        wizard.start_export()
+        wizard.cancel()
+    assert blocker.args == ["cancelled"] and wizard.start_button.text() == "Resume export"
+    with qtbot.waitSignal(wizard.exported, timeout=120000) as blocker:
+        wizard.start_export()
+    totals = blocker.args[0].report["totals"]
+    assert totals["notes_resumed"] >= 1
+    assert totals["notes_done"] + totals["notes_resumed"] == 12
+    assert len(_notes(out)) == 12

@@ -1,0 +1,166 @@
+"""TrainingView driven for real: a quick training off the GUI thread, results,
+test evaluation and its error list, cancel, pre-annotation."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from app.core.labels import PRESETS
+from app.models.device import DeviceInfo
+from app.project import Project
+from app.services.training import ACTIVE_RUN, TrainConfig
+from app.synth import generate
+
+pytestmark = pytest.mark.slow
+
+QUICK = TrainConfig(models=["spacy", "rules"], budget="quick")
+
+
+def make_project(path, n: int = 30, todo: int = 3) -> Project:
+    """Synthetic notes split 3:1:1 train/dev/test, plus ``todo`` unannotated ones."""
+    project = Project.create(path, list(PRESETS["paper"]))
+    docs = generate(n + todo, seed=3)
+    for i, d in enumerate(docs):
+        if i >= n:
+            project.add_document(d.name, d.text, patient_id=d.patient_id)
+            continue
+        split = "test" if i % 5 == 0 else "dev" if i % 5 == 1 else "train"
+        project.add_document(d.name, d.text, patient_id=d.patient_id, split=split,
+                             status="done", spans=d.spans)
+    return project
+
+
+def wait_idle(app, view, limit_s: float = 900) -> None:
+    deadline = time.monotonic() + limit_s
+    while view.is_busy():
+        assert time.monotonic() < deadline, "training did not finish"
+        app.processEvents()
+        time.sleep(0.01)
+    app.processEvents()
+
+
+@pytest.fixture(scope="module")
+def trained(qapp, tmp_path_factory):
+    """One quick training run from the view, with every progress report kept."""
+    from app.gui.training_view import TrainingView
+    project = make_project(tmp_path_factory.mktemp("train") / "p.deid")
+    view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
+    view.resize(1200, 800)
+    view.show()
+    events, finished = [], []
+    view.runner.progress.connect(events.append)
+    view.trained.connect(finished.append)
+    view.set_config(QUICK)
+    assert view.start_training()
+    assert view.is_busy() and not view.train_button.isEnabled()
+    wait_idle(qapp, view)
+    yield view, project, events, finished
+    view.shutdown()
+    view.close()
+    view.deleteLater()
+    project.close()
+
+
+def test_device_sentence_says_where_training_runs():
+    from app.gui.training_view import device_sentence
+    gpu = DeviceInfo(cuda_available=True, cuda_name="NVIDIA H100 80GB HBM3",
+                     cuda_total_memory=80 * 2**30, cuda_count=1, cpu_physical=16)
+    assert device_sentence(gpu) == "NVIDIA H100 80GB HBM3 80 GB — training on GPU"
+    assert device_sentence(gpu, force_cpu=True).startswith("CPU, 16 cores — GPU (")
+    assert device_sentence(DeviceInfo(cpu_physical=2)) == "CPU, 2 cores — no GPU found"
+
+
+def test_config_from_controls(trained):
+    view = trained[0]
+    config = view.config()
+    assert config.models == ["spacy", "rules"] and config.budget == "quick"
+    assert config.device == "auto"               # no GPU: the Force CPU box is disabled
+    assert not view.force_cpu.isEnabled()
+    view.objective_box.setCurrentIndex(view.objective_box.findData("precision_at_recall"))
+    assert view.recall_target.isEnabled()
+    assert view.config().objective == "precision_at_recall"
+    view.set_config(QUICK)
+    assert not view.recall_target.isEnabled()
+
+
+def test_training_reports_progress_and_shows_results(trained):
+    view, project, events, finished = trained
+    assert view.last_failure is None and len(finished) == 1
+    result = finished[0]
+    assert project.run(result.run_id).status == "done"
+    assert project.get_setting(ACTIVE_RUN) == result.run_id
+    # Progress: per model, with epochs, losses and a final 100 %.
+    assert {e.model for e in events} >= {"spacy-balanced", "spacy-imbalanced", "rules"}
+    assert any(e.model == "spacy-balanced" and e.epoch and e.loss is not None for e in events)
+    assert events[-1].fraction == 1.0
+    assert set(view.loss_chart.series) >= {"spacy-balanced", "spacy-imbalanced"}
+    assert view.f1_chart.series["spacy-balanced"]
+    assert all(bar.value() == 1000 for bar in view._model_bars.values())
+    assert "Selected" in view.log.toPlainText()
+    # Results: every candidate once, the selected one marked, the reason shown.
+    table = view.results_table
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert len(names) == len(result.table)
+    assert names.count("★ " + result.selected) == 1
+    assert result.reason in view.reason_label.text()
+    assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
+        {"base model", "rules", "ensemble"}
+
+
+def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
+    view, project, _, _ = trained
+    with qtbot.waitSignal(view.runner.finished, timeout=300000):
+        assert view.start_evaluation()
+    summary = view.evaluation
+    assert summary is not None and summary["split"] == "test"
+    table = view.results_table
+    selected_row = next(r for r in range(table.rowCount()) if table.item(r, 0).text().startswith("★"))
+    assert float(table.item(selected_row, 7).text()) == pytest.approx(summary["micro"]["f1"], abs=1e-3)
+    assert set(view.label_chart.data) == {l.name for l in PRESETS["paper"]} & set(summary["per_label"])
+    errors = summary["errors"]
+    assert errors and view.error_table.rowCount() == len(errors)
+    kinds = [e.kind for e in errors]
+    assert kinds == sorted(kinds, key=lambda k: k != "missed")          # missed first
+    missed = errors[0]
+    assert missed.kind == "missed"
+    # A missed identifier is a gold span of that test document, by offsets.
+    assert (missed.start, missed.end, missed.label) in {
+        (s.start, s.end, s.label) for s in project.gold_spans(missed.doc_id)}
+    assert project.document(missed.doc_id).split == "test"
+    with qtbot.waitSignal(view.open_span) as blocker:
+        view.error_table.itemActivated.emit(view.error_table.item(0, 2))
+    assert blocker.args == [missed.doc_id, missed.start, missed.end]
+
+
+def test_cancel_stops_training_and_keeps_the_project_consistent(trained, qtbot):
+    view, project, _, finished = trained
+    active = project.get_setting(ACTIVE_RUN)
+    selected = view.selected_name()
+    with qtbot.waitSignal(view.runner.progress, timeout=300000,
+                          check_params_cb=lambda p: p.model is not None):
+        assert view.start_training()
+    with qtbot.waitSignal(view.runner.failed, timeout=300000) as blocker:
+        view.cancel()
+    assert blocker.args == ["cancelled"]
+    assert not view.is_busy() and view.train_button.isEnabled()
+    latest = project.runs("train")
+    assert max(latest, key=lambda r: r.id).status == "cancelled"
+    assert project.get_setting(ACTIVE_RUN) == active       # the old model stays active
+    assert view.selected_name() == selected and len(finished) == 1
+    assert "Cancelled" in view.stage_label.text()
+
+
+def test_preannotate_next_notes(trained, qtbot):
+    view, project, _, _ = trained
+    todo = [i.id for i in project.document_infos() if i.status == "todo"]
+    view.preannotate_count.setValue(2)
+    with qtbot.waitSignal(view.preannotated, timeout=300000) as blocker:
+        assert view.preannotate_button.isEnabled()
+        view.preannotate_button.click()
+    assert blocker.args == [2]
+    infos = {i.id: i for i in project.document_infos()}
+    assert all(infos[d].uncertainty is not None for d in todo[:2])
+    assert infos[todo[2]].uncertainty is None
+    assert any(project.span_records(d, status="suggested") for d in todo[:2])
+    assert project.audit_entries(limit=1)[0].event == "preannotate"

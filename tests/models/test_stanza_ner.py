@@ -1,0 +1,154 @@
+"""Stanza NER member: offline training, prediction, save/load, cancel."""
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+import shutil
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.progress import Cancelled, Progress
+from app.core.spans import Span
+from app.core.tokenize import segment
+from app.models.base import Corpus, TaggedSegment, TrainContext, load_model
+from app.models.stanza_ner import StanzaModel, StanzaSpec, crf_marginals, to_bio
+
+_FIRST = ["John", "Mary", "Ahmed", "Li", "Olga", "Peter", "Sara", "Tom"]
+_LAST = ["Smith", "Nguyen", "Brown", "Garcia", "Kowalski", "Jones"]
+_LEAD = ["Patient ", "Seen by Dr ", "Family contact "]
+
+
+def _items(n: int, seed: int) -> list[TaggedSegment]:
+    """One-line notes with a PERSON and a PHONE span each."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
+        phone = f"0{rng.randint(2, 9)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
+        lead = rng.choice(_LEAD)
+        text = f"{lead}{name} can be reached on {phone} today."
+        p = text.index(phone)
+        spans = [Span(len(lead), len(lead) + len(name), "PERSON"), Span(p, p + len(phone), "PHONE")]
+        for seg in segment(text):
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TaggedSegment(f"d{seed}-{i}", text, seg, tuple(tags)))
+    return out
+
+
+@pytest.fixture(autouse=True)
+def offline_single_thread(monkeypatch):
+    def refuse(*_a, **_k):
+        raise AssertionError("network access attempted")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    # Tiny models gain nothing from threads, and OpenMP spin-waits thrash
+    # on a shared 2-core CI machine.
+    import torch
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _corpus() -> Corpus:
+    train, dev = _items(40, 1), _items(10, 2)
+    return Corpus(train, dev, ["PERSON", "PHONE"], raw_texts=[s.text for s in train + dev])
+
+
+def test_to_bio_converts_bioes_and_repairs() -> None:
+    assert to_bio(["S-A", "B-B", "I-B", "E-B", "O", "E-A", "<PAD>"]) == \
+        ["B-A", "B-B", "I-B", "I-B", "O", "B-A", "O"]
+
+
+def test_crf_marginals_match_brute_force() -> None:
+    rng = np.random.default_rng(0)
+    n, k = 4, 3
+    scores, trans = rng.normal(size=(n, k)), rng.normal(size=(k, k))
+    weights = {}
+    for path in itertools.product(range(k), repeat=n):
+        s = sum(scores[t, path[t]] for t in range(n)) + sum(
+            trans[path[t - 1], path[t]] for t in range(1, n))
+        weights[path] = np.exp(s)
+    z = sum(weights.values())
+    expected = np.zeros((n, k))
+    for path, w in weights.items():
+        for t, tag in enumerate(path):
+            expected[t, tag] += w / z
+    got = crf_marginals(scores, trans)
+    assert np.allclose(got, expected)
+    assert np.allclose(got.sum(axis=1), 1.0)
+
+
+@pytest.mark.slow
+def test_train_predict_save_load_offline(tmp_path: Path) -> None:
+    corpus = _corpus()
+    workdir = tmp_path / "work"
+    reports: list[Progress] = []
+    ctx = TrainContext(workdir=workdir, budget="quick", seed=7, progress=reports.append)
+    model = StanzaSpec(batch_size=16).fit(corpus, ctx)
+
+    # Progress: steps and dev scores were forwarded, ending at 1.0.
+    assert any(r.loss is not None for r in reports)
+    assert any(r.dev_f1 is not None for r in reports)
+    assert reports[-1].model_fraction == 1.0
+    # No training data (note text) is left in the work folder.
+    assert {p.name for p in workdir.rglob("*.json")} <= {"done.json"}
+
+    items = [(s.text, s.segment) for s in corpus.dev]
+    out = model.predict(items)
+    valid = {"O", "B-PERSON", "I-PERSON", "B-PHONE", "I-PHONE"}
+    for (_, seg), ts in zip(items, out):
+        assert len(ts.tags) == len(ts.confidences) == len(seg.tokens)
+        assert set(ts.tags) <= valid
+        assert all(0.0 <= c <= 1.0 for c in ts.confidences)
+    # The pattern is trivial: the quick budget learns it.
+    gold = {(s.doc_id, sp.key) for s in corpus.dev
+            for sp in tags_to_spans(s.segment.tokens, s.tags)}
+    pred = {(s.doc_id, sp.key) for s, ts in zip(corpus.dev, out)
+            for sp in tags_to_spans(s.segment.tokens, ts.tags)}
+    assert len(gold & pred) >= len(gold) // 2
+
+    saved = tmp_path / "saved"
+    model.save(saved)
+    shutil.rmtree(workdir)       # the saved model must not need the training folder
+    loaded = load_model(saved)
+    assert isinstance(loaded, StanzaModel)
+    assert loaded.predict(items) == out
+
+    text, seg = items[0]
+    mixed = loaded.predict([(text, seg._replace(tokens=[])), (text, seg)])
+    assert mixed[0] == ([], [])
+    # Batch composition changes float rounding, not the decision.
+    assert mixed[1].tags == out[0].tags
+    assert mixed[1].confidences == pytest.approx(out[0].confidences, abs=1e-5)
+    assert all(sp.confidence is not None for sp in loaded.predict_spans(text))
+
+
+def test_cancel_stops_training_and_cleans_up(tmp_path: Path) -> None:
+    def cancel_at_first_step(p: Progress) -> None:
+        if p.loss is not None:
+            raise Cancelled()
+
+    ctx = TrainContext(workdir=tmp_path, budget="quick", progress=cancel_at_first_step)
+    with pytest.raises(Cancelled):
+        StanzaSpec().fit(_corpus(), ctx)
+    assert not list(tmp_path.glob("stanza-*"))
+
+
+def test_time_limit_keeps_best_model_so_far(tmp_path: Path) -> None:
+    reports: list[Progress] = []
+    ctx = TrainContext(workdir=tmp_path, budget="quick", progress=reports.append)
+    level = logging.getLogger("stanza").level
+    model = StanzaSpec(max_seconds=1e-3).fit(_corpus(), ctx)
+    # Stanza's training import sets its logger to DEBUG; fit restores it.
+    assert logging.getLogger("stanza").level == level
+    steps = [r for r in reports if r.loss is not None]
+    # Stopped at the first step after the first dev evaluation, far before max_steps.
+    assert steps and steps[-1].model_fraction < 0.5
+    items = [(s.text, s.segment) for s in _items(2, 3)]
+    assert [len(t.tags) for t in model.predict(items)] == [len(s.tokens) for _, s in items]
