@@ -235,6 +235,10 @@ class StanzaSpec(ModelSpec):
             ]
             handler = _ProgressHandler(ctx.progress, sched["max_steps"], params.get("max_seconds"))
             # The handler needs Stanza's INFO lines (progress *and* cancel).
+            # Importing flair runs logging.config.dictConfig, which disables
+            # every logger that existed then (Stanza's included): re-enable.
+            was_disabled = stanza_log.disabled
+            stanza_log.disabled = False
             stanza_log.setLevel(logging.INFO)
             stanza_log.addHandler(handler)
             try:
@@ -244,6 +248,7 @@ class StanzaSpec(ModelSpec):
             finally:
                 stanza_log.removeHandler(handler)
                 stanza_log.setLevel(level)
+                stanza_log.disabled = was_disabled
             ok = True
         finally:
             # The JSON files hold note text: never leave them behind.
