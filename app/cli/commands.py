@@ -186,6 +186,7 @@ def cmd_redact(args) -> int:
                 project, args.in_dir, args.out_dir, strategy=args.strategy,
                 report_path=args.report, workers=args.workers, naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
+                use_annotations=args.use_annotations,
                 progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None

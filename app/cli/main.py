@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--patient-regex")
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
+    s.add_argument("--use-annotations", action="store_true",
+                   help="redact the spans of brat .ann files beside the notes instead of predicting")
 
     s = sub.add_parser("export", help="export documents and annotations")
     s.add_argument("project")

@@ -64,6 +64,36 @@ class ProjectPredictorFactory:
             project.close()
 
 
+@dataclass(frozen=True)
+class AnnotationSpans:
+    """Picklable predictor that returns the spans of brat ``.ann`` files found
+    beside the notes (keyed by the SHA-256 of the note text), for redacting a
+    corpus someone has already annotated."""
+
+    by_sha: dict
+
+    @classmethod
+    def from_folder(cls, folder: Path) -> "AnnotationSpans":
+        import hashlib
+        from app.formats import ImportedDoc, read_path
+        by_sha = {}
+        for item in read_path(folder, "brat"):
+            if isinstance(item, ImportedDoc) and item.meta.get("annotated"):
+                key = hashlib.sha256(item.text.encode("utf-8")).hexdigest()
+                by_sha[key] = tuple((sp.start, sp.end, sp.label) for sp in item.spans)
+        if not by_sha:
+            raise UserError(f"no brat .ann annotations found in {folder}")
+        return cls(by_sha)
+
+    def __call__(self) -> "AnnotationSpans":
+        return self
+
+    def predict_spans(self, text: str) -> list[Span]:
+        import hashlib
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return [Span(s, e, label) for s, e, label in self.by_sha.get(key, ())]
+
+
 class _ModelSpans:
     """Adapter giving any TrainedModel a ``predict_spans(text)``."""
 
@@ -126,6 +156,7 @@ def rule_leak_scan(project) -> RuleLeakScan:
 def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   report_path: str | None = None, workers: int = 1, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
+                  use_annotations: bool = False,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """Redact every note under ``in_dir`` into ``out_dir``; write the audit report."""
     from app.deid import build_report, redact_folder, write_report
@@ -141,8 +172,11 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError("--workers must be at least 1")
     policy = project_policy(project, strategy)
     secret = project_secret(project)
-    factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
-    if not rules_only:
+    if use_annotations:
+        factory = AnnotationSpans.from_folder(src)
+    else:
+        factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
+    if not (rules_only or use_annotations):
         from app.services.predictor import active_run
         active_run(project)              # a clear error now rather than in a worker
     project.checkpoint()                 # workers open the file read-only
@@ -152,10 +186,11 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
                             strict=strict)
     seconds = time.perf_counter() - t0
-    model_info, evaluation = _model_info(project, rules_only)
+    model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
+        else _model_info(project, rules_only)
     report = build_report(summary, model_info, evaluation, policy,
                           {"workers": workers, "naming": naming, "strict": strict,
-                           "rules_only": rules_only},
+                           "rules_only": rules_only, "use_annotations": use_annotations},
                           {"total_s": round(seconds, 3)}, __version__)
     if report_path:
         rp = Path(report_path)
