@@ -1,0 +1,81 @@
+"""``accuracy``: train on a corpus's train/dev, score every candidate on its test split.
+
+``results`` keys (JSON)::
+
+    corpus      "meddocan" | "synthetic"
+    project     path of the trained project (kept under OUT/projects/)
+    data        {train|dev|test: {notes, chars, spans}}
+    train       app.bench.train.run_summary (members' training time, peak
+                memory, size, dev F1; the selection and its reason)
+    evaluation  app.bench.scoring.score_candidates on "test": every base
+                model, the rules and every ensemble x group, with 95 %
+                bootstrap intervals and per-label figures
+
+Targets (MEDDOCAN only, where they are defined): the selected candidate's
+strict micro-F1 >= 0.96 and binary token recall >= 0.99.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from app.bench.config import TARGETS, Size, meddocan_dir
+from app.bench.corpora import (corpus_stats, create_meddocan_project, create_synthetic_project,
+                               meddocan_stems, subsample)
+from app.bench.scoring import score_candidates, selected_row
+from app.bench.train import run_summary, train
+from app.errors import UserError
+
+CORPORA = ("meddocan", "synthetic")
+
+
+def project_path(out_dir: Path, corpus: str, size: Size) -> Path:
+    return out_dir / "projects" / f"accuracy-{corpus}-{size.name}.deid"
+
+
+def build_project(corpus: str, path: Path, size: Size):
+    """A fresh, untrained project holding ``corpus``; open."""
+    if corpus == "synthetic":
+        return create_synthetic_project(path, size)
+    root = meddocan_dir()
+    if root is None:
+        raise UserError("MEDDOCAN not found: put it at ../shared/data/meddocan or set $DEID_MEDDOCAN")
+    subsets = None
+    if size.meddocan_limit is not None:
+        subsets = {split: subsample(meddocan_stems(root, split), n)
+                   for split, n in zip(("train", "dev", "test"), size.meddocan_limit)}
+    with tempfile.TemporaryDirectory(prefix="deid-bench-") as work:
+        return create_meddocan_project(path, root, work=Path(work), subsets=subsets)
+
+
+def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out_dir: Path,
+                 seed: int = 13, log: Callable[[str], None] = print) -> tuple[dict, list[dict]]:
+    """Build, train and score; returns ``(results, targets)``."""
+    if corpus not in CORPORA:
+        raise UserError(f"unknown corpus {corpus!r} (choose from {', '.join(CORPORA)})")
+    path = project_path(out_dir, corpus, size)
+    log(f"accuracy/{corpus}: building {path}")
+    project = build_project(corpus, path, size)
+    try:
+        data = corpus_stats(project)
+        log(f"accuracy/{corpus}: training {', '.join(models)} ({budget}) on "
+            f"{data['train']['notes']} train / {data['dev']['notes']} dev notes")
+        train(project, budget=budget, models=models, seed=seed, size=size)
+        summary = run_summary(project)
+        log(f"accuracy/{corpus}: selected {summary['selected']}; scoring every candidate "
+            f"on {data['test']['notes']} test notes")
+        scores = score_candidates(project, split="test", bootstrap=size.bootstrap)
+    finally:
+        project.close()
+    results = {"corpus": corpus, "project": str(path), "data": data, "train": summary,
+               "evaluation": scores}
+    targets = []
+    if corpus == "meddocan":
+        best = selected_row(scores)
+        kind = "an ensemble" if best["type"] == "ensemble" else "not an ensemble"
+        note = (f"selected {best['name']} ({kind}); {budget} budget, models "
+                f"{', '.join(models)}, size {size.name}")
+        targets = [TARGETS["meddocan_strict_f1"].check(best["strict"]["f1"], note),
+                   TARGETS["meddocan_token_recall"].check(best["token"]["recall"], note)]
+    return results, targets

@@ -1,0 +1,149 @@
+"""``python -m app.bench``: run the benchmarks, write JSON + Markdown, update BENCHMARKS.md.
+
+::
+
+    python -m app.bench accuracy --corpus meddocan|synthetic [--budget B] [--models ...]
+    python -m app.bench learning-curve [--budget B] [--models ...]
+    python -m app.bench speed [--budget B] [--models ...] [--project P.deid]
+    python -m app.bench report                 # BENCHMARKS.md from OUT/*.json
+    python -m app.bench all [--budget B]       # all of the above, then report
+
+Common options: ``--meta-models lr xgb`` (stacking meta-models),
+``--out DIR`` (default ``bench-out/``), ``--seed N``,
+``--smoke`` (tiny data and the quick budget: the tests' size), ``--write-md`` (update
+BENCHMARKS.md after a part), ``--benchmarks FILE`` (another BENCHMARKS.md).
+Exit codes: 0 done, 1 user error (missing corpus, unknown model), 2 internal.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shlex
+import sys
+import traceback
+from dataclasses import replace
+from pathlib import Path
+
+from app.bench.config import BENCHMARKS_MD, DEFAULT_OUT, size_for
+from app.errors import UserError
+
+PARTS = ("accuracy", "learning-curve", "speed", "report", "all")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m app.bench",
+                                description="Reproduce the figures of BENCHMARKS.md.")
+    p.add_argument("part", choices=PARTS)
+    p.add_argument("--corpus", choices=("meddocan", "synthetic"), default="meddocan",
+                   help="accuracy only (default meddocan)")
+    p.add_argument("--budget", choices=("quick", "standard", "full"), default="standard")
+    p.add_argument("--models", nargs="+", default=None,
+                   help="base model kinds (default: every kind: spacy stanza flair rules)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--meta-models", nargs="+", choices=("lr", "svm", "xgb"), default=None,
+                   help="stacking meta-models to train (default: the training service's: "
+                        "lr svm xgb)")
+    p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
+    p.add_argument("--project", type=Path, default=None,
+                   help="speed only: measure this trained project instead of training one")
+    p.add_argument("--write-md", action="store_true", help="update BENCHMARKS.md afterwards")
+    p.add_argument("--benchmarks", type=Path, default=BENCHMARKS_MD,
+                   help="the BENCHMARKS.md to update (default: the repository's)")
+    p.add_argument("-q", "--quiet", action="store_true")
+    return p
+
+
+def _command(argv: list[str]) -> str:
+    return "python -m app.bench " + shlex.join(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    # Offline always: nothing a model library does may reach the hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if args.quiet:
+        logging.disable(logging.WARNING)
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(msg, flush=True)
+
+    if args.smoke:
+        args.budget = "quick"      # tiny data: the shortest training too
+    try:
+        written = run(args, _command(argv), log)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception:
+        traceback.print_exc()
+        return 2
+    for path in written:
+        log(f"wrote {path}")
+    return 0
+
+
+def run(args: argparse.Namespace, command: str, log) -> list[Path]:
+    from app.bench.markdown import update_benchmarks
+    from app.bench.record import finish_record, load_records, start_record, write_record
+    from app.bench.train import default_models
+
+    size = size_for(args.budget, args.smoke)
+    if args.meta_models:
+        size = replace(size, train={**size.train, "meta_models": list(args.meta_models)})
+    models = args.models or default_models()
+    if args.models:
+        from app.models.base import known_kinds
+        unknown = sorted(set(models) - set(known_kinds()))
+        if unknown:
+            raise UserError(f"unknown model(s): {', '.join(unknown)} (known: {', '.join(known_kinds())})")
+    out: Path = args.out
+    written: list[Path] = []
+
+    def part(rec_id: str, name: str, fn) -> dict:
+        rec = start_record(rec_id, name, command=command, budget=args.budget, size=size.name,
+                           models=models, seed=args.seed)
+        results, targets = fn()
+        if name == "speed":
+            # A reused project says itself what was trained, and how.
+            rec["budget"] = results["train"]["budget"] or rec["budget"]
+            rec["models"] = results["train"]["models"] or rec["models"]
+        finish_record(rec, results, targets)
+        written.extend(write_record(rec, out))
+        return rec
+
+    common = dict(budget=args.budget, models=models, size=size, out_dir=out, seed=args.seed, log=log)
+    records = []
+    if args.part in ("accuracy", "all"):
+        from app.bench.accuracy import run_accuracy
+        corpora = ("synthetic", "meddocan") if args.part == "all" else (args.corpus,)
+        for corpus in corpora:
+            records.append(part(f"accuracy-{corpus}", "accuracy",
+                                lambda c=corpus: run_accuracy(c, **common)))
+    if args.part in ("speed", "all"):
+        from app.bench.speed import run_speed
+        project = args.project
+        if project is None and args.part == "all":
+            # The synthetic accuracy run trained the same models on the same sample.
+            project = Path(records[0]["results"]["project"])
+        records.append(part("speed", "speed", lambda: run_speed(project=project, **common)))
+    if args.part in ("learning-curve", "all"):
+        from app.bench.learning import run_learning_curve
+        records.append(part("learning-curve", "learning-curve",
+                            lambda: run_learning_curve(**common)))
+    if args.part == "report":
+        from app.bench.markdown import render_record
+        records = load_records(out)
+        if not records:
+            raise UserError(f"no benchmark results in {out}: run a part first")
+        for rec in records:
+            md = out / f"{rec['id']}.md"
+            md.write_text(render_record(rec), encoding="utf-8")
+            written.append(md)
+    if args.write_md or args.part in ("report", "all"):
+        written.append(update_benchmarks(args.benchmarks, records))
+    return written

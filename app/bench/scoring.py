@@ -1,0 +1,110 @@
+"""Every candidate of a trained run scored on a split, each with 95 % intervals.
+
+`app.services.evaluating.evaluate_project` gives bootstrap intervals for one
+model and plain P/R/F1 for the rest of the table; the benchmark wants
+intervals and per-label figures for every base model, the rules and every
+ensemble. Members run once over the split and each stored ensemble combines
+their outputs (as in `evaluate_project`); `app.eval.report.evaluate` then
+scores each candidate.
+
+A row (JSON, keys in this order)::
+
+    name, type ("base" | "rules" | "ensemble"), selected (bool),
+    description (ensembles: members and settings), dev_f1 (selection on dev),
+    strict | relaxed | token: {precision, recall, f1, tp, fp, fn,
+                               f1_ci: [lo, hi], recall_ci: [lo, hi]},
+    per_label: {label: {support, strict: PRF, relaxed: PRF}},
+    privacy: {missed_identifiers, notes_with_missed, notes_with_missed_share}
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from app.core.bio import tags_to_spans
+from app.core.tokenize import segment
+
+KINDS = ("strict", "relaxed", "token")
+
+
+def _row(name: str, kind: str, report, *, selected: bool, description: str | None,
+         dev_f1: float | None) -> dict:
+    data = report.to_dict()
+    row = {"name": name, "type": kind, "selected": selected, "description": description,
+           "dev_f1": dev_f1}
+    for k in KINDS:
+        ci = data["bootstrap"]["ci"][k]
+        row[k] = {**data["micro"][k], "f1_ci": ci["f1"], "recall_ci": ci["recall"]}
+    row["per_label"] = data["per_label"]
+    privacy = data["privacy"]
+    row["privacy"] = {key: privacy[key] for key in
+                      ("missed_identifiers", "notes_with_missed", "notes_with_missed_share")}
+    return row
+
+
+def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
+                     only_selected: bool = False) -> dict:
+    """Score the active run's candidates on ``split``.
+
+    Returns
+    -------
+    dict
+        ``{"split", "notes", "labels", "selected", "rows"}``; rows best strict
+        F1 first (only the selected one with ``only_selected``).
+    """
+    from app.ensemble import load_ensemble
+    from app.eval.report import evaluate
+    from app.services.predictor import Predictor, active_run
+    from app.services.training import gold_documents
+
+    docs = gold_documents(project, splits=(split,))
+    if not docs:
+        raise ValueError(f"no annotated documents in the {split!r} split")
+    run = active_run(project)
+    metrics = run.metrics or {}
+    selected = metrics["selected"]
+    member_kind = {n: m["kind"] for n, m in metrics.get("members", {}).items()}
+    dev_f1 = {r["name"]: r["f1"] for r in metrics.get("selection", {}).get("rows", [])}
+    descriptions = {n: e.get("description") for n, e in metrics.get("ensembles", {}).items()}
+    texts = [d.text for d in docs]
+    gold = [d.spans for d in docs]
+    segs = [segment(t) for t in texts]
+    items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
+
+    with Predictor.from_project(project, run_id=run.id, all_members=not only_selected) as pred:
+        outputs = {m: model.predict(items) for m, model in pred.members.items()}
+        if only_selected:
+            final = (pred.ensemble.predict_from_members(outputs, items)
+                     if pred.ensemble is not None else outputs[selected])
+            candidates = {selected: final}
+        else:
+            candidates = dict(outputs)
+            for art in project.artifacts(run.id):
+                if not art.name.startswith("ensemble:"):
+                    continue
+                with tempfile.TemporaryDirectory(prefix="deid-bench-ens-") as tmp:
+                    dest = Path(tmp) / "e"
+                    project.extract_artifact(art.id, dest)
+                    ens = load_ensemble(dest)
+                candidates[art.name.split(":", 1)[1]] = ens.predict_from_members(outputs, items)
+
+    labels = [label.name for label in project.labels()]
+    rows = []
+    for name, seqs in candidates.items():
+        spans, k = [], 0
+        for ss in segs:
+            spans.append([sp for seg, seq in zip(ss, seqs[k:k + len(ss)])
+                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)])
+            k += len(ss)
+        report = evaluate(texts, gold, spans, labels=labels or None, bootstrap=bootstrap)
+        kind = member_kind.get(name)
+        kind = "ensemble" if kind is None else "rules" if kind == "rules" else "base"
+        rows.append(_row(name, kind, report, selected=name == selected,
+                         description=descriptions.get(name), dev_f1=dev_f1.get(name)))
+    rows.sort(key=lambda r: (-r["strict"]["f1"], r["name"]))
+    return {"split": split, "notes": len(docs), "labels": sorted(labels), "selected": selected,
+            "rows": rows}
+
+
+def selected_row(scores: dict) -> dict:
+    return next(r for r in scores["rows"] if r["selected"])

@@ -1,0 +1,49 @@
+"""Training for the benchmarks: `train_project` with the size's overrides,
+and the run's per-member figures read back from the project."""
+from __future__ import annotations
+
+from app.bench.config import Size
+from app.core.progress import ProgressFn, no_progress
+
+
+def default_models() -> list[str]:
+    """Every registered base model kind plus the rules."""
+    from app.models.base import known_kinds
+    return known_kinds()
+
+
+def train(project, *, budget: str, models: list[str], seed: int, size: Size,
+          progress: ProgressFn = no_progress):
+    """Train the project's base models and ensembles; returns the `TrainResult`."""
+    from app.services.training import TrainConfig, train_project
+
+    config = TrainConfig(models=list(models), budget=budget, seed=seed, device="auto",
+                         **size.train)
+    return train_project(project, config, progress=progress)
+
+
+def run_summary(project) -> dict:
+    """What the active run stored: selection, members' training figures, data.
+
+    Keys: ``run``, ``budget``, ``models`` (kinds trained), ``selected``, ``reason``, ``seconds`` (whole training
+    step), ``device``, ``documents`` ({train, dev} notes),
+    ``members`` ({name: {kind, variant, seconds, peak_mb, size_mb,
+    dev_f1, params}}), ``ensemble_kinds`` and ``meta_models`` (what was
+    asked for), ``ensembles`` (number stored).
+    """
+    from app.services.predictor import active_run
+
+    run = active_run(project)
+    m = run.metrics or {}
+    members = {
+        name: {"kind": info["kind"], "variant": info["variant"], "seconds": info["seconds"],
+               "peak_mb": info["peak_mb"], "size_mb": info["size_mb"],
+               "dev_f1": info["dev"].get("f1"), "params": info["params"]}
+        for name, info in m.get("members", {}).items()}
+    config = run.config or {}
+    return {"run": run.id, "budget": config.get("budget"), "models": config.get("models"),
+            "selected": m.get("selected"),
+            "reason": m.get("selection", {}).get("reason"), "seconds": m.get("seconds"),
+            "device": m.get("device"), "documents": config.get("documents"),
+            "ensemble_kinds": config.get("ensembles"), "meta_models": config.get("meta_models"),
+            "members": members, "ensembles": len(m.get("ensembles", {}))}

@@ -1,0 +1,124 @@
+"""The benchmark harness end to end on its tiny 'smoke' size (synthetic data)."""
+import json
+
+import pytest
+
+from app.bench.cli import main
+from app.bench.corpora import subsample
+from app.bench.learning import dev_size
+from app.bench.markdown import update_benchmarks
+from app.bench.record import PART_IDS, load_records
+
+ENVELOPE = ["schema", "id", "part", "command", "date", "machine", "budget", "size", "models",
+            "seed", "load_average", "seconds", "results", "targets"]
+
+
+@pytest.fixture(scope="module")
+def bench_out(tmp_path_factory):
+    """Smoke accuracy (trains spacy + rules) then speed on the same project."""
+    out = tmp_path_factory.mktemp("bench")
+    md = out / "BENCHMARKS.md"
+    common = ["--smoke", "--out", str(out), "--benchmarks", str(md), "--write-md", "-q"]
+    assert main(["accuracy", "--corpus", "synthetic", "--models", "spacy", "rules", *common]) == 0
+    project = out / "projects" / "accuracy-synthetic-smoke.deid"
+    assert main(["speed", "--project", str(project), *common]) == 0
+    return out, md
+
+
+def _load(out, rec_id):
+    rec = json.loads((out / f"{rec_id}.json").read_text())
+    assert list(rec) == ENVELOPE
+    assert rec["schema"] == "deid.bench/1" and rec["id"] == rec_id
+    assert rec["command"].startswith("python -m app.bench ")
+    assert rec["machine"]["cores_logical"] >= 1 and rec["machine"]["ram_gb"] > 0
+    return rec
+
+
+@pytest.mark.slow
+def test_accuracy_scores_every_candidate_with_intervals(bench_out):
+    out, _ = bench_out
+    rec = _load(out, "accuracy-synthetic")
+    res = rec["results"]
+    assert list(res) == ["corpus", "project", "data", "train", "evaluation"]
+    assert rec["budget"] == "quick" and rec["size"] == "smoke"
+    assert {s: d["notes"] for s, d in res["data"].items()} == {"train": 10, "dev": 6, "test": 8}
+    assert set(res["train"]["members"]) == {"spacy-imbalanced", "rules"}
+    rows = res["evaluation"]["rows"]
+    assert {r["type"] for r in rows} == {"base", "rules", "ensemble"}
+    assert sum(r["selected"] for r in rows) == 1
+    assert any(r["name"].startswith("voting[") for r in rows)
+    for r in rows:
+        for kind in ("strict", "relaxed", "token"):
+            lo, hi = r[kind]["f1_ci"]
+            assert 0 <= lo <= r[kind]["f1"] + 1e-9 and r[kind]["f1"] - 1e-9 <= hi <= 1
+        assert set(r["per_label"]) == {"PERSON", "ADDRESS", "DOB", "IDN", "PHONE"}
+    # The rules find phones and IDs in synthetic notes: a real score, not zeros.
+    rules = next(r for r in rows if r["name"] == "rules")
+    assert rules["strict"]["tp"] > 0
+    assert rec["targets"] == []          # targets are defined on MEDDOCAN only
+
+
+@pytest.mark.slow
+def test_speed_measures_every_model_against_the_baseline(bench_out):
+    out, _ = bench_out
+    rec = _load(out, "speed")
+    res = rec["results"]
+    assert list(res) == ["project", "train", "corpus", "baseline", "devices", "find_hits",
+                         "growth", "project_open"]
+    cpu = res["devices"]["cpu"]
+    names = {r["name"] for r in cpu["rows"]}
+    assert {"spacy-imbalanced", "rules"} <= names
+    assert any(r["type"] == "ensemble" for r in cpu["rows"])
+    for r in cpu["rows"]:
+        assert r["chars_per_s"] > 0
+        assert r["ratio"] == pytest.approx(r["chars_per_s"] / res["baseline"]["chars_per_s"],
+                                           rel=1e-3)
+    assert set(cpu["end_to_end"]) == {"selected", "rules"}
+    assert [p["factor"] for p in res["growth"]["selected"]["points"]] == [1, 4, 16]
+    assert res["project_open"]["notes"] == 200 and res["project_open"]["first_page_rows"] == 200
+    assert [t["key"] for t in rec["targets"]] == ["selected_cpu_chars_per_s",
+                                                  "rules_cpu_chars_per_s"]
+    assert all(isinstance(t["pass"], bool) for t in rec["targets"])
+
+
+@pytest.mark.slow
+def test_markdown_renders_and_report_rewrites_only_its_sections(bench_out, tmp_path):
+    out, md = bench_out
+    text = md.read_text()
+    for rec_id in PART_IDS:
+        assert f"<!-- bench:{rec_id} -->" in text and f"<!-- /bench:{rec_id} -->" in text
+    assert "rules-only throughput, CPU" in text.split("<!-- /bench:targets -->")[0]
+    assert "| candidate | type | strict P |" in text and "| model | type | chars/s |" in text
+    assert "`python -m app.bench speed --project" in text
+    assert (out / "speed.md").read_text().startswith("## Speed")
+
+    # A hand-kept MEDDOCAN section survives a report that has no MEDDOCAN record.
+    other = tmp_path / "B.md"
+    kept = text.replace("<!-- bench:accuracy-meddocan -->\n_not run yet_",
+                        "<!-- bench:accuracy-meddocan -->\nearlier figures")
+    other.write_text(kept)
+    assert main(["report", "--out", str(out), "--benchmarks", str(other), "-q"]) == 0
+    assert other.read_text() == kept
+    update_benchmarks(other, load_records(out))         # idempotent
+    assert other.read_text() == kept
+
+
+def test_report_without_results_is_a_user_error(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path), "--benchmarks", str(tmp_path / "B.md")]) == 1
+    assert "no benchmark results" in capsys.readouterr().err
+    assert not (tmp_path / "B.md").exists()
+
+
+def test_missing_meddocan_is_a_user_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DEID_MEDDOCAN", str(tmp_path / "absent"))
+    assert main(["accuracy", "--corpus", "meddocan", "--smoke", "--models", "rules",
+                 "--out", str(tmp_path)]) == 1
+    assert "MEDDOCAN not found" in capsys.readouterr().err
+
+
+def test_learning_curve_samples_are_nested_and_dev_is_proportional():
+    stems = [f"n{i:03d}" for i in range(500)]
+    small, large = subsample(stems, 25), subsample(stems, 100)
+    assert large[:25] == small and len(set(large)) == 100
+    assert [dev_size(n, 500, 250) for n in (25, 50, 100, 250, 500)] == [12, 25, 50, 125, 250]
+    assert dev_size(1, 500, 250) == 2
