@@ -119,9 +119,16 @@ def _fit_meta(meta: str, x, y: np.ndarray, weight: np.ndarray, classes: np.ndarr
         return _LinearMeta(clf.coef_, clf.intercept_)
     if meta == "svm":
         from sklearn.linear_model import SGDClassifier
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
         clf = SGDClassifier(loss="hinge", alpha=params["alpha"], max_iter=params["max_iter"],
                             tol=1e-4, random_state=seed)
-        clf.fit(x, y, sample_weight=weight)
+        with warnings.catch_warnings():
+            # A capped number of epochs is the point (seconds, not minutes);
+            # the warning would only clutter the user's terminal.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(x, y, sample_weight=weight)
         return _LinearMeta(clf.coef_, clf.intercept_)
     import xgboost as xgb
     dtrain = xgb.DMatrix(x, label=np.searchsorted(classes, y), weight=weight)
