@@ -179,14 +179,21 @@ class MainWindow(QMainWindow):
         return self.settings.value("annotator") or None
 
     def ensure_annotator(self) -> str | None:
-        """The annotator's name, asked once and kept in the user settings."""
+        """The annotator's name, kept in the user settings.
+
+        A first run takes the operating-system login name instead of
+        blocking the window behind a modal question (which also hung the
+        headless smoke test); it can be changed in Settings.
+        """
         name = self.annotator()
         if not name:
-            name, ok = QInputDialog.getText(
-                self, "Who is annotating?",
-                "Your name or initials (stored with every span you make):")
-            if ok and name.strip():
-                self.settings.setValue("annotator", name.strip())
+            import getpass
+            try:
+                name = getpass.getuser()
+            except Exception:  # noqa: BLE001 - no login name on some systems
+                name = "annotator"
+            self.settings.setValue("annotator", name)
+            self._show_message(f"Annotating as {name!r} (change it in File > Settings)")
         return self.annotator()
 
     def new_project(self, path: str | Path, preset: str = "paper", language: str = "en") -> bool:
