@@ -66,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if args.quiet:
-        logging.disable(logging.WARNING)
+        # Not logging.disable(): that is process-wide and would also silence
+        # the log lines Stanza's trainer uses for progress and cancel.
+        logging.getLogger().setLevel(logging.ERROR)
 
     def log(msg: str) -> None:
         if not args.quiet:

@@ -239,6 +239,9 @@ class StanzaSpec(ModelSpec):
             # every logger that existed then (Stanza's included): re-enable.
             was_disabled = stanza_log.disabled
             stanza_log.disabled = False
+            # A process-wide logging.disable() would silence them too.
+            global_disable = logging.root.manager.disable
+            logging.disable(logging.NOTSET)
             stanza_log.setLevel(logging.INFO)
             stanza_log.addHandler(handler)
             try:
@@ -249,6 +252,7 @@ class StanzaSpec(ModelSpec):
                 stanza_log.removeHandler(handler)
                 stanza_log.setLevel(level)
                 stanza_log.disabled = was_disabled
+                logging.disable(global_disable)
             ok = True
         finally:
             # The JSON files hold note text: never leave them behind.
