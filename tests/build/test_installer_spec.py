@@ -59,7 +59,7 @@ def test_every_collected_and_hidden_module_is_importable():
 
 def test_every_table_entry_has_a_reason():
     t = spec_tables()
-    for table in ("COLLECT_ALL", "SUBMODULES", "HIDDEN_IMPORTS", "EXCLUDES"):
+    for table in ("COLLECT_ALL", "SUBMODULES", "HIDDEN_IMPORTS", "EXCLUDES", "DROP_FROM_BUNDLE", "KEEP_IN_BUNDLE"):
         for name, reason in t[table].items():
             assert isinstance(reason, str) and len(reason.split()) >= 3, (table, name)
     # An excluded module must not be one we collect on purpose.
