@@ -69,6 +69,9 @@ class TrainContext:
     seed: int = 13
     budget: str = "standard"
     progress: ProgressFn = no_progress
+    # The caller's wall-time cap on this fit (a share of the run budget);
+    # specs apply the smaller of it and the budget's own (see budget.time_cap).
+    max_seconds: float | None = None
     # Shared resources built once per run (e.g. {"word_vectors": Path}).
     resources: dict[str, Any] = field(default_factory=dict)
 

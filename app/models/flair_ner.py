@@ -43,6 +43,7 @@ from app.core.progress import Progress, ProgressFn  # noqa: E402
 from app.core.tokenize import Segment  # noqa: E402
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,  # noqa: E402
                              read_meta, register, write_meta)
+from app.models.budget import time_cap  # noqa: E402
 from app.models.vectors import ensure_word_vectors  # noqa: E402
 
 MODEL_FILE = "flair.pt"
@@ -232,7 +233,7 @@ class FlairSpec(ModelSpec):
 
         Path(ctx.workdir).mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix="flair-", dir=ctx.workdir))
-        plugin = _progress_plugin(ctx.progress, max_epochs, params.get("max_seconds"))
+        plugin = _progress_plugin(ctx.progress, max_epochs, time_cap(ctx, params))
         try:
             trainer = ModelTrainer(tagger, FlairCorpus(
                 train=FlairDatapointDataset(train), dev=FlairDatapointDataset(dev), test=None,

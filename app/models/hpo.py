@@ -11,7 +11,12 @@ whose optimiser needs other values defines a classmethod
 spaCy member maps them to Adam rates); otherwise the point is used as is.
 
 The first trial is always the default point, so one trial (the ``quick``
-budget) means "train the defaults, no search". A point is never trained
+budget) means "train the defaults, no search". Under a time cap
+(``ctx.max_seconds``, a member's share of the run budget) the defaults may
+use all of it; a further trial gets at least what the first one took (more
+when the time left is plenty for the trials still planned) and starts only
+while at least half that is left, so the trials stay comparable. The
+trials table says how many ran. A point is never trained
 twice: when the optimiser proposes a known point, an untried one is drawn
 with the seed instead. Everything is deterministic for a given seed.
 """
@@ -135,7 +140,18 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
     tried: set[tuple] = set()
     trials: list[Trial] = []
     best: Trial | None = None
+    deadline = time.monotonic() + ctx.max_seconds if ctx.max_seconds else None
     for i in range(n):
+        trial_ctx = ctx
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            cap = left
+            if i > 0:
+                first = trials[0].seconds
+                if left < 0.5 * first:
+                    break
+                cap = min(left, max(first, left / (n - i)))
+            trial_ctx = dataclasses.replace(ctx, max_seconds=max(1.0, cap))
         if opt is None:
             point = None
         else:
@@ -143,7 +159,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             tried.add(tuple(x))
             point = dict(zip(names, x))
         params = _spec_params(spec_cls, base_params, point)
-        trial = _run_trial(spec_cls, params, point, corpus, ctx, i, n)
+        trial = _run_trial(spec_cls, params, point, corpus, trial_ctx, i, n)
         trials.append(trial)
         if opt is not None:
             opt.tell(x, -(trial.dev_f1 or 0.0))

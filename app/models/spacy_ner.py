@@ -33,7 +33,7 @@ from app.core.tokenize import Segment
 from app.eval.metrics import PRF, strict_counts
 from app.models.base import (Corpus, ModelSpec, TaggedSegment, TagSeq, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
-from app.models.budget import get_budget
+from app.models.budget import get_budget, time_cap
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +163,7 @@ class SpacyNERSpec(ModelSpec):
 
         p = self.params
         budget = get_budget(ctx.budget).with_overrides(p)
+        max_seconds = time_cap(ctx, p)
         _use_gpu(ctx.device)
         fix_random_seed(ctx.seed)
         nlp = _blank(corpus.language)
@@ -211,7 +212,7 @@ class SpacyNERSpec(ModelSpec):
             for b, batch in enumerate(minibatch(train, size=batch_size), 1):
                 nlp.update(batch, drop=dropout, sgd=optimizer, losses=losses)
                 now = time.monotonic()
-                if now - start > budget.max_seconds:
+                if now - start > max_seconds:
                     out_of_time = True
                     break
                 if now - last_report > _REPORT_EVERY_S:
@@ -219,7 +220,7 @@ class SpacyNERSpec(ModelSpec):
                     frac = (epoch - 1 + b / n_batches) / budget.max_epochs
                     ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
                                           epoch=epoch, loss=losses.get("ner"),
-                                          eta_s=_eta(now - start, frac, budget.max_seconds)))
+                                          eta_s=_eta(now - start, frac, max_seconds)))
             f1 = dev_f1() if dev_items else None
             loss = float(losses.get("ner", 0.0))
             history.append({"epoch": epoch, "loss": loss, "dev_f1": f1})
@@ -233,7 +234,7 @@ class SpacyNERSpec(ModelSpec):
             frac = epoch / budget.max_epochs
             ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
                                   epoch=epoch, loss=loss, dev_f1=f1,
-                                  eta_s=_eta(elapsed, frac, budget.max_seconds),
+                                  eta_s=_eta(elapsed, frac, max_seconds),
                                   message=f"epoch {epoch} done"))
             if out_of_time:
                 stop_reason = "max_seconds"

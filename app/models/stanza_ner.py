@@ -43,6 +43,7 @@ from app.core.progress import Cancelled, Progress, ProgressFn
 from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TaggedSegment, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
+from app.models.budget import time_cap
 from app.models.vectors import ensure_word_vectors
 
 MODEL_FILE = "stanza_ner.pt"
@@ -89,8 +90,9 @@ def _budget_schedule(budget: str, n_train: int, batch_size: int,
     epochs, lo, hi = _BUDGET_STEPS.get(budget, _BUDGET_STEPS["standard"])
     n_batches = max(1, math.ceil(n_train / batch_size))
     max_steps = int(max_steps or min(hi, max(lo, epochs * n_batches)))
-    # About ten dev evaluations per run; the best one is kept.
-    eval_interval = max(1, max_steps // 10)
+    # About ten dev evaluations per run, the best one kept; at most 100 steps
+    # apart, since a time cap can only stop training at an evaluation.
+    eval_interval = max(1, min(max_steps // 10, 100))
     return {
         "max_steps": max_steps,
         "eval_interval": eval_interval,
@@ -233,7 +235,7 @@ class StanzaSpec(ModelSpec):
                 *(f"--{k}={v}" for k, v in sched.items()),
                 "--cuda" if ctx.device == "cuda" else "--cpu",
             ]
-            handler = _ProgressHandler(ctx.progress, sched["max_steps"], params.get("max_seconds"))
+            handler = _ProgressHandler(ctx.progress, sched["max_steps"], time_cap(ctx, params))
             # The handler needs Stanza's INFO lines (progress *and* cancel).
             # Importing flair runs logging.config.dictConfig, which disables
             # every logger that existed then (Stanza's included): re-enable.

@@ -123,3 +123,50 @@ def test_spacy_search_maps_learning_rates(corpus, tmp_path):
     assert all(t.error is None and t.dev_f1 is not None for t in trials)
     assert best in [t.params for t in trials]
     assert [p.message for p in reports if p.stage == "hpo"] == ["trial 1/2 done", "trial 2/2 done"]
+
+
+class _SlowSpec(ModelSpec):
+    """Each fit 'takes' a fixed number of seconds on a fake clock and records
+    the time cap it was handed."""
+
+    kind = "hpo-slow"
+    caps: list[float] = []
+    seconds = 10.0
+
+    def fit(self, corpus, ctx):
+        type(self).caps.append(ctx.max_seconds)
+        _clock[0] += min(self.seconds, ctx.max_seconds or self.seconds)
+        return _Echo(False, {})
+
+
+_clock = [0.0]
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    import app.models.hpo as hpo
+    _clock[0] = 1000.0
+    _SlowSpec.caps = []
+    monkeypatch.setattr(hpo.time, "monotonic", lambda: _clock[0])
+
+
+@pytest.mark.parametrize("first, expected_trials", [(10.0, 8), (30.0, 3), (60.0, 2), (100.0, 1)])
+def test_time_cap_spends_the_share_on_as_many_trials_as_fit(corpus, tmp_path, fake_clock,
+                                                           first, expected_trials):
+    # A 100 s share and 8 planned trials: quick trials all run; a trial that
+    # uses the whole share leaves no room for a comparable second one.
+    _SlowSpec.seconds = first
+    ctx = TrainContext(workdir=tmp_path, budget="standard", max_seconds=100.0)
+    _, trials = search(_SlowSpec, {}, corpus, ctx, n_trials=8)
+    assert len(trials) == expected_trials
+    assert _SlowSpec.caps[0] == pytest.approx(100.0)       # the defaults may use it all
+    assert all(c <= 100.0 for c in _SlowSpec.caps)
+
+
+def test_time_cap_is_the_smaller_of_budget_and_share(tmp_path):
+    from app.models.budget import get_budget, time_cap
+    ctx = TrainContext(workdir=tmp_path, budget="quick")
+    assert time_cap(ctx) == get_budget("quick").max_seconds
+    assert time_cap(ctx, {"max_seconds": 5}) == 5
+    assert time_cap(TrainContext(workdir=tmp_path, budget="quick", max_seconds=7.0)) == 7.0
+    assert get_budget("standard").run_seconds and get_budget("quick").run_seconds is None

@@ -144,3 +144,21 @@ def test_cancel_leaves_run_cancelled_and_project_consistent(tmp_path):
         assert p.get_setting("active_run") is None
     with Project.open(path) as p:                 # reopens cleanly
         assert p.count_documents() == 15
+
+
+def test_run_budget_is_shared_between_members(tmp_path, monkeypatch):
+    import dataclasses
+
+    from app.models import budget
+    quick = budget.get_budget("quick")
+    monkeypatch.setitem(budget._BUDGETS, "quick", dataclasses.replace(quick, run_seconds=600.0))
+    path = _make_project(tmp_path / "b.deid", n=15)
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                              ensembles=["voting"]))
+    first, second = result.members["spacy-balanced"], result.members["spacy-imbalanced"]
+    # 90% of the run for the members, split evenly between the two spaCy
+    # members; the second one inherits what the first left unused.
+    assert 250 < first.time_cap <= 270
+    assert 540 - first.seconds - 30 < second.time_cap <= 540 - first.seconds
+    assert result.members["rules"].time_cap is None
