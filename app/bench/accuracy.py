@@ -50,19 +50,36 @@ def build_project(corpus: str, path: Path, size: Size):
 
 
 def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out_dir: Path,
-                 seed: int = 13, log: Callable[[str], None] = print) -> tuple[dict, list[dict]]:
-    """Build, train and score; returns ``(results, targets)``."""
+                 seed: int = 13, log: Callable[[str], None] = print,
+                 project: Path | None = None) -> tuple[dict, list[dict]]:
+    """Build, train and score; returns ``(results, targets)``.
+
+    With ``project`` (a project already trained on ``corpus``, e.g. by
+    ``deid train``), nothing is built or trained: its active run is scored,
+    and the budget and models reported are the ones that run stored.
+    """
+    from app.project import Project
+
     if corpus not in CORPORA:
         raise UserError(f"unknown corpus {corpus!r} (choose from {', '.join(CORPORA)})")
-    path = project_path(out_dir, corpus, size)
-    log(f"accuracy/{corpus}: building {path}")
-    project = build_project(corpus, path, size)
+    reuse = project is not None
+    if reuse:
+        path = Path(project)
+        log(f"accuracy/{corpus}: scoring the trained project {path}")
+        project = Project.open(path)
+    else:
+        path = project_path(out_dir, corpus, size)
+        log(f"accuracy/{corpus}: building {path}")
+        project = build_project(corpus, path, size)
     try:
         data = corpus_stats(project)
-        log(f"accuracy/{corpus}: training {', '.join(models)} ({budget}) on "
-            f"{data['train']['notes']} train / {data['dev']['notes']} dev notes")
-        train(project, budget=budget, models=models, seed=seed, size=size)
+        if not reuse:
+            log(f"accuracy/{corpus}: training {', '.join(models)} ({budget}) on "
+                f"{data['train']['notes']} train / {data['dev']['notes']} dev notes")
+            train(project, budget=budget, models=models, seed=seed, size=size)
         summary = run_summary(project)
+        budget = summary["budget"] or budget
+        models = summary["models"] or models
         log(f"accuracy/{corpus}: selected {summary['selected']}; scoring every candidate "
             f"on {data['test']['notes']} test notes")
         scores = score_candidates(project, split="test", bootstrap=size.bootstrap)

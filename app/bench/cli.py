@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "lr svm xgb)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--project", type=Path, default=None,
-                   help="speed only: measure this trained project instead of training one")
+                   help="speed and accuracy: measure this trained project instead of "
+                        "building and training one")
     p.add_argument("--write-md", action="store_true", help="update BENCHMARKS.md afterwards")
     p.add_argument("--benchmarks", type=Path, default=BENCHMARKS_MD,
                    help="the BENCHMARKS.md to update (default: the repository's)")
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         rec = start_record(rec_id, name, command=command, budget=args.budget, size=size.name,
                            models=models, seed=args.seed)
         results, targets = fn()
-        if name == "speed":
+        if name in ("speed", "accuracy"):
             # A reused project says itself what was trained, and how.
             rec["budget"] = results["train"]["budget"] or rec["budget"]
             rec["models"] = results["train"]["models"] or rec["models"]
@@ -125,7 +126,9 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         corpora = ("synthetic", "meddocan") if args.part == "all" else (args.corpus,)
         for corpus in corpora:
             records.append(part(f"accuracy-{corpus}", "accuracy",
-                                lambda c=corpus: run_accuracy(c, **common)))
+                                lambda c=corpus: run_accuracy(
+                                    c, project=args.project if args.part == "accuracy" else None,
+                                    **common)))
     if args.part in ("speed", "all"):
         from app.bench.speed import run_speed
         project = args.project

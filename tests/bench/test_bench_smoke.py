@@ -122,3 +122,20 @@ def test_learning_curve_samples_are_nested_and_dev_is_proportional():
     assert large[:25] == small and len(set(large)) == 100
     assert [dev_size(n, 500, 250) for n in (25, 50, 100, 250, 500)] == [12, 25, 50, 125, 250]
     assert dev_size(1, 500, 250) == 2
+
+
+@pytest.mark.slow
+def test_accuracy_rescores_a_trained_project_without_training(bench_out, tmp_path):
+    out, _ = bench_out
+    project = out / "projects" / "accuracy-synthetic-smoke.deid"
+    before = json.loads((out / "accuracy-synthetic.json").read_text())
+    again = tmp_path / "again"
+    assert main(["accuracy", "--corpus", "synthetic", "--project", str(project),
+                 "--budget", "standard", "--out", str(again), "-q"]) == 0
+    rec = _load(again, "accuracy-synthetic")
+    # The stored run is reported (its budget, its members), not the flags.
+    assert rec["budget"] == "quick"
+    assert rec["results"]["train"]["run"] == before["results"]["train"]["run"]
+    def f1s(r):
+        return {row["name"]: row["strict"]["f1"] for row in r["results"]["evaluation"]["rows"]}
+    assert f1s(rec) == f1s(before)
