@@ -125,7 +125,7 @@ def cmd_train(args) -> int:
     models = args.models or None
     cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
                       objective=args.objective, recall_target=args.recall_target,
-                      variants=list(args.data))
+                      cost_tolerance=args.cost_tolerance, variants=list(args.data))
     if models:
         cfg.models = list(models)
     if args.transformer:
@@ -133,8 +133,8 @@ def cmd_train(args) -> int:
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         r = train_project(project, cfg, progress=bar)
-    if r.device_note:
-        _print(r.device_note)
+    for note in ([r.device_note] if r.device_note else []) + r.notes:
+        _print(note)
     _print(f"trained {len(r.members)} base models and {len(r.ensembles)} ensembles on {r.device} "
            f"in {r.seconds:.0f} s (run {r.run_id})")
     _print(f"selected: {r.selected} — {r.reason}")

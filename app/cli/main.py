@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--objective", default="f1", choices=("f1", "f2", "precision_at_recall"),
                    help="how the final model is selected on dev")
     s.add_argument("--recall-target", type=float, default=0.99)
+    s.add_argument("--cost-tolerance", type=float, default=0.002,
+                   help="pick the fastest candidate within this dev-score margin of the best "
+                        "(0: always the best score)")
     s.add_argument("--transformer", action="store_true", help="add the vendored MiniLM embeddings to Flair")
 
     s = sub.add_parser("evaluate", help="score the selected model on a split")

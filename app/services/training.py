@@ -61,6 +61,9 @@ class TrainConfig:
     ensembles: list[str] = field(default_factory=lambda: ["voting", "pruned", "stacking"])
     meta_models: list[str] = field(default_factory=lambda: list(META_MODELS))
     folds: int = 5
+    # Dev-score margin within which the cheapest candidate (members' dev
+    # tagging time) is selected; 0 = always the best score.
+    cost_tolerance: float = 0.002
 
     def validate(self) -> None:
         from app.models.base import known_kinds
@@ -77,6 +80,8 @@ class TrainConfig:
             raise UserError(f"unknown budget {self.budget!r}")
         if self.objective not in ("f1", "f2", "precision_at_recall"):
             raise UserError(f"unknown objective {self.objective!r}")
+        if not 0.0 <= self.cost_tolerance < 1.0:
+            raise UserError("the cost tolerance must be in [0, 1)")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -108,6 +113,7 @@ class TrainResult:
     device_note: str | None
     seconds: float
     data: dict
+    notes: list[str] = field(default_factory=list)
 
 
 def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
@@ -184,6 +190,15 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     builds = build_corpora(docs, variants=config.variants, language=project.language,
                            seed=config.seed, labels=[l.name for l in project.labels()])
     any_build = next(iter(builds.values()))
+    variants, notes = list(config.variants), []
+    if {"balanced", "imbalanced"} <= set(variants) and (
+            builds["balanced"].counts["train_segments"] == builds["imbalanced"].counts["train_segments"]):
+        # Balanced = PII lines + as many PII-free lines; with fewer PII-free
+        # lines than PII lines it is the whole set again, and a second member
+        # trained on it would only halve every member's time (MEDDOCAN).
+        variants.remove("balanced")
+        notes.append("balanced data = imbalanced data (no more PII-free lines than PII lines "
+                     "to leave out): each model is trained once, on the imbalanced variant")
     dev = any_build.corpus.dev
     if not dev:
         raise UserError("no development data: annotate more documents or mark some as 'dev'")
@@ -194,17 +209,19 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     run_config = {**config.as_dict(), "device_used": device,
                   "split_hashes": {v: b.split_hashes for v, b in builds.items()},
                   "documents": {"train": len(any_build.train_docs), "dev": len(any_build.dev_docs)},
-                  "alignment": any_build.stats.as_dict()}
+                  "alignment": any_build.stats.as_dict(), "variants_trained": variants,
+                  "notes": notes}
     run_id = project.start_run("train", run_config)
     project.log("train_started", {"run": run_id, "budget": config.budget, "device": device})
 
-    plan = [(k, v) for k in config.models if k != "rules" for v in config.variants]
+    plan = [(k, v) for k in config.models if k != "rules" for v in variants]
     if "rules" in config.models:
         plan.append(("rules", None))
     total_w = sum(_WEIGHT.get(k, 2.0) for k, _ in plan) + 1.0
     done_w = 0.0
     members: dict[str, MemberInfo] = {}
     dev_out: dict = {}
+    dev_seconds: dict[str, float] = {}       # each member's time to tag dev: its cost
     run_deadline = t0 + budget.run_seconds if budget.run_seconds else None
     private = PrivateDir("deid-train-")
     try:
@@ -249,7 +266,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             out_dir = work / "saved" / name
             model.save(out_dir)
             size_mb = sum(p.stat().st_size for p in out_dir.rglob("*") if p.is_file()) / 2**20
+            tagging = time.perf_counter()
             dev_out[name] = model.predict(dev_items)
+            dev_seconds[name] = time.perf_counter() - tagging
             score = score_members({name: dev_out[name]}, dev_gold)[name]
             project.put_artifact(run_id, f"member:{name}", "model", out_dir,
                                  meta={"kind": kind, "variant": variant, "params": best_params})
@@ -301,7 +320,11 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                         candidates.pop(name, None)
         objective = config.objective
         target = config.recall_target if objective == "precision_at_recall" else None
-        selection = select(candidates, dev_gold, objective=objective, target=target)
+        costs = {name: dev_seconds[name] for name in dev_out}
+        costs.update({name: sum(dev_seconds[m] for m in ens.members)
+                      for name, ens in ensembles.items()})
+        selection = select(candidates, dev_gold, objective=objective, target=target,
+                           costs=costs, tolerance=config.cost_tolerance)
         for ename, ens in ensembles.items():
             edir = work / "ensembles" / _safe(ename)
             ens.save(edir)
@@ -310,6 +333,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         metrics = {
             "selected": selection.best_name,
             "selection": selection.as_dict(),
+            "costs": {n: round(c, 3) for n, c in costs.items()},
             "members": {n: asdict(m) for n, m in members.items()},
             "ensembles": {n: {"members": e.members, "description": e.describe()}
                           for n, e in ensembles.items()},
@@ -334,7 +358,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     return TrainResult(run_id, selection.best_name, selection.reason,
                        [r.as_dict() for r in selection.rows], members,
                        {n: e.describe() for n, e in ensembles.items()}, device, device_note,
-                       metrics["seconds"], metrics["data"])
+                       metrics["seconds"], metrics["data"], notes)
 
 
 def _safe(name: str) -> str:

@@ -64,3 +64,21 @@ def test_bad_arguments(objective, target):
         select(CANDIDATES, GOLD, objective, target)
     with pytest.raises(ValueError):
         select({}, GOLD)
+
+
+def test_cheapest_within_tolerance_wins_and_says_why():
+    # F1: precise .824, recall_first .750, middling .727.
+    costs = {"precise": 7.0, "recall_first": 3.0, "middling": 1.0}
+    assert select(CANDIDATES, GOLD, costs=costs).best_name == "precise"        # tolerance 0
+    res = select(CANDIDATES, GOLD, costs=costs, tolerance=0.08)
+    assert res.best_name == "recall_first"            # middling is 0.097 behind: too far
+    assert [r.name for r in res.rows] == ["recall_first", "precise", "middling"]
+    assert "within 0.0800" in res.reason and "2.3x cheaper" in res.reason
+    # The best one is also the cheapest: nothing changes.
+    assert select(CANDIDATES, GOLD, costs={**costs, "precise": 0.5},
+                  tolerance=0.5).best_name == "precise"
+    # A constrained objective never trades its constraint for speed.
+    res = select(CANDIDATES, GOLD, "precision_at_recall", 0.85, costs=costs, tolerance=0.5)
+    assert res.best_name == "recall_first"
+    res = select(CANDIDATES, GOLD, "precision_at_recall", 0.75, costs=costs, tolerance=1.0)
+    assert res.best_name == "middling" and res.rows[0].eligible

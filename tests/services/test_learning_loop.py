@@ -7,6 +7,7 @@ import pytest
 from app.cli.main import main
 from app.core.labels import PRESETS
 from app.core.progress import Cancelled
+from app.core.spans import Span
 from app.project import Project
 from app.services.training import TrainConfig, train_project
 from app.synth import generate
@@ -45,6 +46,11 @@ def test_training_stores_members_ensembles_and_selection(trained):
         run = p.run(result.run_id)
         assert run.status == "done"
         assert run.metrics["selected"] == result.selected
+        # Every candidate has a measured cost: an ensemble's is its members' sum.
+        costs = run.metrics["costs"]
+        assert set(costs) == {r["name"] for r in result.table}
+        assert costs["voting[all]"] == pytest.approx(
+            sum(costs[m] for m in result.members), abs=0.01)
         names = {a.name for a in p.artifacts(run.id)}
         assert {"member:spacy-balanced", "member:spacy-imbalanced", "member:rules"} <= names
 
@@ -162,3 +168,25 @@ def test_run_budget_is_shared_between_members(tmp_path, monkeypatch):
     assert 250 < first.time_cap <= 270
     assert 540 - first.seconds - 30 < second.time_cap <= 540 - first.seconds
     assert result.members["rules"].time_cap is None
+
+
+def test_balanced_equal_to_imbalanced_is_trained_once(tmp_path):
+    # Every line names someone: balancing has no PII-free line to leave out.
+    names = ["Ann Lee", "Bob Ray", "Cara Moss", "Dan Wu", "Eve Kim", "Fay Orr"]
+    path = tmp_path / "all-pii.deid"
+    with Project.create(path, list(PRESETS["paper"])) as p:
+        for i in range(12):
+            a, b = names[i % 6], names[(i + 1) % 6]
+            text = f"Seen by {a} today.\nCall {b} later."
+            spans = [(8, 8 + len(a), "PERSON")]
+            start = text.index("\n") + 6
+            spans.append((start, start + len(b), "PERSON"))
+            p.add_document(f"n{i}", text, split="dev" if i % 3 == 0 else "train", status="done",
+                           spans=[Span(s, e, lab) for s, e, lab in spans], span_source="import")
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy"], budget="quick",
+                                              ensembles=["voting"]))
+        run = p.run(result.run_id)
+    assert set(result.members) == {"spacy-imbalanced"}
+    assert result.notes and "trained once" in result.notes[0]
+    assert run.config["variants_trained"] == ["imbalanced"]
