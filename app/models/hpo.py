@@ -159,7 +159,8 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             tried.add(tuple(x))
             point = dict(zip(names, x))
         params = _spec_params(spec_cls, base_params, point)
-        trial = _run_trial(spec_cls, params, point, corpus, trial_ctx, i, n)
+        trial = _run_trial(spec_cls, params, point, corpus, trial_ctx, i, n,
+                           deadline, ctx.max_seconds)
         trials.append(trial)
         if opt is not None:
             opt.tell(x, -(trial.dev_f1 or 0.0))
@@ -169,7 +170,10 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             best = trial
         else:
             trial.model = None
-        ctx.progress(Progress((i + 1) / n, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
+        done = (i + 1) / n
+        if deadline is not None:
+            done = min(1.0, max(done, 1.0 - (deadline - time.monotonic()) / ctx.max_seconds))
+        ctx.progress(Progress(done, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
                               message=f"trial {i + 1}/{n} done"))
     if best is None:
         raise RuntimeError(f"every {spec_cls.kind} trial failed ({trials[-1].error})")
@@ -201,9 +205,16 @@ def _all_points(names: list[str], grid: dict[str, Sequence]) -> list[list]:
 
 
 def _run_trial(spec_cls: type[ModelSpec], params: dict[str, Any], point: dict[str, Any] | None,
-               corpus: Corpus, ctx: TrainContext, i: int, n: int) -> Trial:
+               corpus: Corpus, ctx: TrainContext, i: int, n: int,
+               deadline: float | None = None, search_seconds: float | None = None) -> Trial:
     def scaled(p: Progress) -> None:
-        ctx.progress(dataclasses.replace(p, fraction=(i + p.fraction) / n,
+        fraction = (i + p.fraction) / n
+        if deadline is not None and search_seconds:
+            # Under a time cap the trials that will run are not known in
+            # advance: the clock is the better measure of progress.
+            spent = 1.0 - (deadline - time.monotonic()) / search_seconds
+            fraction = min(1.0, max(fraction, spent))
+        ctx.progress(dataclasses.replace(p, fraction=fraction,
                                          message=f"trial {i + 1}/{n}: {p.message}".rstrip(": ")))
 
     trial_ctx = dataclasses.replace(ctx, workdir=ctx.workdir / f"trial_{i:02d}", progress=scaled)

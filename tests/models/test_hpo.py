@@ -170,3 +170,13 @@ def test_time_cap_is_the_smaller_of_budget_and_share(tmp_path):
     assert time_cap(ctx, {"max_seconds": 5}) == 5
     assert time_cap(TrainContext(workdir=tmp_path, budget="quick", max_seconds=7.0)) == 7.0
     assert get_budget("standard").run_seconds and get_budget("quick").run_seconds is None
+
+
+def test_time_capped_search_reports_progress_by_the_clock(corpus, tmp_path, fake_clock):
+    # One trial eats the whole share: the bar must reach the end, not 1/8.
+    _SlowSpec.seconds = 100.0
+    reports = []
+    ctx = TrainContext(workdir=tmp_path, budget="standard", max_seconds=100.0,
+                       progress=reports.append)
+    search(_SlowSpec, {}, corpus, ctx, n_trials=8)
+    assert reports[-1].fraction == pytest.approx(1.0)
