@@ -81,4 +81,4 @@ def time_cap(ctx, params: dict | None = None) -> float:
     cap = get_budget(ctx.budget).with_overrides(params or {}).max_seconds
     if getattr(ctx, "max_seconds", None) is not None:
         cap = min(cap, ctx.max_seconds)
-    return max(1.0, cap)
+    return max(1e-3, cap)
