@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="deid", description="DeID Studio: offline de-identification of clinical notes.")
     p.add_argument("--version", action="version", version=f"DeID Studio {__version__}")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress display; Stanza and Flair print warnings only")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -105,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.quiet:
+        from app.cli.progress import quiet_library_logs
+        quiet_library_logs()
     from app.paths import set_offline_env
     set_offline_env()
     from app.cli import commands

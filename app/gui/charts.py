@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from app.core.labels import PALETTE
-from app.gui.qt import QColor, QFont, QPainter, QPen, QSize, Qt, QWidget
+from app.gui.qt import QColor, QFont, QFontMetrics, QPainter, QPen, QSize, Qt, QWidget
 
 _MARGIN_L, _MARGIN_R, _MARGIN_T, _MARGIN_B = 46, 10, 22, 22
 _AXIS = QColor("#606060")
@@ -188,6 +188,13 @@ class BarChart(QWidget):
         colours = {m: QColor(PALETTE[(i * 2 + 4) % len(PALETTE)]) for i, m in enumerate(measures)}
         group_w = (x1 - x0) / len(self.data)
         bar_w = max(2.0, group_w * 0.8 / max(len(measures), 1))
+        # Category names: a smaller font (down to 75 %) before eliding them.
+        label_font = QFont(self.font())
+        widest = max(fm.horizontalAdvance(c) for c in self.data)
+        if widest > group_w - 2 and label_font.pointSizeF() > 0:
+            label_font.setPointSizeF(label_font.pointSizeF()
+                                     * max(0.75, (group_w - 2) / widest))
+        lfm = QFontMetrics(label_font)
         for g, (category, values) in enumerate(self.data.items()):
             gx = x0 + g * group_w + group_w * 0.1
             for i, m in enumerate(measures):
@@ -197,8 +204,10 @@ class BarChart(QWidget):
                            int(y0 - top), colours[m])
             p.setPen(QColor("#202020"))
             gx0 = int(x0 + g * group_w)
+            p.setFont(label_font)
             p.drawText(gx0, y0 + 2, int(group_w), fm.height(), Qt.AlignHCenter,
-                       fm.elidedText(category, Qt.ElideRight, int(group_w) - 2))
+                       lfm.elidedText(category, Qt.ElideRight, int(group_w) - 2))
+            p.setFont(self.font())
             if category in self.captions:
                 p.setPen(_AXIS)
                 p.drawText(gx0, y0 + 2 + fm.height(), int(group_w), fm.height(), Qt.AlignHCenter,

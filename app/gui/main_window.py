@@ -25,6 +25,15 @@ from app.gui.workers import ImportWorker
 from app.project import Project, ProjectError
 
 MAX_RECENT = 8
+SETTINGS_FILE = "settings.ini"
+
+
+def user_settings() -> QSettings:
+    """The per-user settings file, ``settings.ini`` in the user data folder
+    (beside ``deid-error.log``; ``DEID_USER_DIR`` moves both), not the
+    platform's default (registry, ``~/.config``, ``~/Library/Preferences``)."""
+    from app.paths import user_data_dir
+    return QSettings(str(user_data_dir() / SETTINGS_FILE), QSettings.IniFormat)
 
 
 class MainWindow(QMainWindow):
@@ -33,8 +42,9 @@ class MainWindow(QMainWindow):
     Parameters
     ----------
     settings
-        Per-user settings (annotator name, recent projects); tests pass an
-        INI-file ``QSettings`` to stay isolated from the user's own.
+        Per-user settings (annotator name, recent projects, window
+        geometry); default :func:`user_settings`. Tests pass their own
+        INI-file ``QSettings`` to stay isolated from the user's.
 
     Signals
     -------
@@ -49,7 +59,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
-        self.settings = settings or QSettings("DeID Studio", "DeID Studio")
+        self.settings = settings if settings is not None else user_settings()
         self.project: Project | None = None
         self._import_thread: QThread | None = None
         self._import_worker: ImportWorker | None = None
@@ -104,6 +114,9 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._set_project_actions(False)
         self.statusBar().showMessage("Open or create a project to start.")
+        geometry = self.settings.value("geometry")
+        if geometry:
+            self.restoreGeometry(geometry)
 
     # ---------------------------------------------------------------- views
     def add_view(self, name: str, widget: QWidget) -> int:
@@ -440,4 +453,6 @@ class MainWindow(QMainWindow):
             self._import_thread.quit()
             self._import_thread.wait()
         self.close_project()
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.sync()
         super().closeEvent(event)

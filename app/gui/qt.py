@@ -19,7 +19,8 @@ from PySide6.QtCore import (QAbstractListModel, QAbstractTableModel, QCoreApplic
                             QModelIndex, QObject, QPoint, QSettings, QSize,
                             QSortFilterProxyModel, QThread, QTimer, QUrl, Qt, Signal, Slot,
                             qVersion)
-from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFontDatabase, QKeySequence,
+from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFontDatabase,
+                           QFontMetrics, QKeySequence,
                            QPainter, QPalette, QPen, QShortcut, QTextCharFormat, QTextCursor,
                            QTextFormat)
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox,

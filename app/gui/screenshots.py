@@ -43,12 +43,24 @@ def _notes_folder(tmp: Path, limit: int) -> Path:
 
 
 def _plant(project) -> tuple[int, int]:
-    """Turn part of one note's gold into suggestions; make a two-annotator note."""
+    """Make the sample look mid-project: splits, suggestions, to-do notes
+    ranked by uncertainty, and three notes annotated by two people.
+
+    Returns the ids of the editor's note and of the first two-annotator note.
+    """
     infos = project.document_infos()
-    editor_doc, double_doc = infos[0].id, infos[min(1, len(infos) - 1)].id
+    editor_doc = infos[0].id
+    double_docs = [i.id for i in infos[1:4]]
+    todo_docs = [i.id for i in infos[4:14]]
     run = project.start_run("train", {"note": "screenshot demo"})
     project.finish_run(run, "done", {})
     with project.transaction():
+        for n, info in enumerate(infos):              # by patient, as imports split them
+            if info.id not in todo_docs:
+                patient = sum(map(ord, info.patient_id or info.name))
+                project.set_document_fields(
+                    info.id, split=("train", "train", "train", "dev", "test")[patient % 5])
+        project.set_document_fields(editor_doc, status="in_progress")
         for i, r in enumerate(project.span_records(editor_doc)):
             if i % 3 == 1:
                 project.delete_span(r.id)
@@ -59,47 +71,83 @@ def _plant(project) -> tuple[int, int]:
                 project.delete_span(r.id)
                 project.add_span(editor_doc, r.start, r.end, r.label, source="rule",
                                  status="suggested")
-        gold = project.span_records(double_doc)
-        for k, r in enumerate(gold):
-            project.add_span(double_doc, r.start, r.end, r.label, annotator="ann")
-            if k == 1:
-                continue                                    # bob missed one
-            label = "ADDRESS" if k == 3 and r.label != "ADDRESS" else r.label
-            end = r.end if k != 5 else max(r.start + 1, r.end - 1)
-            project.add_span(double_doc, r.start, end, label, annotator="bob")
-            project.delete_span(r.id)
-        for name in ("ann", "bob"):
-            project.assign(double_doc, name)
+        for n, doc in enumerate(todo_docs):           # pre-annotated, most uncertain first
+            project.set_document_fields(doc, status="todo", uncertainty=round(0.91 - n * 0.07, 2))
+            for i, r in enumerate(project.span_records(doc)):
+                project.delete_span(r.id)
+                if (i + n) % 6:                         # the model missed a few
+                    project.add_span(doc, r.start, r.end, r.label, source="model",
+                                     status="suggested", run_id=run,
+                                     confidence=0.6 + 0.35 * ((i * 7 + n) % 10) / 10)
+        for n, doc in enumerate(double_docs):
+            gold = project.span_records(doc)
+            for k, r in enumerate(gold):
+                project.add_span(doc, r.start, r.end, r.label, annotator="ann")
+                project.delete_span(r.id)
+                if k == 1 + n:
+                    continue                            # bob missed one
+                label = "ADDRESS" if k == 3 + 2 * n and r.label != "ADDRESS" else r.label
+                end = r.end if k != 5 + n else max(r.start + 1, r.end - 1)
+                project.add_span(doc, r.start, end, label, annotator="bob")
+            for name in ("ann", "bob"):
+                project.assign(doc, name)
         project.update_label("PERSON", description=(
             "Names of patients, relatives, clinicians and staff, with titles left out "
             "(\"Dr\", \"Mr\"). Eponyms such as Parkinson's disease are NOT names."))
         project.set_setting("guidelines.examples", {"PERSON": (
             "Dr [Kara Browning]  → PERSON\nMr [Bradford] is a 20-yr-old man  → PERSON\n"
             "Parkinson's disease  → no label (eponym)")})
-    return editor_doc, double_doc
+    return editor_doc, double_docs[0]
 
 
-def main(argv: list[str] | None = None) -> int:
+#: Size of the main window (and of the stand-alone views) in the screenshots.
+WINDOW_SIZE = (1200, 750)
+
+
+def start(argv: list[str] | None, module: str):
+    """Shared start of the screenshot scripts: ``(app, out_dir, shot)``.
+
+    Parses ``OUT_DIR`` from ``argv`` (``None`` after printing the usage line),
+    goes offscreen and offline, creates the ``QApplication``; ``shot(widget,
+    name)`` saves ``widget.grab()`` as ``OUT_DIR/name.png``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m app.gui.screenshots OUT_DIR", file=sys.stderr)
-        return 1
+        print(f"usage: python -m {module} OUT_DIR", file=sys.stderr)
+        return None
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.paths import set_offline_env
     set_offline_env()
-    from app.gui.qt import QApplication, QEventLoop, QSettings
-    from app.gui.dialogs import AboutDialog, SettingsDialog
-    from app.gui.main_window import MainWindow
+    from app.gui.qt import QApplication
 
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication([])
+
+    def shot(widget, name: str) -> None:
+        app.processEvents()
+        path = out / f"{name}.png"
+        widget.grab().save(str(path), "PNG", 0)        # quality 0: smallest PNG
+        print(path)
+
+    return app, out, shot
+
+
+def main(argv: list[str] | None = None) -> int:
+    started = start(argv, "app.gui.screenshots")
+    if started is None:
+        return 1
+    app, out, shot = started
+    from app.gui.qt import QEventLoop, QSettings
+    from app.gui.dialogs import AboutDialog, SettingsDialog
+    from app.gui.main_window import MainWindow
+
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
         settings.setValue("annotator", "ann")
         window = MainWindow(settings)
-        window.resize(1280, 800)
+        window.resize(*WINDOW_SIZE)
         window.show()
         window.new_project(tmp / "sample.deid")
         loop = QEventLoop()
@@ -108,19 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         loop.exec()
         app.processEvents()
 
-        def shot(widget, name: str) -> None:
-            app.processEvents()
-            widget.grab().save(str(out / f"{name}.png"))
-            print(out / f"{name}.png")
-
         shot(window.summary_dialog, "import_summary")
         window.summary_dialog.close()
         editor_doc, double_doc = _plant(window.project)
         window.guidelines.set_project(window.project)
-        for i, info in enumerate(window.project.document_infos()[2:12]):
-            window.project.set_document_fields(info.id, uncertainty=round(0.95 - i * 0.07, 2))
         window.documents.model.refresh()
         window.documents.status_box.setCurrentIndex(0)
+        window.statusBar().clearMessage()
         shot(window, "documents")
         window.open_document(editor_doc)
         window.editor.step(1, suggestions_only=True)
@@ -130,11 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         window.agreement.b_box.setCurrentText("bob")
         window.show_view("Agreement")
         window.agreement.compute()
+        window.statusBar().clearMessage()
         shot(window, "agreement")
         window.open_adjudication(double_doc, "ann", "bob")
         window.adjudication.choose("A", 0)
         shot(window, "adjudication")
         window.show_view("Guidelines")
+        window.statusBar().clearMessage()
         shot(window, "guidelines")
         shot(SettingsDialog(settings, window), "settings")
         about = AboutDialog(window)

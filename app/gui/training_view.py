@@ -302,11 +302,12 @@ class TrainingView(QWidget):
         self._fraction = 0.0
         self._model: str | None = None
         self._model_bars: dict[str, QProgressBar] = {}
-        if device_info is None:
-            from app.models.device import detect_devices
-            device_info = detect_devices()
+        # Probing devices imports torch (about a second): done when the view
+        # is first shown (or a run needs it), not while the window starts.
         self.device_info = device_info
         self._build()
+        if device_info is not None:
+            self.force_cpu.setEnabled(device_info.cuda_available)
         self.set_project(project)
 
     # ---------------------------------------------------------------- build
@@ -321,7 +322,7 @@ class TrainingView(QWidget):
         self.device_label.setWordWrap(True)
         self.force_cpu = QCheckBox("Force CPU")
         self.force_cpu.setToolTip("Train on the CPU even when a GPU is available")
-        self.force_cpu.setEnabled(self.device_info.cuda_available)
+        self.force_cpu.setEnabled(False)          # until ensure_devices() finds a GPU
         self.force_cpu.toggled.connect(self._update_device_label)
         dl.addWidget(self.device_label)
         dl.addWidget(self.force_cpu)
@@ -495,7 +496,7 @@ class TrainingView(QWidget):
         self.error_table.itemDoubleClicked.connect(self._on_error_activated)
         lower.addWidget(self.label_chart)
         lower.addWidget(self.error_table)
-        lower.setSizes([340, 560])
+        lower.setSizes([420, 480])
         vsplit = QSplitter(Qt.Vertical)
         vsplit.addWidget(self.results_table)
         bottom = QWidget()
@@ -551,8 +552,28 @@ class TrainingView(QWidget):
         self.evaluate_button.setEnabled(has_project and trained and not busy)
         self.preannotate_button.setEnabled(has_project and trained and not busy)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.device_info is None:
+            # After this paint ("Detecting…"), in the GUI thread: a first import
+            # of torch in a worker thread is unsafe (see app.gui.workers).
+            QTimer.singleShot(0, self.ensure_devices)
+
+    @Slot()
+    def ensure_devices(self):
+        """The :class:`~app.models.device.DeviceInfo`, probed on first use."""
+        if self.device_info is None:
+            from app.models.device import detect_devices
+            self.device_info = detect_devices()
+            self.force_cpu.setEnabled(self.device_info.cuda_available)
+            self._update_device_label()
+        return self.device_info
+
     @Slot()
     def _update_device_label(self) -> None:
+        if self.device_info is None:
+            self.device_label.setText("Detecting compute devices…")
+            return
         self.device_label.setText(device_sentence(self.device_info, self.force_cpu.isChecked()))
 
     @Slot()
@@ -582,7 +603,7 @@ class TrainingView(QWidget):
             box.setChecked(key in config.ensembles)
         for key, box in self.meta_checks.items():
             box.setChecked(key in config.meta_models)
-        self.force_cpu.setChecked(config.device == "cpu" and self.device_info.cuda_available)
+        self.force_cpu.setChecked(config.device == "cpu" and self.ensure_devices().cuda_available)
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
@@ -593,6 +614,7 @@ class TrainingView(QWidget):
         """Validate the settings and start training; returns whether it started."""
         if self.project is None or self.runner.busy():
             return False
+        self.ensure_devices()
         config = self.config()
         try:
             config.validate()          # also imports the model modules here, in the GUI thread
