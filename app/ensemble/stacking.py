@@ -210,9 +210,7 @@ class StackingEnsemble(Ensemble):
     @classmethod
     def load(cls, directory: Path) -> "StackingEnsemble":
         directory = Path(directory)
-        meta = read_meta(directory)
-        if meta.get("kind") != cls.kind:
-            raise ValueError("not a stacking ensemble")
+        meta = read_meta(directory, cls.kind)
         c = meta["config"]
         model_cls = _BoosterMeta if c["meta"] == "xgb" else _LinearMeta
         return cls(c["members"], c["labels"], c["meta"], FeatureConfig(**c["features"]),

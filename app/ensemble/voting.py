@@ -23,7 +23,6 @@ Rules:
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Sequence
 
@@ -156,7 +155,5 @@ class VotingEnsemble(Ensemble):
 
     @classmethod
     def load(cls, directory: Path) -> "VotingEnsemble":
-        meta = read_meta(Path(directory))
-        if meta.get("kind") != cls.kind:
-            raise ValueError(f"not a voting ensemble: {json.dumps(meta.get('kind'))}")
+        meta = read_meta(Path(directory), cls.kind)
         return cls(**meta["config"])

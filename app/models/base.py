@@ -149,8 +149,12 @@ def write_meta(directory: Path, kind: str, config: dict[str, Any], **extra: Any)
     (directory / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
 
 
-def read_meta(directory: Path) -> dict[str, Any]:
-    return json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+def read_meta(directory: Path, kind: str | None = None) -> dict[str, Any]:
+    """The meta.json of a saved model; with ``kind``, refuse one of another kind."""
+    meta = json.loads((Path(directory) / META_FILE).read_text(encoding="utf-8"))
+    if kind is not None and meta.get("kind") != kind:
+        raise ValueError(f"not a saved {kind!r} model: kind {meta.get('kind')!r}")
+    return meta
 
 
 def load_model(directory: Path, device: str = "cpu") -> TrainedModel:

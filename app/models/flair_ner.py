@@ -302,9 +302,7 @@ class FlairModel(TrainedModel):
         import torch
         from flair.models import SequenceTagger
 
-        meta = read_meta(Path(directory))
-        if meta.get("kind") != cls.kind:
-            raise ValueError(f"not a {cls.kind} model: {meta.get('kind')!r}")
+        meta = read_meta(Path(directory), cls.kind)
         flair.device = torch.device(device)
         tagger = SequenceTagger.load(str(Path(directory) / MODEL_FILE))
         return cls(tagger, meta["config"], language=meta["language"], labels=meta["labels"],

@@ -239,9 +239,7 @@ class RulesModel(TrainedModel):
 
     @classmethod
     def load(cls, directory: Path, device: str = "cpu") -> "RulesModel":
-        meta = read_meta(Path(directory))
-        if meta.get("kind") != cls.kind:
-            raise ValueError(f"not a rules model: kind {meta.get('kind')!r}")
+        meta = read_meta(Path(directory), cls.kind)
         if meta.get("rules_version", 0) > RULES_VERSION:
             raise ValueError("rules model saved by a newer version of the application")
         return cls(RuleMapping.from_json(meta["mapping"]), float(meta["o_confidence"]),

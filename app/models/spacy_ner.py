@@ -298,9 +298,7 @@ class SpacyNERModel(TrainedModel):
     def load(cls, directory: Path, device: str = "cpu") -> "SpacyNERModel":
         import spacy
         directory = Path(directory)
-        meta = read_meta(directory)
-        if meta.get("kind") != cls.kind:
-            raise ValueError(f"not a spaCy NER model (kind {meta.get('kind')!r})")
+        meta = read_meta(directory, cls.kind)
         _use_gpu(device)
         nlp = spacy.load(directory / _NLP_DIR)
         return cls(nlp, meta["config"], seed=meta.get("seed", 13), info=meta.get("info"))

@@ -379,9 +379,7 @@ class StanzaModel(TrainedModel):
 
     @classmethod
     def load(cls, directory: Path, device: str = "cpu") -> "StanzaModel":
-        meta = read_meta(Path(directory))
-        if meta.get("kind") != cls.kind:
-            raise ValueError(f"not a {cls.kind} model: {meta.get('kind')!r}")
+        meta = read_meta(Path(directory), cls.kind)
         return cls(Path(directory), meta["config"], language=meta["language"],
                    labels=meta["labels"], device=device)
 

@@ -108,6 +108,13 @@ def test_save_load_gives_identical_predictions(model, tmp_path):
     assert again.o_confidence == model.o_confidence
 
 
+def test_a_saved_model_of_another_kind_is_refused(model, tmp_path):
+    from app.models.spacy_ner import SpacyNERModel
+    model.save(tmp_path / "rules")
+    with pytest.raises(ValueError, match="not a saved 'spacy' model: kind 'rules'"):
+        SpacyNERModel.load(tmp_path / "rules")
+
+
 def test_registry_knows_rules():
     assert "rules" in known_kinds()
     assert spec_class("rules") is RulesSpec
