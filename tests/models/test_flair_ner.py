@@ -1,61 +1,23 @@
 """Flair NER member: offline training, prediction, save/load, cancel."""
 from __future__ import annotations
 
-import random
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
 
-from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.bio import tags_to_spans
 from app.core.progress import Cancelled, Progress
-from app.core.spans import Span
-from app.core.tokenize import segment
-from app.models.base import Corpus, TaggedSegment, TrainContext, load_model
+from app.models.base import TrainContext, load_model
 from app.models.flair_ner import FlairModel, FlairSpec
+from models_synth import offline_single_thread, one_line_corpus, one_line_items  # noqa: F401 (fixture)
 
-_FIRST = ["John", "Mary", "Ahmed", "Li", "Olga", "Peter", "Sara", "Tom"]
-_LAST = ["Smith", "Nguyen", "Brown", "Garcia", "Kowalski", "Jones"]
-_LEAD = ["Patient ", "Seen by Dr ", "Family contact "]
 VALID = {"O", "B-PERSON", "I-PERSON", "B-PHONE", "I-PHONE"}
 
 
-def _items(n: int, seed: int) -> list[TaggedSegment]:
-    """One-line notes with a PERSON and a PHONE span each."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
-        phone = f"0{rng.randint(2, 9)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
-        lead = rng.choice(_LEAD)
-        text = f"{lead}{name} can be reached on {phone} today."
-        p = text.index(phone)
-        spans = [Span(len(lead), len(lead) + len(name), "PERSON"), Span(p, p + len(phone), "PHONE")]
-        for seg in segment(text):
-            tags, _ = spans_to_tags(seg.tokens, spans)
-            out.append(TaggedSegment(f"d{seed}-{i}", text, seg, tuple(tags)))
-    return out
-
-
-def _corpus() -> Corpus:
-    train, dev = _items(40, 1), _items(10, 2)
-    return Corpus(train, dev, ["PERSON", "PHONE"], raw_texts=[s.text for s in train + dev])
-
-
 @pytest.fixture(autouse=True)
-def offline_single_thread(monkeypatch):
-    def refuse(*_a, **_k):
-        raise AssertionError("network access attempted")
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
-    # Tiny models gain nothing from threads, and OpenMP spin-waits thrash
-    # on a shared 2-core CI machine.
-    import torch
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _offline(offline_single_thread):
     yield
-    torch.set_num_threads(threads)
 
 
 def _check_output(items, out) -> None:
@@ -67,7 +29,7 @@ def _check_output(items, out) -> None:
 
 @pytest.mark.slow
 def test_train_predict_save_load_offline(tmp_path: Path) -> None:
-    corpus = _corpus()
+    corpus = one_line_corpus()
     workdir = tmp_path / "work"
     reports: list[Progress] = []
     ctx = TrainContext(workdir=workdir, budget="quick", seed=7, progress=reports.append)
@@ -110,12 +72,12 @@ def test_cancel_stops_training_and_cleans_up(tmp_path: Path) -> None:
 
     ctx = TrainContext(workdir=tmp_path, budget="quick", progress=cancel_in_first_epoch)
     with pytest.raises(Cancelled):
-        FlairSpec().fit(_corpus(), ctx)
+        FlairSpec().fit(one_line_corpus(), ctx)
     assert not list(tmp_path.glob("flair-*"))
 
 
 def test_frozen_transformer_member_offline(tmp_path: Path) -> None:
-    corpus = _corpus()
+    corpus = one_line_corpus()
     ctx = TrainContext(workdir=tmp_path / "work", budget="quick")
     model = FlairSpec(transformer=True, max_epochs=2).fit(corpus, ctx)
     items = [(s.text, s.segment) for s in corpus.dev[:4]]
@@ -130,8 +92,8 @@ def test_frozen_transformer_member_offline(tmp_path: Path) -> None:
 def test_time_limit_ends_training_normally(tmp_path: Path) -> None:
     reports: list[Progress] = []
     ctx = TrainContext(workdir=tmp_path, budget="standard", progress=reports.append)
-    model = FlairSpec(max_seconds=1e-3).fit(_corpus(), ctx)
+    model = FlairSpec(max_seconds=1e-3).fit(one_line_corpus(), ctx)
     assert max(r.epoch or 0 for r in reports) == 1
-    items = [(s.text, s.segment) for s in _items(2, 3)]
+    items = [(s.text, s.segment) for s in one_line_items(2, 3)]
     _check_output(items, model.predict(items))
     assert not list(tmp_path.glob("flair-*"))

@@ -5,59 +5,21 @@ import itertools
 import logging
 import random
 import shutil
-import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.bio import tags_to_spans
 from app.core.progress import Cancelled, Progress
-from app.core.spans import Span
-from app.core.tokenize import segment
-from app.models.base import Corpus, TaggedSegment, TrainContext, load_model
+from app.models.base import TrainContext, load_model
 from app.models.stanza_ner import StanzaModel, StanzaSpec, crf_marginals, to_bio
-
-_FIRST = ["John", "Mary", "Ahmed", "Li", "Olga", "Peter", "Sara", "Tom"]
-_LAST = ["Smith", "Nguyen", "Brown", "Garcia", "Kowalski", "Jones"]
-_LEAD = ["Patient ", "Seen by Dr ", "Family contact "]
-
-
-def _items(n: int, seed: int) -> list[TaggedSegment]:
-    """One-line notes with a PERSON and a PHONE span each."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
-        phone = f"0{rng.randint(2, 9)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
-        lead = rng.choice(_LEAD)
-        text = f"{lead}{name} can be reached on {phone} today."
-        p = text.index(phone)
-        spans = [Span(len(lead), len(lead) + len(name), "PERSON"), Span(p, p + len(phone), "PHONE")]
-        for seg in segment(text):
-            tags, _ = spans_to_tags(seg.tokens, spans)
-            out.append(TaggedSegment(f"d{seed}-{i}", text, seg, tuple(tags)))
-    return out
+from models_synth import offline_single_thread, one_line_corpus, one_line_items  # noqa: F401 (fixture)
 
 
 @pytest.fixture(autouse=True)
-def offline_single_thread(monkeypatch):
-    def refuse(*_a, **_k):
-        raise AssertionError("network access attempted")
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
-    # Tiny models gain nothing from threads, and OpenMP spin-waits thrash
-    # on a shared 2-core CI machine.
-    import torch
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _offline(offline_single_thread):
     yield
-    torch.set_num_threads(threads)
-
-
-def _corpus() -> Corpus:
-    train, dev = _items(40, 1), _items(10, 2)
-    return Corpus(train, dev, ["PERSON", "PHONE"], raw_texts=[s.text for s in train + dev])
 
 
 def test_to_bio_converts_bioes_and_repairs() -> None:
@@ -86,7 +48,7 @@ def test_crf_marginals_match_brute_force() -> None:
 
 @pytest.mark.slow
 def test_train_predict_save_load_offline(tmp_path: Path) -> None:
-    corpus = _corpus()
+    corpus = one_line_corpus()
     workdir = tmp_path / "work"
     reports: list[Progress] = []
     ctx = TrainContext(workdir=workdir, budget="quick", seed=7, progress=reports.append)
@@ -136,7 +98,7 @@ def test_cancel_stops_training_and_cleans_up(tmp_path: Path) -> None:
 
     ctx = TrainContext(workdir=tmp_path, budget="quick", progress=cancel_at_first_step)
     with pytest.raises(Cancelled):
-        StanzaSpec().fit(_corpus(), ctx)
+        StanzaSpec().fit(one_line_corpus(), ctx)
     assert not list(tmp_path.glob("stanza-*"))
 
 
@@ -144,11 +106,11 @@ def test_time_limit_keeps_best_model_so_far(tmp_path: Path) -> None:
     reports: list[Progress] = []
     ctx = TrainContext(workdir=tmp_path, budget="quick", progress=reports.append)
     level = logging.getLogger("stanza").level
-    model = StanzaSpec(max_seconds=1e-3).fit(_corpus(), ctx)
+    model = StanzaSpec(max_seconds=1e-3).fit(one_line_corpus(), ctx)
     # Stanza's training import sets its logger to DEBUG; fit restores it.
     assert logging.getLogger("stanza").level == level
     steps = [r for r in reports if r.loss is not None]
     # Stopped at the first step after the first dev evaluation, far before max_steps.
     assert steps and steps[-1].model_fraction < 0.5
-    items = [(s.text, s.segment) for s in _items(2, 3)]
+    items = [(s.text, s.segment) for s in one_line_items(2, 3)]
     assert [len(t.tags) for t in model.predict(items)] == [len(s.tokens) for _, s in items]
