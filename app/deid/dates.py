@@ -95,6 +95,15 @@ def _year_value(text: str, pivot: int) -> int:
     return v
 
 
+def _day_first(a: int, b: int, default: bool) -> bool:
+    """Whether ``a/b`` reads day-month: the locale's order unless only the other can be a date."""
+    if default and b > 12 >= a:
+        return False
+    if not default and a > 12 >= b:
+        return True
+    return default
+
+
 def _valid(day: int | None, month: int | None, year: int | None) -> bool:
     if month is not None and not 1 <= month <= 12:
         return False
@@ -165,12 +174,7 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
             if len(g[0]) == 4:
                 roles = ["year", "month", "day"]
             elif len(g[2]) in (2, 4) and len(g[0]) <= 2 and len(g[1]) <= 2:
-                a, b = int(g[0]), int(g[1])
-                dm = day_first
-                if dm and b > 12 >= a:
-                    dm = False
-                elif not dm and a > 12 >= b:
-                    dm = True
+                dm = _day_first(int(g[0]), int(g[1]), day_first)
                 roles = ["day", "month", "year"] if dm else ["month", "day", "year"]
             else:
                 return None
@@ -180,12 +184,7 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
             elif len(g[0]) == 4 and len(g[1]) <= 2:
                 roles = ["year", "month"]
             elif len(g[0]) <= 2 and len(g[1]) <= 2:
-                a, b = int(g[0]), int(g[1])
-                dm = day_first
-                if dm and b > 12 >= a:
-                    dm = False
-                elif not dm and a > 12 >= b:
-                    dm = True
+                dm = _day_first(int(g[0]), int(g[1]), day_first)
                 roles = ["day", "month"] if dm else ["month", "day"]
             else:
                 return None
