@@ -23,11 +23,11 @@ from app.deid import STRATEGIES, Policy
 from app.errors import UserError
 from app.gui.editing import AnnotationSession, Edit, state_of
 from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
-                        QHeaderView, QLabel, QPlainTextEdit, QPoint, QPushButton, QSplitter,
+                        QHeaderView, QLabel, QPoint, QPushButton, QSplitter,
                         Qt, QTableWidget, QTableWidgetItem, QTextCharFormat, QTextCursor,
                         QTextEdit, QVBoxLayout,
                         QWidget, Signal, Slot)
-from app.gui.span_text import OffsetMap
+from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.training_view import TaskRunner
 from app.services.redaction import POLICY_KEY, preview_document, project_policy
 
@@ -211,47 +211,12 @@ class CorrectionSession(AnnotationSession):
 
 
 # --------------------------------------------------------------- Qt widgets
-class PreviewText(QPlainTextEdit):
-    """A read-only pane that reports clicks as code-point offsets.
-
-    Signals
-    -------
-    clicked(int)
-        Offset of a plain click (no selection made).
-    """
-
-    clicked = Signal(int)
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.setReadOnly(True)
-        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
-        self.setUndoRedoEnabled(False)
-        self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
-        font = QFont(self.font())
-        font.setPointSizeF(max(11.0, font.pointSizeF() + 1))
-        self.setFont(font)
-        self.offsets = OffsetMap("")
+class PreviewText(OffsetTextView):
+    """One pane of the side-by-side preview, scrolled by offset."""
 
     def set_text(self, text: str) -> None:
         self.offsets = OffsetMap(text)
         self.setPlainText(text)
-
-    def cursor_for(self, start: int, end: int) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(self.offsets.to_qt(start))
-        cursor.setPosition(self.offsets.to_qt(end), QTextCursor.KeepAnchor)
-        return cursor
-
-    def selection(self) -> tuple[int, int] | None:
-        cursor = self.textCursor()
-        if not cursor.hasSelection():
-            return None
-        return (self.offsets.to_py(cursor.selectionStart()),
-                self.offsets.to_py(cursor.selectionEnd()))
-
-    def select(self, start: int, end: int) -> None:
-        self.setTextCursor(self.cursor_for(start, end))
 
     def top_offset(self) -> int:
         """Offset of the first character shown at the top left."""
@@ -267,11 +232,6 @@ class PreviewText(QPlainTextEdit):
             line = max(0, block.layout().lineForTextPosition(pos - block.position()).lineNumber())
         self.verticalScrollBar().setValue(block.firstLineNumber() + line)
 
-    def mouseReleaseEvent(self, event) -> None:
-        super().mouseReleaseEvent(event)
-        if event.button() == Qt.LeftButton and not self.textCursor().hasSelection():
-            pos = self.cursorForPosition(event.position().toPoint()).position()
-            self.clicked.emit(self.offsets.to_py(pos))
 
 
 class PreviewView(QWidget):

@@ -68,9 +68,9 @@ def describe(record: SpanRecord) -> str:
     return f"{record.label} — accepted{who}{origin}"
 
 
-class SpanTextView(QPlainTextEdit):
-    """Read-only note text; keys go to ``key_handler(event, probe)`` first
-    (with ``probe`` true it only answers whether it would take the key).
+class OffsetTextView(QPlainTextEdit):
+    """Read-only note text addressed in code-point offsets (selection,
+    clicks, cursors), whatever Qt's UTF-16 positions are.
 
     Signals
     -------
@@ -89,9 +89,47 @@ class SpanTextView(QPlainTextEdit):
         font = QFont(self.font())
         font.setPointSizeF(max(11.0, font.pointSizeF() + 1))
         self.setFont(font)
+        self.offsets = OffsetMap("")
+
+    def cursor_for(self, start: int, end: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.offsets.to_qt(start))
+        cursor.setPosition(self.offsets.to_qt(end), QTextCursor.KeepAnchor)
+        return cursor
+
+    def selection(self) -> tuple[int, int] | None:
+        """The selected range in code points, or ``None``."""
+        cursor = self.textCursor()
+        if not cursor.hasSelection():
+            return None
+        return (self.offsets.to_py(cursor.selectionStart()),
+                self.offsets.to_py(cursor.selectionEnd()))
+
+    def select(self, start: int, end: int) -> None:
+        self.setTextCursor(self.cursor_for(start, end))
+
+    def clear_selection(self) -> None:
+        cursor = self.textCursor()
+        cursor.clearSelection()
+        self.setTextCursor(cursor)
+
+    def offset_at(self, pos) -> int:
+        return self.offsets.to_py(self.cursorForPosition(pos).position())
+
+    def mouseReleaseEvent(self, event) -> None:
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.LeftButton and not self.textCursor().hasSelection():
+            self.clicked.emit(self.offset_at(event.position().toPoint()))
+
+
+class SpanTextView(OffsetTextView):
+    """Note text with painted spans; keys go to ``key_handler(event, probe)``
+    first (with ``probe`` true it only answers whether it would take the key)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
         self.key_handler: Callable | None = None
         self.colours: dict[str, str] = {}
-        self.offsets = OffsetMap("")
         self._spans: list[SpanRecord] = []
         self._starts: list[int] = []
         self._max_len = 0
@@ -174,29 +212,6 @@ class SpanTextView(QPlainTextEdit):
         self.setTextCursor(view)
         self.ensureCursorVisible()
 
-    # ------------------------------------------------------------ selection
-    def selection(self) -> tuple[int, int] | None:
-        """The selected range in code points, or ``None``."""
-        cursor = self.textCursor()
-        if not cursor.hasSelection():
-            return None
-        return (self.offsets.to_py(cursor.selectionStart()),
-                self.offsets.to_py(cursor.selectionEnd()))
-
-    def select(self, start: int, end: int) -> None:
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(self.offsets.to_qt(start))
-        cursor.setPosition(self.offsets.to_qt(end), QTextCursor.KeepAnchor)
-        self.setTextCursor(cursor)
-
-    def clear_selection(self) -> None:
-        cursor = self.textCursor()
-        cursor.clearSelection()
-        self.setTextCursor(cursor)
-
-    def offset_at(self, pos) -> int:
-        return self.offsets.to_py(self.cursorForPosition(pos).position())
-
     # --------------------------------------------------------------- events
     def keyPressEvent(self, event) -> None:
         if self.key_handler is not None and self.key_handler(event, False):
@@ -215,11 +230,6 @@ class SpanTextView(QPlainTextEdit):
             event.accept()
             return True
         return super().event(event)
-
-    def mouseReleaseEvent(self, event) -> None:
-        super().mouseReleaseEvent(event)
-        if event.button() == Qt.LeftButton and not self.textCursor().hasSelection():
-            self.clicked.emit(self.offset_at(event.position().toPoint()))
 
     def viewportEvent(self, event) -> bool:
         if event.type() == QEvent.ToolTip:
