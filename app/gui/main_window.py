@@ -21,7 +21,7 @@ from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QFileDialog, QHBoxLayout, QInputDialog, QKeySequence,
                         QListWidget, QMainWindow, QMessageBox, QProgressDialog, QSettings,
                         QThread, Qt, QWidget, QStackedWidget, Signal, Slot)
-from app.gui.workers import ImportWorker
+from app.gui.workers import ImportWorker, dispose
 from app.project import Project, ProjectError
 
 MAX_RECENT = 8
@@ -352,12 +352,7 @@ class MainWindow(QMainWindow):
     def _end_import(self) -> None:
         thread, worker = self._import_thread, self._import_worker
         self._import_thread = self._import_worker = None
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-            thread.deleteLater()
-        if worker is not None:
-            worker.deleteLater()
+        dispose(thread, worker)
         if self._progress is not None:
             self._progress.canceled.disconnect(self.cancel_import)
             self._progress.close()

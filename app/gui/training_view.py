@@ -29,6 +29,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QObject, QPlainTextEdit, QPushButton, QSpinBox, QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
+from app.gui.workers import dispose
 from app.services.training import BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name
 
 #: Seconds between two plain progress signals (reports with a dev score,
@@ -243,12 +244,7 @@ class TaskRunner(QObject):
     def _end(self) -> None:
         thread, worker = self._thread, self._worker
         self._thread = self._worker = None
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-            thread.deleteLater()
-        if worker is not None:
-            worker.deleteLater()
+        dispose(thread, worker)
 
     @Slot(object)
     def _on_progress(self, p) -> None:

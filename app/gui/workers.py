@@ -21,6 +21,16 @@ from app.services.importing import import_path
 PROGRESS_INTERVAL = 0.05
 
 
+def dispose(thread, worker) -> None:
+    """Stop ``thread`` (waiting for it) and schedule it and ``worker`` for deletion."""
+    if thread is not None:
+        thread.quit()
+        thread.wait()
+        thread.deleteLater()
+    if worker is not None:
+        worker.deleteLater()
+
+
 class ImportWorker(QObject):
     """Runs :func:`app.services.importing.import_path` with progress and cancel.
 
