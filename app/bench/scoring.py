@@ -18,9 +18,6 @@ A row (JSON, keys in this order)::
 """
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from app.core.bio import tags_to_spans
 from app.core.tokenize import segment
 
@@ -52,9 +49,8 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         ``{"split", "notes", "labels", "selected", "rows"}``; rows best strict
         F1 first (only the selected one with ``only_selected``).
     """
-    from app.ensemble import load_ensemble
     from app.eval.report import evaluate
-    from app.services.predictor import Predictor, active_run
+    from app.services.predictor import Predictor, active_run, run_ensembles
     from app.services.training import gold_documents
 
     docs = gold_documents(project, splits=(split,))
@@ -79,14 +75,8 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
             candidates = {selected: final}
         else:
             candidates = dict(outputs)
-            for art in project.artifacts(run.id):
-                if not art.name.startswith("ensemble:"):
-                    continue
-                with tempfile.TemporaryDirectory(prefix="deid-bench-ens-") as tmp:
-                    dest = Path(tmp) / "e"
-                    project.extract_artifact(art.id, dest)
-                    ens = load_ensemble(dest)
-                candidates[art.name.split(":", 1)[1]] = ens.predict_from_members(outputs, items)
+            for ens_name, ens in run_ensembles(project, run.id).items():
+                candidates[ens_name] = ens.predict_from_members(outputs, items)
 
     labels = [label.name for label in project.labels()]
     rows = []

@@ -96,19 +96,6 @@ def write_notes(directory: Path, n: int) -> list[Path]:
     return paths
 
 
-def _ensembles(project, run_id: int) -> dict:
-    from app.ensemble import load_ensemble
-
-    out = {}
-    for art in project.artifacts(run_id):
-        if art.name.startswith("ensemble:"):
-            with tempfile.TemporaryDirectory(prefix="deid-bench-ens-") as tmp:
-                dest = Path(tmp) / "e"
-                project.extract_artifact(art.id, dest)
-                out[art.name.split(":", 1)[1]] = load_ensemble(dest)
-    return out
-
-
 def measure_device(project, files: Sequence[Path], *, device: str, base_s: float,
                    base_rate: float, repeats: int, member_kind: dict,
                    log: Callable[[str], None]) -> dict:
@@ -116,7 +103,7 @@ def measure_device(project, files: Sequence[Path], *, device: str, base_s: float
     import psutil
 
     from app.services.memory import PeakMemory
-    from app.services.predictor import Predictor
+    from app.services.predictor import Predictor, run_ensembles
 
     texts = _read(files)
     chars = sum(map(len, texts))
@@ -145,7 +132,7 @@ def measure_device(project, files: Sequence[Path], *, device: str, base_s: float
                          "gpu_peak_mb": (round(torch.cuda.max_memory_allocated() / 2**20, 1)
                                          if cuda else None)})
             log(f"speed/{device}: {name} {rows[-1]['chars_per_s']:,.0f} chars/s")
-        for name, ens in _ensembles(project, pred.run_id).items():
+        for name, ens in run_ensembles(project, pred.run_id).items():
             comb_s, seqs = _timed(lambda e=ens: e.predict_from_members(outputs, items))
             dec_s, _ = _timed(lambda s=seqs: _decode(items, s))
             total = base_s + sum(tag_s[m] for m in ens.members) + comb_s + dec_s
@@ -231,7 +218,7 @@ def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed
     import torch
 
     from app.project import Project
-    from app.services.predictor import Predictor
+    from app.services.predictor import Predictor, run_ensembles
 
     if project is None:
         path = out_dir / "projects" / f"speed-{size.name}.deid"

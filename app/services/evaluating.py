@@ -40,9 +40,8 @@ def _prf_row(name: str, scores: dict) -> dict:
 def evaluate_project(project, *, split: str = "test", model: str | None = None,
                      run_id: int | None = None, table: bool = True, bootstrap: int = 1000,
                      progress: ProgressFn = no_progress) -> EvaluationResult:
-    from app.ensemble import load_ensemble
     from app.eval.report import evaluate
-    from app.services.predictor import Predictor, active_run
+    from app.services.predictor import Predictor, active_run, run_ensembles
     from app.services.training import gold_documents
 
     docs = gold_documents(project, splits=(split,))
@@ -70,16 +69,8 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
             outputs[m] = mdl.predict(items)
         candidates = dict(outputs)
         if table:
-            import tempfile
-            from pathlib import Path
-            for art in project.artifacts(run.id):
-                if not art.name.startswith("ensemble:"):
-                    continue
-                with tempfile.TemporaryDirectory(prefix="deid-ens-") as tmp:
-                    dest = Path(tmp) / "e"
-                    project.extract_artifact(art.id, dest)
-                    ens = load_ensemble(dest)
-                candidates[art.name.split(":", 1)[1]] = ens.predict_from_members(outputs, items)
+            for ens_name, ens in run_ensembles(project, run.id).items():
+                candidates[ens_name] = ens.predict_from_members(outputs, items)
         elif pred.ensemble is not None:
             candidates[name] = pred.ensemble.predict_from_members(outputs, items)
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}

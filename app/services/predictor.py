@@ -39,6 +39,24 @@ def active_run(project, run_id: int | None = None):
     return run
 
 
+def run_ensembles(project, run_id: int) -> dict:
+    """Every ensemble saved by run ``run_id``, loaded, by candidate name.
+
+    Ensembles hold only their combination (weights, meta-model): they are
+    applied to member outputs with ``predict_from_members``.
+    """
+    from app.ensemble import load_ensemble
+
+    out = {}
+    for art in project.artifacts(run_id):
+        if art.name.startswith("ensemble:"):
+            with PrivateDir("deid-ens-") as folder:
+                dest = folder / "e"
+                project.extract_artifact(art.id, dest)
+                out[art.name.split(":", 1)[1]] = load_ensemble(dest)
+    return out
+
+
 class Predictor:
     """Members + optional ensemble, loaded from a project's run."""
 
