@@ -67,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if args.quiet:
-        # Not logging.disable(): that is process-wide and would also silence
-        # the log lines Stanza's trainer uses for progress and cancel.
+        # As `deid -q`: Flair logs INFO through its own stdout handler, so a
+        # root level alone does not keep it off the terminal.
+        from app.cli.progress import quiet_library_logs
+        quiet_library_logs()
         logging.getLogger().setLevel(logging.ERROR)
 
     def log(msg: str) -> None:

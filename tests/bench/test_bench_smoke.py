@@ -139,3 +139,17 @@ def test_accuracy_rescores_a_trained_project_without_training(bench_out, tmp_pat
     def f1s(r):
         return {row["name"]: row["strict"]["f1"] for row in r["results"]["evaluation"]["rows"]}
     assert f1s(rec) == f1s(before)
+
+
+def test_quiet_filters_flair_info_like_deid_q(tmp_path, monkeypatch):
+    import logging
+    flair, stanza, root = (logging.getLogger(n) for n in ("flair", "stanza", ""))
+    monkeypatch.setattr(flair, "filters", [])
+    for log in (flair, stanza, root):
+        monkeypatch.setattr(log, "level", log.level)
+        for handler in log.handlers:
+            monkeypatch.setattr(handler, "level", handler.level)
+    main(["report", "-q", "--out", str(tmp_path), "--benchmarks", str(tmp_path / "B.md")])
+    info = logging.LogRecord("flair", logging.INFO, __file__, 1, "SequenceTagger predicts", None, None)
+    warning = logging.LogRecord("flair", logging.WARNING, __file__, 1, "w", None, None)
+    assert not flair.filter(info) and flair.filter(warning)
