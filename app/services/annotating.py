@@ -20,13 +20,22 @@ class AnnotateSummary:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
+def _brat_meta(meta: dict) -> dict:
+    """``meta`` with the offset basis of the source file (see ``write_brat``)."""
+    if meta.get("source_bom") and meta.get("source_encoding") == "utf-8":
+        return {**meta, "offset_basis": "bom-counted"}
+    return meta
+
+
 def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int = 32,
                     progress: ProgressFn = no_progress, cancel: CancelToken | None = None
                     ) -> AnnotateSummary:
     """Predict every ``*.txt`` under ``in_dir``; write ``fmt`` files to ``out_dir``.
 
     brat output: ``OUT_DIR/<stem>.txt`` (the note as read, so offsets are
-    true) and ``<stem>.ann`` with character offsets into it.
+    true) and ``<stem>.ann`` with character offsets into it. A UTF-8 note
+    with a byte-order mark keeps it, and its offsets count it as brat and
+    MEDDOCAN do, so the ``.ann`` also fits the original file.
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.services.predictor import Predictor
@@ -47,7 +56,9 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
 
         def flush() -> None:
             preds = predictor.predict([d.text for d in pending])
-            docs = [Document(d.name, d.text, p.spans, meta=d.meta) for d, p in zip(pending, preds)]
+            docs = [Document(d.name, d.text, p.spans,
+                             meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
+                    for d, p in zip(pending, preds)]
             if fmt == "brat":
                 write_documents(docs, out, "brat")
             else:

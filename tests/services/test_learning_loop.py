@@ -106,6 +106,28 @@ def test_annotate_folder_scores_like_evaluate(trained, tmp_path):
         assert outside[key] == pytest.approx(ours[key], abs=1e-12), key
 
 
+def test_annotate_keeps_a_bom_and_counts_it_like_brat(trained, tmp_path):
+    """A UTF-8 note with a byte-order mark (as in MEDDOCAN): the .txt written
+    is the input byte for byte and the .ann offsets fit the original file."""
+    path, _, _ = trained
+    with Project.open(path, readonly=True) as p:
+        info = p.document_infos(split="test")[0]
+        text = p.document(info.id).text
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    raw = "\ufeff".encode("utf-8") + text.encode("utf-8")
+    (notes / "n1.txt").write_bytes(raw)
+    assert main(["-q", "annotate", str(path), str(notes), str(tmp_path / "ann")]) == 0
+    assert (tmp_path / "ann" / "n1.txt").read_bytes() == raw
+    original = raw.decode("utf-8")            # brat's reading: the mark is character 0
+    lines = (tmp_path / "ann" / "n1.ann").read_text(encoding="utf-8").splitlines()
+    assert lines
+    for line in lines:
+        _, middle, shown = line.split("\t")
+        _, start, end = middle.split(" ")
+        assert original[int(start):int(end)] == shown
+
+
 def test_redact_cli_replaces_identifiers_and_writes_report(trained, tmp_path):
     path, _, _ = trained
     notes = tmp_path / "notes"
