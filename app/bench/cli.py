@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quiet:
         # As `deid -q`: Flair logs INFO through its own stdout handler, so a
         # root level alone does not keep it off the terminal.
-        from app.cli.progress import quiet_library_logs
+        from app.core.logs import quiet_library_logs
         quiet_library_logs()
         logging.getLogger().setLevel(logging.ERROR)
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -125,11 +124,10 @@ def cmd_train(args) -> int:
     models = args.models or None
     cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
                       objective=args.objective, recall_target=args.recall_target,
-                      cost_tolerance=args.cost_tolerance, variants=list(args.data))
+                      cost_tolerance=args.cost_tolerance, variants=list(args.data),
+                      transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes)
     if models:
         cfg.models = list(models)
-    if args.transformer:
-        cfg.transformer = True
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         r = train_project(project, cfg, progress=bar)

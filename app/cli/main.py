@@ -54,7 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cost-tolerance", type=float, default=0.002,
                    help="pick the fastest candidate within this dev-score margin of the best "
                         "(0: always the best score)")
-    s.add_argument("--transformer", action="store_true", help="add the vendored MiniLM embeddings to Flair")
+    s.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the vendored MiniLM embeddings to Flair (default: only on a GPU)")
+    s.add_argument("--jobs", type=int, default=1,
+                   help="members trained at once, each in its own process (default 1); "
+                        "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")
+    s.add_argument("--max-minutes", type=float,
+                   help="wall-time limit of the whole run, replacing the budget's")
 
     s = sub.add_parser("evaluate", help="score the selected model on a split")
     s.add_argument("project")
@@ -107,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.quiet:
-        from app.cli.progress import quiet_library_logs
+        from app.core.logs import quiet_library_logs
         quiet_library_logs()
     from app.paths import set_offline_env
     set_offline_env()

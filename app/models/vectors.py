@@ -126,9 +126,19 @@ def build_word_vectors(texts: Sequence[str], workdir: Path, *, dim: int = 100,
     kv.save(str(tmp / "vectors.kv"))
     (tmp / "done.json").write_text(json.dumps({"vocab_size": len(kv), **params}),
                                    encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    os.replace(tmp, out)
+    if done.exists():
+        # Another member, training in a worker process beside this one,
+        # finished the same vectors first: keep its copy (it may be reading it).
+        shutil.rmtree(tmp)
+    else:
+        if out.exists():
+            shutil.rmtree(out)
+        try:
+            os.replace(tmp, out)
+        except OSError:
+            if not done.exists():
+                raise
+            shutil.rmtree(tmp)
     progress(Progress(1.0, "vectors", message=f"word vectors ready ({len(kv)} words)"))
     return WordVectors(out / "vectors.txt", out / "vectors.kv", len(kv), dim)
 

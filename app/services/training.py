@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -29,7 +28,7 @@ from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_p
 from app.core.spans import Document
 from app.errors import UserError
 from app.services.artifacts import PrivateDir
-from app.services.memory import PeakMemory
+from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 
 BASE_KINDS = ("spacy", "stanza", "flair")
 VARIANTS = ("balanced", "imbalanced")
@@ -64,6 +63,11 @@ class TrainConfig:
     # Dev-score margin within which the cheapest candidate (members' dev
     # tagging time) is selected; 0 = always the best score.
     cost_tolerance: float = 0.002
+    # Members trained at once, each in its own process (1 = one after
+    # another in this process). Worth it with a GPU or many cores.
+    jobs: int = 1
+    # Wall-time cap of the whole run in minutes, replacing the budget's.
+    max_minutes: float | None = None
 
     def validate(self) -> None:
         from app.models.base import known_kinds
@@ -82,6 +86,10 @@ class TrainConfig:
             raise UserError(f"unknown objective {self.objective!r}")
         if not 0.0 <= self.cost_tolerance < 1.0:
             raise UserError("the cost tolerance must be in [0, 1)")
+        if not 1 <= self.jobs <= 16:
+            raise UserError("members trained at once (jobs) must be between 1 and 16")
+        if self.max_minutes is not None and self.max_minutes <= 0:
+            raise UserError("the time limit must be a positive number of minutes")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -171,11 +179,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     """Run the whole training step; see the module docstring."""
     from app.ensemble import (VotingEnsemble, cross_val_predict, fit_stacking, gold_tags,
                               make_groups, prune_voting, score_members, select)
-    from app.models.base import TrainContext, spec_class
+    from app.models.base import load_model
     from app.models.budget import get_budget
     from app.models.datasets import build_corpora
     from app.models.device import resolve_device
-    from app.models.hpo import search
 
     config.validate()
     t0 = time.perf_counter()
@@ -217,70 +224,77 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     plan = [(k, v) for k in config.models if k != "rules" for v in variants]
     if "rules" in config.models:
         plan.append(("rules", None))
-    total_w = sum(_WEIGHT.get(k, 2.0) for k, _ in plan) + 1.0
-    done_w = 0.0
+    weights = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan}
+    total_w = sum(weights.values()) + 1.0
+    fractions: dict[str, float] = {}
     members: dict[str, MemberInfo] = {}
     dev_out: dict = {}
     dev_seconds: dict[str, float] = {}       # each member's time to tag dev: its cost
-    run_deadline = t0 + budget.run_seconds if budget.run_seconds else None
+    run_seconds = config.max_minutes * 60.0 if config.max_minutes else budget.run_seconds
+    run_deadline = t0 + run_seconds if run_seconds else None
+    jobs_total = max(1, min(config.jobs, len(plan)))
     private = PrivateDir("deid-train-")
+
+    def member_progress(name: str, p: Progress) -> None:
+        fractions[name] = p.fraction
+        report(Progress(min(1.0, sum(weights[m] * f for m, f in fractions.items()) / total_w),
+                        "train", model=name, model_fraction=p.fraction, epoch=p.epoch,
+                        loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))
+
+    def with_time_cap(job: MemberJob, running: int) -> MemberJob:
+        # A share of what is left of the run; members training side by side
+        # each get the share of their slot.
+        share = _TIME_SHARE.get(job.kind, 1.0)
+        if run_deadline is not None and share > 0:
+            left = run_deadline - time.perf_counter() - _ENSEMBLE_RESERVE * run_seconds
+            waiting = [j for j in jobs[jobs.index(job):] if _TIME_SHARE.get(j.kind, 1.0) > 0]
+            slots = max(1, min(jobs_total - running, len(waiting)))
+            rest = sum(_TIME_SHARE.get(j.kind, 1.0) for j in waiting)
+            job.time_cap = round(max(_MIN_MEMBER_SECONDS, min(left, left * share * slots / rest)), 1)
+        member_progress(job.name, Progress(0.0, "train", message="starting"))
+        return job
+
+    def record(job: MemberJob, fit: MemberFit, model) -> None:
+        size_mb = sum(p.stat().st_size for p in job.out_dir.rglob("*") if p.is_file()) / 2**20
+        tagging = time.perf_counter()
+        dev_out[job.name] = model.predict(dev_items)
+        dev_seconds[job.name] = time.perf_counter() - tagging
+        score = score_members({job.name: dev_out[job.name]}, dev_gold)[job.name]
+        project.put_artifact(run_id, f"member:{job.name}", "model", job.out_dir,
+                             meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
+        members[job.name] = MemberInfo(job.name, job.kind, job.variant, fit.params,
+                                       round(fit.seconds, 2), round(fit.peak_mb, 1), round(size_mb, 2),
+                                       score.as_dict(), fit.trials, job.time_cap)
+        fractions[job.name] = 1.0
+        member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained"))
+
     try:
         work = private.path
-        for step, (kind, variant) in enumerate(plan):
+        jobs: list[MemberJob] = []
+        for kind, variant in plan:
             name = member_name(kind, variant)
-            time_cap = None
-            if run_deadline is not None and _TIME_SHARE.get(kind, 1.0) > 0:
-                left = run_deadline - time.perf_counter() - _ENSEMBLE_RESERVE * budget.run_seconds
-                rest = sum(_TIME_SHARE.get(k, 1.0) for k, _ in plan[step:])
-                time_cap = max(_MIN_MEMBER_SECONDS, left * _TIME_SHARE.get(kind, 1.0) / rest)
-            w = _WEIGHT.get(kind, 2.0)
-            base = done_w
-
-            def scaled(p: Progress, base=base, w=w, name=name) -> None:
-                report(Progress(min(1.0, (base + w * p.fraction) / total_w), "train", model=name,
-                                model_fraction=p.fraction, epoch=p.epoch, loss=p.loss,
-                                dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))
-
-            scaled(Progress(0.0, "train", message="starting"))
             # The rules learn their label mapping from all the training lines.
             corpus = builds[variant].corpus if variant else builds.get("imbalanced", any_build).corpus
-            ctx = TrainContext(workdir=work / name, device=device, seed=config.seed,
-                               budget=config.budget, progress=scaled, resources={"cache": work / "cache"},
-                               max_seconds=time_cap)
-            ctx.workdir.mkdir(parents=True, exist_ok=True)
-            spec_cls = spec_class(kind)
             params: dict = {}
             if kind == "flair":
                 params["transformer"] = (device == "cuda") if config.transformer is None else config.transformer
-            started = time.perf_counter()
-            with PeakMemory() as mem:
-                if kind == "rules":
-                    model, trials = spec_cls(**params).fit(corpus, ctx), []
-                    best_params = params
-                else:
-                    best_params, trial_rows = search(spec_cls, params, corpus, ctx,
-                                                     n_trials=budget.hpo_trials)
-                    model = next(t.model for t in trial_rows if t.model is not None)
-                    trials = [t.as_row() for t in trial_rows]
-            seconds = time.perf_counter() - started
-            out_dir = work / "saved" / name
-            model.save(out_dir)
-            size_mb = sum(p.stat().st_size for p in out_dir.rglob("*") if p.is_file()) / 2**20
-            tagging = time.perf_counter()
-            dev_out[name] = model.predict(dev_items)
-            dev_seconds[name] = time.perf_counter() - tagging
-            score = score_members({name: dev_out[name]}, dev_gold)[name]
-            project.put_artifact(run_id, f"member:{name}", "model", out_dir,
-                                 meta={"kind": kind, "variant": variant, "params": best_params})
-            members[name] = MemberInfo(name, kind, variant, best_params, round(seconds, 2),
-                                       round(mem.peak_mb, 1), round(size_mb, 2), score.as_dict(), trials,
-                                       None if time_cap is None else round(time_cap, 1))
-            del model
-            done_w += w
-            report(Progress(done_w / total_w, "train", model=name, dev_f1=score.f1, message="trained"))
+            jobs.append(MemberJob(name, kind, variant, params, corpus, work / name,
+                                  work / "saved" / name, work / "cache", device=device,
+                                  seed=config.seed, budget=config.budget,
+                                  hpo_trials=budget.hpo_trials))
+        if jobs_total > 1:
+            fit_in_workers(jobs, jobs_total, prepare=with_time_cap, on_progress=member_progress,
+                           on_done=lambda job, fit: record(job, fit, load_model(job.out_dir, device)),
+                           cancel=cancel)
+        else:
+            for job in jobs:
+                job = with_time_cap(job, 0)
+                fit, model = fit_member(job, lambda p, name=job.name: member_progress(name, p))
+                record(job, fit, model)
+                del model
 
         # Ensembles over groups, scored by document-level cross-validation on dev.
-        report(Progress(done_w / total_w, "ensemble", message="building ensembles"))
+        report(Progress((total_w - 1.0) / total_w, "ensemble", message="building ensembles"))
         dev_scores = score_members(dev_out, dev_gold)
         priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
         candidates = dict(dev_out)

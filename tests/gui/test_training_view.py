@@ -82,6 +82,11 @@ def test_config_from_controls(trained):
     assert view.config().objective == "precision_at_recall"
     view.set_config(QUICK)
     assert not view.recall_target.isEnabled()
+    assert view.config().jobs == 1               # no GPU: members one after another
+    view.jobs_box.setValue(3)
+    assert view.config().jobs == 3
+    view.set_config(QUICK)
+    assert view.jobs_box.value() == 1
 
 
 def test_training_reports_progress_and_shows_results(trained):

@@ -1,7 +1,5 @@
 """The learning loop end to end on tiny synthetic data: train (quick budget)
 -> select -> evaluate -> annotate a folder -> pre-annotate -> redact."""
-from pathlib import Path
-
 import pytest
 
 from app.cli.main import main
@@ -12,22 +10,14 @@ from app.project import Project
 from app.services.training import TrainConfig, train_project
 from app.synth import generate
 
+from synth_projects import make_project
+
 pytestmark = pytest.mark.slow
-
-
-def _make_project(path: Path, n: int = 40) -> Path:
-    docs = generate(n, seed=7)
-    with Project.create(path, list(PRESETS["paper"])) as p:
-        for i, d in enumerate(docs):
-            split = "test" if i % 5 == 0 else "dev" if i % 5 == 1 else "train"
-            p.add_document(d.name, d.text, patient_id=d.patient_id, split=split,
-                           status="done", spans=d.spans, span_source="import")
-    return path
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    path = _make_project(tmp_path_factory.mktemp("loop") / "p.deid")
+    path = make_project(tmp_path_factory.mktemp("loop") / "p.deid")
     events = []
     with Project.open(path) as p:
         result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick"),
@@ -163,7 +153,7 @@ def test_preannotate_stores_suggestions_and_uncertainty(trained, tmp_path):
 
 
 def test_cancel_leaves_run_cancelled_and_project_consistent(tmp_path):
-    path = _make_project(tmp_path / "c.deid", n=15)
+    path = make_project(tmp_path / "c.deid", n=15)
 
     def cancel_on_epoch(p):
         if p.epoch:
@@ -185,7 +175,7 @@ def test_run_budget_is_shared_between_members(tmp_path, monkeypatch):
     from app.models import budget
     quick = budget.get_budget("quick")
     monkeypatch.setitem(budget._BUDGETS, "quick", dataclasses.replace(quick, run_seconds=600.0))
-    path = _make_project(tmp_path / "b.deid", n=15)
+    path = make_project(tmp_path / "b.deid", n=15)
     with Project.open(path) as p:
         result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
                                               ensembles=["voting"]))
