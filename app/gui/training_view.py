@@ -296,7 +296,8 @@ class TrainingView(QWidget):
         self._selected: str | None = None
         self._started = 0.0
         self._fraction = 0.0
-        self._model: str | None = None
+        # Members training now (several at once with "Members at once" > 1).
+        self._running: list[str] = []
         self._model_bars: dict[str, QProgressBar] = {}
         # Probing devices imports torch (about a second): done when the view
         # is first shown (or a run needs it), not while the window starts.
@@ -656,7 +657,7 @@ class TrainingView(QWidget):
     def _reset_progress(self, names: list[str]) -> None:
         self._started = time.monotonic()
         self._fraction = 0.0
-        self._model = None
+        self._running = []
         self.last_failure = None
         self.overall_bar.setValue(0)
         self.loss_chart.clear()
@@ -692,23 +693,24 @@ class TrainingView(QWidget):
             return
         self._fraction = p.fraction
         self.overall_bar.setValue(int(p.fraction * 1000))
-        if p.model and p.model != self._model:
-            if self._model in self._model_bars:
-                self._finish_bar(self._model)
-            self._model = p.model
         bar = self._model_bars.get(p.model) if p.model else None
-        if bar is not None and p.model_fraction is not None:
+        if p.stage == "train" and p.message == "trained" and bar is not None:
+            # The service's own report once a member is trained and scored.
+            self._finish_bar(p.model)
+            if p.model in self._running:
+                self._running.remove(p.model)
+        elif bar is not None and p.model_fraction is not None:
+            if p.model not in self._running:
+                self._running.append(p.model)
             bar.setValue(int(p.model_fraction * 1000))
             bar.setFormat(f"%p%{f'  epoch {p.epoch}' if p.epoch else ''}")
         if p.stage == "ensemble":
-            if self._model in self._model_bars:
-                self._finish_bar(self._model)
             ens = self._model_bars.get("ensembles")
             if ens is not None:
                 ens.setRange(0, 0)          # busy: the ensemble step reports no fraction
             self.stage_label.setText("Building and scoring ensembles…")
-        elif p.model:
-            self.stage_label.setText(f"Training {p.model}…")
+        elif self._running:
+            self.stage_label.setText(f"Training {', '.join(self._running)}…")
         # One point per epoch (or logged step): a later report of the same
         # epoch replaces the point, so mid-epoch running losses do not zigzag.
         step = p.epoch if p.epoch is not None else p.message

@@ -8,7 +8,6 @@ found a span, and their disagreement ranks notes for annotation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 from app.core.bio import tags_to_spans

@@ -236,7 +236,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     private = PrivateDir("deid-train-")
 
     def member_progress(name: str, p: Progress) -> None:
-        fractions[name] = p.fraction
+        # A member's word vectors report their own 0..1 first: only training
+        # and the search move the bar, and it never moves back.
+        if p.stage in ("train", "hpo"):
+            fractions[name] = max(fractions.get(name, 0.0), p.fraction)
         report(Progress(min(1.0, sum(weights[m] * f for m, f in fractions.items()) / total_w),
                         "train", model=name, model_fraction=p.fraction, epoch=p.epoch,
                         loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))

@@ -169,3 +169,36 @@ def test_preannotate_next_notes(trained, qtbot):
     assert infos[todo[2]].uncertainty is None
     assert any(project.span_records(d, status="suggested") for d in todo[:2])
     assert project.audit_entries(limit=1)[0].event == "preannotate"
+
+
+def test_members_training_side_by_side_keep_their_own_bars(qapp, tmp_path):
+    # Reports of two members interleave when they train at once (jobs > 1):
+    # neither bar may be marked done before its member says "trained".
+    from app.core.progress import Progress
+    from app.gui.training_view import TrainingView
+    project = make_project(tmp_path / "side.deid", n=5, todo=0)
+    view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
+    try:
+        view._reset_progress(["spacy-imbalanced", "stanza-imbalanced", "rules"])
+        view.runner.name = "train"
+
+        def report(model, fraction, message="", epoch=None):
+            view._on_progress(Progress(fraction / 3, "train", model=model, model_fraction=fraction,
+                                       epoch=epoch, message=message))
+
+        report("spacy-imbalanced", 0.0, "starting")
+        report("stanza-imbalanced", 0.0, "starting")
+        report("spacy-imbalanced", 0.4, "trial 1/1", epoch=2)
+        report("stanza-imbalanced", 0.2, "step 100/500")
+        bars = view._model_bars
+        assert bars["spacy-imbalanced"].value() == 400 and bars["spacy-imbalanced"].format() != "done"
+        assert view.stage_label.text() == "Training spacy-imbalanced, stanza-imbalanced…"
+        report("spacy-imbalanced", 1.0, "trained")
+        assert bars["spacy-imbalanced"].format() == "done"
+        assert bars["stanza-imbalanced"].value() == 200 and bars["stanza-imbalanced"].format() != "done"
+        assert bars["rules"].format() == "waiting"
+        assert view.stage_label.text() == "Training stanza-imbalanced…"
+    finally:
+        view.runner.name = None
+        view.close()
+        project.close()

@@ -37,6 +37,8 @@ def test_members_in_workers_learn_what_they_learn_in_process(tmp_path):
     # Progress comes from the workers (epochs) and rises to the end.
     assert any(e.model == "spacy-imbalanced" and e.epoch for e in events)
     assert events[-1].fraction == 1.0
+    fractions = [e.fraction for e in events]
+    assert fractions == sorted(fractions)          # the bar never moves back
     assert not mp.active_children()
 
 
