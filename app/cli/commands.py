@@ -120,21 +120,26 @@ def write_json(path: str, data: dict) -> None:
 
 
 def cmd_train(args) -> int:
-    from app.services.training import TrainConfig, train_project
+    from app.services.training import TrainConfig, reusable_models, train_project
     models = args.models or None
     cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
                       objective=args.objective, recall_target=args.recall_target,
                       cost_tolerance=args.cost_tolerance, variants=list(args.data),
-                      transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes)
+                      transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes,
+                      reuse_members=args.reuse_members)
     if models:
         cfg.models = list(models)
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
+        if args.reuse_members and not models:
+            cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
         r = train_project(project, cfg, progress=bar)
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)
-    _print(f"trained {len(r.members)} base models and {len(r.ensembles)} ensembles on {r.device} "
-           f"in {r.seconds:.0f} s (run {r.run_id})")
+    reused = sum(m.reused_from is not None for m in r.members.values())
+    _print(f"trained {len(r.members) - reused} base models"
+           + (f" (and reused {reused})" if reused else "")
+           + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.run_id})")
     _print(f"selected: {r.selected} — {r.reason}")
     _print("")
     _print(f"{'candidate (dev)':<28} {'P':>6} {'R':>6} {'F1':>6}")

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")
     s.add_argument("--max-minutes", type=float,
                    help="wall-time limit of the whole run, replacing the budget's")
+    s.add_argument("--reuse-members", action="store_true",
+                   help="keep the members of the last run (same notes and split) and redo only "
+                        "the ensembles and the selection, e.g. with another --objective")
 
     s = sub.add_parser("evaluate", help="score the selected model on a split")
     s.add_argument("project")

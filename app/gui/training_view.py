@@ -383,8 +383,13 @@ class TrainingView(QWidget):
         self.jobs_box.setToolTip("Members trained side by side, each in its own process. With a GPU "
                                  "or many cores, 3-4 cuts the training time to about that of the "
                                  "slowest member; on a small CPU keep 1.")
+        self.reuse_check = QCheckBox("Reuse the last run's models")
+        self.reuse_check.setToolTip("Keep the base models of the last run (same notes and split) and "
+                                    "redo only the ensembles and the selection, e.g. to select by "
+                                    "recall instead: minutes instead of hours.")
         rl.addRow("Budget:", self.budget_box)
         rl.addRow("Members at once:", self.jobs_box)
+        rl.addRow("", self.reuse_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("Recall target:", self.recall_target)
         form.addWidget(run_box)
@@ -596,6 +601,7 @@ class TrainingView(QWidget):
             device="cpu" if self.force_cpu.isChecked() else "auto",
             budget=self.budget_box.currentData(),
             jobs=self.jobs_box.value(),
+            reuse_members=self.reuse_check.isChecked(),
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
@@ -614,6 +620,7 @@ class TrainingView(QWidget):
         self.force_cpu.setChecked(config.device == "cpu" and self.ensure_devices().cuda_available)
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)
+        self.reuse_check.setChecked(config.reuse_members)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
 

@@ -68,6 +68,11 @@ class TrainConfig:
     jobs: int = 1
     # Wall-time cap of the whole run in minutes, replacing the budget's.
     max_minutes: float | None = None
+    # Reuse the trained members of the project's active run (same data
+    # split) instead of training them again: only the members it lacks are
+    # trained, then the ensembles and the selection are redone (e.g. for
+    # another objective) in minutes rather than hours.
+    reuse_members: bool = False
 
     def validate(self) -> None:
         from app.models.base import known_kinds
@@ -107,6 +112,7 @@ class MemberInfo:
     dev: dict
     trials: list[dict] = field(default_factory=list)
     time_cap: float | None = None
+    reused_from: int | None = None     # the run that trained it, when reused
 
 
 @dataclass
@@ -213,8 +219,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     dev_gold = gold_tags(dev)
     dev_docs = [s.doc_id for s in dev]
 
+    split_hashes = {v: b.split_hashes for v, b in builds.items()}
+    reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
     run_config = {**config.as_dict(), "device_used": device,
-                  "split_hashes": {v: b.split_hashes for v, b in builds.items()},
+                  "split_hashes": split_hashes,
                   "documents": {"train": len(any_build.train_docs), "dev": len(any_build.dev_docs)},
                   "alignment": any_build.stats.as_dict(), "variants_trained": variants,
                   "notes": notes}
@@ -257,7 +265,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         member_progress(job.name, Progress(0.0, "train", message="starting"))
         return job
 
-    def record(job: MemberJob, fit: MemberFit, model) -> None:
+    def record(job: MemberJob, fit: MemberFit, model, reused_from: int | None = None) -> None:
         size_mb = sum(p.stat().st_size for p in job.out_dir.rglob("*") if p.is_file()) / 2**20
         tagging = time.perf_counter()
         dev_out[job.name] = model.predict(dev_items)
@@ -267,7 +275,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                              meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
         members[job.name] = MemberInfo(job.name, job.kind, job.variant, fit.params,
                                        round(fit.seconds, 2), round(fit.peak_mb, 1), round(size_mb, 2),
-                                       score.as_dict(), fit.trials, job.time_cap)
+                                       score.as_dict(), fit.trials, job.time_cap, reused_from)
         fractions[job.name] = 1.0
         member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained"))
 
@@ -285,6 +293,16 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                                   work / "saved" / name, work / "cache", device=device,
                                   seed=config.seed, budget=config.budget,
                                   hpo_trials=budget.hpo_trials))
+        for job in [j for j in jobs if j.name in reusable]:
+            old_run, art, info = reusable[job.name]
+            member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model"))
+            job.out_dir.parent.mkdir(parents=True, exist_ok=True)
+            project.extract_artifact(art.id, job.out_dir)
+            fit = MemberFit(info.get("params", {}), info.get("trials", []),
+                            info.get("seconds", 0.0), info.get("peak_mb", 0.0))
+            record(job, fit, load_model(job.out_dir, device), reused_from=old_run)
+        jobs = [j for j in jobs if j.name not in reusable]
+        jobs_total = max(1, min(config.jobs, len(jobs)))
         if jobs_total > 1:
             fit_in_workers(jobs, jobs_total, prepare=with_time_cap, on_progress=member_progress,
                            on_done=lambda job, fit: record(job, fit, load_model(job.out_dir, device)),
@@ -376,6 +394,33 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                        [r.as_dict() for r in selection.rows], members,
                        {n: e.describe() for n, e in ensembles.items()}, device, device_note,
                        metrics["seconds"], metrics["data"], notes)
+
+
+def reusable_models(project) -> list[str]:
+    """The model kinds of the active run (what ``reuse_members`` keeps), or ``[]``."""
+    run_id = project.get_setting(ACTIVE_RUN)
+    run = project.run(run_id) if run_id is not None else None
+    return list((run.config or {}).get("models", [])) if run is not None else []
+
+
+def _reusable_members(project, split_hashes: dict) -> dict[str, tuple]:
+    """``{member: (run id, artifact, stored record)}`` of the active run.
+
+    Refused (``UserError``) when there is no finished run or when the
+    annotated data or its split changed since: members trained on other
+    data would make the dev scores, and so the selection, meaningless.
+    """
+    run_id = project.get_setting(ACTIVE_RUN)
+    run = project.run(run_id) if run_id is not None else None
+    if run is None or run.status != "done":
+        raise UserError("no finished training run to reuse members from: train without reuse first")
+    old = (run.config or {}).get("split_hashes", {})
+    if any(old.get(v) != h for v, h in split_hashes.items() if v in old) or not set(old) & set(split_hashes):
+        raise UserError(f"the annotated notes or their split changed since run {run.id}: "
+                        "its members cannot be reused; train them again")
+    stored = (run.metrics or {}).get("members", {})
+    return {a.name.split(":", 1)[1]: (run.id, a, stored.get(a.name.split(":", 1)[1], {}))
+            for a in project.artifacts(run.id) if a.name.startswith("member:")}
 
 
 def _safe(name: str) -> str:

@@ -85,8 +85,10 @@ def test_config_from_controls(trained):
     assert view.config().jobs == 1               # no GPU: members one after another
     view.jobs_box.setValue(3)
     assert view.config().jobs == 3
+    view.reuse_check.setChecked(True)
+    assert view.config().reuse_members
     view.set_config(QUICK)
-    assert view.jobs_box.value() == 1
+    assert view.jobs_box.value() == 1 and not view.reuse_check.isChecked()
 
 
 def test_training_reports_progress_and_shows_results(trained):

@@ -1,0 +1,81 @@
+"""Reusing the last run's members: only the ensembles and the selection are redone."""
+import shutil
+
+import pytest
+
+from app.cli.main import main
+from app.core.spans import Span
+from app.errors import UserError
+from app.project import Project
+from app.services.predictor import Predictor
+from app.services.training import TrainConfig, train_project
+
+from synth_projects import make_project
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    path = make_project(tmp_path_factory.mktemp("reuse") / "p.deid", n=15)
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                              variants=["imbalanced"], ensembles=["voting", "pruned"]))
+    return path, result
+
+
+def test_reused_members_are_not_trained_again(first_run, tmp_path):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    first = first_run[1]
+    with Project.open(path) as p:
+        second = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                              variants=["imbalanced"], ensembles=["voting", "pruned"],
+                                              objective="f2", reuse_members=True))
+        run = p.run(second.run_id)
+        names = {a.name for a in p.artifacts(second.run_id)}
+        predictor = Predictor.from_project(p)
+    assert second.run_id != first.run_id
+    for name, member in second.members.items():
+        assert member.reused_from == first.run_id
+        # The same model tags dev the same way; its training record is carried over.
+        assert member.dev == first.members[name].dev
+        assert member.seconds == first.members[name].seconds
+    assert {"member:spacy-imbalanced", "member:rules"} <= names   # the new run is self-contained
+    assert run.config["objective"] == "f2" and run.metrics["selection"]["objective"] == "f2"
+    assert predictor.run_id == second.run_id
+    predictor.close()
+
+
+def test_reuse_trains_what_the_last_run_lacks(first_run, tmp_path):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                              variants=["balanced", "imbalanced"],
+                                              ensembles=["voting"], reuse_members=True))
+    assert result.members["spacy-imbalanced"].reused_from == first_run[1].run_id
+    assert result.members["spacy-balanced"].reused_from is None      # trained now
+
+
+def test_reuse_is_refused_when_the_notes_changed(first_run, tmp_path):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    with Project.open(path) as p:
+        p.add_document("late", "Seen by Dr Ann Lee today.", split="train", status="done",
+                       spans=[Span(11, 18, "PERSON")], span_source="import")
+        with pytest.raises(UserError, match="changed since run"):
+            train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                         variants=["imbalanced"], reuse_members=True))
+
+
+def test_reuse_needs_a_finished_run(tmp_path):
+    path = make_project(tmp_path / "new.deid", n=10)
+    with Project.open(path) as p:
+        with pytest.raises(UserError, match="no finished training run"):
+            train_project(p, TrainConfig(models=["rules"], budget="quick", reuse_members=True))
+
+
+def test_cli_reuse_keeps_the_last_runs_models(first_run, tmp_path, capsys):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    assert main(["-q", "train", str(path), "--reuse-members", "--data", "imbalanced",
+                 "--objective", "precision_at_recall", "--recall-target", "0.9"]) == 0
+    out = capsys.readouterr().out
+    assert "trained 0 base models (and reused 2)" in out
