@@ -5,8 +5,9 @@ hinge-loss `SGDClassifier`) and gradient-boosted trees (``"xgb"``). They read
 `app.ensemble.features` and predict a full BIO tag per token; the decision
 is taken on labels first (``O`` vs ``X`` by summed ``B-X``/``I-X``
 probability), then ``B`` vs ``I`` inside the label, then repaired to valid
-BIO, mirroring `app.ensemble.voting`. The confidence is the winning label's
-probability. The SVM has no probabilities: a softmax (sigmoid for two
+BIO, mirroring `app.ensemble.voting`. A weight on ``O`` below 1 (tuned for a
+recall-first objective, `tune_outside_weight`) makes the decision bolder.
+The confidence is the winning label's probability. The SVM has no probabilities: a softmax (sigmoid for two
 classes) of its decision values stands in; it ranks tokens but is not
 calibrated.
 
@@ -145,18 +146,26 @@ def _fit_meta(meta: str, x, y: np.ndarray, weight: np.ndarray, classes: np.ndarr
     return _BoosterMeta(booster)
 
 
-def decide(proba: np.ndarray, classes: np.ndarray, n_labels: int
+def decide(proba: np.ndarray, classes: np.ndarray, n_labels: int, outside_weight: float = 1.0
            ) -> tuple[np.ndarray, np.ndarray]:
     """Tag codes and confidences from class probabilities (label first,
     then prefix; not yet repaired). ``classes`` are the tag codes of
-    ``proba``'s columns."""
+    ``proba``'s columns. ``outside_weight`` < 1 scales ``O``'s probability
+    down before the vote, so a token goes to its likeliest label as soon as
+    that beats ``outside_weight * P(O)``: more recall, less precision. The
+    confidences stay the unscaled probabilities."""
     n = proba.shape[0]
     rows = np.arange(n)
     class_labels = label_codes(classes)
     label_p = np.zeros((n, n_labels + 1))
     for k, lab in enumerate(class_labels):
         label_p[:, lab] += proba[:, k]
-    winner = label_p.argmax(axis=1)
+    if outside_weight == 1.0:
+        winner = label_p.argmax(axis=1)
+    else:
+        scaled = label_p.copy()
+        scaled[:, 0] *= outside_weight
+        winner = scaled.argmax(axis=1)
     padded = np.column_stack([proba, np.zeros(n)])     # column -1 reads as 0
     col_of = {int(c): k for k, c in enumerate(classes)}
     b_col = np.array([col_of.get(2 * lab - 1, -1) for lab in range(n_labels + 1)])
@@ -173,7 +182,8 @@ class StackingEnsemble(Ensemble):
 
     def __init__(self, members: Sequence[str], labels: Sequence[str], meta: str,
                  features: FeatureConfig, params: Mapping[str, Any], classes: Sequence[int],
-                 model: _LinearMeta | _BoosterMeta) -> None:
+                 model: _LinearMeta | _BoosterMeta, outside_weight: float = 1.0) -> None:
+        self.outside_weight = float(outside_weight)
         self.members = list(members)
         self.index = LabelIndex(labels)
         self.meta = meta
@@ -184,18 +194,29 @@ class StackingEnsemble(Ensemble):
 
     def predict_from_members(self, outputs: MemberOutputs, items: Items | None = None
                              ) -> list[TagSeq]:
+        return self.predict_weighted(outputs, items, (self.outside_weight,))[self.outside_weight]
+
+    def predict_weighted(self, outputs: MemberOutputs, items: Items | None,
+                         outside_weights: Sequence[float]) -> dict[float, list[TagSeq]]:
+        """Predictions for several ``O`` weights (see `decide`) from one pass
+        of the meta-model."""
         # A label no member used in training reads as O: it has no weights.
         enc = encode_members(outputs, self.members, self.index, unknown_as_outside=True)
         if enc.layout.n_tokens == 0:
-            return to_tag_seqs(enc.codes[0], enc.conf[0], enc.layout, self.index)
-        x = build_features(enc, self.features, items)
-        codes, conf = decide(self.model.proba(x), self.classes, self.index.n_labels)
-        return to_tag_seqs(repair_codes(codes, enc.layout), conf, enc.layout, self.index)
+            empty = to_tag_seqs(enc.codes[0], enc.conf[0], enc.layout, self.index)
+            return {w: empty for w in outside_weights}
+        proba = self.model.proba(build_features(enc, self.features, items))
+        out = {}
+        for w in outside_weights:
+            codes, conf = decide(proba, self.classes, self.index.n_labels, w)
+            out[w] = to_tag_seqs(repair_codes(codes, enc.layout), conf, enc.layout, self.index)
+        return out
 
     def describe(self) -> str:
         f = self.features
         extras = [f"window ±{f.window}"] + (["confidences"] if f.confidences else []) \
-            + (["token shapes"] if f.shape else [])
+            + (["token shapes"] if f.shape else []) \
+            + ([f"recall-tuned: O weight {self.outside_weight:g}"] if self.outside_weight != 1.0 else [])
         return (f"Stacking ({META_MODELS[self.meta]}; {', '.join(extras)}) "
                 f"over {', '.join(self.members)}")
 
@@ -203,7 +224,8 @@ class StackingEnsemble(Ensemble):
         directory = Path(directory)
         config = {"members": self.members, "labels": list(self.index.labels),
                   "meta": self.meta, "features": self.features.as_dict(),
-                  "params": self.params, "classes": self.classes.tolist()}
+                  "params": self.params, "classes": self.classes.tolist(),
+                  "outside_weight": self.outside_weight}
         write_meta(directory, self.kind, config, description=self.describe())
         self.model.save(directory)
 
@@ -214,13 +236,15 @@ class StackingEnsemble(Ensemble):
         c = meta["config"]
         model_cls = _BoosterMeta if c["meta"] == "xgb" else _LinearMeta
         return cls(c["members"], c["labels"], c["meta"], FeatureConfig(**c["features"]),
-                   c["params"], c["classes"], model_cls.load(directory, c["params"]))
+                   c["params"], c["classes"], model_cls.load(directory, c["params"]),
+                   c.get("outside_weight", 1.0))
 
 
 def fit_stacking(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
                  meta: str = "lr", *, features: FeatureConfig = FeatureConfig(),
                  items: Items | None = None, params: Mapping[str, Any] | None = None,
-                 easy_ratio: float | None = 2.0, seed: int = 13) -> StackingEnsemble:
+                 easy_ratio: float | None = 2.0, seed: int = 13,
+                 outside_weight: float = 1.0) -> StackingEnsemble:
     """Fit a stacking ensemble on member outputs for data the members did not
     train on (see the module's training contract).
 
@@ -238,6 +262,8 @@ def fit_stacking(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
         Overrides of `DEFAULT_PARAMS` for ``meta``.
     easy_ratio
         Subsampling of all-``O`` windows (module doc); ``None`` keeps all.
+    outside_weight
+        The decision's weight on ``O`` (see `decide`; 1 = plain argmax).
     """
     if meta not in META_MODELS:
         raise ValueError(f"unknown meta-model {meta!r} (use {', '.join(META_MODELS)})")
@@ -254,7 +280,8 @@ def fit_stacking(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
         raise ValueError("stacking needs gold with at least one entity and one O token")
     x = build_features(enc, features, items)[rows]
     model = _fit_meta(meta, x, y[rows], weight, classes, p, seed)
-    return StackingEnsemble(members, index.labels, meta, features, p, classes.tolist(), model)
+    return StackingEnsemble(members, index.labels, meta, features, p, classes.tolist(), model,
+                            outside_weight)
 
 
 def training_rows(easy: np.ndarray, ratio: float | None, seed: int
@@ -282,6 +309,17 @@ def cross_val_predict(outputs: MemberOutputs, gold: GoldTags, members: Sequence[
     result can be compared fairly with voting on the same dev set. ``groups``
     (e.g. document ids, one per segment) keeps a group's segments in one fold.
     """
+    return cross_val_predict_weighted(outputs, gold, members, meta, (1.0,), folds=folds,
+                                      groups=groups, items=items, seed=seed, progress=progress,
+                                      **fit_kwargs)[1.0]
+
+
+def cross_val_predict_weighted(outputs: MemberOutputs, gold: GoldTags, members: Sequence[str],
+                               meta: str, outside_weights: Sequence[float], *, folds: int = 5,
+                               groups: Sequence[str] | None = None, items: Items | None = None,
+                               seed: int = 13, progress: ProgressFn = no_progress,
+                               **fit_kwargs: Any) -> dict[float, list[TagSeq]]:
+    """`cross_val_predict` for several ``O`` weights at once (one fit per fold)."""
     n = len(gold)
     keys = list(groups) if groups is not None else list(range(n))
     if len(keys) != n:
@@ -292,7 +330,7 @@ def cross_val_predict(outputs: MemberOutputs, gold: GoldTags, members: Sequence[
     perm = np.random.default_rng(seed).permutation(len(unique))
     fold_of = {unique[j]: rank % folds for rank, j in enumerate(perm)}
     fold = np.array([fold_of[g] for g in keys])
-    result: list[TagSeq | None] = [None] * n
+    result: dict[float, list] = {w: [None] * n for w in outside_weights}
     for k in range(folds):
         progress(Progress(k / folds, "ensemble", message=f"stacking fold {k + 1}/{folds}"))
         train = np.flatnonzero(fold != k).tolist()
@@ -301,13 +339,30 @@ def cross_val_predict(outputs: MemberOutputs, gold: GoldTags, members: Sequence[
                              members, meta, seed=seed,
                              items=None if items is None else [items[i] for i in train],
                              **fit_kwargs)
-        pred = model.predict_from_members(
+        preds = model.predict_weighted(
             _subset(outputs, members, test),
-            None if items is None else [items[i] for i in test])
-        for i, seq in zip(test, pred):
-            result[i] = seq
+            None if items is None else [items[i] for i in test], outside_weights)
+        for w, pred in preds.items():
+            for i, seq in zip(test, pred):
+                result[w][i] = seq
     progress(Progress(1.0, "ensemble", message="stacking folds done"))
-    return result  # type: ignore[return-value]
+    return result
+
+
+#: ``O`` weights tried when a recall-first objective tunes a stacking decision.
+RECALL_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1, 0.05)
+
+
+def tune_outside_weight(predictions: Mapping[float, list[TagSeq]], gold: GoldTags,
+                        objective: str, target: float | None = None) -> float:
+    """The ``O`` weight whose (out-of-fold) predictions best meet ``objective``,
+    judged as `app.ensemble.selection.select` judges candidates; ties go to
+    the larger weight (the plainer decision)."""
+    from app.ensemble.selection import select
+    by_name = {f"{w:g}": w for w in sorted(predictions, reverse=True)}
+    best = select({name: predictions[w] for name, w in by_name.items()}, gold,
+                  objective=objective, target=target, tolerance=0.0).best_name
+    return by_name[best]
 
 
 def _subset(outputs: MemberOutputs, members: Sequence[str], idx: list[int]) -> MemberOutputs:

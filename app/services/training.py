@@ -183,8 +183,9 @@ def _cv_pruned(outputs, gold, members, priority, fold, k, beta):
 def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
                   cancel: CancelToken | None = None) -> TrainResult:
     """Run the whole training step; see the module docstring."""
-    from app.ensemble import (VotingEnsemble, cross_val_predict, fit_stacking, gold_tags,
-                              make_groups, prune_voting, score_members, select)
+    from app.ensemble import (VotingEnsemble, fit_stacking, gold_tags, make_groups, prune_voting,
+                              score_members, select)
+    from app.ensemble.stacking import RECALL_WEIGHTS, cross_val_predict_weighted, tune_outside_weight
     from app.models.base import load_model
     from app.models.budget import get_budget
     from app.models.datasets import build_corpora
@@ -320,7 +321,12 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
         candidates = dict(dev_out)
         ensembles: dict = {}
-        beta = 2.0 if config.objective in ("f2", "precision_at_recall") else 1.0
+        recall_first = config.objective in ("f2", "precision_at_recall")
+        beta = 2.0 if recall_first else 1.0
+        target = config.recall_target if config.objective == "precision_at_recall" else None
+        # Under a recall-first objective each stacking decision's weight on O
+        # is tuned on its out-of-fold dev predictions, for that objective.
+        weights = RECALL_WEIGHTS if recall_first else (1.0,)
         n_dev_docs = len(set(dev_docs))
         k = max(2, min(config.folds, n_dev_docs))
         fold = _folds(dev_docs, k, config.seed)
@@ -345,16 +351,18 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                         cancel.check()
                     name = f"stacking-{meta}[{gname}]"
                     try:
-                        candidates[name] = cross_val_predict(dev_out, dev_gold, group, meta, folds=k,
-                                                             groups=dev_docs, items=dev_items,
-                                                             seed=config.seed)
+                        oof = cross_val_predict_weighted(dev_out, dev_gold, group, meta,
+                                                         weights, folds=k, groups=dev_docs,
+                                                         items=dev_items, seed=config.seed)
+                        weight = tune_outside_weight(oof, dev_gold, config.objective, target)
+                        candidates[name] = oof[weight]
                         ensembles[name] = fit_stacking(dev_out, dev_gold, group, meta,
-                                                       items=dev_items, seed=config.seed)
+                                                       items=dev_items, seed=config.seed,
+                                                       outside_weight=weight)
                     except ValueError:
                         # Too little dev data for this meta-model (e.g. one class per fold).
                         candidates.pop(name, None)
         objective = config.objective
-        target = config.recall_target if objective == "precision_at_recall" else None
         costs = {name: dev_seconds[name] for name in dev_out}
         costs.update({name: sum(dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})

@@ -215,3 +215,41 @@ def test_rare_tags_among_many_are_learned(meta):
     ens = fit_stacking(outs, gold, ["A", "B"], meta)
     pred = ens.predict_from_members(outs)
     assert [tuple(p.tags) for p in pred] == gold
+
+
+def test_outside_weight_trades_o_for_the_likeliest_label():
+    from app.ensemble.stacking import decide
+    classes = np.array([0, 1, 2])                  # O, B-X, I-X (one label)
+    proba = np.array([[0.6, 0.3, 0.1],             # O 0.6 vs X 0.4
+                      [0.9, 0.05, 0.05]])          # O 0.9 vs X 0.1
+    codes, conf = decide(proba, classes, 1)
+    assert codes.tolist() == [0, 0]
+    codes, conf = decide(proba, classes, 1, outside_weight=0.5)    # 0.3 < 0.4; 0.45 > 0.1
+    assert codes.tolist() == [1, 0]
+    assert conf.tolist() == pytest.approx([0.4, 0.9])              # unscaled probabilities
+
+
+def test_tuned_weight_follows_the_objective():
+    from app.ensemble.stacking import tune_outside_weight
+    gold = [("B-X", "I-X", "O", "B-X"), ("O", "B-X", "O", "O")]
+    shy = [TagSeq(["B-X", "I-X", "O", "O"], [1.0] * 4), TagSeq(["O", "B-X", "O", "O"], [1.0] * 4)]
+    bold = [TagSeq(["B-X", "I-X", "B-X", "B-X"], [1.0] * 4), TagSeq(["O", "B-X", "O", "B-X"], [1.0] * 4)]
+    # shy: P 1, R 2/3 (F1 0.80, F2 0.71); bold: P 3/5, R 1 (F1 0.75, F2 0.88)
+    assert tune_outside_weight({1.0: shy, 0.3: bold}, gold, "f1") == 1.0
+    assert tune_outside_weight({1.0: shy, 0.3: bold}, gold, "f2") == 0.3
+    assert tune_outside_weight({1.0: shy, 0.3: shy}, gold, "f2") == 1.0     # tie: the plainer
+
+
+def test_recall_tuned_stacking_finds_more_and_keeps_its_weight(tmp_path):
+    from app.ensemble.stacking import cross_val_predict_weighted
+    outputs, gold = TEST
+    oof = cross_val_predict_weighted(outputs, gold, MEMBERS, "lr", (1.0, 0.05), folds=3,
+                                     groups=[f"doc{i // 4}" for i in range(len(gold))])
+    plain, bold = score_tags(oof[1.0], gold), score_tags(oof[0.05], gold)
+    assert bold.recall >= plain.recall and bold.tp + bold.fp >= plain.tp + plain.fp
+    ens = fit_stacking(*TRAIN, MEMBERS, "lr", outside_weight=0.05)
+    assert "recall-tuned: O weight 0.05" in ens.describe()
+    ens.save(tmp_path / "w")
+    loaded = load_ensemble(tmp_path / "w")
+    assert loaded.outside_weight == 0.05
+    assert loaded.predict_from_members(outputs) == ens.predict_from_members(outputs)
