@@ -18,7 +18,9 @@ Cost: given each candidate's prediction cost (e.g. seconds its members took
 to tag dev) and a ``tolerance``, the cheapest candidate whose score is
 within ``tolerance`` of the best one wins instead. An ensemble of seven
 members is several times slower than one of three, and a dev-F1 difference
-of 0.002 on a few thousand entities is noise; ``tolerance=0`` turns this off. Stacking candidates should be scored on out-of-fold predictions
+of 0.002 on a few thousand entities is noise; ``tolerance=0`` turns this off.
+
+Stacking candidates should be scored on out-of-fold predictions
 (`app.ensemble.stacking.cross_val_predict`) when they were fit on dev.
 """
 from __future__ import annotations
