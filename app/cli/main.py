@@ -6,6 +6,7 @@ nothing written or changed), 2 internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import traceback
@@ -112,8 +113,42 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Within the block, SIGTERM (and SIGHUP: the terminal closed) raise
+    KeyboardInterrupt.
+
+    Python's default is to die on the spot, skipping every ``finally``: the
+    training workers and the private temp folders holding trained weights
+    would outlive the command. As an interrupt they are cleaned up, and the
+    project file keeps its last saved state.
+    """
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            try:
+                previous[name] = signal.signal(getattr(signal, name), interrupt)
+            except ValueError:            # not the main thread
+                pass
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with _terminate_as_interrupt():
+        return _run(args)
+
+
+def _run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.quiet:
         from app.core.logs import quiet_library_logs

@@ -83,8 +83,30 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     return MemberFit(params, trials, seconds, mem.peak_mb), model
 
 
+def _exit_with_parent() -> None:
+    """Stop this worker as soon as the process that started it is gone.
+
+    A parent killed outright (SIGKILL, a crash, the task manager) cannot
+    terminate its workers; without this they would go on training for an
+    hour into a folder nobody reads.
+    """
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(3)
+
+    threading.Thread(target=watch, name="deid-parent-watch", daemon=True).start()
+
+
 def _worker(job: MemberJob, events) -> None:
     """Body of a worker process: fit, then report ``done`` or ``error``."""
+    _exit_with_parent()
     if job.quiet:
         from app.core.logs import quiet_library_logs
         quiet_library_logs()

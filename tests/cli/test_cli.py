@@ -1,4 +1,8 @@
 import json
+import os
+import signal
+import sys
+import time
 import sqlite3
 
 import pytest
@@ -71,3 +75,14 @@ def test_doctor_reports_versions_and_offline_checks(capsys):
     assert "torch" in out and "Offline self-check" in out
     assert code in (0, 1)
     assert "[FAIL] vendored MiniLM" not in out
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_is_an_interrupt_while_a_command_runs():
+    from app.cli.main import _terminate_as_interrupt
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        with _terminate_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -1,0 +1,73 @@
+"""Private temp folders: removed on close, and swept when their owner died."""
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+
+from app.services.artifacts import PrivateDir, _owner_tag, sweep_stale
+
+
+def _folder(root, name, tag):
+    folder = root / name
+    (folder / "model").mkdir(parents=True)
+    (folder / "model" / "weights.bin").write_bytes(b"x" * 10)
+    if tag is not None:
+        (folder / ".owner").write_text(tag, encoding="ascii")
+    return folder
+
+
+def _dead_pid_tag():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return f"{proc.pid} 12345.000"      # gone, or a different process with that pid
+
+
+def test_sweep_removes_folders_of_dead_owners_only(tmp_path):
+    dead = _folder(tmp_path, "deid-train-dead", _dead_pid_tag())
+    alive = _folder(tmp_path, "deid-train-alive", _owner_tag(os.getpid()))
+    foreign = _folder(tmp_path, "deid-train-foreign", None)
+    other = _folder(tmp_path, "other-dead", _dead_pid_tag())
+    garbled = _folder(tmp_path, "deid-model-garbled", "not a pid")
+
+    assert sweep_stale(tmp_path) == [dead]
+    assert not dead.exists()
+    assert alive.exists() and foreign.exists() and other.exists() and garbled.exists()
+
+
+def test_a_private_dir_names_its_owner_and_is_removed_on_close():
+    private = PrivateDir("deid-test-")
+    assert (private.path / ".owner").read_text(encoding="ascii") == _owner_tag(os.getpid())
+    assert private.path.exists()
+    private.close()
+    assert not private.path.exists()
+
+
+def _grandchild(ready):
+    from app.services.members import _exit_with_parent
+    import time
+    _exit_with_parent()
+    ready.put(os.getpid())
+    time.sleep(120)
+
+
+def _child(ready):
+    ctx = mp.get_context("spawn")
+    ctx.Process(target=_grandchild, args=(ready,)).start()
+    import time
+    time.sleep(120)
+
+
+def test_a_training_worker_stops_when_its_parent_is_killed():
+    import psutil
+    ctx = mp.get_context("spawn")
+    ready = ctx.Queue()
+    parent = ctx.Process(target=_child, args=(ready,))
+    parent.start()
+    worker = psutil.Process(ready.get(timeout=60))
+    parent.kill()                       # no chance to clean up after itself
+    parent.join()
+    try:
+        worker.wait(timeout=20)
+    except psutil.TimeoutExpired:
+        worker.kill()
+        raise AssertionError("the worker outlived its killed parent")
