@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="accuracy only (default meddocan)")
     p.add_argument("--budget", choices=("quick", "standard", "full"), default="standard")
     p.add_argument("--models", nargs="+", default=None,
-                   help="base model kinds (default: every kind: spacy stanza flair rules)")
+                   help="base model kinds (default: every kind: spacy stanza flair crf rules)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--meta-models", nargs="+", choices=("lr", "svm", "xgb"), default=None,

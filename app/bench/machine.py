@@ -6,7 +6,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-_PACKAGES = ("torch", "spacy", "stanza", "flair", "scikit-learn", "xgboost-cpu")
+_PACKAGES = ("torch", "spacy", "stanza", "flair", "python-crfsuite", "scikit-learn", "xgboost-cpu")
 
 
 def _cpu_model() -> str:

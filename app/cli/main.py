@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("train", help="train base models and ensembles")
     s.add_argument("project")
-    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair rules); default all")
+    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair crf rules); default all")
     s.add_argument("--data", nargs="+", choices=("balanced", "imbalanced"), default=["balanced", "imbalanced"])
     s.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     s.add_argument("--budget", default="standard", choices=("quick", "standard", "full"))

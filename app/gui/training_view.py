@@ -329,7 +329,7 @@ class TrainingView(QWidget):
         ml = QGridLayout(model_box)
         self.model_checks: dict[str, QCheckBox] = {}
         for i, kind in enumerate((*BASE_KINDS, "rules")):
-            box = QCheckBox(kind if kind != "rules" else "rules (no training)")
+            box = QCheckBox({"rules": "rules (no training)", "crf": "crf (features, fast)"}.get(kind, kind))
             box.setChecked(True)
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
@@ -340,7 +340,7 @@ class TrainingView(QWidget):
             box.setToolTip("balanced: sentences without identifiers down-sampled; "
                            "imbalanced: every sentence")
             self.variant_checks[variant] = box
-            ml.addWidget(box, 2, i)
+            ml.addWidget(box, (len(BASE_KINDS) + 2) // 2, i)
         form.addWidget(model_box)
 
         ens_box = QGroupBox("Ensembles")

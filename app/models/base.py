@@ -172,7 +172,7 @@ def _import_builtin() -> None:
     # Importing the modules registers them; heavy libraries are imported
     # lazily inside each module's fit/load, so this stays cheap.
     import importlib
-    for name in ("spacy_ner", "stanza_ner", "flair_ner", "rules_model"):
+    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model"):
         try:
             importlib.import_module(f"app.models.{name}")
         except ModuleNotFoundError as exc:

@@ -3,7 +3,9 @@
 The space is the paper's: batch size {16, 32, 64}, learning rate
 {0.1, 0.01, 0.001}, dropout {0, 0.1, 0.5}, searched with scikit-optimize's
 ``Optimizer`` (a Gaussian process over the categorical space, ask/tell) and
-selected on dev strict entity micro-F1.
+selected on dev strict entity micro-F1. A spec class without those knobs
+brings its own ``HPO_GRID`` and ``HPO_DEFAULT`` (the CRF member searches
+its penalties).
 
 The learning rates are SGD-scale (right for Stanza and Flair). A spec class
 whose optimiser needs other values defines a classmethod
@@ -105,7 +107,8 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
     n_trials
         Default: the budget's ``hpo_trials``. 1 trains ``base_params`` only.
     grid
-        The categorical space (default ``GRID``).
+        The categorical space (default: the spec class's ``HPO_GRID`` if it
+        has one, else ``GRID``).
 
     Returns
     -------
@@ -116,7 +119,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
     from skopt import Optimizer
     from skopt.space import Categorical
 
-    grid = dict(grid or GRID)
+    grid = dict(grid or getattr(spec_cls, "HPO_GRID", None) or GRID)
     n = n_trials if n_trials is not None else get_budget(ctx.budget).hpo_trials
     if n < 1:
         raise ValueError("n_trials must be >= 1")
@@ -155,7 +158,8 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
         if opt is None:
             point = None
         else:
-            x = _next_point(opt, i, names, grid, tried, rng)
+            x = _next_point(opt, i, names, grid, tried, rng,
+                            getattr(spec_cls, "HPO_DEFAULT", DEFAULT_POINT))
             tried.add(tuple(x))
             point = dict(zip(names, x))
         params = _spec_params(spec_cls, base_params, point)
@@ -181,9 +185,9 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
 
 
 def _next_point(opt, i: int, names: list[str], grid: dict[str, Sequence],
-                tried: set[tuple], rng: random.Random) -> list:
-    if i == 0 and all(DEFAULT_POINT.get(k) in grid[k] for k in names):
-        return [DEFAULT_POINT[k] for k in names]
+                tried: set[tuple], rng: random.Random, default: dict[str, Any]) -> list:
+    if i == 0 and all(default.get(k) in grid[k] for k in names):
+        return [default[k] for k in names]
     with warnings.catch_warnings():
         # skopt warns when its proposal was seen and swaps in a random point;
         # that is expected on a 27-point space.

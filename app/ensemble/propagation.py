@@ -1,0 +1,104 @@
+"""Document-level propagation: a string found once is found everywhere.
+
+A note names its patient, street or hospital several times; a model that
+tags three mentions and misses the fourth leaks the identifier anyway.
+After the candidate has predicted a whole document, every predicted
+string of a propagated label is looked up again in that document and each
+further occurrence that starts and ends on canonical token boundaries and
+overlaps no predicted span is tagged with the string's (majority) label.
+
+Searching for a span's text is right here, unlike anywhere else in the
+application: the question *is* "where else does this string occur". The
+offsets of the occurrences found come from the search, never the reverse.
+
+Which labels propagate is learned on dev (``fit_propagation``): a label is
+kept when propagating it raises dev strict micro-F1 ("varón" is tagged
+after "Sexo:" but not in running text; a name is tagged everywhere).
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from typing import Iterable, Sequence
+
+from app.core.spans import Span
+from app.core.tokenize import segment
+from app.eval.metrics import PRF, strict_counts
+
+#: Shorter strings are not propagated ("M", "Sr").
+MIN_CHARS = 3
+
+
+def token_bounds(text: str) -> tuple[set[int], set[int]]:
+    """Start and end offsets of the canonical tokens of ``text``."""
+    starts, ends = set(), set()
+    for seg in segment(text):
+        for tok in seg.tokens:
+            starts.add(tok.start)
+            ends.add(tok.end)
+    return starts, ends
+
+
+def propagate(text: str, spans: Sequence[Span], labels: Iterable[str],
+              bounds: tuple[set[int], set[int]] | None = None) -> list[Span]:
+    """``spans`` plus every further occurrence of a predicted string of ``labels``.
+
+    The added spans carry the lowest confidence of the spans they copy
+    (None when those have none). Returns the spans sorted by offset.
+    """
+    labels = set(labels)
+    if not labels or not spans:
+        return sorted(spans, key=lambda s: (s.start, s.end))
+    starts, ends = bounds or token_bounds(text)
+    found: dict[str, Counter] = defaultdict(Counter)
+    confidence: dict[str, float | None] = {}
+    for s in spans:
+        key = text[s.start:s.end]
+        if s.label in labels and len(key.strip()) >= MIN_CHARS:
+            found[key][s.label] += 1
+            if s.confidence is None or confidence.get(key, 1.0) is None:
+                confidence[key] = None
+            else:
+                confidence[key] = min(confidence.get(key, 1.0), s.confidence)
+    taken = sorted((s.start, s.end) for s in spans)
+    added: list[Span] = []
+    # Longer strings first: "Hospital La Paz" before "La Paz".
+    for key in sorted(found, key=len, reverse=True):
+        label = found[key].most_common(1)[0][0]
+        at = text.find(key)
+        while at != -1:
+            end = at + len(key)
+            if at in starts and end in ends and not _overlaps(taken, at, end):
+                added.append(Span(at, end, label, confidence[key]))
+                taken.insert(bisect_left(taken, (at, end)), (at, end))
+            at = text.find(key, at + 1)
+    return sorted([*spans, *added], key=lambda s: (s.start, s.end))
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Does ``[start, end)`` overlap an interval of ``taken`` (sorted, disjoint)?"""
+    i = bisect_left(taken, (start, end))
+    # Disjoint and sorted: only the neighbours either side can overlap.
+    return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
+
+
+def fit_propagation(docs: Sequence[tuple[str, Sequence[Span], Sequence[Span]]]) -> list[str]:
+    """Labels whose propagation raises strict micro-F1 on ``docs``.
+
+    ``docs`` are ``(text, predicted spans, gold spans)`` of data the
+    candidate did not train on (dev). Each label is judged on its own
+    against the unpropagated baseline.
+    """
+    bounds = [token_bounds(text) for text, _, _ in docs]
+    base = PRF(0, 0, 0)
+    for text, pred, gold in docs:
+        base += strict_counts(gold, pred)
+    labels = sorted({s.label for _, pred, _ in docs for s in pred})
+    keep = []
+    for label in labels:
+        total = PRF(0, 0, 0)
+        for (text, pred, gold), b in zip(docs, bounds):
+            total += strict_counts(gold, propagate(text, pred, [label], b))
+        if total.f1 > base.f1:
+            keep.append(label)
+    return keep

@@ -1,0 +1,242 @@
+"""A linear-chain CRF over hand-written token features (CRFsuite).
+
+Not one of the paper's six base models: a seventh kind, because it is
+what the neural members are not. It trains in minutes on a CPU, learns
+well-formed identifiers (IDs, phones, dates, e-mail) from their shapes and
+the words around them, and its errors are far from the neural members'
+errors, which is what voting and stacking feed on. It is the classic
+strong baseline of de-identification challenges.
+
+Features of a token: its lowercased form, shape (``Xxxx``, ``dd/dd``) and
+short shape, prefixes and suffixes, a few flags, the same for two tokens
+either side, the bigrams around it and the segment's first word (a line's
+header, "Domicilio:", cues a whole line). Training is L-BFGS with L1+L2
+regularisation; the search tunes the two penalties (``HPO_GRID``). A
+prediction's confidence is the marginal probability of its tag.
+
+Every feature made of word material (forms, prefixes and suffixes of three
+letters or more, neighbours, bigrams, the header) is stored as a hash, as
+spaCy stores its features: the saved model holds no training word in clear.
+
+L-BFGS cannot stop early and keep its weights, so the time cap is kept
+by measuring the first iteration and restarting with as many iterations
+as fit.
+"""
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from hashlib import blake2b
+from pathlib import Path
+from typing import Any, Sequence
+
+from app.core.progress import Progress
+from app.core.tokenize import Segment
+from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
+                             read_meta, register, write_meta)
+from app.models.budget import get_budget, time_cap
+
+CRF_VERSION = 1
+_MODEL_FILE = "model.crfsuite"
+# L-BFGS iterations per budget (it usually converges before on big data).
+_ITERATIONS = {"quick": 30, "standard": 150, "full": 300}
+_WINDOW = 2
+
+
+def _shape(word: str) -> str:
+    out = []
+    for ch in word:
+        out.append("X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch)
+    return "".join(out)
+
+
+def _short_shape(shape: str) -> str:
+    out: list[str] = []
+    for ch in shape:
+        if not out or out[-1] != ch:
+            out.append(ch)
+    return "".join(out)
+
+
+@lru_cache(maxsize=1 << 18)
+def _hashed(feature: str) -> str:
+    return blake2b(feature.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _token_features(word: str) -> list[str]:
+    low = word.lower()
+    shape = _shape(word)
+    feats = [_hashed(f"w={low}"), _hashed(f"p3={low[:3]}"), _hashed(f"s3={low[-3:]}"),
+             _hashed(f"s4={low[-4:]}"),
+             f"sh={shape if len(shape) <= 12 else shape[:12]}",
+             f"ss={_short_shape(shape)}", f"len={min(len(word), 12)}",
+             f"p1={low[:1]}", f"p2={low[:2]}", f"s1={low[-1:]}", f"s2={low[-2:]}"]
+    if word.istitle():
+        feats.append("title")
+    if word.isupper() and len(word) > 1:
+        feats.append("upper")
+    if any(ch.isdigit() for ch in word):
+        feats.append("digit")
+    if "@" in word:
+        feats.append("at")
+    return feats
+
+
+def segment_features(text: str, seg: Segment) -> list[list[str]]:
+    """CRFsuite attributes for every token of ``seg`` (a list of strings each)."""
+    words = [text[t.start:t.end] for t in seg.tokens]
+    own = [_token_features(w) for w in words]
+    lows = [_hashed(w.lower()) for w in words]
+    shapes = [_short_shape(_shape(w)) for w in words]
+    head = f"head={lows[0]}" if lows else "head="
+    out = []
+    n = len(words)
+    for i in range(n):
+        feats = ["bias", head, *own[i]]
+        if i == 0:
+            feats.append("BOS")
+        if i == n - 1:
+            feats.append("EOS")
+        # Glued to the previous token ("Sr.García", "28001Madrid") or not.
+        if i > 0 and seg.tokens[i].start == seg.tokens[i - 1].end:
+            feats.append("glued")
+        for d in range(1, _WINDOW + 1):
+            if i - d >= 0:
+                feats += [f"-{d}w={lows[i - d]}", f"-{d}ss={shapes[i - d]}"]
+            if i + d < n:
+                feats += [f"+{d}w={lows[i + d]}", f"+{d}ss={shapes[i + d]}"]
+        if i > 0:
+            feats.append(f"-1w|w={lows[i - 1]}|{lows[i]}")
+        if i + 1 < n:
+            feats.append(f"w|+1w={lows[i]}|{lows[i + 1]}")
+        out.append(feats)
+    return out
+
+
+class _IterationCost(Exception):
+    """Raised after the first L-BFGS iteration to size the real run."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+def _trainer_class():
+    import pycrfsuite
+
+    class Trainer(pycrfsuite.Trainer):
+        """Silent trainer that reports each iteration to ``on_iter``."""
+
+        on_iter = None
+
+        def message(self, message):          # replaces pycrfsuite's printing
+            if self.logparser.feed(message) == "iteration" and self.on_iter is not None:
+                self.on_iter(self.logparser.last_iteration)
+
+    return Trainer
+
+
+class CrfSpec(ModelSpec):
+    """CRF member. Params: ``c1`` (L1), ``c2`` (L2), ``max_iterations``
+    (default: by budget), ``max_seconds`` (override of the budget's cap)."""
+
+    kind = "crf"
+    # The search tunes the penalties, not the neural grid of app.models.hpo.
+    HPO_GRID = {"c1": (0.01, 0.1, 0.5), "c2": (0.001, 0.01, 0.1)}
+    HPO_DEFAULT = DEFAULTS = {"c1": 0.1, "c2": 0.01}
+
+    def fit(self, corpus: Corpus, ctx: TrainContext) -> "CrfModel":
+        p = {**self.DEFAULTS, **self.params}
+        iterations = int(p.get("max_iterations") or _ITERATIONS[get_budget(ctx.budget).name])
+        max_seconds = time_cap(ctx, self.params)
+        start = time.monotonic()
+        ctx.progress(Progress(0.0, "train", model=self.kind, model_fraction=0.0,
+                              message="extracting features"))
+        Trainer = _trainer_class()
+        trainer = Trainer(verbose=False)
+        for item in corpus.train:
+            if item.segment.tokens:
+                trainer.append(segment_features(item.text, item.segment), list(item.tags))
+        ctx.workdir.mkdir(parents=True, exist_ok=True)
+        path = ctx.workdir / _MODEL_FILE
+        features_s = time.monotonic() - start
+
+        def run(n_iter: int, probe: bool) -> None:
+            began = time.monotonic()
+
+            def on_iter(info: dict) -> None:
+                if probe:
+                    raise _IterationCost(time.monotonic() - began)
+                frac = min(1.0, info["num"] / n_iter)
+                elapsed = time.monotonic() - start
+                ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
+                                      epoch=info["num"], loss=info.get("loss"),
+                                      eta_s=elapsed / max(frac, 1e-6) - elapsed))
+
+            trainer.on_iter = on_iter
+            trainer.set_params({"c1": float(p["c1"]), "c2": float(p["c2"]),
+                                "max_iterations": n_iter,
+                                "feature.possible_transitions": True})
+            trainer.train(str(path))
+
+        try:
+            run(iterations, probe=True)
+        except _IterationCost as cost:
+            # The probe paid one iteration plus the set-up (feature generation
+            # inside CRFsuite); the real run pays them again.
+            left = max_seconds - (time.monotonic() - start)
+            fit = int(left / max(cost.seconds * 1.15, 1e-3)) - 1
+            iterations = max(1, min(iterations, fit))
+        run(iterations, probe=False)
+        model = CrfModel.from_file(path, p)
+        model.info = {"iterations": iterations, "features_s": round(features_s, 1),
+                      "train_seconds": round(time.monotonic() - start, 1)}
+        return model
+
+
+class CrfModel(TrainedModel):
+    """A trained CRF; ``predict`` gives each tag its marginal probability."""
+
+    kind = "crf"
+
+    def __init__(self, data: bytes, params: dict[str, Any]) -> None:
+        import pycrfsuite
+
+        self._data = data
+        self.params = dict(params)
+        self.info: dict[str, Any] = {}
+        self._tagger = pycrfsuite.Tagger()
+        self._tagger.open_inmemory(data)
+
+    @classmethod
+    def from_file(cls, path: Path, params: dict[str, Any]) -> "CrfModel":
+        return cls(Path(path).read_bytes(), params)
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        out = []
+        tagger = self._tagger
+        for text, seg in items:
+            if not seg.tokens:
+                out.append(TagSeq([], []))
+                continue
+            tagger.set(segment_features(text, seg))
+            tags = tagger.tag()
+            out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
+        return out
+
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        write_meta(directory, self.kind, self.params, crf_version=CRF_VERSION, info=self.info)
+        (directory / _MODEL_FILE).write_bytes(self._data)
+
+    @classmethod
+    def load(cls, directory: Path, device: str = "cpu") -> "CrfModel":
+        meta = read_meta(Path(directory), cls.kind)
+        if meta.get("crf_version", 0) > CRF_VERSION:
+            raise ValueError("CRF model saved by a newer version of the application")
+        model = cls.from_file(Path(directory) / _MODEL_FILE, meta.get("config", {}))
+        model.info = meta.get("info", {})
+        return model
+
+
+register(CrfSpec, CrfModel)

@@ -1,0 +1,111 @@
+"""The CRF member: learns, reports, keeps its time cap, saves no training word."""
+from pathlib import Path
+
+import pytest
+
+from app.core.bio import tags_to_spans
+from app.core.progress import Cancelled
+from app.models.base import TrainContext, load_model, read_meta, spec_class
+from app.models.crf_ner import CrfModel, CrfSpec
+from app.models.datasets import build_corpus
+from app.models.hpo import search
+from models_synth import make_docs
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return build_corpus(make_docs(30, seed=1), "imbalanced", seed=3).corpus
+
+
+@pytest.fixture(scope="module")
+def trained(corpus, tmp_path_factory):
+    reports = []
+    ctx = TrainContext(workdir=tmp_path_factory.mktemp("crf"), budget="quick", progress=reports.append)
+    return CrfSpec().fit(corpus, ctx), reports
+
+
+def _items(corpus):
+    return [(it.text, it.segment) for it in corpus.dev]
+
+
+def _dev_f1(model, corpus):
+    tp = fp = fn = 0
+    for it, out in zip(corpus.dev, model.predict(_items(corpus))):
+        gold = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, it.tags)}
+        pred = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, out.tags)}
+        tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def test_registered_with_its_own_search_space():
+    assert spec_class("crf") is CrfSpec
+    assert set(CrfSpec.HPO_GRID) == {"c1", "c2"}
+
+
+def test_learns_and_reports_every_iteration(corpus, trained):
+    model, reports = trained
+    iters = [p for p in reports if p.epoch is not None]
+    assert iters and [p.epoch for p in iters] == list(range(1, len(iters) + 1))
+    assert all(p.model == "crf" and p.loss is not None for p in iters)
+    assert _dev_f1(model, corpus) > 0.9           # names after "Dr", phones by shape
+    for item, out in zip(corpus.dev, model.predict(_items(corpus))):
+        assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
+        assert all(0.0 <= c <= 1.0 + 1e-9 for c in out.confidences)
+
+
+def test_new_text_and_empty_segments(trained):
+    model, _ = trained
+    text = "Seen by Dr Jones on ward.\nCall 0498765432 if worse.\n"
+    assert {(text[s.start:s.end], s.label) for s in model.predict_spans(text)} == {
+        ("Jones", "PERSON"), ("0498765432", "PHONE")}
+    assert model.predict_spans("") == []
+
+
+def test_save_load_identical_and_no_training_word_in_clear(corpus, trained, tmp_path: Path):
+    model, _ = trained
+    model.save(tmp_path / "m")
+    assert read_meta(tmp_path / "m")["kind"] == "crf"
+    loaded = load_model(tmp_path / "m")
+    assert isinstance(loaded, CrfModel)
+    assert loaded.predict(_items(corpus)) == model.predict(_items(corpus))
+    blob = b"".join(f.read_bytes() for f in (tmp_path / "m").rglob("*") if f.is_file())
+    gold = {it.text[s.start:s.end] for it in corpus.train + corpus.dev
+            for s in tags_to_spans(it.segment.tokens, it.tags)}
+    assert any(len(g) == 10 for g in gold)
+    for identifier in gold:
+        assert identifier.encode() not in blob and identifier.lower().encode() not in blob
+
+
+def test_a_model_from_a_newer_version_is_refused(trained, tmp_path):
+    model, _ = trained
+    model.save(tmp_path / "m")
+    meta = read_meta(tmp_path / "m")
+    meta["crf_version"] = 99
+    import json
+    (tmp_path / "m" / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ValueError, match="newer version"):
+        load_model(tmp_path / "m")
+
+
+def test_time_cap_sizes_the_run_from_the_first_iteration(corpus, tmp_path):
+    ctx = TrainContext(workdir=tmp_path, budget="full", max_seconds=0.05)
+    model = CrfSpec().fit(corpus, ctx)
+    assert 1 <= model.info["iterations"] < 300     # full would run 300
+    assert model.predict(_items(corpus))           # still a working model
+
+
+def test_cancel_stops_training(corpus, tmp_path):
+    def progress(p):
+        if p.epoch:
+            raise Cancelled()
+    with pytest.raises(Cancelled):
+        CrfSpec().fit(corpus, TrainContext(workdir=tmp_path, budget="quick", progress=progress))
+
+
+def test_search_tunes_the_penalties(corpus, tmp_path):
+    params, trials = search(CrfSpec, {}, corpus, TrainContext(workdir=tmp_path, budget="quick"),
+                            n_trials=3)
+    assert trials[0].point == CrfSpec.HPO_DEFAULT          # the defaults come first
+    assert len({tuple(sorted(t.point.items())) for t in trials}) == 3
+    assert all(set(t.point) == {"c1", "c2"} and t.dev_f1 is not None for t in trials)
+    assert params == max(trials, key=lambda t: t.dev_f1).params
