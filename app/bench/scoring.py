@@ -4,7 +4,7 @@
 model and plain P/R/F1 for the rest of the table; the benchmark wants
 intervals and per-label figures for every base model, the rules and every
 ensemble. Members run once over the split and each stored ensemble combines
-their outputs (as in `evaluate_project`); `app.eval.report.evaluate` then
+their outputs (`evaluating.candidate_spans`, as for `deid evaluate`); `app.eval.report.evaluate` then
 scores each candidate.
 
 A row (JSON, keys in this order)::
@@ -18,8 +18,6 @@ A row (JSON, keys in this order)::
 """
 from __future__ import annotations
 
-from app.core.bio import tags_to_spans
-from app.core.tokenize import segment
 
 KINDS = ("strict", "relaxed", "token")
 
@@ -50,7 +48,8 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         F1 first (only the selected one with ``only_selected``).
     """
     from app.eval.report import evaluate
-    from app.services.predictor import Predictor, active_run, run_ensembles
+    from app.services.evaluating import candidate_spans
+    from app.services.predictor import active_run
     from app.services.training import gold_documents
 
     docs = gold_documents(project, splits=(split,))
@@ -64,30 +63,15 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
     descriptions = {n: e.get("description") for n, e in metrics.get("ensembles", {}).items()}
     texts = [d.text for d in docs]
     gold = [d.spans for d in docs]
-    segs = [segment(t) for t in texts]
-    items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
-
-    with Predictor.from_project(project, run_id=run.id, all_members=not only_selected) as pred:
-        outputs = {m: model.predict(items) for m, model in pred.members.items()}
-        if only_selected:
-            final = (pred.ensemble.predict_from_members(outputs, items)
-                     if pred.ensemble is not None else outputs[selected])
-            candidates = {selected: final}
-        else:
-            candidates = dict(outputs)
-            for ens_name, ens in run_ensembles(project, run.id).items():
-                candidates[ens_name] = ens.predict_from_members(outputs, items)
+    spans_by = candidate_spans(project, run, texts, name=selected, every=not only_selected)
+    if only_selected:
+        spans_by = {selected: spans_by[selected]}
 
     labels = [label.name for label in project.labels()]
     rows = []
-    for name, seqs in candidates.items():
-        spans, k = [], 0
-        for ss in segs:
-            spans.append([sp for seg, seq in zip(ss, seqs[k:k + len(ss)])
-                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)])
-            k += len(ss)
+    for name, spans in spans_by.items():
         report = evaluate(texts, gold, spans, labels=labels or None, bootstrap=bootstrap)
-        kind = member_kind.get(name)
+        kind = member_kind.get(name.removesuffix(" w/o propagation"))
         kind = "ensemble" if kind is None else "rules" if kind == "rules" else "base"
         rows.append(_row(name, kind, report, selected=name == selected,
                          description=descriptions.get(name), dev_f1=dev_f1.get(name)))

@@ -12,8 +12,10 @@ application: the question *is* "where else does this string occur". The
 offsets of the occurrences found come from the search, never the reverse.
 
 Which labels propagate is learned on dev (``fit_propagation``): a label is
-kept when propagating it raises dev strict micro-F1 ("varón" is tagged
-after "Sexo:" but not in running text; a name is tagged everywhere).
+kept when propagating it raises dev strict micro-F1 (F2 under a
+recall-first objective): "varón" is tagged after "Sexo:" but not in running
+text, a name is tagged everywhere. The training run fits it for the
+selected candidate; the predictor and ``deid evaluate`` apply it.
 """
 from __future__ import annotations
 
@@ -22,17 +24,18 @@ from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
 from app.core.spans import Span
-from app.core.tokenize import segment
-from app.eval.metrics import PRF, strict_counts
+from app.core.tokenize import Segment, segment
+from app.eval.metrics import PRF, f_beta, strict_counts
 
 #: Shorter strings are not propagated ("M", "Sr").
 MIN_CHARS = 3
 
 
-def token_bounds(text: str) -> tuple[set[int], set[int]]:
-    """Start and end offsets of the canonical tokens of ``text``."""
+def token_bounds(segments: Iterable[Segment]) -> tuple[set[int], set[int]]:
+    """Start and end offsets of the tokens of ``segments`` (those of a whole
+    text, or only the ones a prediction covered)."""
     starts, ends = set(), set()
-    for seg in segment(text):
+    for seg in segments:
         for tok in seg.tokens:
             starts.add(tok.start)
             ends.add(tok.end)
@@ -49,7 +52,7 @@ def propagate(text: str, spans: Sequence[Span], labels: Iterable[str],
     labels = set(labels)
     if not labels or not spans:
         return sorted(spans, key=lambda s: (s.start, s.end))
-    starts, ends = bounds or token_bounds(text)
+    starts, ends = bounds or token_bounds(segment(text))
     found: dict[str, Counter] = defaultdict(Counter)
     confidence: dict[str, float | None] = {}
     for s in spans:
@@ -82,23 +85,28 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
-def fit_propagation(docs: Sequence[tuple[str, Sequence[Span], Sequence[Span]]]) -> list[str]:
-    """Labels whose propagation raises strict micro-F1 on ``docs``.
+Doc = tuple[str, Sequence[Span], Sequence[Span], Sequence[Segment]]
 
-    ``docs`` are ``(text, predicted spans, gold spans)`` of data the
-    candidate did not train on (dev). Each label is judged on its own
-    against the unpropagated baseline.
+
+def fit_propagation(docs: Sequence[Doc], beta: float = 1.0) -> tuple[list[str], float, float]:
+    """Labels whose propagation raises strict micro-F-beta on ``docs``, with
+    the score before and after propagating them all (``beta`` 2 for a
+    recall-first selection).
+
+    ``docs`` are ``(text, predicted spans, gold spans, segments)`` of data
+    the candidate did not train on (dev); ``segments`` are the parts of the
+    text that were predicted and have gold (occurrences elsewhere are not
+    counted). Each label is judged on its own against the baseline.
     """
-    bounds = [token_bounds(text) for text, _, _ in docs]
-    base = PRF(0, 0, 0)
-    for text, pred, gold in docs:
-        base += strict_counts(gold, pred)
-    labels = sorted({s.label for _, pred, _ in docs for s in pred})
-    keep = []
-    for label in labels:
+    bounds = [token_bounds(segs) for *_, segs in docs]
+
+    def f1(labels) -> float:
         total = PRF(0, 0, 0)
-        for (text, pred, gold), b in zip(docs, bounds):
-            total += strict_counts(gold, propagate(text, pred, [label], b))
-        if total.f1 > base.f1:
-            keep.append(label)
-    return keep
+        for (text, pred, gold, _), b in zip(docs, bounds):
+            total += strict_counts(gold, propagate(text, pred, labels, b) if labels else pred)
+        return f_beta(total.precision, total.recall, beta)
+
+    before = f1([])
+    keep = [label for label in sorted({s.label for _, pred, _, _ in docs for s in pred})
+            if f1([label]) > before]
+    return keep, before, f1(keep) if keep else before

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from html import escape
 
 # Imported in the GUI thread on purpose (see app.gui.workers): the worker
 # thread should not be the first to import these.
@@ -30,7 +31,8 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import dispose
-from app.services.training import BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name
+from app.services.training import (BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name,
+                                   propagation_summary)
 
 #: Seconds between two plain progress signals (reports with a dev score,
 #: a new epoch or a new message always go through).
@@ -390,6 +392,11 @@ class TrainingView(QWidget):
         rl.addRow("Budget:", self.budget_box)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
+        self.propagate_check = QCheckBox("Tag a found identifier wherever it recurs in the note")
+        self.propagate_check.setChecked(True)
+        self.propagate_check.setToolTip("Learned on dev, label by label: a label is propagated only "
+                                        "when that improves the selection score there.")
+        rl.addRow("", self.propagate_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("Recall target:", self.recall_target)
         form.addWidget(run_box)
@@ -540,7 +547,7 @@ class TrainingView(QWidget):
         m = run.metrics or {}
         sel = m.get("selection", {})
         self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
-                        m.get("selected"), sel.get("reason", ""))
+                        m.get("selected"), sel.get("reason", ""), m.get("propagation"))
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -602,6 +609,7 @@ class TrainingView(QWidget):
             budget=self.budget_box.currentData(),
             jobs=self.jobs_box.value(),
             reuse_members=self.reuse_check.isChecked(),
+            propagate=self.propagate_check.isChecked(),
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
@@ -621,6 +629,7 @@ class TrainingView(QWidget):
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)
         self.reuse_check.setChecked(config.reuse_members)
+        self.propagate_check.setChecked(config.propagate)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
 
@@ -764,7 +773,7 @@ class TrainingView(QWidget):
                 self._log(result.device_note)
             self._log(f"Selected {result.selected}: {result.reason}")
             self._show_rows(result_rows(result.table, result.members), result.selected,
-                            result.reason)
+                            result.reason, result.propagation)
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
             self.message.emit(f"Training finished: {result.selected} selected")
@@ -799,11 +808,14 @@ class TrainingView(QWidget):
         self._update_buttons()
 
     # -------------------------------------------------------------- results
-    def _show_rows(self, rows: list[dict], selected: str | None, reason: str) -> None:
+    def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
+                   propagation: dict | None = None) -> None:
         self._selected = selected
         self._rows = rows
-        self.reason_label.setText(f"<b>Selected: {selected}</b> — {reason}" if selected
-                                  else reason)
+        text = f"<b>Selected: {selected}</b> — {escape(reason)}" if selected else escape(reason)
+        if propagation_summary(propagation):
+            text += "<br>" + escape(propagation_summary(propagation))
+        self.reason_label.setText(text)
         table = self.results_table
         table.setRowCount(len(rows))
         bold = QFont(table.font())

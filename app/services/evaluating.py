@@ -6,7 +6,7 @@ little more than the selected model alone.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.core.bio import tags_to_spans
 from app.core.progress import Progress, ProgressFn, no_progress
@@ -23,10 +23,12 @@ class EvaluationResult:
     report: object                 # app.eval.report.EvaluationReport
     table: list[dict]              # every candidate: strict/relaxed/token P/R/F1 on the split
     selection: dict
+    propagated: list[str] = field(default_factory=list)   # labels propagated in the model's output
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
                 "split": self.split, "selection_on_dev": self.selection,
+                "propagated_labels": self.propagated,
                 "evaluation": self.report.to_dict(), "candidates": self.table}
 
 
@@ -37,20 +39,19 @@ def _prf_row(name: str, scores: dict) -> dict:
     return row
 
 
-def evaluate_project(project, *, split: str = "test", model: str | None = None,
-                     run_id: int | None = None, table: bool = True, bootstrap: int = 1000,
-                     progress: ProgressFn = no_progress) -> EvaluationResult:
-    from app.eval.report import evaluate
-    from app.services.predictor import Predictor, active_run, run_ensembles
-    from app.services.training import gold_documents
+def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = True,
+                    progress: ProgressFn = no_progress) -> dict[str, list[list]]:
+    """Spans per text of candidate ``name`` and, with ``every``, of every
+    member and stored ensemble of ``run``: ``{candidate: [spans per text]}``.
 
-    docs = gold_documents(project, splits=(split,))
-    if not docs:
-        raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
-    run = active_run(project, run_id)
-    name = model or run.metrics.get("selected")
-    texts = [d.text for d in docs]
-    gold = [d.spans for d in docs]
+    Members run once; the ensembles combine their outputs. When the run
+    propagates labels for ``name`` (see app.ensemble.propagation), ``name``
+    holds what `deid annotate` writes (propagated) and
+    ``"NAME w/o propagation"`` the candidate's own spans.
+    """
+    from app.ensemble.propagation import propagate, token_bounds
+    from app.services.predictor import Predictor, run_ensembles
+
     segs = [segment(t) for t in texts]
     items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
 
@@ -62,18 +63,43 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
             k += len(ss)
         return out
 
-    with Predictor.from_project(project, run_id=run.id, model=name, all_members=table) as pred:
+    with Predictor.from_project(project, run_id=run.id, model=name, all_members=every) as pred:
         outputs = {}
         for i, (m, mdl) in enumerate(pred.members.items()):
             progress(Progress(i / (len(pred.members) + 1), "evaluate", model=m))
             outputs[m] = mdl.predict(items)
-        candidates = dict(outputs)
-        if table:
+        candidates = dict(outputs) if every else {}
+        if every:
             for ens_name, ens in run_ensembles(project, run.id).items():
                 candidates[ens_name] = ens.predict_from_members(outputs, items)
         elif pred.ensemble is not None:
             candidates[name] = pred.ensemble.predict_from_members(outputs, items)
+        else:
+            candidates[name] = outputs[name]
+        labels = pred.propagate
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
+    if labels:
+        spans_by[f"{name} w/o propagation"] = spans_by[name]
+        spans_by[name] = [propagate(t, sp, labels, token_bounds(ss))
+                          for t, sp, ss in zip(texts, spans_by[name], segs)]
+    return spans_by
+
+
+def evaluate_project(project, *, split: str = "test", model: str | None = None,
+                     run_id: int | None = None, table: bool = True, bootstrap: int = 1000,
+                     progress: ProgressFn = no_progress) -> EvaluationResult:
+    from app.eval.report import evaluate
+    from app.services.predictor import active_run
+    from app.services.training import gold_documents
+
+    docs = gold_documents(project, splits=(split,))
+    if not docs:
+        raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
+    run = active_run(project, run_id)
+    name = model or run.metrics.get("selected")
+    texts = [d.text for d in docs]
+    gold = [d.spans for d in docs]
+    spans_by = candidate_spans(project, run, texts, name=name, every=table, progress=progress)
     labels = [l.name for l in project.labels()]
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []
@@ -84,7 +110,9 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
-    return EvaluationResult(run.id, name, split, report, rows, run.metrics.get("selection", {}))
+    from app.services.predictor import propagation_labels
+    return EvaluationResult(run.id, name, split, report, rows, run.metrics.get("selection", {}),
+                            propagation_labels(run, name))
 
 
 def render_table(rows: list[dict], selected: str) -> str:

@@ -14,6 +14,7 @@ from app.core.bio import tags_to_spans
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import segment
+from app.ensemble.propagation import propagate, token_bounds
 from app.errors import UserError
 from app.services.artifacts import PrivateDir
 from app.services.training import ACTIVE_RUN
@@ -56,15 +57,25 @@ def run_ensembles(project, run_id: int) -> dict:
     return out
 
 
+def propagation_labels(run, name: str) -> list[str]:
+    """The labels run ``run`` propagates for candidate ``name`` (none for a
+    candidate it was not learned for)."""
+    learned = (run.metrics or {}).get("propagation") or {}
+    return list(learned.get("labels", [])) if learned.get("candidate") == name else []
+
+
 class Predictor:
     """Members + optional ensemble, loaded from a project's run."""
 
     def __init__(self, name: str, members: dict, ensemble=None, private: PrivateDir | None = None,
-                 run_id: int | None = None) -> None:
+                 run_id: int | None = None, propagate: Sequence[str] = ()) -> None:
         self.name = name
         self.members = members
         self.ensemble = ensemble
         self.run_id = run_id
+        # Labels whose predicted strings are tagged wherever they recur in a
+        # note (learned on dev for the selected candidate; see propagation).
+        self.propagate = list(propagate)
         self._private = private
 
     @classmethod
@@ -104,7 +115,7 @@ class Predictor:
         except BaseException:
             private.close()
             raise
-        return cls(name, members, ensemble, private, run.id)
+        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name))
 
     def close(self) -> None:
         if self._private is not None:
@@ -152,6 +163,8 @@ class Predictor:
                 doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
                 spans = [sp for seg, seq in zip(segs, doc_final)
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
+                if self.propagate:
+                    spans = propagate(text, spans, self.propagate, token_bounds(segs))
                 pred = Prediction(spans)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))

@@ -75,6 +75,9 @@ class TrainConfig:
     # trained, then the ensembles and the selection are redone (e.g. for
     # another objective) in minutes rather than hours.
     reuse_members: bool = False
+    # Learn on dev which labels' predicted strings are tagged again wherever
+    # they recur in a note (app.ensemble.propagation).
+    propagate: bool = True
 
     def validate(self) -> None:
         from app.models.base import known_kinds
@@ -130,6 +133,7 @@ class TrainResult:
     seconds: float
     data: dict
     notes: list[str] = field(default_factory=list)
+    propagation: dict | None = None       # see _fit_propagation
 
 
 def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
@@ -370,6 +374,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                       for name, ens in ensembles.items()})
         selection = select(candidates, dev_gold, objective=objective, target=target,
                            costs=costs, tolerance=config.cost_tolerance)
+        propagation = (_fit_propagation(selection.best_name, candidates[selection.best_name], dev, beta)
+                       if config.propagate else None)
         for ename, ens in ensembles.items():
             edir = work / "ensembles" / _safe(ename)
             ens.save(edir)
@@ -378,6 +384,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         metrics = {
             "selected": selection.best_name,
             "selection": selection.as_dict(),
+            "propagation": propagation,
             "costs": {n: round(c, 3) for n, c in costs.items()},
             "members": {n: asdict(m) for n, m in members.items()},
             "ensembles": {n: {"members": e.members, "description": e.describe()}
@@ -403,7 +410,35 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     return TrainResult(run_id, selection.best_name, selection.reason,
                        [r.as_dict() for r in selection.rows], members,
                        {n: e.describe() for n, e in ensembles.items()}, device, device_note,
-                       metrics["seconds"], metrics["data"], notes)
+                       metrics["seconds"], metrics["data"], notes, propagation)
+
+
+def _fit_propagation(name: str, seqs, dev, beta: float) -> dict:
+    """Propagated labels of candidate ``name`` learned from its dev
+    predictions ``seqs`` (out-of-fold for an ensemble), note by note."""
+    from app.core.bio import tags_to_spans
+    from app.ensemble.propagation import fit_propagation
+
+    notes: dict[str, tuple] = {}
+    for item, seq in zip(dev, seqs):
+        text, pred, gold, segs = notes.setdefault(item.doc_id, (item.text, [], [], []))
+        pred += tags_to_spans(item.segment.tokens, seq.tags, seq.confidences)
+        gold += tags_to_spans(item.segment.tokens, item.tags)
+        segs.append(item.segment)
+    labels, before, after = fit_propagation(list(notes.values()), beta=beta)
+    return {"candidate": name, "labels": labels, "beta": beta,
+            "dev_before": round(before, 4), "dev_after": round(after, 4)}
+
+
+def propagation_summary(propagation: dict | None) -> str:
+    """One line on what ``_fit_propagation`` decided ("" when it did not run)."""
+    if not propagation:
+        return ""
+    if not propagation["labels"]:
+        return "Propagation in a note: no label gains on dev, so it is off."
+    score = "F2" if propagation.get("beta", 1.0) != 1.0 else "F1"
+    return (f"Propagation in a note: {', '.join(propagation['labels'])} "
+            f"(dev strict {score} {propagation['dev_before']:.4f} -> {propagation['dev_after']:.4f}).")
 
 
 def reusable_models(project) -> list[str]:

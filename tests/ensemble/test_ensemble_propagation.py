@@ -1,6 +1,9 @@
 """Document-level propagation of predicted strings, and which labels learn it."""
+import pytest
+
 from app.core.spans import Span
-from app.ensemble.propagation import fit_propagation, propagate
+from app.core.tokenize import segment
+from app.ensemble.propagation import fit_propagation, propagate, token_bounds
 
 TEXT = "Paciente Ana Ruiz, varón no. Ana Ruiz acude. Cita con Ana Ruizz. Sexo: varón. Ana Ruiz."
 
@@ -55,6 +58,19 @@ def test_fit_keeps_the_labels_that_gain_on_dev():
         gold = [_at(TEXT, "Ana Ruiz", 0), _at(TEXT, "Ana Ruiz", 1), _at(TEXT, "Ana Ruiz", 3),
                 _at(TEXT, "varón", 1, label="SEXO")]
         pred = [_at(TEXT, "Ana Ruiz", 0), _at(TEXT, "varón", 1, label="SEXO")]
-        docs.append((TEXT, pred, gold))
-    assert fit_propagation(docs) == ["NOMBRE"]
-    assert fit_propagation([]) == []
+        docs.append((TEXT, pred, gold, segment(TEXT)))
+    labels, before, after = fit_propagation(docs)
+    assert labels == ["NOMBRE"]
+    assert before == pytest.approx(2 * 6 / (2 * 6 + 6)) and after == 1.0
+    assert fit_propagation([]) == ([], 0.0, 0.0)
+
+
+def test_only_the_predicted_segments_count():
+    # The gold of the second line is unknown (not predicted): an occurrence
+    # there is neither a gain nor a loss.
+    segs = segment(TEXT)
+    assert len(segs) > 1
+    first = [s for s in segs if s.end <= TEXT.index("Cita")]
+    pred = [_at(TEXT, "Ana Ruiz", 0)]
+    out = propagate(TEXT, pred, ["NOMBRE"], token_bounds(first))
+    assert all(s.end <= first[-1].end for s in out) and len(out) == 2
