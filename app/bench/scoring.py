@@ -48,7 +48,7 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         F1 first (only the selected one with ``only_selected``).
     """
     from app.eval.report import evaluate
-    from app.services.evaluating import candidate_spans
+    from app.services.evaluating import RAW, candidate_spans
     from app.services.predictor import active_run
     from app.services.training import gold_documents
 
@@ -71,7 +71,7 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
     rows = []
     for name, spans in spans_by.items():
         report = evaluate(texts, gold, spans, labels=labels or None, bootstrap=bootstrap)
-        kind = member_kind.get(name.removesuffix(" w/o propagation"))
+        kind = member_kind.get(name.removesuffix(RAW))
         kind = "ensemble" if kind is None else "rules" if kind == "rules" else "base"
         rows.append(_row(name, kind, report, selected=name == selected,
                          description=descriptions.get(name), dev_f1=dev_f1.get(name)))

@@ -120,13 +120,14 @@ def write_json(path: str, data: dict) -> None:
 
 
 def cmd_train(args) -> int:
-    from app.services.training import TrainConfig, propagation_summary, reusable_models, train_project
+    from app.services.finishing import finishing_summary
+    from app.services.training import TrainConfig, reusable_models, train_project
     models = args.models or None
     cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
                       objective=args.objective, recall_target=args.recall_target,
                       cost_tolerance=args.cost_tolerance, variants=list(args.data),
                       transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes,
-                      reuse_members=args.reuse_members, propagate=args.propagate)
+                      reuse_members=args.reuse_members, fill=args.fill, propagate=args.propagate)
     if models:
         cfg.models = list(models)
     bar = TerminalProgress(quiet=args.quiet)
@@ -141,8 +142,8 @@ def cmd_train(args) -> int:
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.run_id})")
     _print(f"selected: {r.selected} — {r.reason}")
-    if r.propagation is not None:
-        _print(propagation_summary(r.propagation))
+    for line in finishing_summary(r.fill, r.propagation):
+        _print(line)
     _print("")
     _print(f"{'candidate (dev)':<28} {'P':>6} {'R':>6} {'F1':>6}")
     for row in r.table:
@@ -158,6 +159,10 @@ def cmd_evaluate(args) -> int:
     _print(f"model {res.model} (run {res.run_id}) on the {res.split} split")
     if res.selection.get("reason"):
         _print(f"selected on dev: {res.selection['reason']}")
+    if res.filled:
+        _print("where it found nothing, it takes "
+               + ", ".join(f"{label} from {member}" for member, label in res.filled)
+               + " (learned on dev; the table also shows it without)")
     if res.propagated:
         _print(f"its predicted strings of {', '.join(res.propagated)} are tagged wherever they "
                f"recur in a note (learned on dev; the table also shows it without)")

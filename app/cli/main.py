@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")
     s.add_argument("--max-minutes", type=float,
                    help="wall-time limit of the whole run, replacing the budget's")
+    s.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
+                   help="learn on dev which members' spans of which labels are added where the "
+                        "selected model found nothing (default: on)")
     s.add_argument("--propagate", action=argparse.BooleanOptionalAction, default=True,
                    help="learn on dev which labels' predicted strings are tagged wherever "
                         "they recur in a note (default: on)")

@@ -19,6 +19,8 @@ to tag dev) and a ``tolerance``, the cheapest candidate whose score is
 within ``tolerance`` of the best one wins instead. An ensemble of seven
 members is several times slower than one of three, and a dev-F1 difference
 of 0.002 on a few thousand entities is noise; ``tolerance=0`` turns this off.
+Only a candidate at least ``MIN_SPEEDUP`` times cheaper is worth giving up
+score for: adding the rules to three models costs next to nothing.
 
 Stacking candidates should be scored on out-of-fold predictions
 (`app.ensemble.stacking.cross_val_predict`) when they were fit on dev.
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping, Sequence
+
+MIN_SPEEDUP = 1.25
 
 from app.ensemble.encoding import tags_of
 from app.ensemble.scoring import GoldTags, score_tags
@@ -95,9 +99,10 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
     top = ranked[0]
     if costs and tolerance > 0 and top.eligible and top.name in costs:
         near = [r for r in ranked if r.eligible and r.name in costs
-                and top.score - r.score <= tolerance]
-        cheap = min(near, key=lambda r: costs[r.name])       # min keeps rank order on ties
-        if costs[cheap.name] < costs[top.name]:
+                and top.score - r.score <= tolerance
+                and costs[r.name] * MIN_SPEEDUP <= costs[top.name]]
+        cheap = min(near, key=lambda r: costs[r.name], default=None)   # min keeps rank order on ties
+        if cheap is not None:
             ranked.remove(cheap)
             ranked.insert(0, cheap)
             what = _WHAT[objective]

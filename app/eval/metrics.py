@@ -46,6 +46,9 @@ class PRF:
     def __add__(self, other: "PRF") -> "PRF":
         return PRF(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
+    def __sub__(self, other: "PRF") -> "PRF":
+        return PRF(self.tp - other.tp, self.fp - other.fp, self.fn - other.fn)
+
     def as_dict(self) -> dict:
         return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
                 "tp": self.tp, "fp": self.fp, "fn": self.fn}

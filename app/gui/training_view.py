@@ -17,6 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 from html import escape
+from typing import Sequence
 
 # Imported in the GUI thread on purpose (see app.gui.workers): the worker
 # thread should not be the first to import these.
@@ -31,8 +32,8 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import dispose
-from app.services.training import (BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name,
-                                   propagation_summary)
+from app.services.finishing import finishing_summary
+from app.services.training import BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name
 
 #: Seconds between two plain progress signals (reports with a dev score,
 #: a new epoch or a new message always go through).
@@ -392,6 +393,11 @@ class TrainingView(QWidget):
         rl.addRow("Budget:", self.budget_box)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
+        self.fill_check = QCheckBox("Add a member's finds where the selected model found nothing")
+        self.fill_check.setChecked(True)
+        self.fill_check.setToolTip("Learned on dev, member and label at a time: kept only when it "
+                                   "improves the selection score there (recall first).")
+        rl.addRow("", self.fill_check)
         self.propagate_check = QCheckBox("Tag a found identifier wherever it recurs in the note")
         self.propagate_check.setChecked(True)
         self.propagate_check.setToolTip("Learned on dev, label by label: a label is propagated only "
@@ -547,7 +553,8 @@ class TrainingView(QWidget):
         m = run.metrics or {}
         sel = m.get("selection", {})
         self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
-                        m.get("selected"), sel.get("reason", ""), m.get("propagation"))
+                        m.get("selected"), sel.get("reason", ""),
+                        finishing_summary(m.get("fill"), m.get("propagation")))
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -609,6 +616,7 @@ class TrainingView(QWidget):
             budget=self.budget_box.currentData(),
             jobs=self.jobs_box.value(),
             reuse_members=self.reuse_check.isChecked(),
+            fill=self.fill_check.isChecked(),
             propagate=self.propagate_check.isChecked(),
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
@@ -629,6 +637,7 @@ class TrainingView(QWidget):
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)
         self.reuse_check.setChecked(config.reuse_members)
+        self.fill_check.setChecked(config.fill)
         self.propagate_check.setChecked(config.propagate)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
@@ -773,7 +782,7 @@ class TrainingView(QWidget):
                 self._log(result.device_note)
             self._log(f"Selected {result.selected}: {result.reason}")
             self._show_rows(result_rows(result.table, result.members), result.selected,
-                            result.reason, result.propagation)
+                            result.reason, finishing_summary(result.fill, result.propagation))
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
             self.message.emit(f"Training finished: {result.selected} selected")
@@ -809,12 +818,12 @@ class TrainingView(QWidget):
 
     # -------------------------------------------------------------- results
     def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
-                   propagation: dict | None = None) -> None:
+                   finishing: Sequence[str] = ()) -> None:
         self._selected = selected
         self._rows = rows
         text = f"<b>Selected: {selected}</b> — {escape(reason)}" if selected else escape(reason)
-        if propagation_summary(propagation):
-            text += "<br>" + escape(propagation_summary(propagation))
+        for line in finishing:
+            text += "<br>" + escape(line)
         self.reason_label.setText(text)
         table = self.results_table
         table.setRowCount(len(rows))

@@ -24,12 +24,17 @@ class EvaluationResult:
     table: list[dict]              # every candidate: strict/relaxed/token P/R/F1 on the split
     selection: dict
     propagated: list[str] = field(default_factory=list)   # labels propagated in the model's output
+    filled: list[list[str]] = field(default_factory=list)  # fill rules [member, label] applied
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
                 "split": self.split, "selection_on_dev": self.selection,
-                "propagated_labels": self.propagated,
+                "propagated_labels": self.propagated, "fill_rules": self.filled,
                 "evaluation": self.report.to_dict(), "candidates": self.table}
+
+
+#: Suffix of the candidate's row without its finishing steps.
+RAW = " w/o fill or propagation"
 
 
 def _prf_row(name: str, scores: dict) -> dict:
@@ -45,11 +50,11 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     member and stored ensemble of ``run``: ``{candidate: [spans per text]}``.
 
     Members run once; the ensembles combine their outputs. When the run
-    propagates labels for ``name`` (see app.ensemble.propagation), ``name``
-    holds what `deid annotate` writes (propagated) and
-    ``"NAME w/o propagation"`` the candidate's own spans.
+    learned finishing steps for ``name`` (recall fill, propagation; see
+    app.services.finishing), ``name`` holds what `deid annotate` writes
+    and ``"NAME" + RAW`` the candidate's own spans.
     """
-    from app.ensemble.propagation import propagate, token_bounds
+    from app.services.finishing import finish
     from app.services.predictor import Predictor, run_ensembles
 
     segs = [segment(t) for t in texts]
@@ -76,12 +81,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = pred.ensemble.predict_from_members(outputs, items)
         else:
             candidates[name] = outputs[name]
-        labels = pred.propagate
+        labels, rules = pred.propagate, pred.fill
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
-    if labels:
-        spans_by[f"{name} w/o propagation"] = spans_by[name]
-        spans_by[name] = [propagate(t, sp, labels, token_bounds(ss))
-                          for t, sp, ss in zip(texts, spans_by[name], segs)]
+    if labels or rules:
+        helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
+        spans_by[name + RAW] = raw = spans_by[name]
+        spans_by[name] = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels)
+                          for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
     return spans_by
 
 
@@ -110,17 +116,18 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
-    from app.services.predictor import propagation_labels
+    from app.services.finishing import fill_rules, propagation_labels
     return EvaluationResult(run.id, name, split, report, rows, run.metrics.get("selection", {}),
-                            propagation_labels(run, name))
+                            propagation_labels(run, name), [list(r) for r in fill_rules(run, name)])
 
 
 def render_table(rows: list[dict], selected: str) -> str:
-    head = f"{'model':<28} {'strict P':>8} {'R':>6} {'F1':>6}  {'relaxed F1':>10}  {'token P':>7} {'R':>6} {'F1':>6}"
+    w = max([28, *(len(r["name"]) + 2 for r in rows)])
+    head = f"{'model':<{w}} {'strict P':>8} {'R':>6} {'F1':>6}  {'relaxed F1':>10}  {'token P':>7} {'R':>6} {'F1':>6}"
     lines = [head, "-" * len(head)]
     for r in rows:
         s, rl, t = r["strict"], r["relaxed"], r["token"]
         mark = " *" if r["name"] == selected else ""
-        lines.append(f"{(r['name'] + mark):<28} {s['precision']:8.4f} {s['recall']:6.4f} {s['f1']:6.4f}"
+        lines.append(f"{(r['name'] + mark):<{w}} {s['precision']:8.4f} {s['recall']:6.4f} {s['f1']:6.4f}"
                      f"  {rl['f1']:10.4f}  {t['precision']:7.4f} {t['recall']:6.4f} {t['f1']:6.4f}")
     return "\n".join(lines)

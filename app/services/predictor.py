@@ -14,9 +14,9 @@ from app.core.bio import tags_to_spans
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import segment
-from app.ensemble.propagation import propagate, token_bounds
 from app.errors import UserError
 from app.services.artifacts import PrivateDir
+from app.services.finishing import fill_rules, finish, propagation_labels
 from app.services.training import ACTIVE_RUN
 
 
@@ -57,24 +57,21 @@ def run_ensembles(project, run_id: int) -> dict:
     return out
 
 
-def propagation_labels(run, name: str) -> list[str]:
-    """The labels run ``run`` propagates for candidate ``name`` (none for a
-    candidate it was not learned for)."""
-    learned = (run.metrics or {}).get("propagation") or {}
-    return list(learned.get("labels", [])) if learned.get("candidate") == name else []
-
-
 class Predictor:
     """Members + optional ensemble, loaded from a project's run."""
 
     def __init__(self, name: str, members: dict, ensemble=None, private: PrivateDir | None = None,
-                 run_id: int | None = None, propagate: Sequence[str] = ()) -> None:
+                 run_id: int | None = None, propagate: Sequence[str] = (),
+                 fill: Sequence[tuple[str, str]] = ()) -> None:
         self.name = name
         self.members = members
         self.ensemble = ensemble
         self.run_id = run_id
-        # Labels whose predicted strings are tagged wherever they recur in a
-        # note (learned on dev for the selected candidate; see propagation).
+        # Learned on dev for the selected candidate (app.services.finishing):
+        # (member, label) rules adding a member's spans where the candidate
+        # found nothing, then the labels whose predicted strings are tagged
+        # wherever they recur in a note.
+        self.fill = [tuple(r) for r in fill]
         self.propagate = list(propagate)
         self._private = private
 
@@ -97,6 +94,9 @@ class Predictor:
         else:
             known = sorted(a.split(":", 1)[1] for a in arts)
             raise UserError(f"no model called {name!r} in run {run.id} (known: {', '.join(known)})")
+        rules = fill_rules(run, name)
+        # The fill's members run too, even those outside the candidate.
+        needed = sorted({*needed, *(m for m, _ in rules if f"member:{m}" in arts)})
         if all_members:
             needed = sorted({*needed, *(a.split(":", 1)[1] for a in arts if a.startswith("member:"))})
         private = PrivateDir("deid-model-")
@@ -115,7 +115,7 @@ class Predictor:
         except BaseException:
             private.close()
             raise
-        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name))
+        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name), rules)
 
     def close(self) -> None:
         if self._private is not None:
@@ -163,15 +163,17 @@ class Predictor:
                 doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
                 spans = [sp for seg, seq in zip(segs, doc_final)
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
-                if self.propagate:
-                    spans = propagate(text, spans, self.propagate, token_bounds(segs))
+                member_spans = {
+                    m: [sp for seg, seq in zip(segs, o)
+                        for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
+                    for m, o in doc_out.items()} if with_members or self.fill else {}
+                if self.fill or self.propagate:
+                    spans = finish(text, spans, segs, member_spans, self.fill, self.propagate)
                 pred = Prediction(spans)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))
                 if with_members:
-                    pred.member_spans = {
-                        m: [sp for seg, seq in zip(segs, o) for sp in tags_to_spans(seg.tokens, seq.tags)]
-                        for m, o in doc_out.items()}
+                    pred.member_spans = member_spans
                 results.append(pred)
                 k += len(segs)
             pending.clear()

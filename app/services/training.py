@@ -13,8 +13,10 @@ The whole learning step of the paper in one service (CLI and GUI call it):
    on K-1 folds, predicted on the held-out fold), so a tuned ensemble does
    not win selection by having seen the answers; the deployed ensemble is
    then fitted on the whole dev set;
-5. selection on dev by the chosen objective; members, ensembles, the
-   table and the reason are stored in the project (run + artifacts).
+5. selection on dev by the chosen objective; the finishing steps (recall
+   fill, propagation; app.services.finishing) learned on dev for the
+   selected candidate; members, ensembles, the table and the reason are
+   stored in the project (run + artifacts).
 """
 from __future__ import annotations
 
@@ -75,6 +77,9 @@ class TrainConfig:
     # trained, then the ensembles and the selection are redone (e.g. for
     # another objective) in minutes rather than hours.
     reuse_members: bool = False
+    # Learn on dev which members' spans of which labels are added where the
+    # selected candidate found nothing (app.ensemble.fill).
+    fill: bool = True
     # Learn on dev which labels' predicted strings are tagged again wherever
     # they recur in a note (app.ensemble.propagation).
     propagate: bool = True
@@ -133,7 +138,8 @@ class TrainResult:
     seconds: float
     data: dict
     notes: list[str] = field(default_factory=list)
-    propagation: dict | None = None       # see _fit_propagation
+    fill: dict | None = None              # see app.services.finishing
+    propagation: dict | None = None
 
 
 def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
@@ -196,6 +202,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     from app.models.budget import get_budget
     from app.models.datasets import build_corpora
     from app.models.device import resolve_device
+    from app.services.finishing import fit_finishing
 
     config.validate()
     t0 = time.perf_counter()
@@ -374,8 +381,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                       for name, ens in ensembles.items()})
         selection = select(candidates, dev_gold, objective=objective, target=target,
                            costs=costs, tolerance=config.cost_tolerance)
-        propagation = (_fit_propagation(selection.best_name, candidates[selection.best_name], dev, beta)
-                       if config.propagate else None)
+        fill, propagation = fit_finishing(selection.best_name, candidates[selection.best_name], dev,
+                                          dev_out, beta, use_fill=config.fill,
+                                          use_propagation=config.propagate)
         for ename, ens in ensembles.items():
             edir = work / "ensembles" / _safe(ename)
             ens.save(edir)
@@ -384,6 +392,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         metrics = {
             "selected": selection.best_name,
             "selection": selection.as_dict(),
+            "fill": fill,
             "propagation": propagation,
             "costs": {n: round(c, 3) for n, c in costs.items()},
             "members": {n: asdict(m) for n, m in members.items()},
@@ -410,35 +419,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     return TrainResult(run_id, selection.best_name, selection.reason,
                        [r.as_dict() for r in selection.rows], members,
                        {n: e.describe() for n, e in ensembles.items()}, device, device_note,
-                       metrics["seconds"], metrics["data"], notes, propagation)
-
-
-def _fit_propagation(name: str, seqs, dev, beta: float) -> dict:
-    """Propagated labels of candidate ``name`` learned from its dev
-    predictions ``seqs`` (out-of-fold for an ensemble), note by note."""
-    from app.core.bio import tags_to_spans
-    from app.ensemble.propagation import fit_propagation
-
-    notes: dict[str, tuple] = {}
-    for item, seq in zip(dev, seqs):
-        text, pred, gold, segs = notes.setdefault(item.doc_id, (item.text, [], [], []))
-        pred += tags_to_spans(item.segment.tokens, seq.tags, seq.confidences)
-        gold += tags_to_spans(item.segment.tokens, item.tags)
-        segs.append(item.segment)
-    labels, before, after = fit_propagation(list(notes.values()), beta=beta)
-    return {"candidate": name, "labels": labels, "beta": beta,
-            "dev_before": round(before, 4), "dev_after": round(after, 4)}
-
-
-def propagation_summary(propagation: dict | None) -> str:
-    """One line on what ``_fit_propagation`` decided ("" when it did not run)."""
-    if not propagation:
-        return ""
-    if not propagation["labels"]:
-        return "Propagation in a note: no label gains on dev, so it is off."
-    score = "F2" if propagation.get("beta", 1.0) != 1.0 else "F1"
-    return (f"Propagation in a note: {', '.join(propagation['labels'])} "
-            f"(dev strict {score} {propagation['dev_before']:.4f} -> {propagation['dev_after']:.4f}).")
+                       metrics["seconds"], metrics["data"], notes, fill, propagation)
 
 
 def reusable_models(project) -> list[str]:

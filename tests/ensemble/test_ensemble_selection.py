@@ -74,6 +74,9 @@ def test_cheapest_within_tolerance_wins_and_says_why():
     assert res.best_name == "recall_first"            # middling is 0.097 behind: too far
     assert [r.name for r in res.rows] == ["recall_first", "precise", "middling"]
     assert "within 0.0800" in res.reason and "2.3x cheaper" in res.reason
+    # Barely cheaper (the rules added to three models) is not worth any score.
+    assert select(CANDIDATES, GOLD, costs={**costs, "recall_first": 6.0},
+                  tolerance=0.08).best_name == "precise"
     # The best one is also the cheapest: nothing changes.
     assert select(CANDIDATES, GOLD, costs={**costs, "precise": 0.5},
                   tolerance=0.5).best_name == "precise"

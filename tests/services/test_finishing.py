@@ -1,0 +1,100 @@
+"""The finishing steps (recall fill, propagation) learned in training on dev
+notes and applied by the predictor (annotate, redact, evaluate)."""
+from types import SimpleNamespace
+
+from app.core.bio import spans_to_tags
+from app.core.spans import Span
+from app.core.tokenize import segment
+from app.models.base import TaggedSegment, TagSeq
+from app.services.finishing import (fill_rules, fill_summary, finishing_summary, fit_finishing,
+                                    propagation_labels, propagation_summary)
+from app.services.predictor import Predictor
+
+TEXT = "Paciente: Ana Ruiz.\nAna Ruiz acude con su hija.\nFirma: Dr Gil.\n"
+
+
+class FirstMentionOnly:
+    """A member that finds "Ana Ruiz" only in the first line."""
+
+    def predict(self, items):
+        out = []
+        for text, seg in items:
+            spans = [Span(10, 18, "PERSON")] if seg.start == 0 else []
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TagSeq(tags, [0.9] * len(tags)))
+        return out
+
+
+def test_the_predictor_tags_the_recurring_string_when_the_run_learned_it():
+    member = {"m": FirstMentionOnly()}
+    plain = Predictor("m", member).predict([TEXT])[0].spans
+    assert [(TEXT[s.start:s.end], s.start) for s in plain] == [("Ana Ruiz", 10)]
+    spans = Predictor("m", member, propagate=["PERSON"]).predict([TEXT])[0].spans
+    assert [(TEXT[s.start:s.end], s.label, s.start) for s in spans] == [
+        ("Ana Ruiz", "PERSON", 10), ("Ana Ruiz", "PERSON", 20)]
+
+
+def test_training_learns_the_labels_on_dev_notes():
+    gold_spans = [Span(10, 18, "PERSON"), Span(20, 28, "PERSON")]
+    dev = []
+    for doc in ("a", "b"):
+        for seg in segment(TEXT):
+            tags, _ = spans_to_tags(seg.tokens, gold_spans)
+            dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
+    seqs = FirstMentionOnly().predict([(it.text, it.segment) for it in dev])
+    fill, learned = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    assert fill["rules"] == []            # its own spans add nothing where it found nothing
+    assert learned["candidate"] == "m" and learned["labels"] == ["PERSON"]
+    assert learned["dev_before"] < learned["dev_after"] == 1.0
+    assert "PERSON" in propagation_summary(learned) and propagation_summary(None) == ""
+
+    run = SimpleNamespace(metrics={"propagation": learned})
+    assert propagation_labels(run, "m") == ["PERSON"]
+    assert propagation_labels(run, "another-candidate") == []
+    assert propagation_labels(SimpleNamespace(metrics={}), "m") == []
+
+
+class SignatureOnly:
+    """A member that finds only the doctor on the signature line."""
+
+    def predict(self, items):
+        out = []
+        for text, seg in items:
+            spans = [Span(58, 61, "PERSON")] if text[seg.start:seg.end].startswith("Firma") else []
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TagSeq(tags, [0.7] * len(tags)))
+        return out
+
+
+def _dev(gold_spans):
+    dev = []
+    for doc in ("a", "b"):
+        for seg in segment(TEXT):
+            tags, _ = spans_to_tags(seg.tokens, gold_spans)
+            dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
+    return dev
+
+
+def test_training_learns_a_fill_from_another_member_then_propagates():
+    assert TEXT[58:61] == "Gil"
+    dev = _dev([Span(10, 18, "PERSON"), Span(20, 28, "PERSON"), Span(58, 61, "PERSON")])
+    items = [(it.text, it.segment) for it in dev]
+    first, sig = FirstMentionOnly().predict(items), SignatureOnly().predict(items)
+    fill, prop = fit_finishing("first", first, dev, {"first": first, "sig": sig}, beta=1.0)
+    assert fill["rules"] == [["sig", "PERSON"]] and fill["dev_before"] < fill["dev_after"]
+    # Propagation is learned on the filled output: it still adds "Ana Ruiz" twice.
+    assert prop["labels"] == ["PERSON"] and prop["dev_after"] == 1.0
+    assert "PERSON from sig" in fill_summary(fill)
+    assert len(finishing_summary(fill, prop)) == 2 and finishing_summary(None, None) == []
+    _, off = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
+    assert off is None
+
+    run = SimpleNamespace(metrics={"fill": fill, "propagation": prop})
+    assert fill_rules(run, "first") == [("sig", "PERSON")] and fill_rules(run, "other") == []
+
+    members = {"first": FirstMentionOnly(), "sig": SignatureOnly()}
+    spans = Predictor("first", members, propagate=["PERSON"], fill=[("sig", "PERSON")]).predict([TEXT])[0].spans
+    assert [TEXT[s.start:s.end] for s in spans] == ["Ana Ruiz", "Ana Ruiz", "Gil"]
+    assert spans[-1].confidence == 0.7           # the member's own confidence
+    plain = Predictor("first", members).predict([TEXT])[0].spans
+    assert [TEXT[s.start:s.end] for s in plain] == ["Ana Ruiz"]
