@@ -78,10 +78,10 @@ def _targets(rec: dict) -> list[str]:
 
 
 def _training(members: dict) -> list[str]:
-    rows = [[n, m["kind"], m["variant"] or "-", _f(m["seconds"], 1), _f(m["peak_mb"], 0),
-             _f(m["size_mb"], 1), _f(m["dev_f1"])] for n, m in members.items()]
-    return _table(["member", "kind", "data", "training s", "peak RSS MB", "size MB",
-                   "dev strict F1"], rows)
+    rows = [[n, m["kind"], m["variant"] or "-", str(m.get("run", "-")), _f(m["seconds"], 1),
+             _f(m["peak_mb"], 0), _f(m["size_mb"], 1), _f(m["dev_f1"])] for n, m in members.items()]
+    return _table(["member", "kind", "data", "trained in run", "training s", "peak RSS MB",
+                   "size MB", "dev strict F1"], rows)
 
 
 def _ensemble_kinds(tr: dict) -> str:
@@ -99,7 +99,10 @@ def render_accuracy(rec: dict) -> list[str]:
         f"{split} {d['notes']} notes, {d['spans']} spans, {d['chars']:,} chars"
         for split, d in data.items()))
     lines += ["", f"Ensembles: {_ensemble_kinds(tr)}. Selected on dev: **{tr['selected']}** "
-              f"({tr['reason']}). Training step {tr['seconds']} s on {tr['device']}.", ""]
+              f"({tr['reason']}). Training step {tr['seconds']} s on {tr['device']}"
+              f" (run {tr.get('run', '-')}).", ""]
+    for line in tr.get("finishing", []):
+        lines += [line, ""]
     lines.append(f"Every candidate on the {ev['split']} split ({ev['notes']} notes); "
                  "95 % bootstrap intervals over notes; * = selected on dev:")
     lines.append("")

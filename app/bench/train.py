@@ -28,9 +28,12 @@ def run_summary(project) -> dict:
     Keys: ``run``, ``budget``, ``models`` (kinds trained), ``selected``, ``reason``, ``seconds`` (whole training
     step), ``device``, ``documents`` ({train, dev} notes),
     ``members`` ({name: {kind, variant, seconds, peak_mb, size_mb,
-    dev_f1, params}}), ``ensemble_kinds`` and ``meta_models`` (what was
-    asked for), ``ensembles`` (number stored).
+    dev_f1, params, run}}; ``run``: the run that trained it, an earlier one
+    when it was reused), ``ensemble_kinds`` and ``meta_models`` (what was
+    asked for), ``ensembles`` (number stored), ``finishing`` (lines on the
+    recall fill and propagation learned).
     """
+    from app.services.finishing import finishing_summary
     from app.services.predictor import active_run
 
     run = active_run(project)
@@ -38,7 +41,8 @@ def run_summary(project) -> dict:
     members = {
         name: {"kind": info["kind"], "variant": info["variant"], "seconds": info["seconds"],
                "peak_mb": info["peak_mb"], "size_mb": info["size_mb"],
-               "dev_f1": info["dev"].get("f1"), "params": info["params"]}
+               "dev_f1": info["dev"].get("f1"), "params": info["params"],
+               "run": info.get("reused_from") or run.id}
         for name, info in m.get("members", {}).items()}
     config = run.config or {}
     return {"run": run.id, "budget": config.get("budget"), "models": config.get("models"),
@@ -46,4 +50,5 @@ def run_summary(project) -> dict:
             "reason": m.get("selection", {}).get("reason"), "seconds": m.get("seconds"),
             "device": m.get("device"), "documents": config.get("documents"),
             "ensemble_kinds": config.get("ensembles"), "meta_models": config.get("meta_models"),
-            "members": members, "ensembles": len(m.get("ensembles", {}))}
+            "members": members, "ensembles": len(m.get("ensembles", {})),
+            "finishing": finishing_summary(m.get("fill"), m.get("propagation"))}

@@ -89,6 +89,7 @@ def test_markdown_renders_and_report_rewrites_only_its_sections(bench_out, tmp_p
         assert f"<!-- bench:{rec_id} -->" in text and f"<!-- /bench:{rec_id} -->" in text
     assert "rules-only throughput, CPU" in text.split("<!-- /bench:targets -->")[0]
     assert "| candidate | type | strict P |" in text and "| model | type | chars/s |" in text
+    assert "| member | kind | data | trained in run |" in text
     assert "`python -m app.bench speed --project" in text
     assert (out / "speed.md").read_text().startswith("## Speed")
 
