@@ -111,6 +111,11 @@ def test_training_reports_progress_and_shows_results(trained):
     assert len(names) == len(result.table)
     assert names.count("★ " + result.selected) == 1
     assert result.reason in view.reason_label.text()
+    # What the finishing steps learned (a line each) is shown under the reason.
+    from html import escape
+    from app.services.finishing import finishing_summary
+    lines = finishing_summary(result.fill, result.propagation)
+    assert lines and all(escape(line) in view.reason_label.text() for line in lines)
     assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
         {"base model", "rules", "ensemble"}
 
