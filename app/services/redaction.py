@@ -203,13 +203,18 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
 def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
     if rules_only:
         return {"model": "rules"}, None
+    from app.services.finishing import finishing_summary
     from app.services.predictor import active_run
     run = active_run(project)
     m = run.metrics or {}
     sel = m.get("selection", {})
     best = next((r for r in sel.get("rows", []) if r.get("name") == m.get("selected")), None)
-    return ({"model": m.get("selected"), "run": run.id, "reason": sel.get("reason")},
-            {"dev_strict": best} if best else None)
+    info = {"model": m.get("selected"), "run": run.id, "reason": sel.get("reason")}
+    # Labels and member names only: what was added after the model, for the auditor.
+    finishing = finishing_summary(m.get("fill"), m.get("propagation"))
+    if finishing:
+        info["finishing"] = " ".join(finishing)
+    return info, ({"dev_strict": best} if best else None)
 
 
 def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | None = None):

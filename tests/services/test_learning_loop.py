@@ -1,5 +1,7 @@
 """The learning loop end to end on tiny synthetic data: train (quick budget)
 -> select -> evaluate -> annotate a folder -> pre-annotate -> redact."""
+import json
+
 import pytest
 
 from app.cli.main import main
@@ -135,6 +137,9 @@ def test_redact_cli_replaces_identifiers_and_writes_report(trained, tmp_path):
     assert report.exists() and report.with_suffix(".html").exists()
     body = report.read_text() + report.with_suffix(".html").read_text()
     assert not any(name in body for name in persons if len(name) > 3)
+    # The auditor sees what the finishing steps add after the model.
+    model = json.loads(report.read_text())["model"]
+    assert "Recall fill:" in model["finishing"] and "Propagation in a note:" in model["finishing"]
 
 
 def test_preannotate_stores_suggestions_and_uncertainty(trained, tmp_path):
