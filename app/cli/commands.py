@@ -161,11 +161,12 @@ def cmd_evaluate(args) -> int:
         _print(f"selected on dev: {res.selection['reason']}")
     if res.filled:
         _print("where it found nothing, it takes "
-               + ", ".join(f"{label} from {member}" for member, label in res.filled)
-               + " (learned on dev; the table also shows it without)")
+               + ", ".join(f"{label} from {member}" for member, label in res.filled))
     if res.propagated:
         _print(f"its predicted strings of {', '.join(res.propagated)} are tagged wherever they "
-               f"recur in a note (learned on dev; the table also shows it without)")
+               f"recur in a note")
+    if res.filled or res.propagated:
+        _print("(learned on dev; the table also shows the model without them)")
     _print(res.report.render())
     if res.table:
         _print("")
