@@ -331,8 +331,7 @@ class StanzaModel(TrainedModel):
                 tags = original(batch, unsort_)
             finally:
                 handle.remove()
-            margs = [crf_marginals(captured["logits"][i, :n], captured["trans"])
-                     for i, n in enumerate(captured["lens"])]
+            margs = crf_marginals_batch(captured["logits"], captured["trans"], captured["lens"])
             sink.extend(unsort(margs, batch[5]) if unsort_ else margs)
             return tags
 
@@ -391,23 +390,45 @@ def crf_marginals(scores: np.ndarray, trans: np.ndarray) -> np.ndarray:
     tag ``i`` followed by tag ``j`` (Stanza's convention, no start/end
     transitions). Returns ``(n, k)`` probabilities whose rows sum to 1.
     """
-    n, k = scores.shape
-    alpha = np.empty((n, k), dtype=np.float64)
-    beta = np.zeros((n, k), dtype=np.float64)
+    return crf_marginals_batch(scores[None], trans, [scores.shape[0]])[0]
+
+
+def crf_marginals_batch(scores: np.ndarray, trans: np.ndarray,
+                        lengths: Sequence[int]) -> list[np.ndarray]:
+    """``crf_marginals`` of a padded batch at once: ``scores`` is ``(b, t, k)``,
+    sequence ``i`` the first ``lengths[i]`` rows of ``scores[i]``.
+
+    Scaled forward-backward in probability space: ``exp(trans)`` is taken
+    once and each step is a matrix product over the whole batch, instead of
+    a log-sum-exp over a ``(k, k)`` matrix per token of every sentence (that
+    loop took a third of Stanza's tagging time).
+    """
+    b, t, k = scores.shape
+    lens = np.asarray(lengths, dtype=np.int64)
+    s = scores.astype(np.float64)
+    emit = np.exp(s - s.max(axis=2, keepdims=True))             # (b, t, k), max 1 per token
     trans = trans.astype(np.float64)
-    alpha[0] = scores[0]
-    for t in range(1, n):
-        alpha[t] = scores[t] + _logsumexp(alpha[t - 1][:, None] + trans, axis=0)
-    for t in range(n - 2, -1, -1):
-        beta[t] = _logsumexp(trans + (scores[t + 1] + beta[t + 1])[None, :], axis=1)
-    log_z = _logsumexp(alpha[-1], axis=0)
-    return np.exp(alpha + beta - log_z)
-
-
-def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
-    m = np.max(a, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(a - m), axis=axis))
+    step_t = np.exp(trans - trans.max())                         # (k, k), max 1
+    alpha = np.empty((b, t, k))
+    scale = np.empty((b, t))
+    beta = np.ones((b, t, k))
+    # Past a sentence's end the padding holds garbage; nothing read there is used.
+    with np.errstate(all="ignore"):
+        a = emit[:, 0]
+        for i in range(t):
+            if i:
+                a = (alpha[:, i - 1] @ step_t) * emit[:, i]
+            scale[:, i] = a.sum(axis=1)
+            alpha[:, i] = a / scale[:, i, None]
+        for i in range(t - 2, -1, -1):
+            back = ((emit[:, i + 1] * beta[:, i + 1]) @ step_t.T) / scale[:, i + 1, None]
+            # A sentence's backward pass starts (at 1) on its own last token.
+            beta[:, i] = np.where((i < lens - 1)[:, None], back, 1.0)
+    out = []
+    for j, n in enumerate(lens):
+        m = alpha[j, :n] * beta[j, :n]
+        out.append(m / m.sum(axis=1, keepdims=True))
+    return out
 
 
 register(StanzaSpec, StanzaModel)

@@ -314,7 +314,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             project.extract_artifact(art.id, job.out_dir)
             fit = MemberFit(info.get("params", {}), info.get("trials", []),
                             info.get("seconds", 0.0), info.get("peak_mb", 0.0))
-            record(job, fit, load_model(job.out_dir, device), reused_from=old_run)
+            # The run that trained it, not only the last one that reused it.
+            record(job, fit, load_model(job.out_dir, device),
+                   reused_from=info.get("reused_from") or old_run)
         jobs = [j for j in jobs if j.name not in reusable]
         jobs_total = max(1, min(config.jobs, len(jobs)))
         if jobs_total > 1:

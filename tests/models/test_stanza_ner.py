@@ -13,7 +13,8 @@ import pytest
 from app.core.bio import tags_to_spans
 from app.core.progress import Cancelled, Progress
 from app.models.base import TrainContext, load_model
-from app.models.stanza_ner import StanzaModel, StanzaSpec, crf_marginals, to_bio
+from app.models.stanza_ner import (StanzaModel, StanzaSpec, crf_marginals, crf_marginals_batch,
+                                   to_bio)
 from models_synth import offline_single_thread, one_line_corpus, one_line_items  # noqa: F401 (fixture)
 
 
@@ -44,6 +45,18 @@ def test_crf_marginals_match_brute_force() -> None:
     got = crf_marginals(scores, trans)
     assert np.allclose(got, expected)
     assert np.allclose(got.sum(axis=1), 1.0)
+
+
+def test_batched_marginals_equal_one_sentence_at_a_time() -> None:
+    rng = np.random.default_rng(1)
+    lens, k = [5, 1, 3, 5], 4
+    trans = rng.normal(size=(k, k))
+    # Padding holds garbage, as Stanza's logits do past a sentence's end.
+    scores = rng.normal(size=(len(lens), max(lens), k)) * 3
+    got = crf_marginals_batch(scores, trans, lens)
+    for g, s, n in zip(got, scores, lens):
+        assert g.shape == (n, k)
+        assert np.allclose(g, crf_marginals(s[:n], trans))
 
 
 @pytest.mark.slow

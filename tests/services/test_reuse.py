@@ -44,6 +44,12 @@ def test_reused_members_are_not_trained_again(first_run, tmp_path):
     assert run.config["objective"] == "f2" and run.metrics["selection"]["objective"] == "f2"
     assert predictor.run_id == second.run_id
     predictor.close()
+    # Reused again: the record still names the run that trained them.
+    with Project.open(path) as p:
+        third = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                             variants=["imbalanced"], ensembles=["voting"],
+                                             reuse_members=True))
+    assert all(m.reused_from == first.run_id for m in third.members.values())
 
 
 def test_reuse_trains_what_the_last_run_lacks(first_run, tmp_path):
