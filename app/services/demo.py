@@ -29,6 +29,7 @@ def run_demo(out_dir: Path, *, progress: ProgressFn = no_progress,
     from app.services.annotating import annotate_folder, preannotate
     from app.services.evaluating import evaluate_project, render_table
     from app.services.exporting import export_project
+    from app.services.finishing import finishing_summary
     from app.services.importing import import_path
     from app.services.redaction import redact_corpus
     from app.services.splits import assign_splits
@@ -56,6 +57,8 @@ def run_demo(out_dir: Path, *, progress: ProgressFn = no_progress,
              f"({budget} budget), then voting, pruned voting and stacking ensembles")
         t = train_project(project, TrainConfig(models=list(models), budget=budget), progress=progress)
         echo(f"    selected on dev: {t.selected} ({t.reason})")
+        for line in finishing_summary(t.fill, t.propagation):
+            echo(f"    {line}")
         result["train"] = {"run": t.run_id, "selected": t.selected, "seconds": t.seconds}
         echo("3/6 evaluating on the test patients (never seen in training or selection)")
         ev = evaluate_project(project, split="test", bootstrap=200, progress=progress)
