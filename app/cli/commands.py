@@ -153,6 +153,7 @@ def cmd_train(args) -> int:
 
 def cmd_evaluate(args) -> int:
     from app.services.evaluating import evaluate_project, render_table
+    from app.services.finishing import describe_rules
     with open_project(args.project) as project:
         res = evaluate_project(project, split=args.split, model=args.model,
                                progress=TerminalProgress(quiet=args.quiet))
@@ -160,8 +161,7 @@ def cmd_evaluate(args) -> int:
     if res.selection.get("reason"):
         _print(f"selected on dev: {res.selection['reason']}")
     if res.filled:
-        _print("where it found nothing, it takes "
-               + ", ".join(f"{label} from {member}" for member, label in res.filled))
+        _print(f"where it found nothing, it takes {describe_rules(res.filled)}")
     if res.propagated:
         _print(f"its predicted strings of {', '.join(res.propagated)} are tagged wherever they "
                f"recur in a note")

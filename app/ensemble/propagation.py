@@ -19,11 +19,10 @@ selected candidate; the predictor and ``deid evaluate`` apply it.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
-from app.core.spans import Span
+from app.core.spans import Covered, Span
 from app.core.tokenize import Segment, segment
 from app.eval.metrics import PRF, f_beta, strict_counts
 
@@ -63,7 +62,7 @@ def propagate(text: str, spans: Sequence[Span], labels: Iterable[str],
                 confidence[key] = None
             else:
                 confidence[key] = min(confidence.get(key, 1.0), s.confidence)
-    taken = sorted((s.start, s.end) for s in spans)
+    covered = Covered(spans)
     added: list[Span] = []
     # Longer strings first: "Hospital La Paz" before "La Paz".
     for key in sorted(found, key=len, reverse=True):
@@ -71,18 +70,11 @@ def propagate(text: str, spans: Sequence[Span], labels: Iterable[str],
         at = text.find(key)
         while at != -1:
             end = at + len(key)
-            if at in starts and end in ends and not _overlaps(taken, at, end):
+            if at in starts and end in ends and not covered.overlaps(at, end):
                 added.append(Span(at, end, label, confidence[key]))
-                taken.insert(bisect_left(taken, (at, end)), (at, end))
+                covered.add(at, end)
             at = text.find(key, at + 1)
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
-
-
-def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Does ``[start, end)`` overlap an interval of ``taken`` (sorted, disjoint)?"""
-    i = bisect_left(taken, (start, end))
-    # Disjoint and sorted: only the neighbours either side can overlap.
-    return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
 Doc = tuple[str, Sequence[Span], Sequence[Span], Sequence[Segment]]

@@ -27,6 +27,7 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     """
     from app.core.bio import tags_to_spans
 
+    member_seqs = member_seqs if use_fill else {}      # only the fill reads them
     notes: dict[str, dict] = {}
     for i, (item, seq) in enumerate(zip(dev, seqs)):
         note = notes.setdefault(item.doc_id, {"text": item.text, "pred": [], "gold": [],
@@ -55,18 +56,21 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     return fill_record, propagation
 
 
+def _learned(run, step: str, items: str, name: str) -> list:
+    """The ``items`` run ``run`` learned in ``step`` for candidate ``name``
+    (none for a candidate it was not learned for)."""
+    record = (run.metrics or {}).get(step) or {}
+    return list(record.get(items, [])) if record.get("candidate") == name else []
+
+
 def fill_rules(run, name: str) -> list[tuple[str, str]]:
-    """The fill rules run ``run`` learned for candidate ``name`` (none for
-    a candidate it was not learned for)."""
-    learned = (run.metrics or {}).get("fill") or {}
-    return [tuple(r) for r in learned.get("rules", [])] if learned.get("candidate") == name else []
+    """The fill rules ``(member, label)`` run ``run`` learned for candidate ``name``."""
+    return [tuple(r) for r in _learned(run, "fill", "rules", name)]
 
 
 def propagation_labels(run, name: str) -> list[str]:
-    """The labels run ``run`` propagates for candidate ``name`` (none for a
-    candidate it was not learned for)."""
-    learned = (run.metrics or {}).get("propagation") or {}
-    return list(learned.get("labels", [])) if learned.get("candidate") == name else []
+    """The labels run ``run`` propagates for candidate ``name``."""
+    return _learned(run, "propagation", "labels", name)
 
 
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
@@ -80,27 +84,32 @@ def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
     return out
 
 
-def fill_summary(record: dict | None) -> str:
-    """One line on what the fill learned ("" when it did not run)."""
+def describe_rules(rules) -> str:
+    """``[(member, label), ...]`` as "LABEL from member, ..."."""
+    return ", ".join(f"{label} from {member}" for member, label in rules)
+
+
+def _summary(title: str, record: dict | None, items: str, nothing: str) -> str:
+    """One line on what a step learned ("" when it did not run)."""
     if not record:
         return ""
-    if not record["rules"]:
-        return "Recall fill: no member's spans gain on dev, so it is off."
+    if not items:
+        return f"{title}: {nothing} gains on dev, so it is off."
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
-    rules = ", ".join(f"{label} from {member}" for member, label in record["rules"])
-    return (f"Recall fill: {rules} "
+    return (f"{title}: {items} "
             f"(dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}).")
+
+
+def fill_summary(record: dict | None) -> str:
+    """One line on what the fill learned ("" when it did not run)."""
+    return _summary("Recall fill", record, describe_rules((record or {}).get("rules", [])),
+                    "no member's spans")
 
 
 def propagation_summary(record: dict | None) -> str:
     """One line on what the propagation learned ("" when it did not run)."""
-    if not record:
-        return ""
-    if not record["labels"]:
-        return "Propagation in a note: no label gains on dev, so it is off."
-    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
-    return (f"Propagation in a note: {', '.join(record['labels'])} "
-            f"(dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}).")
+    return _summary("Propagation in a note", record, ", ".join((record or {}).get("labels", [])),
+                    "no label")
 
 
 def finishing_summary(fill_record: dict | None, propagation: dict | None) -> list[str]:

@@ -72,6 +72,7 @@ class Predictor:
         # found nothing, then the labels whose predicted strings are tagged
         # wherever they recur in a note.
         self.fill = [tuple(r) for r in fill]
+        self._fill_members = {m for m, _ in self.fill}
         self.propagate = list(propagate)
         self._private = private
 
@@ -163,10 +164,11 @@ class Predictor:
                 doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
                 spans = [sp for seg, seq in zip(segs, doc_final)
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
+                # Every member's spans for the preview; else only the fill's.
                 member_spans = {
                     m: [sp for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
-                    for m, o in doc_out.items()} if with_members or self.fill else {}
+                    for m, o in doc_out.items() if with_members or m in self._fill_members}
                 if self.fill or self.propagate:
                     spans = finish(text, spans, segs, member_spans, self.fill, self.propagate)
                 pred = Prediction(spans)
