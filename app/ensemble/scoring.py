@@ -46,6 +46,24 @@ def score_tags(pred: Sequence[TagSeq | Sequence[str]], gold: GoldTags) -> PRF:
     return total
 
 
+def score_tokens(pred: Sequence[TagSeq | Sequence[str]], gold: GoldTags) -> PRF:
+    """Binary PII-token counts of ``pred`` against ``gold`` (a token is PII
+    when its tag is not ``O``, whatever the label): the leak measure."""
+    if len(pred) != len(gold):
+        raise ValueError(f"{len(pred)} predicted segments for {len(gold)} gold segments")
+    tp = fp = fn = 0
+    for p, g in zip(pred, gold):
+        for pt, gt in zip(tags_of(p), g):
+            if pt != "O":
+                if gt != "O":
+                    tp += 1
+                else:
+                    fp += 1
+            elif gt != "O":
+                fn += 1
+    return PRF(tp, fp, fn)
+
+
 def score_members(outputs: Mapping[str, Sequence[TagSeq]], gold: GoldTags) -> dict[str, PRF]:
     """Strict entity counts of every member (in the mapping's order)."""
     return {name: score_tags(seqs, gold) for name, seqs in outputs.items()}

@@ -8,7 +8,12 @@ strict entity micro P/R/F1 on the same dev segments. Objectives:
 * ``"recall_at_precision"``: highest recall among candidates with
   precision >= ``target``;
 * ``"precision_at_recall"``: highest precision among candidates with
-  recall >= ``target`` (recall-first de-identification: "miss at most 5 %").
+  recall >= ``target`` (recall-first de-identification: "miss at most 5 %");
+* ``"precision_at_token_recall"``: the same over binary PII tokens (PII vs
+  not, label-blind): highest token precision among candidates that tag at
+  least ``target`` of the identifier tokens. This is the leak measure: a
+  name found with the wrong label or a boundary off by one token still hides
+  the identifier, which strict recall counts as a miss.
 
 Ties go to higher F1, then higher recall, then the earlier candidate. When no
 candidate meets a constraint, the one closest to it is chosen and the reason
@@ -33,23 +38,25 @@ from typing import Mapping, Sequence
 MIN_SPEEDUP = 1.25
 
 from app.ensemble.encoding import tags_of
-from app.ensemble.scoring import GoldTags, score_tags
+from app.ensemble.scoring import GoldTags, score_tags, score_tokens
 from app.eval.metrics import PRF
 from app.models.base import TagSeq
 
-OBJECTIVES = ("f1", "f2", "recall_at_precision", "precision_at_recall")
+OBJECTIVES = ("f1", "f2", "recall_at_precision", "precision_at_recall",
+              "precision_at_token_recall")
 
 
 @dataclass(frozen=True)
 class SelectionRow:
     name: str
-    prf: PRF
+    prf: PRF               # strict entity counts
+    token: PRF             # binary PII-token counts
     score: float           # the objective's value (F1, F2, recall or precision)
     eligible: bool         # meets the objective's constraint (always True for f1/f2)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "score": self.score, "eligible": self.eligible,
-                **self.prf.as_dict()}
+                **self.prf.as_dict(), "token": self.token.as_dict()}
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,7 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
         raise ValueError("no candidates to select from")
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r} (use {', '.join(OBJECTIVES)})")
-    constrained = objective.endswith(("_at_precision", "_at_recall"))
+    constrained = "_at_" in objective
     if constrained and (target is None or not 0.0 < target <= 1.0):
         raise ValueError(f"objective {objective!r} needs a target in (0, 1]")
     if not constrained and target is not None:
@@ -88,9 +95,10 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
 
     rows, keys = [], []
     for pos, (name, pred) in enumerate(candidates.items()):
-        prf = score_tags([tags_of(p) for p in pred], dev_gold)
-        score, constraint, eligible = _objective(prf, objective, target)
-        rows.append(SelectionRow(name, prf, score, eligible))
+        tags = [tags_of(p) for p in pred]
+        prf, token = score_tags(tags, dev_gold), score_tokens(tags, dev_gold)
+        score, constraint, eligible = _objective(prf, token, objective, target)
+        rows.append(SelectionRow(name, prf, token, score, eligible))
         # Eligible rows rank on the objective; the others on how close they come.
         keys.append((1, score, prf.f1, prf.recall, -pos) if eligible
                     else (0, constraint, score, prf.f1, -pos))
@@ -114,7 +122,8 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
     return SelectionResult(ranked[0].name, ranked, objective, target, reason)
 
 
-def _objective(prf: PRF, objective: str, target: float | None) -> tuple[float, float, bool]:
+def _objective(prf: PRF, token: PRF, objective: str, target: float | None
+               ) -> tuple[float, float, bool]:
     """(score, constrained metric, eligible)."""
     if objective == "f1":
         return prf.f1, 0.0, True
@@ -122,11 +131,14 @@ def _objective(prf: PRF, objective: str, target: float | None) -> tuple[float, f
         return prf.f(2.0), 0.0, True
     if objective == "recall_at_precision":
         return prf.recall, prf.precision, prf.precision >= target
+    if objective == "precision_at_token_recall":
+        return token.precision, token.recall, token.recall >= target
     return prf.precision, prf.recall, prf.recall >= target
 
 
 _WHAT = {"f1": "strict micro-F1", "f2": "strict micro-F2",
-         "recall_at_precision": "strict recall", "precision_at_recall": "strict precision"}
+         "recall_at_precision": "strict recall", "precision_at_recall": "strict precision",
+         "precision_at_token_recall": "token precision"}
 
 
 def _reason(ranked: list[SelectionRow], objective: str, target: float | None) -> str:
@@ -138,12 +150,18 @@ def _reason(ranked: list[SelectionRow], objective: str, target: float | None) ->
     elif objective == "precision_at_recall":
         cond = f" with recall >= {target:.3f}"
         near = "highest recall"
+    elif objective == "precision_at_token_recall":
+        cond = f" with token recall >= {target:.3f}"
+        near = "highest token recall"
     else:
         cond = near = ""
+    token = (f"; token P {best.token.precision:.3f}, R {best.token.recall:.3f}"
+             if objective == "precision_at_token_recall" else "")
     if not best.eligible:
         return (f"no candidate reaches{cond.replace(' with', '')}; {best.name} comes closest "
-                f"({near}; P {best.prf.precision:.3f}, R {best.prf.recall:.3f})")
+                f"({near}; P {best.prf.precision:.3f}, R {best.prf.recall:.3f}{token})")
     text = f"{best.name} has the best dev {what}{cond} ({best.score:.4f}"
     if len(ranked) > 1:
         text += f"; runner-up {ranked[1].name} {ranked[1].score:.4f}"
-    return text + f"; P {best.prf.precision:.3f}, R {best.prf.recall:.3f}, F1 {best.prf.f1:.3f})"
+    return (text + f"; P {best.prf.precision:.3f}, R {best.prf.recall:.3f}, "
+            f"F1 {best.prf.f1:.3f}{token})")

@@ -350,7 +350,10 @@ def cross_val_predict_weighted(outputs: MemberOutputs, gold: GoldTags, members: 
 
 
 #: ``O`` weights tried when a recall-first objective tunes a stacking decision.
-RECALL_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1, 0.05)
+#: The small ones serve token-recall targets such as 0.99: on MEDDOCAN dev a
+#: logistic-regression stack over four members hides 0.980 of the identifier
+#: tokens at weight 1, 0.987 at 0.1 and 0.990 only at 0.01.
+RECALL_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
 
 
 def tune_outside_weight(predictions: Mapping[float, list[TagSeq]], gold: GoldTags,

@@ -33,14 +33,17 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import dispose
 from app.services.finishing import finishing_summary
-from app.services.training import BASE_KINDS, META_MODELS, VARIANTS, TrainConfig, member_name
+from app.services.training import (BASE_KINDS, META_MODELS, TARGETED, VARIANTS, TrainConfig,
+                                   member_name)
 
 #: Seconds between two plain progress signals (reports with a dev score,
 #: a new epoch or a new message always go through).
 PROGRESS_INTERVAL = 0.05
 OBJECTIVES = (("f1", "Best F1 (balanced precision and recall)"),
               ("f2", "Recall first (F2)"),
-              ("precision_at_recall", "Best precision with recall ≥ target"))
+              ("precision_at_recall", "Best precision with recall ≥ target"),
+              ("precision_at_token_recall",
+               "Best precision hiding ≥ target of identifier tokens"))
 BUDGETS = (("quick", "Quick — one try per model, minutes"),
            ("standard", "Standard — small hyperparameter search"),
            ("full", "Full — thorough search, hours"))
@@ -604,7 +607,7 @@ class TrainingView(QWidget):
 
     @Slot()
     def _update_objective(self) -> None:
-        self.recall_target.setEnabled(self.objective_box.currentData() == "precision_at_recall")
+        self.recall_target.setEnabled(self.objective_box.currentData() in TARGETED)
 
     # --------------------------------------------------------------- config
     def config(self) -> TrainConfig:

@@ -47,6 +47,12 @@ _ENSEMBLE_RESERVE = 0.1
 # No member gets less than this, even in an overrun run.
 _MIN_MEMBER_SECONDS = 60.0
 ACTIVE_RUN = "active_run"
+#: Selection objectives a run can use (app.ensemble.selection); every one but
+#: f1 is recall-first: pruning and the recall fill weigh recall as F2 does,
+#: and stacking decisions get a tuned weight on O.
+OBJECTIVES = ("f1", "f2", "precision_at_recall", "precision_at_token_recall")
+#: The objectives constrained by ``TrainConfig.recall_target``.
+TARGETED = ("precision_at_recall", "precision_at_token_recall")
 
 
 @dataclass
@@ -58,7 +64,7 @@ class TrainConfig:
     device: str = "auto"
     budget: str = "standard"
     seed: int = 13
-    objective: str = "f1"                 # f1 | f2 | precision_at_recall
+    objective: str = "f1"                 # one of OBJECTIVES
     recall_target: float = 0.99
     transformer: bool | None = None       # Flair + MiniLM; None = only on a GPU
     ensembles: list[str] = field(default_factory=lambda: ["voting", "pruned", "stacking"])
@@ -97,8 +103,10 @@ class TrainConfig:
             raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
         if self.budget not in ("quick", "standard", "full"):
             raise UserError(f"unknown budget {self.budget!r}")
-        if self.objective not in ("f1", "f2", "precision_at_recall"):
-            raise UserError(f"unknown objective {self.objective!r}")
+        if self.objective not in OBJECTIVES:
+            raise UserError(f"unknown objective {self.objective!r} (use {', '.join(OBJECTIVES)})")
+        if self.objective in TARGETED and not 0.0 < self.recall_target <= 1.0:
+            raise UserError("the recall target must be in (0, 1]")
         if not 0.0 <= self.cost_tolerance < 1.0:
             raise UserError("the cost tolerance must be in [0, 1)")
         if not 1 <= self.jobs <= 16:
@@ -336,9 +344,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
         candidates = dict(dev_out)
         ensembles: dict = {}
-        recall_first = config.objective in ("f2", "precision_at_recall")
+        recall_first = config.objective != "f1"
         beta = 2.0 if recall_first else 1.0
-        target = config.recall_target if config.objective == "precision_at_recall" else None
+        target = config.recall_target if config.objective in TARGETED else None
         # Under a recall-first objective each stacking decision's weight on O
         # is tuned on its out-of-fold dev predictions, for that objective.
         weights = RECALL_WEIGHTS if recall_first else (1.0,)

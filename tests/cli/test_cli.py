@@ -86,3 +86,11 @@ def test_sigterm_is_an_interrupt_while_a_command_runs():
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(5)
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_train_objectives_match_the_training_service():
+    from app.cli.main import build_parser
+    from app.services.training import OBJECTIVES
+    train = next(a for a in build_parser()._subparsers._group_actions[0].choices["train"]._actions
+                 if a.dest == "objective")
+    assert tuple(train.choices) == OBJECTIVES

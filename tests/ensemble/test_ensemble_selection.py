@@ -57,8 +57,26 @@ def test_ties_prefer_f1_then_earlier_candidate():
     assert res.best_name == "b"
 
 
+def test_token_recall_counts_identifiers_hidden_under_any_label():
+    # Nine of ten entities found with the wrong label: no strict hit, but
+    # nine of the ten identifier tokens are hidden.
+    relabelled = [TagSeq(["B-Y" if s < 9 else "O"], [1.0]) for s in range(20)]
+    cands = {**CANDIDATES, "relabelled": relabelled}
+    res = select(cands, GOLD, "precision_at_token_recall", target=0.85)
+    assert res.best_name == "relabelled"
+    best = res.rows[0]
+    assert (best.prf.recall, best.token.recall, best.token.precision) == (0.0, 0.9, 1.0)
+    assert "token recall >= 0.850" in res.reason and "token P 1.000, R 0.900" in res.reason
+    assert res.as_dict()["rows"][0]["token"]["recall"] == 0.9
+    # Strict recall still says the relabelled system misses everything.
+    assert select(cands, GOLD, "precision_at_recall", target=0.85).best_name == "recall_first"
+    # Among systems meeting the target the most precise one wins.
+    assert select(CANDIDATES, GOLD, "precision_at_token_recall", 0.8).best_name == "middling"
+
+
 @pytest.mark.parametrize("objective,target", [("f1", 0.9), ("recall_at_precision", None),
-                                              ("precision_at_recall", 1.5), ("f3", None)])
+                                              ("precision_at_recall", 1.5), ("f3", None),
+                                              ("precision_at_token_recall", None)])
 def test_bad_arguments(objective, target):
     with pytest.raises(ValueError):
         select(CANDIDATES, GOLD, objective, target)

@@ -85,3 +85,33 @@ def test_cli_reuse_keeps_the_last_runs_models(first_run, tmp_path, capsys):
                  "--objective", "precision_at_recall", "--recall-target", "0.9"]) == 0
     out = capsys.readouterr().out
     assert "trained 0 base models (and reused 2)" in out
+
+
+def test_token_recall_objective_tunes_stacking_for_the_target(first_run, tmp_path):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
+                                              variants=["imbalanced"], ensembles=["voting", "stacking"],
+                                              meta_models=["lr"], reuse_members=True,
+                                              objective="precision_at_token_recall",
+                                              recall_target=0.999))
+        run = p.run(result.run_id)
+    selection = run.metrics["selection"]
+    assert selection["objective"] == "precision_at_token_recall" and selection["target"] == 0.999
+    assert "token recall" in result.reason
+    rows = {r["name"]: r for r in selection["rows"]}
+    # Every row carries both the strict and the token counts it was judged on.
+    assert all({"precision", "recall", "token"} <= set(r) for r in rows.values())
+    best = rows[result.selected]
+    # The stack's decision is bolder than the plain one: O weighed down, the
+    # token recall at least that of the plainest member set.
+    stack = result.ensembles["stacking-lr[all]"]
+    assert "recall-tuned: O weight" in stack
+    assert best["token"]["recall"] >= rows["rules"]["token"]["recall"]
+
+
+def test_bad_recall_target_is_a_user_error(first_run, tmp_path):
+    with Project.open(first_run[0]) as p:
+        with pytest.raises(UserError, match="recall target"):
+            train_project(p, TrainConfig(models=["rules"], objective="precision_at_token_recall",
+                                         recall_target=1.5))
