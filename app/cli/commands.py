@@ -119,6 +119,20 @@ def write_json(path: str, data: dict) -> None:
     tmp.replace(p)
 
 
+def _groups(specs: list[str]) -> dict[str, list[str]]:
+    """``NAME=MODEL,MODEL,...`` options as TrainConfig.groups."""
+    groups: dict[str, list[str]] = {}
+    for spec in specs:
+        name, eq, models = spec.partition("=")
+        entries = [m.strip() for m in models.split(",") if m.strip()]
+        if not eq or not name.strip() or not entries:
+            raise UserError(f"--group {spec!r}: write NAME=MODEL,MODEL,... (e.g. fast=spacy,crf,rules)")
+        if name.strip() in groups:
+            raise UserError(f"--group {name.strip()!r} is given twice")
+        groups[name.strip()] = entries
+    return groups
+
+
 def cmd_train(args) -> int:
     from app.services.finishing import finishing_summary
     from app.services.training import TrainConfig, reusable_models, train_project
@@ -127,7 +141,8 @@ def cmd_train(args) -> int:
                       objective=args.objective, recall_target=args.recall_target,
                       cost_tolerance=args.cost_tolerance, variants=list(args.data),
                       transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes,
-                      reuse_members=args.reuse_members, fill=args.fill, propagate=args.propagate)
+                      reuse_members=args.reuse_members, fill=args.fill, propagate=args.propagate,
+                      groups=_groups(args.group))
     if models:
         cfg.models = list(models)
     bar = TerminalProgress(quiet=args.quiet)

@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "precision with strict recall >= the target, or the best token precision "
                         "with binary PII-token recall >= the target (the share of identifier "
                         "tokens hidden)")
+    s.add_argument("--group", action="append", default=[], metavar="NAME=MODEL,MODEL,...",
+                   help="also build the ensembles over these members (model kinds or member "
+                        "names, e.g. fast=spacy,crf,rules); repeatable")
     s.add_argument("--recall-target", type=float, default=0.99,
                    help="the recall the precision_at_* objectives must reach on dev")
     s.add_argument("--cost-tolerance", type=float, default=0.002,

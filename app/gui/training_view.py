@@ -44,6 +44,8 @@ OBJECTIVES = (("f1", "Best F1 (balanced precision and recall)"),
               ("precision_at_recall", "Best precision with recall ≥ target"),
               ("precision_at_token_recall",
                "Best precision hiding ≥ target of identifier tokens"))
+#: The name of the member group ticked under "Also over".
+PICKED_GROUP = "picked"
 BUDGETS = (("quick", "Quick — one try per model, minutes"),
            ("standard", "Standard — small hyperparameter search"),
            ("full", "Full — thorough search, hours"))
@@ -366,6 +368,17 @@ class TrainingView(QWidget):
             el.addWidget(box, 2, i)
         self.ensemble_checks["stacking"].toggled.connect(
             lambda on: [b.setEnabled(on) for b in self.meta_checks.values()])
+        # One group the user picks, beside all / best three by F1 / by recall.
+        picked = QLabel("Also over:")
+        picked.setToolTip("Build every ensemble also over just these models (group "
+                          f"'{PICKED_GROUP}'), e.g. leave the slowest out for speed. "
+                          "None ticked: only the built-in groups.")
+        el.addWidget(picked, 3, 0)
+        self.group_checks: dict[str, QCheckBox] = {}
+        for i, kind in enumerate((*BASE_KINDS, "rules")):
+            box = QCheckBox(kind)
+            self.group_checks[kind] = box
+            el.addWidget(box, 4 + i // 3, i % 3)
         form.addWidget(ens_box)
 
         run_box = QGroupBox("Search and selection")
@@ -624,7 +637,9 @@ class TrainingView(QWidget):
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
-            meta_models=[m for m, b in self.meta_checks.items() if b.isChecked()] or ["lr"])
+            meta_models=[m for m, b in self.meta_checks.items() if b.isChecked()] or ["lr"],
+            groups=({PICKED_GROUP: picked} if (picked := [k for k, b in self.group_checks.items()
+                                                          if b.isChecked()]) else {}))
 
     def set_config(self, config: TrainConfig) -> None:
         """Set the controls from ``config`` (tests, remembered settings)."""
@@ -636,6 +651,8 @@ class TrainingView(QWidget):
             box.setChecked(key in config.ensembles)
         for key, box in self.meta_checks.items():
             box.setChecked(key in config.meta_models)
+        for key, box in self.group_checks.items():
+            box.setChecked(key in config.groups.get(PICKED_GROUP, []))
         self.force_cpu.setChecked(config.device == "cpu" and self.ensure_devices().cuda_available)
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)

@@ -20,6 +20,7 @@ The whole learning step of the paper in one service (CLI and GUI call it):
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
@@ -89,6 +90,11 @@ class TrainConfig:
     # Learn on dev which labels' predicted strings are tagged again wherever
     # they recur in a note (app.ensemble.propagation).
     propagate: bool = True
+    # Member sets the user picks, built over beside the three built-in
+    # groups: {name: [model kinds or member names]}, a kind standing for each
+    # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for
+    # an ensemble that leaves the slowest member out).
+    groups: dict[str, list[str]] = field(default_factory=dict)
 
     def validate(self) -> None:
         from app.models.base import known_kinds
@@ -113,6 +119,19 @@ class TrainConfig:
             raise UserError("members trained at once (jobs) must be between 1 and 16")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise UserError("the time limit must be a positive number of minutes")
+        names = {member_name(k, v) for k in self.models if k != "rules" for v in self.variants}
+        for gname, entries in self.groups.items():
+            if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", gname):
+                raise UserError(f"group name {gname!r}: use 1-40 letters, digits, '_', '.' or '-'")
+            if re.fullmatch(r"all|top\d+_(f1|recall)", gname):
+                raise UserError(f"group name {gname!r} is taken by a built-in group")
+            unknown = [e for e in entries if e not in self.models and e not in names]
+            if unknown:
+                raise UserError(f"group {gname!r} names {', '.join(unknown)}, which this run does "
+                                f"not train (models: {', '.join(self.models)})")
+            if len(set(entries)) < 2 and not any(e in self.models and e != "rules"
+                                                 and len(self.variants) > 1 for e in entries):
+                raise UserError(f"group {gname!r} needs at least two members")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -353,7 +372,15 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         n_dev_docs = len(set(dev_docs))
         k = max(2, min(config.folds, n_dev_docs))
         fold = _folds(dev_docs, k, config.seed)
-        groups = make_groups(dev_scores) if len(dev_out) > 1 else {}
+        user_groups = {g: [m for m in dev_out if m in entries or members[m].kind in entries]
+                       for g, entries in config.groups.items()}
+        groups = make_groups(dev_scores, user_groups=user_groups) if len(dev_out) > 1 else {}
+        for g, group in user_groups.items():
+            same = next((b for b, bg in groups.items() if set(bg) == set(group)), None)
+            if len(group) < 2:
+                notes.append(f"group {g} has fewer than two trained members: no ensemble over it")
+            elif same != g:
+                notes.append(f"group {g} has the members of group {same}: built once, as {same}")
         seen_groups: dict[tuple, str] = {}
         for gname, group in groups.items():
             key = tuple(sorted(group))

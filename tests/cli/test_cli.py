@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from app.cli.main import main
+from app.errors import UserError
 
 
 def run(*argv):
@@ -94,3 +95,12 @@ def test_train_objectives_match_the_training_service():
     train = next(a for a in build_parser()._subparsers._group_actions[0].choices["train"]._actions
                  if a.dest == "objective")
     assert tuple(train.choices) == OBJECTIVES
+
+
+def test_group_options_parse_into_named_member_sets():
+    from app.cli.commands import _groups
+    assert _groups(["fast=spacy, crf,rules", "pair=crf-imbalanced,rules"]) == {
+        "fast": ["spacy", "crf", "rules"], "pair": ["crf-imbalanced", "rules"]}
+    for bad in (["fast"], ["=spacy,crf"], ["fast="], ["a=spacy,crf", "a=crf,rules"]):
+        with pytest.raises(UserError, match="--group"):
+            _groups(bad)

@@ -89,6 +89,15 @@ def test_config_from_controls(trained):
     assert view.config().reuse_members
     view.set_config(QUICK)
     assert view.jobs_box.value() == 1 and not view.reuse_check.isChecked()
+    view.objective_box.setCurrentIndex(view.objective_box.findData("precision_at_token_recall"))
+    assert view.recall_target.isEnabled()
+    # The picked group: none ticked, no group; ticked, one named group.
+    assert view.config().groups == {}
+    view.group_checks["spacy"].setChecked(True)
+    view.group_checks["rules"].setChecked(True)
+    assert view.config().groups == {"picked": ["spacy", "rules"]}
+    view.set_config(QUICK)
+    assert not any(b.isChecked() for b in view.group_checks.values())
 
 
 def test_training_reports_progress_and_shows_results(trained):

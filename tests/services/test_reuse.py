@@ -115,3 +115,31 @@ def test_bad_recall_target_is_a_user_error(first_run, tmp_path):
         with pytest.raises(UserError, match="recall target"):
             train_project(p, TrainConfig(models=["rules"], objective="precision_at_token_recall",
                                          recall_target=1.5))
+
+
+def test_a_picked_group_gets_its_own_ensembles(first_run, tmp_path):
+    path = shutil.copy(first_run[0], tmp_path / "copy.deid")
+    with Project.open(path) as p:
+        result = train_project(p, TrainConfig(models=["spacy", "crf", "rules"], budget="quick",
+                                              variants=["imbalanced"], ensembles=["voting", "pruned"],
+                                              reuse_members=True,
+                                              groups={"fast": ["crf", "rules"],
+                                                      "again": ["spacy-imbalanced", "crf", "rules"]}))
+        run = p.run(result.run_id)
+    assert set(run.metrics["ensembles"]["voting[fast]"]["members"]) == {"crf-imbalanced", "rules"}
+    assert "pruned[fast]" in result.ensembles
+    assert {r["name"] for r in result.table} >= {"voting[fast]", "pruned[fast]"}
+    # A group with the members of a built-in one is built once, and the note says so.
+    assert "voting[again]" not in result.ensembles
+    assert any("group again has the members of group all" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("groups,message", [
+    ({"x": ["flair"]}, "does not train"),
+    ({"solo": ["spacy-imbalanced"]}, "at least two members"),
+    ({"top3_f1": ["spacy", "rules"]}, "built-in"),
+    ({"a b": ["spacy", "rules"]}, "letters, digits"),
+])
+def test_bad_groups_are_user_errors(groups, message):
+    with pytest.raises(UserError, match=message):
+        TrainConfig(models=["spacy", "rules"], variants=["imbalanced"], groups=groups).validate()
