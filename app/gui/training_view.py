@@ -44,6 +44,9 @@ OBJECTIVES = (("f1", "Best F1 (balanced precision and recall)"),
               ("precision_at_recall", "Best precision with recall ≥ target"),
               ("precision_at_token_recall",
                "Best precision hiding ≥ target of identifier tokens"))
+#: Columns of the results table (dev from the selection, test on request).
+RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
+                  "Test F1", "Test token R", "Train s", "Peak MB")
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
 BUDGETS = (("quick", "Quick — one try per model, minutes"),
@@ -91,6 +94,8 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
         kind = "ensemble" if info is None else ("rules" if info["kind"] == "rules" else "base model")
         rows.append({"name": r["name"], "type": kind, "precision": r["precision"],
                      "recall": r["recall"], "f1": r["f1"],
+                     # Runs before token counts were stored have none.
+                     "token_recall": (r.get("token") or {}).get("recall"),
                      "seconds": info["seconds"] if info else None,
                      "peak_mb": info["peak_mb"] if info else None})
     return rows
@@ -139,11 +144,13 @@ def evaluation_summary(project, split: str = "test") -> dict:
     result = evaluate_project(project, split=split, table=True, bootstrap=0)
     report = result.report.to_dict()
     return {"model": result.model, "split": split,
-            "table": {r["name"]: r["strict"] for r in result.table},
+            "table": {r["name"]: {**r["strict"], "token_recall": r["token"]["recall"]}
+                      for r in result.table},
             "per_label": {label: {"P": v["strict"]["precision"], "R": v["strict"]["recall"],
                                   "F1": v["strict"]["f1"], "support": v["support"]}
                           for label, v in report["per_label"].items()},
             "micro": report["micro"]["strict"],
+            "token": report["micro"]["token"],
             "errors": error_rows(project, report["errors"], split)}
 
 
@@ -501,16 +508,16 @@ class TrainingView(QWidget):
         self.reason_label.setWordWrap(True)
         self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(self.reason_label)
-        self.results_table = QTableWidget(0, 10)
-        self.results_table.setHorizontalHeaderLabels(
-            ["Model", "Type", "Dev P", "Dev R", "Dev F1", "Test P", "Test R", "Test F1",
-             "Train s", "Peak MB"])
+        self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
+        self.results_table.setHorizontalHeaderLabels(list(RESULT_COLUMNS))
+        self.results_table.horizontalHeaderItem(RESULT_COLUMNS.index("Dev token R")).setToolTip(
+            "Share of identifier tokens tagged, whatever the label: what redaction hides")
         self.results_table.verticalHeader().setVisible(False)
         self.results_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.results_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         header = self.results_table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.Stretch)
-        for c in range(1, 10):
+        for c in range(1, len(RESULT_COLUMNS)):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         row = QHBoxLayout()
         self.evaluate_button = QPushButton("Evaluate on test split")
@@ -798,8 +805,8 @@ class TrainingView(QWidget):
                 self._finish_bar(name)
             self.overall_bar.setValue(1000)
             self.stage_label.setText(f"Done in {_clock(result.seconds)} — selected {result.selected}")
-            if result.device_note:
-                self._log(result.device_note)
+            for note in ([result.device_note] if result.device_note else []) + result.notes:
+                self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
             self._show_rows(result_rows(result.table, result.members), result.selected,
                             result.reason, finishing_summary(result.fill, result.propagation))
@@ -851,8 +858,9 @@ class TrainingView(QWidget):
         bold.setBold(True)
         for i, r in enumerate(rows):
             name = ("★ " if r["name"] == selected else "") + r["name"]
+            token = r["token_recall"]
             cells = [name, r["type"], f"{r['precision']:.3f}", f"{r['recall']:.3f}",
-                     f"{r['f1']:.3f}", "", "", "",
+                     f"{r['f1']:.3f}", "" if token is None else f"{token:.3f}", "", "", "", "",
                      "" if r["seconds"] is None else f"{r['seconds']:.1f}",
                      "" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"]
             for c, text in enumerate(cells):
@@ -890,14 +898,14 @@ class TrainingView(QWidget):
             return
         for i, r in enumerate(self._rows):
             scores = summary["table"].get(r["name"])
-            for c, key in ((5, "precision"), (6, "recall"), (7, "f1")):
+            for c, key in ((6, "precision"), (7, "recall"), (8, "f1"), (9, "token_recall")):
                 item = table.item(i, c)
                 if item is not None and scores is not None:
                     item.setText(f"{scores[key]:.3f}")
         micro = summary["micro"]
         self.eval_label.setText(
             f"Test ({summary['model']}): P {micro['precision']:.3f}  R {micro['recall']:.3f}  "
-            f"F1 {micro['f1']:.3f} — {sum(e.kind == 'missed' for e in summary['errors'])} missed, "
+            f"F1 {micro['f1']:.3f}, token R {summary['token']['recall']:.3f} — {sum(e.kind == 'missed' for e in summary['errors'])} missed, "
             f"{sum(e.kind != 'missed' for e in summary['errors'])} false hits")
         self.label_chart.set_data(
             {label: {k: v[k] for k in ("P", "R", "F1")} for label, v in summary["per_label"].items()},

@@ -127,6 +127,13 @@ def test_training_reports_progress_and_shows_results(trained):
     assert lines and all(escape(line) in view.reason_label.text() for line in lines)
     assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
         {"base model", "rules", "ensemble"}
+    # Dev token recall, the leak measure, beside the strict scores.
+    from app.gui.training_view import RESULT_COLUMNS
+    tok = {row["name"]: row["token"]["recall"] for row in result.table}
+    for r in range(table.rowCount()):
+        name = table.item(r, 0).text().removeprefix("★ ")
+        assert float(table.item(r, RESULT_COLUMNS.index("Dev token R")).text()) == \
+            pytest.approx(tok[name], abs=1e-3)
 
 
 def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
@@ -137,7 +144,13 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
     assert summary is not None and summary["split"] == "test"
     table = view.results_table
     selected_row = next(r for r in range(table.rowCount()) if table.item(r, 0).text().startswith("★"))
-    assert float(table.item(selected_row, 7).text()) == pytest.approx(summary["micro"]["f1"], abs=1e-3)
+    from app.gui.training_view import RESULT_COLUMNS
+    col = RESULT_COLUMNS.index
+    assert float(table.item(selected_row, col("Test F1")).text()) == pytest.approx(
+        summary["micro"]["f1"], abs=1e-3)
+    assert float(table.item(selected_row, col("Test token R")).text()) == pytest.approx(
+        summary["token"]["recall"], abs=1e-3)
+    assert f"token R {summary['token']['recall']:.3f}" in view.eval_label.text()
     assert set(view.label_chart.data) == {l.name for l in PRESETS["paper"]} & set(summary["per_label"])
     errors = summary["errors"]
     assert errors and view.error_table.rowCount() == len(errors)
