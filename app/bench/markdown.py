@@ -117,10 +117,14 @@ def render_accuracy(rec: dict) -> list[str]:
                      "relaxed F1", "token P", "token R [95% CI]", "token F1", "dev F1"], rows)
     best = next(row for row in ev["rows"] if row["selected"])
     lines += ["", f"Per label ({best['name']}):", ""]
+    # Token R: the label's identifier tokens hidden under any label (which kinds leak);
+    # results written before it was measured show "-".
     rows = [[label, v["support"], _f(v["strict"]["precision"]), _f(v["strict"]["recall"]),
-             _f(v["strict"]["f1"]), _f(v["relaxed"]["f1"])]
+             _f(v["strict"]["f1"]), _f(v["relaxed"]["f1"]),
+             _f(v["token"]["recall"]) + f" ({v['token']['missed']} missed)" if "token" in v else "-"]
             for label, v in best["per_label"].items() if v["support"] or v["strict"]["fp"]]
-    lines += _table(["label", "support", "strict P", "strict R", "strict F1", "relaxed F1"], rows)
+    lines += _table(["label", "support", "strict P", "strict R", "strict F1", "relaxed F1",
+                     "token R"], rows)
     p = best["privacy"]
     lines += ["", f"Privacy ({best['name']}): {p['missed_identifiers']} gold identifiers "
               f"missed entirely; notes with a missed identifier: {p['notes_with_missed']}"

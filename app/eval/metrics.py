@@ -82,27 +82,46 @@ def relaxed_counts(gold: Sequence[Span], pred: Sequence[Span], label: str | None
     return PRF(tp, len(p) - tp, len(g) - tp)
 
 
-def token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span]) -> PRF:
-    """Binary PII-token counts over the canonical tokens of ``text``."""
-    def marked(spans: Sequence[Span]) -> set[int]:
-        out: set[int] = set()
-        ivs = sorted((s.start, s.end) for s in spans)
-        j = 0
-        for i, t in enumerate(toks):
-            while j < len(ivs) and ivs[j][1] <= t.start:
-                j += 1
-            k = j
-            while k < len(ivs) and ivs[k][0] < t.end:
-                if ivs[k][1] > t.start:
-                    out.add(i)
-                    break
-                k += 1
-        return out
+def _marked(toks: Sequence, spans: Sequence[Span]) -> set[int]:
+    """Indices of the tokens that some span overlaps."""
+    out: set[int] = set()
+    ivs = sorted((s.start, s.end) for s in spans)
+    j = 0
+    for i, t in enumerate(toks):
+        while j < len(ivs) and ivs[j][1] <= t.start:
+            j += 1
+        k = j
+        while k < len(ivs) and ivs[k][0] < t.end:
+            if ivs[k][1] > t.start:
+                out.add(i)
+                break
+            k += 1
+    return out
 
-    toks = tokenize(text)
-    g, p = marked(gold), marked(pred)
+
+def token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span], *,
+                 tokens: Sequence | None = None) -> PRF:
+    """Binary PII-token counts over the canonical tokens of ``text``
+    (``tokens``: those tokens, when the caller already has them)."""
+    toks = tokenize(text) if tokens is None else tokens
+    g, p = _marked(toks, gold), _marked(toks, pred)
     tp = len(g & p)
     return PRF(tp, len(p) - tp, len(g) - tp)
+
+
+def label_token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span], *,
+                       tokens: Sequence | None = None) -> dict[str, PRF]:
+    """Per gold label: its identifier tokens hidden by a prediction of any
+    label (tp) and left visible (fn); fp is 0. A label-blind recall per
+    label, i.e. which kinds of identifier leak."""
+    toks = tokenize(text) if tokens is None else tokens
+    hidden = _marked(toks, pred)
+    out: dict[str, PRF] = {}
+    for label in {s.label for s in gold}:
+        mine = _marked(toks, [s for s in gold if s.label == label])
+        tp = len(mine & hidden)
+        out[label] = PRF(tp, 0, len(mine) - tp)
+    return out
 
 
 def micro(texts: Sequence[str], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]]

@@ -13,7 +13,11 @@ JSON schema (``"schema": "deid.evaluation/1"``; keys appear in this order)
     notes         number of notes evaluated
     labels        labels evaluated, sorted
     micro         {"strict"|"relaxed"|"token": PRF}
-    per_label     {label: {"support": gold spans, "strict": PRF, "relaxed": PRF}}
+    per_label     {label: {"support": gold spans, "strict": PRF, "relaxed": PRF,
+                           "token": {"tokens": gold tokens of the label,
+                                     "missed": those no prediction covers,
+                                     "recall": share covered (1.0 with none)}}}
+                  (the token entry is label-blind: which kinds of identifier leak)
     confusion     {"exact":   [{"gold": label, "pred": label, "count": n}, ...],
                    "overlap": [...]}
                   exact: same offsets, different label; overlap: overlapping
@@ -49,8 +53,9 @@ import numpy as np
 
 from app.core.spans import Span
 from app.eval.bootstrap import bootstrap_prf
-from app.eval.metrics import (PRF, label_confusion, missed_spans, relaxed_counts,
-                              strict_counts, strict_errors, token_counts)
+from app.core.tokenize import tokenize
+from app.eval.metrics import (PRF, label_confusion, label_token_counts, missed_spans,
+                              relaxed_counts, strict_counts, strict_errors, token_counts)
 
 SCHEMA = "deid.evaluation/1"
 KINDS = ("strict", "relaxed", "token")
@@ -100,7 +105,8 @@ class EvaluationReport:
             "per_label": {
                 label: {"support": self.support(label),
                         "strict": self.per_label[label]["strict"].as_dict(),
-                        "relaxed": self.per_label[label]["relaxed"].as_dict()}
+                        "relaxed": self.per_label[label]["relaxed"].as_dict(),
+                        "token": _leak(self.per_label[label]["token"])}
                 for label in self.labels},
             "confusion": {kind: confusion_rows(self.confusion[kind])
                           for kind in ("exact", "overlap")},
@@ -136,11 +142,12 @@ class EvaluationReport:
         lines.append("")
         width = max([18] + [len(label) for label in self.labels])
         lines.append(f"{'label':{width}s} {'support':>7s} {'P':>6s} {'R':>6s} {'F1':>6s}"
-                     f"  {'relaxed F1':>10s}")
+                     f"  {'relaxed F1':>10s}  {'token R':>7s}")
         for label in self.labels:
             s, r = self.per_label[label]["strict"], self.per_label[label]["relaxed"]
+            t = _leak(self.per_label[label]["token"])
             lines.append(f"{label:{width}s} {self.support(label):7d} {s.precision:6.3f} "
-                         f"{s.recall:6.3f} {s.f1:6.3f}  {r.f1:10.3f}")
+                         f"{s.recall:6.3f} {s.f1:6.3f}  {r.f1:10.3f}  {t['recall']:7.3f}")
         lines.append("")
         lines.append(f"missed identifiers: {self.missed_identifiers}; notes with a missed "
                      f"identifier: {self.notes_with_missed}/{self.notes} "
@@ -153,6 +160,11 @@ class EvaluationReport:
                 f"{g} -> {p} x{n}" + (" (overlap)" if kind == "overlap" else "")
                 for n, kind, g, p in top))
         return "\n".join(lines)
+
+
+def _leak(c: PRF) -> dict:
+    tokens = c.tp + c.fn
+    return {"tokens": tokens, "missed": c.fn, "recall": c.tp / tokens if tokens else 1.0}
 
 
 def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
@@ -186,14 +198,18 @@ def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
 
     n = len(texts)
     per_doc = np.zeros((n, len(KINDS), 3), dtype=np.int64)
-    per_label = {label: {"strict": _ZERO, "relaxed": _ZERO} for label in labels}
+    per_label = {label: {"strict": _ZERO, "relaxed": _ZERO, "token": _ZERO} for label in labels}
     confusion = {"exact": Counter(), "overlap": Counter()}
     fns: list[Error] = []
     fps: list[Error] = []
     missed = notes_with_ids = notes_missed = 0
     for i, (text, g, p) in enumerate(zip(texts, gold, pred)):
-        for k, c in enumerate((strict_counts(g, p), relaxed_counts(g, p), token_counts(text, g, p))):
+        toks = tokenize(text)
+        for k, c in enumerate((strict_counts(g, p), relaxed_counts(g, p),
+                               token_counts(text, g, p, tokens=toks))):
             per_doc[i, k] = (c.tp, c.fp, c.fn)
+        for label, c in label_token_counts(text, g, p, tokens=toks).items():
+            per_label[label]["token"] += c
         for label in {s.label for s in g} | {s.label for s in p}:
             entry = per_label[label]
             entry["strict"] += strict_counts(g, p, label)

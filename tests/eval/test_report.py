@@ -51,6 +51,19 @@ def test_per_label(report):
     assert report.support("ADDRESS") == 2 and report.support("IDN") == 0
 
 
+def test_per_label_token_recall_says_which_identifiers_leak(report):
+    # Hidden under any label: "Smith" and "2031" stay visible; the phone,
+    # predicted as IDN, is hidden all the same.
+    leak = {label: v["token"] for label, v in report.to_dict()["per_label"].items()}
+    assert leak["PERSON"] == {"tokens": 3, "missed": 1, "recall": pytest.approx(2 / 3)}
+    assert leak["ADDRESS"] == {"tokens": 2, "missed": 1, "recall": 0.5}
+    assert leak["PHONE"] == {"tokens": 3, "missed": 0, "recall": 1.0}
+    assert leak["IDN"] == {"tokens": 0, "missed": 0, "recall": 1.0}
+    # They add up to the micro token counts (no gold token has two labels here).
+    assert sum(v["tokens"] - v["missed"] for v in leak.values()) == report.micro["token"].tp
+    assert "token R" in report.render()
+
+
 def test_privacy_view(report):
     # Only "2031" is overlapped by no prediction at all; the phone labelled
     # IDN would still be redacted.
