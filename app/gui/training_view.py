@@ -386,6 +386,8 @@ class TrainingView(QWidget):
             box = QCheckBox(kind)
             self.group_checks[kind] = box
             el.addWidget(box, 4 + i // 3, i % 3)
+            # Only a model being trained can be in the group.
+            self.model_checks[kind].toggled.connect(box.setEnabled)
         form.addWidget(ens_box)
 
         run_box = QGroupBox("Search and selection")
@@ -509,16 +511,18 @@ class TrainingView(QWidget):
         self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(self.reason_label)
         self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
-        self.results_table.setHorizontalHeaderLabels(list(RESULT_COLUMNS))
+        # Two-line headers ("Dev" over "token R") keep twelve columns narrow
+        # enough for the model names to show.
+        self.results_table.setHorizontalHeaderLabels([c.replace(" ", "\n", 1) for c in RESULT_COLUMNS])
         self.results_table.horizontalHeaderItem(RESULT_COLUMNS.index("Dev token R")).setToolTip(
             "Share of identifier tokens tagged, whatever the label: what redaction hides")
         self.results_table.verticalHeader().setVisible(False)
         self.results_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.results_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         header = self.results_table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
-        for c in range(1, len(RESULT_COLUMNS)):
+        for c in range(len(RESULT_COLUMNS)):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
         row = QHBoxLayout()
         self.evaluate_button = QPushButton("Evaluate on test split")
         self.evaluate_button.setToolTip("Score every candidate on the held-out test notes")
@@ -646,7 +650,8 @@ class TrainingView(QWidget):
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
             meta_models=[m for m, b in self.meta_checks.items() if b.isChecked()] or ["lr"],
             groups=({PICKED_GROUP: picked} if (picked := [k for k, b in self.group_checks.items()
-                                                          if b.isChecked()]) else {}))
+                                                          if b.isChecked() and b.isEnabled()])
+                    else {}))
 
     def set_config(self, config: TrainConfig) -> None:
         """Set the controls from ``config`` (tests, remembered settings)."""

@@ -124,7 +124,10 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float |
     """A Flair ``TrainerPlugin`` forwarding epochs, loss and dev F1 to ``progress``.
 
     Past ``max_seconds`` it raises Flair's ``TrainingInterrupt``, which the
-    trainer turns into a normal end (keeping the best epoch so far).
+    trainer turns into a normal end (keeping the best epoch so far). The
+    trainer ends the same way on a ``KeyboardInterrupt`` (Ctrl-C, or the
+    SIGTERM that `deid` turns into one): ``interrupted`` records it so that
+    `FlairSpec.fit` raises it again instead of carrying on with the run.
     Built in a function because Flair is imported lazily.
     """
     from flair.trainers.plugins import TrainerPlugin, TrainingInterrupt
@@ -136,6 +139,8 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float |
             super().__init__()
             self.best_dev: float | None = None
             self.loss: float | None = None
+            self.timed_out = False
+            self.interrupted = False
 
         def _report(self, frac: float, **kw: Any) -> None:
             frac = min(1.0, max(0.0, frac))
@@ -146,7 +151,12 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float |
             frac = (epoch - 1 + (batch_no + 1) / max(1, total_number_of_batches)) / max_epochs
             self._report(frac, epoch=epoch, loss=self.loss, message=f"epoch {epoch}/{max_epochs}")
             if deadline is not None and time.monotonic() > deadline:
+                self.timed_out = True
                 raise TrainingInterrupt("time budget reached")
+
+        @TrainerPlugin.hook
+        def training_interrupt(self, **_):
+            self.interrupted = not self.timed_out
 
         @TrainerPlugin.hook
         def metric_recorded(self, record):
@@ -248,6 +258,8 @@ class FlairSpec(ModelSpec):
             # dev.tsv and checkpoints hold note text / are not needed: the
             # trainer has already loaded the best epoch into `tagger`.
             shutil.rmtree(folder, ignore_errors=True)
+        if plugin.interrupted:
+            raise KeyboardInterrupt("Flair training interrupted")
         ctx.progress(Progress(1.0, "train", model="flair", model_fraction=1.0,
                               dev_f1=plugin.best_dev, message="flair trained"))
         return FlairModel(tagger, params, language=corpus.language,

@@ -96,6 +96,10 @@ def test_config_from_controls(trained):
     view.group_checks["spacy"].setChecked(True)
     view.group_checks["rules"].setChecked(True)
     assert view.config().groups == {"picked": ["spacy", "rules"]}
+    view.model_checks["rules"].setChecked(False)           # not trained: not in the group
+    assert not view.group_checks["rules"].isEnabled()
+    assert view.config().groups == {"picked": ["spacy"]}
+    view.model_checks["rules"].setChecked(True)
     view.set_config(QUICK)
     assert not any(b.isChecked() for b in view.group_checks.values())
 

@@ -97,3 +97,16 @@ def test_time_limit_ends_training_normally(tmp_path: Path) -> None:
     items = [(s.text, s.segment) for s in one_line_items(2, 3)]
     _check_output(items, model.predict(items))
     assert not list(tmp_path.glob("flair-*"))
+
+
+def test_interrupt_is_not_swallowed_by_flairs_trainer(tmp_path: Path) -> None:
+    # Flair's trainer turns Ctrl-C (and the SIGTERM deid maps onto it) into a
+    # normal end of training; the run must stop instead.
+    def interrupt_in_first_epoch(p: Progress) -> None:
+        if p.epoch is not None:
+            raise KeyboardInterrupt
+
+    ctx = TrainContext(workdir=tmp_path, budget="quick", progress=interrupt_in_first_epoch)
+    with pytest.raises(KeyboardInterrupt):
+        FlairSpec().fit(one_line_corpus(), ctx)
+    assert not list(tmp_path.glob("flair-*"))
