@@ -581,7 +581,7 @@ class TrainingView(QWidget):
         sel = m.get("selection", {})
         self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
                         m.get("selected"), sel.get("reason", ""),
-                        finishing_summary(m.get("fill"), m.get("propagation")))
+                        finishing_summary(m.get("fill"), m.get("propagation")) + m.get("notes", []))
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -814,7 +814,8 @@ class TrainingView(QWidget):
                 self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
             self._show_rows(result_rows(result.table, result.members), result.selected,
-                            result.reason, finishing_summary(result.fill, result.propagation))
+                            result.reason,
+                            finishing_summary(result.fill, result.propagation) + result.notes)
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
             self.message.emit(f"Training finished: {result.selected} selected")

@@ -52,6 +52,9 @@ ACTIVE_RUN = "active_run"
 #: f1 is recall-first: pruning and the recall fill weigh recall as F2 does,
 #: and stacking decisions get a tuned weight on O.
 OBJECTIVES = ("f1", "f2", "precision_at_recall", "precision_at_token_recall")
+#: Below this dev precision a recall-targeted selection is called out in the
+#: run's notes: the output would redact more text than identifiers.
+LOW_PRECISION = 0.5
 #: The objectives constrained by ``TrainConfig.recall_target``.
 TARGETED = ("precision_at_recall", "precision_at_token_recall")
 
@@ -217,6 +220,19 @@ def _cv_pruned(outputs, gold, members, priority, fold, k, beta):
         for i, seq in zip(te, ens.predict_from_members(_subset(outputs, te))):
             result[i] = seq
     return result
+
+
+def low_precision_note(selection) -> str | None:
+    """A warning when a recall target was met (or nearly) only by a candidate
+    that tags mostly non-identifiers on dev; None otherwise."""
+    if selection.objective not in TARGETED:
+        return None
+    top = selection.rows[0]
+    kept = top.token if selection.objective == "precision_at_token_recall" else top.prf
+    if kept.precision >= LOW_PRECISION:
+        return None
+    return (f"the recall target costs most of the text: on dev only {kept.precision:.0%} of "
+            f"what {top.name} tags is an identifier; a lower target keeps the notes readable")
 
 
 def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
@@ -418,6 +434,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                       for name, ens in ensembles.items()})
         selection = select(candidates, dev_gold, objective=objective, target=target,
                            costs=costs, tolerance=config.cost_tolerance)
+        if (warning := low_precision_note(selection)) is not None:
+            notes.append(warning)
         fill, propagation = fit_finishing(selection.best_name, candidates[selection.best_name], dev,
                                           dev_out, beta, use_fill=config.fill,
                                           use_propagation=config.propagate)
@@ -431,6 +449,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             "selection": selection.as_dict(),
             "fill": fill,
             "propagation": propagation,
+            "notes": notes,
             "costs": {n: round(c, 3) for n, c in costs.items()},
             "members": {n: asdict(m) for n, m in members.items()},
             "ensembles": {n: {"members": e.members, "description": e.describe()}

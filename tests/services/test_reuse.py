@@ -143,3 +143,19 @@ def test_a_picked_group_gets_its_own_ensembles(first_run, tmp_path):
 def test_bad_groups_are_user_errors(groups, message):
     with pytest.raises(UserError, match=message):
         TrainConfig(models=["spacy", "rules"], variants=["imbalanced"], groups=groups).validate()
+
+
+def test_a_recall_target_met_by_tagging_everything_is_called_out():
+    from app.ensemble import select
+    from app.models.base import TagSeq
+    from app.services.training import low_precision_note
+    gold = [("B-X",)] * 2 + [("O",)] * 8
+    everything = [TagSeq(["B-X"], [1.0])] * 10                 # token P 0.2, R 1.0
+    careful = [TagSeq(["B-X" if i < 1 else "O"], [1.0]) for i in range(10)]   # R 0.5
+    high = select({"careful": careful, "everything": everything}, gold,
+                  "precision_at_token_recall", 0.9)
+    assert high.best_name == "everything"
+    assert "only 20% of what everything tags is an identifier" in low_precision_note(high)
+    assert low_precision_note(select({"careful": careful}, gold, "precision_at_token_recall",
+                                     0.5)) is None
+    assert low_precision_note(select({"everything": everything}, gold)) is None      # f1
