@@ -3,6 +3,20 @@
 Members run once over the split; every stored ensemble then combines their
 outputs, so the full table (base models, rules, ensembles x groups) costs
 little more than the selected model alone.
+
+``deid evaluate --json`` (``"schema": "deid.evaluate/1"``)::
+
+    run, model, split     the training run, the model scored, the split
+    selection_on_dev      {best, objective, target, reason, rows: [{name, score,
+                           eligible, precision, recall, f1, tp, fp, fn,
+                           token: PRF}]}  (strict counts, and binary token
+                           counts in ``token``; runs trained before token
+                           counts were kept have no ``token``)
+    propagated_labels     labels propagated in the model's output
+    fill_rules            [[member, label], ...] applied where it found nothing
+    evaluation            the model's report, app.eval.report (deid.evaluation/1)
+    candidates            [{name, strict: PRF, relaxed: PRF, token: PRF}, ...]
+                          every candidate on the split, best strict F1 first
 """
 from __future__ import annotations
 
