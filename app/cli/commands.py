@@ -162,9 +162,9 @@ def cmd_train(args) -> int:
     _print("")
     _print(f"{'candidate (dev)':<28} {'strict P':>8} {'R':>6} {'F1':>6}  {'token P':>7} {'R':>6}")
     for row in r.table:
-        tok = row.get("token") or {}
+        tok = row["token"]
         _print(f"{row['name']:<28} {row['precision']:8.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
-               f"  {tok.get('precision', 0.0):7.3f} {tok.get('recall', 0.0):6.3f}")
+               f"  {tok['precision']:7.3f} {tok['recall']:6.3f}")
     return 0
 
 

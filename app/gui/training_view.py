@@ -904,7 +904,9 @@ class TrainingView(QWidget):
             return
         for i, r in enumerate(self._rows):
             scores = summary["table"].get(r["name"])
-            for c, key in ((6, "precision"), (7, "recall"), (8, "f1"), (9, "token_recall")):
+            for column, key in (("Test P", "precision"), ("Test R", "recall"), ("Test F1", "f1"),
+                                ("Test token R", "token_recall")):
+                c = RESULT_COLUMNS.index(column)
                 item = table.item(i, c)
                 if item is not None and scores is not None:
                     item.setText(f"{scores[key]:.3f}")

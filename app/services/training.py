@@ -132,8 +132,10 @@ class TrainConfig:
             if unknown:
                 raise UserError(f"group {gname!r} names {', '.join(unknown)}, which this run does "
                                 f"not train (models: {', '.join(self.models)})")
-            if len(set(entries)) < 2 and not any(e in self.models and e != "rules"
-                                                 and len(self.variants) > 1 for e in entries):
+            # A kind stands for each of its variants' members.
+            group = {m for e in entries for m in ([member_name(e, v) for v in self.variants]
+                                                  if e in self.models and e != "rules" else [e])}
+            if len(group) < 2:
                 raise UserError(f"group {gname!r} needs at least two members")
 
     def as_dict(self) -> dict:
