@@ -345,9 +345,12 @@ class MainWindow(QMainWindow):
 
     @Slot(float, str)
     def _on_import_progress(self, fraction: float, message: str) -> None:
-        if self._progress is not None:
-            self._progress.setValue(int(fraction * 1000))
-            self._progress.setLabelText(f"Importing notes… {message}")
+        dialog = self._progress
+        if dialog is not None:
+            # Label first: setValue on a modal dialog runs the event loop, where
+            # the import may finish and _end_import drop the dialog.
+            dialog.setLabelText(f"Importing notes… {message}")
+            dialog.setValue(int(fraction * 1000))
 
     def _end_import(self) -> None:
         thread, worker = self._import_thread, self._import_worker
