@@ -1,0 +1,109 @@
+"""Shipped name and place lists, looked up case-insensitively.
+
+The lists live in ``resources/dictionaries/`` (one lower-case entry a line,
+``#`` lines are comments) and are built by ``build/make_dictionaries.py``
+from public lists whose licences allow shipping them inside the product
+(``resources/dictionaries/LICENSES.md``): first names and surnames from
+Faker's person providers (US SSA and Census names, public domain), places
+from GeoNames (CC BY 4.0), common words from Faker's English word list plus
+our own list of clinical words. Nothing comes from a benchmark corpus.
+
+A token can be several things at once: "WARREN" is a first name, a surname
+and a town, "MAY" is a first name and a common word. `is_common_word` tells
+which names need context (a title, a relative, "called") before they are
+taken as one; the CRF uses these lookups as features.
+
+>>> from app.rules.dictionaries import is_first_name, is_surname, is_common_word
+>>> is_first_name("MARY"), is_surname("Smith's"), is_common_word("May")
+(True, True, True)
+>>> place_length(["BEL", "AIR", "MD"], 0)
+2
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from app.paths import resources_dir
+
+# The longest place phrase looked up, in words ("Arden on the Severn").
+MAX_PLACE_WORDS = 4
+
+_FILES = {"first_names": "first_names.txt", "surnames": "surnames.txt",
+          "places": "places.txt", "common_words": "common_words.txt"}
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The shipped lists as lower-case sets (places may hold several words)."""
+
+    first_names: frozenset[str]
+    surnames: frozenset[str]
+    places: frozenset[str]
+    common_words: frozenset[str]
+
+
+def _read(name: str) -> frozenset[str]:
+    path = resources_dir() / "dictionaries" / name
+    text = path.read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    """The shipped lists, read once per process."""
+    return Lexicon(**{field: _read(name) for field, name in _FILES.items()})
+
+
+def normalise(token: str) -> str:
+    """Lower-case ``token`` without a possessive or surrounding punctuation."""
+    t = token.strip(".,;:()[]{}\"!?").lower()
+    for suffix in ("'s", "\u2019s"):
+        if t.endswith(suffix):
+            t = t[: -len(suffix)]
+    return t.strip("'\u2019")
+
+
+def is_first_name(token: str) -> bool:
+    """True when ``token`` (any case, possessive allowed) is a listed first name."""
+    return normalise(token) in lexicon().first_names
+
+
+def is_surname(token: str) -> bool:
+    """True when ``token`` (any case, possessive allowed) is a listed surname."""
+    return normalise(token) in lexicon().surnames
+
+
+def is_name(token: str) -> bool:
+    """A listed first name or surname."""
+    t = normalise(token)
+    lex = lexicon()
+    return t in lex.first_names or t in lex.surnames
+
+
+def is_place(token: str) -> bool:
+    """True when ``token`` alone is a listed place (town, county, state, country)."""
+    return normalise(token) in lexicon().places
+
+
+def is_common_word(token: str) -> bool:
+    """True for common English and clinical words ("MAY", "WILL", "NEURO").
+
+    A name or place that is also a common word needs context to be taken
+    as an identifier.
+    """
+    return normalise(token) in lexicon().common_words
+
+
+def place_length(tokens: Sequence[str], i: int) -> int:
+    """Number of tokens of the longest listed place starting at ``tokens[i]`` (0: none)."""
+    places = lexicon().places
+    best = 0
+    words: list[str] = []
+    for k in range(i, min(len(tokens), i + MAX_PLACE_WORDS)):
+        words.append(normalise(tokens[k]))
+        if " ".join(words) in places:
+            best = k - i + 1
+    return best
