@@ -13,6 +13,17 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Real trainings on a loaded 2-core machine can take many minutes; everything
+# else gets pyproject's `timeout` (600 s).
+SLOW_TEST_TIMEOUT_S = 1800
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` get the longer timeout unless they name their own."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TEST_TIMEOUT_S))
+
 
 def meddocan_dir() -> Path | None:
     """The MEDDOCAN corpus (../shared/data/meddocan), or None if absent."""

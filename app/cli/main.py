@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("in_dir")
     s.add_argument("out_dir")
     s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
+    s.add_argument("--force", action="store_true",
+                   help="replace .ann/.jsonl files already in OUT_DIR (never done unasked)")
 
     s = sub.add_parser("redact", help="write a de-identified copy of a folder of notes")
     s.add_argument("project")

@@ -11,45 +11,7 @@ surrogate's check digit is recomputed so that it passes too.
 from __future__ import annotations
 
 from app.deid.keyed import KeyedDraw
-
-
-def luhn_ok(digits: str) -> bool:
-    """True if ``digits`` (at least 2) pass the Luhn mod-10 check."""
-    if len(digits) < 2 or not digits.isdigit():
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
-def _luhn_fix(digits: str) -> str:
-    """Replace the last digit so that the number passes Luhn."""
-    for last in "0123456789":
-        if luhn_ok(digits[:-1] + last):
-            return digits[:-1] + last
-    raise AssertionError("unreachable: one check digit always fits")
-
-
-_MEDICARE_WEIGHTS = (1, 3, 7, 9, 1, 3, 7, 9)
-
-
-def medicare_ok(digits: str) -> bool:
-    """True for a plausible AU Medicare number (10 or 11 digits, valid check digit)."""
-    if len(digits) not in (10, 11) or not digits.isdigit() or digits[0] not in "23456":
-        return False
-    check = sum(int(d) * w for d, w in zip(digits[:8], _MEDICARE_WEIGHTS)) % 10
-    return check == int(digits[8])
-
-
-def _medicare_fix(digits: str) -> str:
-    check = sum(int(d) * w for d, w in zip(digits[:8], _MEDICARE_WEIGHTS)) % 10
-    return digits[:8] + str(check) + digits[9:]
+from app.rules.checksums import luhn_check_digit, luhn_valid, medicare_check_digit, medicare_valid
 
 
 def _fresh_alnum(norm: str, draw: KeyedDraw) -> str:
@@ -88,8 +50,8 @@ def id_surrogate(original: str, draw: KeyedDraw, *, keep_prefix: int = 0,
     if len(norm) <= keep_prefix:
         return original
     digits_only = norm.isdigit()
-    medicare = digits_only and keep_prefix == 0 and medicare_ok(norm)
-    luhn = digits_only and not medicare and len(norm) >= 4 and luhn_ok(norm)
+    medicare = digits_only and keep_prefix == 0 and medicare_valid(norm)
+    luhn = digits_only and not medicare and len(norm) >= 4 and luhn_valid(norm)
     for _ in range(20):
         new = norm[:keep_prefix] + _fresh_alnum(norm[keep_prefix:], draw)
         if new.isdigit() and norm[0] != "0" and new[0] == "0" and len(new) > 1:
@@ -97,9 +59,9 @@ def id_surrogate(original: str, draw: KeyedDraw, *, keep_prefix: int = 0,
             new = draw.digit(nonzero=True) + new[1:]
         if medicare:
             new = draw.choice("23456") + new[1:]
-            new = _medicare_fix(new)
+            new = new[:8] + str(medicare_check_digit(new[:8])) + new[9:]
         elif luhn:
-            new = _luhn_fix(new)
+            new = new[:-1] + luhn_check_digit(new[:-1])
         if new.casefold() != norm.casefold():
             break
     return _place(original, new, letters)

@@ -1,8 +1,11 @@
-"""Check digits of well-formed identifiers.
+"""Check digits of well-formed identifiers: the one place they are computed.
 
-Every function takes the identifier as written (spaces, dashes and slashes
-are ignored) and returns ``True`` only when its check digit or letter is
-right, so a random digit run of the same shape is rejected most of the time.
+Every ``*_valid`` function takes the identifier as written (spaces, dashes and
+slashes are ignored) and returns ``True`` only when its check digit or letter
+is right, so a random digit run of the same shape is rejected most of the
+time. The ``*_check_digit`` functions make one: the surrogates
+(``app.deid.shapes``) and the synthetic notes (``app.synth.identifiers``) use
+them so that what they write passes the rule recogniser's checks.
 """
 from __future__ import annotations
 
@@ -15,20 +18,37 @@ def _compact(value: str) -> str:
     return value.translate(_SEPARATORS).upper()
 
 
+def _luhn_sum(digits: str, double_first: bool) -> int:
+    """Luhn's sum over ``digits`` read right to left, doubling every other
+    digit starting with the rightmost when ``double_first``."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 != double_first:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total
+
+
 def luhn_valid(value: str) -> bool:
     """Luhn (mod 10) check used by card and many account numbers."""
     digits = _compact(value)
     if not digits.isdigit() or len(digits) < 2:
         return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
+    return _luhn_sum(digits, double_first=False) % 10 == 0
+
+
+def luhn_check_digit(payload: str) -> str:
+    """The digit that, appended to the digits ``payload``, passes :func:`luhn_valid`."""
+    return str(-_luhn_sum(payload, double_first=True) % 10)
+
+
+def medicare_check_digit(first8: str) -> int:
+    """The ninth digit of an Australian Medicare number: the weighted sum of
+    the first eight (weights 1,3,7,9,1,3,7,9) modulo 10."""
+    return sum(int(d) * w for d, w in zip(first8, _MEDICARE_WEIGHTS)) % 10
 
 
 def medicare_valid(value: str) -> bool:
@@ -40,8 +60,7 @@ def medicare_valid(value: str) -> bool:
     digits = _compact(value)
     if not digits.isdigit() or len(digits) not in (10, 11) or digits[0] not in "23456":
         return False
-    check = sum(int(d) * w for d, w in zip(digits, _MEDICARE_WEIGHTS)) % 10
-    return check == int(digits[8])
+    return medicare_check_digit(digits[:8]) == int(digits[8])
 
 
 def dni_valid(value: str) -> bool:

@@ -27,28 +27,70 @@ def _brat_meta(meta: dict) -> dict:
     return meta
 
 
+def _existing_outputs(src: Path, out: Path, files: list[Path], fmt: str) -> list[Path]:
+    """The files ``annotate_folder`` would replace that it cannot know it wrote.
+
+    Every ``.ann`` (and the ``.jsonl``) counts: a human's annotations look
+    like a model's. A ``.txt`` counts only when its bytes differ from the
+    note's, since rewriting the same note loses nothing.
+    """
+    from app.formats.jsonl import JSONL_FILENAME
+
+    if fmt == "jsonl":
+        target = out / JSONL_FILENAME
+        return [target] if target.exists() else []
+    found = []
+    for path in files:
+        base = out / path.relative_to(src).with_suffix("")
+        ann, txt = base.with_name(base.name + ".ann"), base.with_name(base.name + ".txt")
+        if ann.exists():
+            found.append(ann)
+        if txt.exists():
+            try:
+                if txt.read_bytes() != path.read_bytes():
+                    found.append(txt)
+            except OSError:
+                found.append(txt)
+    return found
+
+
 def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int = 32,
-                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None
-                    ) -> AnnotateSummary:
+                    force: bool = False, progress: ProgressFn = no_progress,
+                    cancel: CancelToken | None = None) -> AnnotateSummary:
     """Predict every ``*.txt`` under ``in_dir``; write ``fmt`` files to ``out_dir``.
 
     brat output: ``OUT_DIR/<stem>.txt`` (the note as read, so offsets are
     true) and ``<stem>.ann`` with character offsets into it. A UTF-8 note
     with a byte-order mark keeps it, and its offsets count it as brat and
     MEDDOCAN do, so the ``.ann`` also fits the original file.
+
+    Refused (``UserError``, nothing written) when ``out_dir`` is ``in_dir``,
+    or when it already holds an ``.ann``/``.jsonl`` (or a different ``.txt``)
+    this call would replace, unless ``force``: gold annotations beside the
+    notes must never be overwritten by predictions unasked.
     """
     from app.formats import ImportedDoc, read_path, write_documents
+    from app.formats.base import iter_files
     from app.services.predictor import Predictor
 
     src = Path(in_dir)
     if not src.is_dir():
-        raise UserError(f"not a folder: {src}")
+        raise UserError(f"input folder not found: {src}")
     if fmt not in ("brat", "jsonl"):
         raise UserError(f"unknown output format {fmt!r} (brat or jsonl)")
-    files = sorted(src.rglob("*.txt"))
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"the output path is a file, not a folder: {out}")
+    if out.resolve() == src.resolve():
+        raise UserError("the output folder must differ from the input folder "
+                        "(annotate would overwrite the notes' own .ann files)")
+    files = list(iter_files(src, [".txt"]))
+    existing = [] if force else _existing_outputs(src, out, files, fmt)
+    if existing:
+        raise UserError(f"{out} already holds {len(existing)} file(s) annotate would replace "
+                        f"(e.g. {existing[0].name}); choose an empty folder or pass --force")
     summary = AnnotateSummary()
     t0 = time.perf_counter()
-    out = Path(out_dir)
     with Predictor.from_project(project) as predictor:
         out.mkdir(parents=True, exist_ok=True)
         pending: list = []

@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from datetime import date
 
+from app.rules.checksums import luhn_check_digit, medicare_check_digit
+
 _PROVIDER_LOCATION = "0123456789ABCDEFGHJKLMNPQRTUVWXY"
 _PROVIDER_CHECK = "YXWTLKJHFBA"
 
@@ -24,19 +26,6 @@ AU_POSTCODE_RANGE = {"NSW": (2000, 2599), "ACT": (2600, 2618), "VIC": (3000, 399
 
 def _digits(rng: random.Random, n: int) -> str:
     return "".join(str(rng.randrange(10)) for _ in range(n))
-
-
-def medicare_check_digit(first8: str) -> int:
-    """Check digit of an Australian Medicare card number (9th digit)."""
-    weights = (1, 3, 7, 9, 1, 3, 7, 9)
-    return sum(int(d) * w for d, w in zip(first8, weights)) % 10
-
-
-def is_valid_medicare(number: str) -> bool:
-    """True for a 10- or 11-digit Medicare number with a valid check digit."""
-    digits = "".join(ch for ch in number if ch.isdigit())
-    return (len(digits) in (10, 11) and digits[0] in "23456"
-            and medicare_check_digit(digits[:8]) == int(digits[8]) and digits[9] != "0")
 
 
 def medicare_number(rng: random.Random) -> str:
@@ -60,14 +49,7 @@ def provider_number(rng: random.Random) -> str:
 def npi(rng: random.Random) -> str:
     """A US National Provider Identifier (Luhn over the 80840 prefix)."""
     body = str(rng.randint(1, 2)) + _digits(rng, 8)
-    digits = [int(d) for d in "80840" + body]
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2 == 0:        # the check digit will sit to the right
-            d *= 2
-            d = d - 9 if d > 9 else d
-        total += d
-    return body + str((10 - total % 10) % 10)
+    return body + luhn_check_digit("80840" + body)
 
 
 def ssn(rng: random.Random) -> str:

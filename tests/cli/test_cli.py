@@ -70,12 +70,22 @@ def test_not_a_project_and_newer_version_are_refused(tmp_path, capsys):
     assert "newer" in capsys.readouterr().err
 
 
-def test_doctor_reports_versions_and_offline_checks(capsys):
+def test_doctor_reports_versions_and_offline_checks(capsys, monkeypatch, tmp_path):
+    from app.services.doctor import run_doctor
+    expected = 0 if run_doctor().ok else 1
+    capsys.readouterr()
     code = run("doctor")
     out = capsys.readouterr().out
     assert "torch" in out and "Offline self-check" in out
-    assert code in (0, 1)
+    assert code == expected and ("[FAIL]" in out) == bool(expected)
     assert "[FAIL] vendored MiniLM" not in out
+
+
+def test_doctor_exits_1_when_a_check_fails(capsys, monkeypatch, tmp_path):
+    from app import paths
+    monkeypatch.setattr(paths, "sample_notes_dir", lambda: tmp_path / "no-samples")
+    assert run("doctor") == 1
+    assert "[FAIL] bundled sample notes" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")

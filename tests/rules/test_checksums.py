@@ -1,6 +1,7 @@
 import pytest
 
-from app.rules.checksums import dni_valid, luhn_valid, medicare_valid, nie_valid, ssn_valid
+from app.rules.checksums import (dni_valid, luhn_check_digit, luhn_valid, medicare_check_digit,
+                                 medicare_valid, nie_valid, ssn_valid)
 
 
 @pytest.mark.parametrize("value, ok", [
@@ -24,6 +25,17 @@ def test_medicare(value, ok):
 ])
 def test_luhn(value, ok):
     assert luhn_valid(value) is ok
+
+
+@pytest.mark.parametrize("payload", ["7992739871", "411111111111111", "80840123456789", "0"])
+def test_luhn_check_digit_is_the_only_passing_digit(payload):
+    passing = [d for d in "0123456789" if luhn_valid(payload + d)]
+    assert passing == [luhn_check_digit(payload)]
+
+
+def test_medicare_check_digit():
+    assert medicare_check_digit("21234567") == 0
+    assert medicare_valid("21234567" + str(medicare_check_digit("21234567")) + "1")
 
 
 def test_dni_and_nie_control_letters():

@@ -1,0 +1,81 @@
+"""`deid annotate` never destroys annotations: in = out refused, existing
+.ann files kept unless --force, a missing input folder is an error."""
+import pytest
+
+from app.cli.main import main
+from app.project import Project
+from app.services.training import TrainConfig, train_project
+
+from synth_projects import make_project
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A project with a rules-only run (seconds to train)."""
+    path = make_project(tmp_path_factory.mktemp("annotate") / "p.deid", n=20)
+    with Project.open(path) as p:
+        train_project(p, TrainConfig(models=["rules"], budget="quick", fill=False,
+                                     propagate=False))
+    return path
+
+
+@pytest.fixture
+def gold_folder(trained, tmp_path):
+    """Notes with hand-made gold .ann files beside them."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    with Project.open(trained, readonly=True) as p:
+        for info in p.document_infos()[:3]:
+            text = p.document(info.id).text
+            (notes / f"{info.name}.txt").write_text(text, encoding="utf-8", newline="")
+            (notes / f"{info.name}.ann").write_text("T1\tPERSON 0 1\tx\n# human gold\n",
+                                                    encoding="utf-8")
+    return notes
+
+
+def _anns(folder):
+    return {p.name: p.read_bytes() for p in folder.glob("*.ann")}
+
+
+def test_annotate_into_its_input_folder_is_refused(trained, gold_folder, capsys):
+    before = _anns(gold_folder)
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(gold_folder)]) == 1
+    assert "must differ from the input folder" in capsys.readouterr().err
+    assert _anns(gold_folder) == before
+
+
+def test_annotate_never_overwrites_an_existing_ann_without_force(trained, gold_folder,
+                                                                 tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, data in _anns(gold_folder).items():
+        (out / name).write_bytes(data)
+    before = _anns(out)
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "--force" in err and "3 file(s)" in err
+    assert _anns(out) == before and not list(out.glob("*.txt"))
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out), "--force"]) == 0
+    after = _anns(out)
+    assert set(after) == set(before) and all(after[n] != before[n] for n in before)
+
+
+def test_annotate_into_a_fresh_folder_writes_every_note(trained, gold_folder, tmp_path):
+    out = tmp_path / "fresh"
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 0
+    assert len(list(out.glob("*.ann"))) == 3 and len(list(out.glob("*.txt"))) == 3
+    # The same notes again into the same folder: refused (the .ann files exist).
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 1
+
+
+def test_annotate_a_missing_input_folder_is_a_user_error(trained, tmp_path, capsys):
+    assert main(["-q", "annotate", str(trained), str(tmp_path / "nope"), str(tmp_path / "o")]) == 1
+    assert "input folder not found" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_annotate_to_a_path_that_is_a_file_is_a_user_error(trained, gold_folder, tmp_path, capsys):
+    target = tmp_path / "file.txt"
+    target.write_text("keep me", encoding="utf-8")
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(target)]) == 1
+    assert target.read_text(encoding="utf-8") == "keep me"
