@@ -226,6 +226,8 @@ def cmd_redact(args) -> int:
     rate = chars / summary.elapsed_s if summary.elapsed_s else 0
     _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {args.out_dir}; "
            f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
+    for reason, count in summary.redone().items():
+        _print(f"  {count} note(s) written before were redone: {reason}")
     for n in summary.notes:
         if n.status in ("bad", "failed"):
             _print(f"  skipped {n.note}: {n.reason}")

@@ -99,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("project")
     s.add_argument("in_dir")
     s.add_argument("out_dir")
-    s.add_argument("--strategy", default="tag", choices=("tag", "bracket", "redact", "mask", "surrogate"))
+    s.add_argument("--strategy", choices=("tag", "bracket", "redact", "mask", "surrogate"),
+                   help="one strategy for every label (default: the project's policy, "
+                        "as set in the preview)")
     s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
     s.add_argument("--workers", type=int, default=1)
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))

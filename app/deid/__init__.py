@@ -11,7 +11,8 @@ Public API (PRODUCT.md step 3):
 * ``rescan`` -> ``list[Leak]``;
 * ``build_report`` / ``write_report``.
 """
-from app.deid.folder import NoteOutcome, RedactionSummary, redact_folder
+from app.deid.folder import (NoteOutcome, NoteSource, RedactionSummary, patient_key,
+                             redact_folder, redact_notes)
 from app.deid.memory import (InMemorySurrogateMemory, JsonFileSurrogateMemory,
                              StoreMemoryAdapter, SurrogateMemory, as_memory)
 from app.deid.policy import DEFAULT_KINDS, KINDS, STRATEGIES, Policy, normalise_strategy
@@ -22,8 +23,9 @@ from app.deid.surrogates import Surrogator
 
 __all__ = [
     "DEFAULT_KINDS", "KINDS", "STRATEGIES", "InMemorySurrogateMemory", "JsonFileSurrogateMemory",
-    "Leak", "LeakError", "MappedSpan", "NoteOutcome", "Policy", "RedactionResult",
+    "Leak", "LeakError", "MappedSpan", "NoteOutcome", "NoteSource", "Policy", "RedactionResult",
     "RedactionSummary", "Redactor", "StoreMemoryAdapter", "SurrogateMemory", "Surrogator",
-    "as_memory", "build_report", "normalise_strategy", "redact_folder", "redact_text",
+    "as_memory", "build_report", "normalise_strategy", "patient_key", "redact_folder",
+    "redact_notes", "redact_text",
     "render_html", "rescan", "write_report",
 ]

@@ -36,11 +36,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
-from app.deid.keyed import keyed_hex
+from app.deid.keyed import keyed_hex, seal, unseal
 from app.deid.memory import InMemorySurrogateMemory, JsonFileSurrogateMemory, as_memory
 from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor
@@ -69,6 +69,9 @@ class NoteOutcome:
     # Known identifier strings that a surrogate happened to reproduce (a
     # shifted date equal to another real date): reported, not a leak.
     coincidences: int = 0
+    # Why a note written before was done again ("changed: the model"); empty
+    # for a note written for the first time.
+    redone: str = ""
 
 
 @dataclass
@@ -83,6 +86,14 @@ class RedactionSummary:
 
     def count(self, status: str) -> int:
         return sum(1 for n in self.notes if n.status == status)
+
+    def redone(self) -> dict[str, int]:
+        """How many notes were written again, by reason."""
+        out: dict[str, int] = {}
+        for n in self.notes:
+            if n.status in ("done", "leak") and n.redone:
+                out[n.redone] = out.get(n.redone, 0) + 1
+        return out
 
     def label_totals(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -202,14 +213,11 @@ def _open_memory(spec: Any, secret: str | bytes):
     return as_memory(spec)
 
 
-def _patient_key(rel: str, regex: re.Pattern | None, note_key: str) -> str:
-    if regex is not None:
-        m = regex.search(rel)
-        if m:
-            if "patient" in regex.groupindex:
-                return "patient:" + m.group("patient")
-            return "patient:" + (m.group(1) if regex.groups else m.group(0))
-    return "note:" + note_key[:16]
+def patient_key(patient_id: str) -> str:
+    """The surrogate key of a patient: the same for a folder note whose path
+    names the patient and for a project document of that patient, so both
+    get the same surrogates and date shift."""
+    return "patient:" + patient_id
 
 
 def _output_name(rel: str, naming: str, secret: str | bytes) -> str:
@@ -222,6 +230,86 @@ def _stem(name: str) -> str:
     return name[:-4] if name.lower().endswith(".txt") else name
 
 
+@dataclass(frozen=True)
+class NoteSource:
+    """One note to redact.
+
+    ``rel`` names it (output path under ``naming="same"``, manifest key);
+    ``patient`` is its surrogate key (``None``: the note is its own
+    patient); ``read`` returns its bytes (a file) or its text (a project
+    document, already decoded).
+    """
+
+    rel: str
+    patient: str | None
+    read: Callable[[], bytes | str]
+
+
+#: What each part of the settings fingerprint is, for "redone because ..." messages.
+SETTING_NAMES = {"model": "the model", "policy": "the redaction policy",
+                 "strict": "strict mode", "naming": "the file naming",
+                 "spans_format": "the spans format", "lists": "the hospital lists",
+                 "scan": "the leak scan"}
+
+
+def settings_parts(secret: str | bytes, policy: Policy, *, naming: str, spans_format: str,
+                   strict: bool, producer: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Keyed digests of every setting that changes what is written.
+
+    ``producer`` adds what the caller knows: the model (run, selected
+    candidate, finishing steps) or rules or annotations that give the spans,
+    the hospital lists, the leak scan. Each part is hashed on its own so a
+    re-run can say which one changed.
+    """
+    raw = {"policy": json.dumps(policy.to_dict(), sort_keys=True), "naming": naming,
+           "spans_format": spans_format, "strict": str(bool(strict)),
+           **{str(k): str(v) for k, v in (producer or {}).items()}}
+    return {k: keyed_hex(secret, "settings", k, v, length=16) for k, v in sorted(raw.items())}
+
+
+def _fingerprint(secret: str | bytes, parts: Mapping[str, str]) -> str:
+    return keyed_hex(secret, "settings", json.dumps(dict(parts), sort_keys=True), length=32)
+
+
+def _redo_reason(entry: dict | None, digest: str, fingerprint: str, parts: Mapping[str, str],
+                 out_dir: Path) -> str | None:
+    """Why a note must be (re)done; ``None`` when its output can be kept."""
+    if entry is None:
+        return ""
+    if entry.get("sha256") != digest:
+        return "the note changed"
+    if entry.get("settings") != fingerprint:
+        old = entry.get("parts")
+        if not isinstance(old, dict):
+            return "written under other settings"
+        changed = [SETTING_NAMES.get(k, k) for k in sorted(set(parts) | set(old))
+                   if old.get(k) != parts.get(k)]
+        return "changed: " + ", ".join(changed)
+    if not (out_dir / str(entry.get("output", ""))).is_file():
+        return "its output was missing"
+    return None
+
+
+def _replay_nonce(key: str, digest: str, fingerprint: str) -> str:
+    return f"{key}:{digest}:{fingerprint}"
+
+
+def _seal_spans(secret: str | bytes, nonce: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """The input spans of a finished note, encrypted: offsets into the input
+    hint at identifier lengths, so they are not stored in the clear."""
+    return seal(secret, nonce, json.dumps([list(s) for s in spans]).encode("utf-8"))
+
+
+def _unseal_spans(secret: str | bytes, nonce: str, token: object) -> list[tuple[int, int, str]] | None:
+    raw = unseal(secret, nonce, token)
+    if raw is None:
+        return None
+    try:
+        return [(int(s), int(e), str(label)) for s, e, label in json.loads(raw)]
+    except (ValueError, TypeError):
+        return None
+
+
 @dataclass
 class _Pending:
     rel: str
@@ -230,29 +318,85 @@ class _Pending:
     patient: str
     sha256: str
     text: str
+    redo: str = ""                        # why it is done again ("" for a first run)
+    # A note kept from an earlier run: its manifest entry and (when the
+    # manifest could give them back) the spans it was redacted with. It is
+    # redacted again without writing, so the surrogate state a later note
+    # sees is the one an uninterrupted run would have built.
+    kept: dict | None = None
+    spans: list[tuple[int, int, str]] | None = None
+
+
+def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
+                   patient_regex: str | None = None,
+                   exclude: str | os.PathLike | None = None) -> list[NoteSource]:
+    """The notes under ``in_dir`` (recursive ``pattern``), sorted by path.
+
+    ``patient_regex`` is applied to the relative POSIX path; group
+    ``patient`` (or group 1, or the whole match) names the patient.
+    ``exclude``: a folder whose files are skipped (an output folder inside
+    the input).
+    """
+    in_dir = Path(in_dir)
+    regex = re.compile(patient_regex) if patient_regex else None
+    skip = Path(exclude).resolve() if exclude is not None else None
+    sources = []
+    for path in sorted(p for p in in_dir.rglob(pattern) if p.is_file()):
+        if skip is not None and skip in path.resolve().parents:
+            continue
+        rel = path.relative_to(in_dir).as_posix()
+        patient = None
+        if regex is not None:
+            m = regex.search(rel)
+            if m:
+                patient = patient_key(m.group("patient") if "patient" in regex.groupindex
+                                      else m.group(1) if regex.groups else m.group(0))
+        sources.append(NoteSource(rel, patient, path.read_bytes))
+    return sources
 
 
 def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
                   predictor_factory: Callable[[], Any], policy: Policy, *,
-                  secret: str | bytes,
-                  memory_path_or_factory: Any = None,
-                  workers: int = 1,
-                  naming: str = "same",
-                  patient_regex: str | None = None,
-                  progress: ProgressFn = no_progress,
-                  cancel: CancelToken | None = None,
-                  spans_format: str = "jsonl",
-                  rules_fn: RulesFn | None = None,
-                  strict: bool = False,
-                  run_tag: str = "",
-                  pattern: str = "*.txt") -> RedactionSummary:
+                  patient_regex: str | None = None, pattern: str = "*.txt",
+                  **options: Any) -> RedactionSummary:
     """De-identify every note under ``in_dir`` into ``out_dir``.
+
+    ``in_dir`` is searched recursively for ``pattern``; ``patient_regex``
+    (applied to the relative POSIX path, group ``patient`` or group 1 or
+    the whole match) names each note's patient, else each note is its own
+    patient. ``out_dir`` must differ from ``in_dir``. Everything else is
+    ``redact_notes``.
+    """
+    in_dir, out_dir = Path(in_dir), Path(out_dir)
+    if not in_dir.is_dir():
+        raise ValueError("input folder not found")
+    if out_dir.resolve() == in_dir.resolve():
+        raise ValueError("the output folder must differ from the input folder")
+    sources = folder_sources(in_dir, pattern=pattern, patient_regex=patient_regex,
+                             exclude=out_dir)
+    return redact_notes(sources, out_dir, predictor_factory, policy, **options)
+
+
+def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
+                 predictor_factory: Callable[[], Any], policy: Policy, *,
+                 secret: str | bytes,
+                 memory_path_or_factory: Any = None,
+                 workers: int = 1,
+                 naming: str = "same",
+                 progress: ProgressFn = no_progress,
+                 cancel: CancelToken | None = None,
+                 spans_format: str = "jsonl",
+                 rules_fn: RulesFn | None = None,
+                 strict: bool = False,
+                 producer: Mapping[str, str] | None = None) -> RedactionSummary:
+    """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
     ----------
-    in_dir, out_dir
-        Input folder (searched recursively for ``pattern``) and output
-        folder (created; must differ from ``in_dir``).
+    sources
+        The notes (``NoteSource``); their ``rel`` names must be unique.
+    out_dir
+        Output folder (created).
     predictor_factory
         Picklable callable with no arguments returning a predictor: an
         object with ``predict_spans(text) -> list[Span]`` (a trained model
@@ -271,10 +415,6 @@ def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
         Prediction processes (``spawn`` context, safe with torch and Qt).
     naming
         ``"same"`` relative paths or ``"pseudonymous"`` keyed-hash names.
-    patient_regex
-        Applied to the relative POSIX path; group ``patient`` (or group 1,
-        or the whole match) is the patient key. Without a match each note
-        is its own patient.
     progress, cancel
         Progress reports; cancellation is checked between notes and raises
         ``Cancelled`` after cleaning up (finished notes stay finished).
@@ -283,85 +423,83 @@ def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
     rules_fn, strict
         Leak re-scan (see ``app.deid.rescan``). In strict mode a note with a
         suspected leak is not written and ``LeakError`` is raised at the end.
-    run_tag
-        Extra text for the settings fingerprint (e.g. the model id), so a
-        re-run with another model redoes the notes.
+    producer
+        What else decides the output, as ``{part: description}``: the
+        model (``"model"``), hospital lists, the leak scan. With the policy,
+        naming, spans format and strictness it makes the settings
+        fingerprint: a note written under other settings is done again and
+        its outcome says why (``NoteOutcome.redone``).
 
     Returns
     -------
     RedactionSummary
     """
     t0 = time.perf_counter()
-    in_dir, out_dir = Path(in_dir), Path(out_dir)
+    out_dir = Path(out_dir)
     if naming not in NAMINGS:
         raise ValueError(f"unknown naming {naming!r} (known: {', '.join(NAMINGS)})")
     if spans_format not in SPANS_FORMATS:
         raise ValueError(f"unknown spans format {spans_format!r} (known: {', '.join(SPANS_FORMATS)})")
-    if not in_dir.is_dir():
-        raise ValueError("input folder not found")
     if not secret:
         raise ValueError("a non-empty project secret is required")
     out_dir.mkdir(parents=True, exist_ok=True)
-    if out_dir.resolve() == in_dir.resolve():
-        raise ValueError("the output folder must differ from the input folder")
     _remove_temp_files(out_dir)
-    regex = re.compile(patient_regex) if patient_regex else None
     cancel = cancel or CancelToken()
     memory = _open_memory(memory_path_or_factory, secret)
     redactor = Redactor(policy, secret=secret, memory=memory)
-    fingerprint = keyed_hex(secret, "settings", json.dumps(policy.to_dict(), sort_keys=True),
-                            naming, spans_format, run_tag, length=32)
+    parts = settings_parts(secret, policy, naming=naming, spans_format=spans_format,
+                           strict=strict, producer=producer)
+    fingerprint = _fingerprint(secret, parts)
     manifest_path = out_dir / MANIFEST
     manifest = _read_manifest(manifest_path)
-    out_resolved = out_dir.resolve()
-    files = sorted(p for p in in_dir.rglob(pattern)
-                   if p.is_file() and out_resolved not in p.resolve().parents)
     outcomes: list[NoteOutcome] = []
-    pending: list[_Pending] = []
-    for path in files:
-        rel = path.relative_to(in_dir).as_posix()
+    items: list[_Pending] = []
+    sources = list(sources)
+    for source in sources:
+        rel = source.rel
         key = keyed_hex(secret, "note", rel, length=32)
         out_name = _output_name(rel, naming, secret)
         try:
-            data = path.read_bytes()
+            data = source.read()
         except OSError as exc:
             outcomes.append(NoteOutcome(out_name, "bad", f"cannot read file ({type(exc).__name__})"))
             continue
-        digest = hashlib.sha256(data).hexdigest()
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        digest = hashlib.sha256(raw).hexdigest()
         entry = manifest.get(key)
-        if entry and entry.get("sha256") == digest and entry.get("settings") == fingerprint \
-                and (out_dir / entry["output"]).is_file():
-            outcomes.append(NoteOutcome(out_name, "resumed", "", entry.get("chars_in", 0),
-                                        entry.get("chars_out", 0), entry.get("labels", {}),
-                                        entry.get("strategies", {}), entry.get("leaks", 0)))
-            continue
+        redo = _redo_reason(entry, digest, fingerprint, parts, out_dir)
         try:
-            text = decode_note(data)
+            text = data if isinstance(data, str) else decode_note(data)
         except UnreadableNote as exc:
             outcomes.append(NoteOutcome(out_name, "bad", str(exc)))
             continue
-        pending.append(_Pending(rel, key, out_name,
-                                _patient_key(rel, regex, key), digest, text))
+        item = _Pending(rel, key, out_name, source.patient or "note:" + key[:16], digest, text,
+                        redo or "")
+        if redo is None:
+            item.kept = entry
+            item.spans = _unseal_spans(secret, _replay_nonce(key, digest, fingerprint),
+                                       entry.get("replay"))
+        items.append(item)
 
-    total = len(files)
+    total = len(sources)
     state = {"done": len(outcomes)}
     patient_ids: dict[str, set[str]] = {}
     leaky: dict[str, int] = {}
+    context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
+                       secret, patient_ids, rules_fn, strict, leaky)
 
     def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
         if error:
             outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
         else:
-            outcomes.append(_finish_note(item, spans or [], redactor, out_dir, spans_format,
-                                         manifest_path, fingerprint, patient_ids, rules_fn,
-                                         strict, leaky))
+            outcomes.append(_finish_note(item, spans or [], context))
         state["done"] += 1
         progress(Progress(state["done"] / max(total, 1), "redact",
                           message=f"{state['done']}/{total} notes"))
 
     try:
-        if pending:
-            _run(pending, predictor_factory, workers, cancel, finish)
+        if items:
+            _run(items, predictor_factory, workers, cancel, finish)
     finally:
         save = getattr(memory, "save", None)
         if callable(save):
@@ -376,13 +514,23 @@ def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
     return summary
 
 
-def _run(pending: list[_Pending], factory: Callable[[], Any], workers: int,
+def _run(items: list[_Pending], factory: Callable[[], Any], workers: int,
          cancel: CancelToken, finish: Callable[[_Pending, Any, str], None]) -> None:
-    """Predict ``pending`` (in workers or in-process) and ``finish`` each in order."""
+    """Predict the ``items`` without known spans (in workers or in-process)
+    and ``finish`` every item in order."""
+    todo_predict = [it for it in items if it.spans is None]
+    if not todo_predict:
+        for item in items:
+            cancel.check()
+            finish(item, item.spans, "")
+        return
     if workers <= 1:
         predictor = factory()
-        for item in pending:
+        for item in items:
             cancel.check()
+            if item.spans is not None:
+                finish(item, item.spans, "")
+                continue
             try:
                 spans = _predict_with(predictor, item.text)
             except Exception as exc:  # one bad note must not stop the export
@@ -390,8 +538,8 @@ def _run(pending: list[_Pending], factory: Callable[[], Any], workers: int,
                 continue
             finish(item, spans, "")
         return
-    window: deque[tuple[_Pending, Future]] = deque()
-    todo = iter(pending)
+    window: deque[tuple[_Pending, Future | None]] = deque()
+    todo = iter(items)
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                              initializer=_init_worker, initargs=(factory,)) as pool:
         try:
@@ -400,37 +548,62 @@ def _run(pending: list[_Pending], factory: Callable[[], Any], workers: int,
                     item = next(todo, None)
                     if item is None:
                         return
-                    window.append((item, pool.submit(_worker_predict, item.text)))
+                    window.append((item, None if item.spans is not None
+                                   else pool.submit(_worker_predict, item.text)))
 
             top_up()
             while window:
                 cancel.check()
                 item, fut = window.popleft()
-                try:
-                    spans, error = fut.result(), ""
-                except Exception as exc:
-                    spans, error = None, f"prediction failed ({type(exc).__name__})"
+                if fut is None:
+                    spans, error = item.spans, ""
+                else:
+                    try:
+                        spans, error = fut.result(), ""
+                    except Exception as exc:
+                        spans, error = None, f"prediction failed ({type(exc).__name__})"
                 finish(item, spans, error)
                 top_up()
         except BaseException:
             for _, fut in window:
-                fut.cancel()
+                if fut is not None:
+                    fut.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
 
 
-def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]], redactor: Redactor,
-                 out_dir: Path, spans_format: str, manifest_path: Path, fingerprint: str,
-                 patient_ids: dict[str, set[str]], rules_fn: RulesFn | None, strict: bool,
-                 leaky: dict[str, int]) -> NoteOutcome:
+@dataclass
+class _Context:
+    """What every note of one run is finished with."""
+
+    redactor: Redactor
+    out_dir: Path
+    spans_format: str
+    manifest_path: Path
+    fingerprint: str
+    parts: Mapping[str, str]
+    secret: str | bytes
+    patient_ids: dict[str, set[str]]
+    rules_fn: RulesFn | None
+    strict: bool
+    leaky: dict[str, int]
+
+
+def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
+                 ctx: _Context) -> NoteOutcome:
     spans = [Span(s, e, label) for s, e, label in raw_spans if 0 <= s < e <= len(item.text)]
-    result = redactor.redact(item.text, spans, patient_key=item.patient)
-    ids = patient_ids.setdefault(item.patient, set())
+    result = ctx.redactor.redact(item.text, spans, patient_key=item.patient)
+    ids = ctx.patient_ids.setdefault(item.patient, set())
     for m in result.span_map:
         original = item.text[m.in_start:m.in_end]
         if result.text[m.out_start:m.out_end] != original:
             ids.add(original)
-    found = rescan(result.text, sorted(ids), rules_fn,
+    if item.kept is not None:
+        entry = item.kept
+        return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
+                           entry.get("chars_out", 0), entry.get("labels", {}),
+                           entry.get("strategies", {}), entry.get("leaks", 0))
+    found = rescan(result.text, sorted(ids), ctx.rules_fn,
                    replaced=[(m.out_start, m.out_end) for m in result.span_map])
     leaks = [lk for lk in found if not lk.in_replacement]
     labels = result.label_counts()
@@ -442,19 +615,22 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]], reda
         categories[lk.category] = categories.get(lk.category, 0) + 1
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
-                          len(found) - len(leaks))
-    if leaks and strict:
-        leaky[item.out_name] = len(leaks)
+                          len(found) - len(leaks), redone=item.redo)
+    if leaks and ctx.strict:
+        ctx.leaky[item.out_name] = len(leaks)
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome
-    out_path = out_dir / item.out_name
-    suffix, payload = _spans_payload(result, spans_format)
+    out_path = ctx.out_dir / item.out_name
+    suffix, payload = _spans_payload(result, ctx.spans_format)
     spans_name = _stem(item.out_name) + suffix
     _atomic_write(out_path, result.text.encode("utf-8"))
-    _atomic_write(out_dir / spans_name, payload)
-    _append_manifest(manifest_path, {
-        "key": item.key, "sha256": item.sha256, "settings": fingerprint,
-        "output": item.out_name, "spans": spans_name, "chars_in": len(item.text),
-        "chars_out": len(result.text), "labels": labels, "strategies": strategies,
-        "leaks": len(leaks)})
+    _atomic_write(ctx.out_dir / spans_name, payload)
+    used = [(s.start, s.end, s.label) for s in spans]
+    _append_manifest(ctx.manifest_path, {
+        "key": item.key, "sha256": item.sha256, "settings": ctx.fingerprint,
+        "parts": dict(ctx.parts), "output": item.out_name, "spans": spans_name,
+        "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
+        "strategies": strategies, "leaks": len(leaks),
+        "replay": _seal_spans(ctx.secret, _replay_nonce(item.key, item.sha256, ctx.fingerprint),
+                              used)})
     return outcome

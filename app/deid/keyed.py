@@ -67,3 +67,34 @@ class KeyedDraw:
     def letter(self, upper: bool) -> str:
         ch = chr(ord("a") + self.below(26))
         return ch.upper() if upper else ch
+
+
+def seal(secret: str | bytes, nonce: str, data: bytes) -> str:
+    """Encrypt ``data`` for storage beside an export (base64 text).
+
+    XOR with a ``KeyedDraw`` stream of (secret, ``nonce``) plus a keyed tag.
+    The nonce must be unique per plaintext (a note's key, digest and
+    settings fingerprint): the same nonce is only reused for the same data.
+    """
+    import base64
+    stream = KeyedDraw(secret, "seal", nonce)._bytes(len(data))
+    body = base64.b64encode(bytes(a ^ b for a, b in zip(data, stream))).decode("ascii")
+    return keyed_hex(secret, "seal-tag", nonce, body, length=16) + ":" + body
+
+
+def unseal(secret: str | bytes, nonce: str, token: object) -> bytes | None:
+    """The data of a ``seal`` token, or ``None`` when it is missing, damaged
+    or was sealed under another secret or nonce."""
+    import base64
+    import binascii
+    if not isinstance(token, str) or ":" not in token:
+        return None
+    tag, body = token.split(":", 1)
+    if not hmac.compare_digest(tag, keyed_hex(secret, "seal-tag", nonce, body, length=16)):
+        return None
+    try:
+        raw = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    stream = KeyedDraw(secret, "seal", nonce)._bytes(len(raw))
+    return bytes(a ^ b for a, b in zip(raw, stream))

@@ -253,6 +253,8 @@ class Surrogator:
         assigned = self._assigned[(patient, scope or context)]
         if hit is not None:
             assigned.setdefault(fold(hit), original_key)
+            # As if drawn now: a resumed run rebuilds the same cross-patient state.
+            self._global.setdefault((context, fold(hit)), patient)
             return hit
         known = self._known_words[patient]
         cand = None

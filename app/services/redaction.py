@@ -6,6 +6,7 @@ is ever written to the export.
 """
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass
@@ -153,12 +154,41 @@ def rule_leak_scan(project) -> RuleLeakScan:
             predictor.close()
 
 
+def model_identity(project, *, rules_only: bool = False, annotations: "AnnotationSpans | None" = None
+                   ) -> str:
+    """What gives the spans, precisely enough that another model, candidate,
+    finishing step or rule mapping gives another string (it goes into the
+    resume fingerprint, hashed). Names and ids only, no identifier."""
+    import hashlib
+    if annotations is not None:
+        digest = hashlib.sha256(json.dumps(sorted(annotations.by_sha.items())).encode()).hexdigest()
+        return f"annotations {digest[:16]}"
+    if rules_only:
+        return "rules " + _rules_mapping_digest(project)
+    from app.services.finishing import fill_rules, propagation_labels
+    from app.services.predictor import active_run
+    run = active_run(project)
+    name = (run.metrics or {}).get("selected")
+    return json.dumps({"run": run.id, "candidate": name, "fill": fill_rules(run, name),
+                       "propagate": propagation_labels(run, name)}, sort_keys=True)
+
+
+def _rules_mapping_digest(project) -> str:
+    import hashlib
+    rows = rule_leak_scan(project).mapping_rows
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   report_path: str | None = None, workers: int = 1, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
                   use_annotations: bool = False,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
-    """Redact every note under ``in_dir`` into ``out_dir``; write the audit report."""
+    """Redact every note under ``in_dir`` into ``out_dir``; write the audit report.
+
+    ``strategy`` overrides every label's strategy; ``None`` applies the
+    project's policy (the per-label strategies set in the preview).
+    """
     from app.deid import build_report, redact_folder, write_report
     from app.services.importing import compile_patient_regex
 
@@ -172,19 +202,16 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError("--workers must be at least 1")
     policy = project_policy(project, strategy)
     secret = project_secret(project)
-    if use_annotations:
-        factory = AnnotationSpans.from_folder(src)
-    else:
-        factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
-    if not (rules_only or use_annotations):
-        from app.services.predictor import active_run
-        active_run(project)              # a clear error now rather than in a worker
+    annotations = AnnotationSpans.from_folder(src) if use_annotations else None
+    factory = annotations or ProjectPredictorFactory(str(project.path), rules_only=rules_only)
+    producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
+                "scan": "rules " + _rules_mapping_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
     summary = redact_folder(src, out, factory, policy, secret=secret, memory_path_or_factory=project,
                             workers=workers, naming=naming, patient_regex=patient_regex,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
-                            strict=strict)
+                            strict=strict, producer=producer)
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
@@ -196,7 +223,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         rp = Path(report_path)
         write_report(report, rp.with_suffix(".json"), rp.with_suffix(".html"))
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
-                           "naming": naming, "workers": workers})
+                           "naming": naming, "workers": workers,
+                           "redone": sum(summary.redone().values())})
     return summary, report
 
 

@@ -169,3 +169,40 @@ def test_fallback_decoder_matches_the_contract():
     for bad in (b"", b"  \n", b"a\x00b"):
         with pytest.raises(UnreadableNote):
             _fallback_decode(bad)
+
+
+def test_resumed_run_gives_the_output_of_an_uninterrupted_run(tmp_path, monkeypatch):
+    """Issue 23 item 4: the collision state of the notes skipped on resume is
+    rebuilt (tiny name pools make collisions, and so re-draws, frequent)."""
+    import app.deid.surrogates as surrogates
+    monkeypatch.setattr(surrogates, "last_names", lambda loc: ["Ames", "Boyd", "Cruz", "Diaz"])
+    monkeypatch.setattr(surrogates, "first_names",
+                        lambda loc, g: ["Ava", "Ben", "Cal", "Dot", "Eve"])
+    people = ["Alan Reed", "Bob Stone", "Carl Hart", "Dora West", "Emma Ford", "Fred Lowe"]
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(12):
+        who, other = people[i % 6], people[(i + 1) % 6]
+        (src / f"pt{i % 6}_n{i:02d}.txt").write_text(
+            f"{who} met {other} on 03/0{i % 9 + 1}/2014.\n", encoding="utf-8")
+    factory = partial(make_predictor, tuple(people) + tuple(n for p in people for n in p.split()))
+
+    def go(out, **kw):
+        return redact_folder(src, out, factory, POLICY, secret=SECRET,
+                             patient_regex=r"^(pt\d+)_", **kw)
+
+    go(tmp_path / "whole")
+    token = CancelToken()
+    seen = []
+
+    def progress(p):
+        seen.append(p)
+        if len(seen) == 5:
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        go(tmp_path / "resumed", progress=progress, cancel=token)
+    summary = go(tmp_path / "resumed")
+    assert summary.count("resumed") == 5 and summary.count("done") == 7
+    for p in sorted((tmp_path / "whole").glob("*.txt")):
+        assert (tmp_path / "resumed" / p.name).read_text() == p.read_text(), p.name
