@@ -40,3 +40,14 @@ def test_model_after_rules_only_redoes_every_note(rules_trained, tmp_path, capsy
     # Strictness and the policy are part of the settings too.
     assert main(["-q", "redact", str(rules_trained), str(notes), str(out), "--strategy", "mask"]) == 0
     assert "redone: changed: the redaction policy" in capsys.readouterr().out
+
+
+def test_export_into_a_used_folder_redoes_under_another_model(rules_trained, tmp_path):
+    from app.gui.export_wizard import ExportRequest, export_documents
+    out = tmp_path / "export"
+    with Project.open(rules_trained) as p:
+        first = export_documents(p, ExportRequest(out, rules_only=True))
+        again = export_documents(p, ExportRequest(out))
+    assert first.summary.count("done") == 15
+    assert again.summary.count("resumed") == 0
+    assert again.summary.redone() == {"changed: the model": 15}
