@@ -33,6 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--labels", default="paper",
                    help="label preset (paper, extended, hipaa, meddocan, none) or a JSON file")
     s.add_argument("--language", default="en", help="language of the notes (en, es, ...)")
+    # app.services.redaction.LOCALES, spelled out to keep start-up light.
+    s.add_argument("--locale", choices=("en_AU", "en_GB", "en_US", "es_ES"),
+                   help="where the notes were written: surrogate names/places and how numeric "
+                        "dates read (en_US month-first, the others day-first); default: read "
+                        "the date order off the notes at the first redaction")
 
     s = sub.add_parser("import", help="import notes or annotated documents")
     s.add_argument("project")

@@ -8,8 +8,12 @@ name (English or Spanish, case and accents as in the original), recomputed
 weekday and ordinal suffix. Everything else (separators, "de", "of", a time
 of day) is kept verbatim.
 
-* Numeric day/month order follows the locale (en_AU/es_ES day-first, en_US
-  month-first); when a component is > 12 the only valid reading is used.
+* Numeric day/month order is the caller's (the project's setting, from its
+  locale: en_AU/en_GB/es_ES day-first, en_US month-first), unless the note
+  itself shows its order: :func:`note_day_first` reads every date of a note
+  and a day > 12 in either place settles it for all of the note's dates
+  (``10-12-2019`` beside ``10/25/2019`` is October 12th). When a component
+  is > 12 the only valid reading is used.
 * Partial dates: a date without a year is shifted in the leap year 2000
   (so 29/02 is valid); month-year and year-only dates are shifted by the
   offset rounded to whole months / years, at least one, so they always
@@ -23,6 +27,7 @@ import datetime as _dt
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Iterable
 
 from app.deid.pools import fold
 
@@ -317,6 +322,77 @@ def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 6
         else:
             out.append(t.text)
     return "".join(out)
+
+
+def _order_evidence(text: str) -> tuple[int, int]:
+    """Votes (day-first, month-first) in one date: 2 for a numeric date that
+    only one order can read, 1 for a month name before/after the day."""
+    toks = [t for t in _tokens(text) if t.kind != "space"]
+    for i in range(len(toks) - 2):
+        a, sep, b = toks[i], toks[i + 1], toks[i + 2]
+        if (a.kind == "num" and b.kind == "num" and sep.text in _SEPARATORS
+                and len(a.text) <= 2 and len(b.text) <= 2 and not _is_time(toks, i)):
+            x, y = int(a.text), int(b.text)
+            if 12 < x <= 31 and 1 <= y <= 12:
+                return 2, 0
+            if 12 < y <= 31 and 1 <= x <= 12:
+                return 0, 2
+            return 0, 0
+    for i, t in enumerate(toks):
+        if t.kind == "word" and _WORDS.get(fold(t.text), ("",))[0] == "month":
+            before = i > 0 and toks[i - 1].kind == "num" and len(toks[i - 1].text) <= 2
+            after = (i + 1 < len(toks) and toks[i + 1].kind == "num"
+                     and len(toks[i + 1].text) <= 2)
+            if before and not after:
+                return 1, 0
+            if after and not before:
+                return 0, 1
+    return 0, 0
+
+
+def corpus_day_first(notes_dates: Iterable[list[str]]) -> tuple[bool | None, int]:
+    """The numeric date order a corpus shows: ``(day_first or None, notes)``.
+
+    Each note with a numeric date only one order can read votes; ``None``
+    when no note does or when more than one in ten disagrees (a mixed corpus:
+    keep the project's setting). ``notes`` is the number of votes.
+    """
+    votes = [0, 0]
+    for dates in notes_dates:
+        dm = md = False
+        for text in dates:
+            a, b = _order_evidence(text)
+            dm, md = dm or a == 2, md or b == 2
+        if dm != md:
+            votes[0 if dm else 1] += 1
+    n = sum(votes)
+    if not n or min(votes) > n / 10:
+        return None, n
+    return votes[0] > votes[1], n
+
+
+def note_day_first(dates: list[str], default: bool) -> bool:
+    """The numeric date order one note shows, else ``default``.
+
+    A numeric date only one order can read (``25/10/2019``, ``10/25/2019``)
+    settles it; without one, the order of written months ("12 Oct 2019" vs
+    "Oct 12, 2019") does. Evidence both ways, or none, keeps ``default``:
+    a note is read one way throughout, so its dates keep their intervals.
+    """
+    strong = [0, 0]
+    weak = [0, 0]
+    for text in dates:
+        dm, md = _order_evidence(text)
+        (strong if 2 in (dm, md) else weak)[0] += dm > 0
+        (strong if 2 in (dm, md) else weak)[1] += md > 0
+    for dm, md in (strong, weak):
+        if dm and not md:
+            return True
+        if md and not dm:
+            return False
+        if dm and md:
+            return default
+    return default
 
 
 def parse_date(text: str, *, day_first: bool = True, pivot: int = 69) -> _dt.date | None:

@@ -75,6 +75,9 @@ def normalise_strategy(name: str) -> str:
     return key
 
 
+DATE_ORDERS = ("", "dmy", "mdy")
+
+
 def day_first_locale(locale: str) -> bool:
     """Numeric dates are read day-first except in the US locale."""
     return not locale.lower().replace("-", "_").startswith("en_us")
@@ -104,7 +107,13 @@ class Policy:
         Per-label surrogate-kind overrides (see ``KINDS``).
     locale
         ``en_AU`` (default, day-first dates), ``en_US`` (month-first) or
-        ``es_ES``; picks the surrogate pools and the date order.
+        ``es_ES``; picks the surrogate pools and, unless ``date_order`` is
+        set, the date order.
+    date_order
+        ``"dmy"`` (day first) or ``"mdy"`` (month first): how numeric dates
+        that could be read either way are read when a note does not show
+        its order itself (see :func:`app.deid.dates.note_day_first`);
+        ``""`` = from ``locale``.
     age_threshold, age_cap
         Ages above the threshold become ``age_cap`` (HIPAA: over 89 -> "90+");
         other ages are kept by the surrogate strategy.
@@ -121,6 +130,7 @@ class Policy:
     strategies: Mapping[str, str] = field(default_factory=dict)
     kinds: Mapping[str, str] = field(default_factory=dict)
     locale: str = "en_AU"
+    date_order: str = ""
     age_threshold: int = 89
     age_cap: str = "90+"
     mask_char: str = "*"
@@ -140,6 +150,8 @@ class Policy:
         if not (0 <= lo <= hi):
             raise ValueError("date_shift_days must be (min, max) with 0 <= min <= max")
         object.__setattr__(self, "date_shift_days", (int(lo), int(hi)))
+        if self.date_order not in DATE_ORDERS:
+            raise ValueError(f"date_order must be one of {', '.join(map(repr, DATE_ORDERS))}")
         if len(self.mask_char) != 1:
             raise ValueError("mask_char must be one character")
 
@@ -151,6 +163,9 @@ class Policy:
 
     @property
     def day_first(self) -> bool:
+        """How ambiguous numeric dates are read when a note does not say."""
+        if self.date_order:
+            return self.date_order == "dmy"
         return day_first_locale(self.locale)
 
     def to_dict(self) -> dict[str, Any]:

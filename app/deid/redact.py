@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
 from app.core.spans import Span, remove_overlaps
+from app.deid.dates import note_day_first
 from app.deid.policy import Policy
 from app.deid.surrogates import Surrogator
 
@@ -71,7 +72,8 @@ class Redactor:
                                           self._locale)
         return self._surrogator
 
-    def replacement(self, original: str, label: str, strategy: str, patient_key: str) -> str:
+    def replacement(self, original: str, label: str, strategy: str, patient_key: str,
+                    day_first: bool | None = None) -> str:
         if strategy == "tag":
             return f"<**{label}**>"
         if strategy == "bracket":
@@ -80,7 +82,7 @@ class Redactor:
             return ""
         if strategy == "mask":
             return mask(original, self.policy.mask_char, self.policy.mask_keep_punctuation)
-        return self.surrogator.surrogate(original, label, patient_key)
+        return self.surrogator.surrogate(original, label, patient_key, day_first=day_first)
 
     def redact(self, text: str, spans: Iterable[Span], *, patient_key: str = "") -> RedactionResult:
         """Replace ``spans`` of ``text`` (see ``redact_text``)."""
@@ -89,15 +91,22 @@ class Redactor:
             if s.end > len(text):
                 raise ValueError(f"span [{s.start}, {s.end}) beyond end of text ({len(text)} chars)")
         strategies = [self.policy.strategy_for(s.label) for s in kept]
+        day_first = None
         if "surrogate" in strategies:
             self.surrogator.register(patient_key, (text[s.start:s.end] for s in kept))
+            # One reading of numeric dates for the whole note, so that the
+            # shift keeps every interval between them.
+            day_first = note_day_first(
+                [text[s.start:s.end] for s, strategy in zip(kept, strategies)
+                 if strategy == "surrogate" and self.policy.kind_for(s.label) == "date"],
+                default=self.surrogator.day_first)
         pieces: list[str] = []
         span_map: list[MappedSpan] = []
         pos = out = 0
         for s, strategy in zip(kept, strategies):
             pieces.append(text[pos:s.start])
             out += s.start - pos
-            new = self.replacement(text[s.start:s.end], s.label, strategy, patient_key)
+            new = self.replacement(text[s.start:s.end], s.label, strategy, patient_key, day_first)
             pieces.append(new)
             span_map.append(MappedSpan(s.start, s.end, out, out + len(new), s.label, strategy))
             out += len(new)

@@ -81,7 +81,8 @@ class Surrogator:
         self.memory: SurrogateMemory = as_memory(memory)
         self.locale = pool_locale(locale or policy.locale)
         self.spanish = is_spanish(self.locale)
-        self.day_first = day_first_locale(locale or policy.locale)
+        self.day_first = (policy.day_first if policy.date_order or not locale
+                          else day_first_locale(locale))
         self._offsets: dict[str, int] = {}
         # Per patient: folded words of its originals (a surrogate must not reuse them).
         self._known_words: dict[str, set[str]] = defaultdict(set)
@@ -117,8 +118,12 @@ class Surrogator:
         self._offsets[patient_key] = offset
         return offset
 
-    def surrogate(self, original: str, label: str, patient_key: str) -> str:
-        """A surrogate for ``original`` (a span labelled ``label``)."""
+    def surrogate(self, original: str, label: str, patient_key: str, *,
+                  day_first: bool | None = None) -> str:
+        """A surrogate for ``original`` (a span labelled ``label``).
+
+        ``day_first`` is the note's date order (``None``: the project's).
+        """
         kind = self.policy.kind_for(label)
         if kind in ("keep", "sex"):
             # Sex is kept: name surrogates keep the gender, so it stays coherent.
@@ -126,7 +131,8 @@ class Surrogator:
         if kind == "age":
             return self._age(original)
         if kind == "date":
-            return self._date(original, label, patient_key)
+            return self._date(original, label, patient_key,
+                              self.day_first if day_first is None else day_first)
         hit = self.memory.get(patient_key, label, original)
         if hit is not None:
             return hit
@@ -207,8 +213,8 @@ class Surrogator:
             return cap
         return _NUMBER_RE.sub(lambda m: cap if int(m.group()) > limit else m.group(), original)
 
-    def _date(self, original: str, label: str, patient: str) -> str:
-        shifted = shift_date(original, self.date_offset(patient), day_first=self.day_first,
+    def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
+        shifted = shift_date(original, self.date_offset(patient), day_first=day_first,
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
         if shifted is not None:
             return shifted

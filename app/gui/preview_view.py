@@ -33,6 +33,9 @@ from app.services.redaction import POLICY_KEY, preview_document, project_policy
 
 MODES = (("model", "Model prediction (what an export writes)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
+# Policy.date_order values as the preview offers them.
+DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/2024)", "mdy"),
+                      ("As the notes show (not set yet)", ""))
 SPAN_ALPHA = 90
 
 
@@ -349,6 +352,18 @@ class PreviewView(QWidget):
         self.strategy_table.setSelectionMode(QAbstractItemView.NoSelection)
         self.strategy_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         sl.addWidget(self.strategy_table, 1)
+        dates = QHBoxLayout()
+        dates.addWidget(QLabel("Numeric dates:"))
+        self.date_order_box = QComboBox()
+        for text, order in DATE_ORDER_CHOICES:
+            self.date_order_box.addItem(text, order)
+        self.date_order_box.setToolTip(
+            "How a date like 3/5/2014 is read when a note does not show its order itself "
+            "(a note with 25/10/2019 or 10/25/2019 does)")
+        self.date_order_box.currentIndexChanged.connect(
+            lambda i: self.set_date_order(self.date_order_box.itemData(i)))
+        dates.addWidget(self.date_order_box, 1)
+        sl.addLayout(dates)
         self.save_policy_button = QPushButton("Use for exports")
         self.save_policy_button.setToolTip("Store these strategies as the project's policy")
         self.save_policy_button.clicked.connect(self.save_policy)
@@ -389,6 +404,9 @@ class PreviewView(QWidget):
         for label in project.labels():
             self.miss_label.addItem(label.name)
         self._fill_strategies()
+        self.date_order_box.blockSignals(True)
+        self.date_order_box.setCurrentIndex(self.date_order_box.findData(self.policy.date_order))
+        self.date_order_box.blockSignals(False)
         self.mode_box.blockSignals(True)
         self.mode_box.setCurrentIndex(0 if self._has_model() else 1)
         self.mode_box.blockSignals(False)
@@ -634,6 +652,14 @@ class PreviewView(QWidget):
             box.blockSignals(False)
         self.refresh()
 
+    def set_date_order(self, order: str) -> None:
+        """Read ambiguous numeric dates day-first (``"dmy"``), month-first
+        (``"mdy"``) or as the notes show (``""``), and redact again."""
+        if self.policy is None or order == self.policy.date_order:
+            return
+        self.policy = Policy.from_dict({**self.policy.to_dict(), "date_order": order})
+        self.refresh()
+
     @Slot()
     def save_policy(self) -> None:
         """Store the strategies shown as the project's redaction policy."""
@@ -641,7 +667,8 @@ class PreviewView(QWidget):
             return
         self.project.set_setting(POLICY_KEY, self.policy.to_dict())
         self.project.log("policy_changed", {"default": self.policy.default,
-                                            "strategies": dict(self.policy.strategies)},
+                                            "strategies": dict(self.policy.strategies),
+                                            "date_order": self.policy.date_order},
                          actor=self.annotator)
         self.message.emit("Redaction policy saved for exports")
 

@@ -44,6 +44,60 @@ def project_policy(project, strategy: str | None = None):
     return policy
 
 
+# Locales a project can be made with: surrogate pools and the date order.
+LOCALES = ("en_AU", "en_GB", "en_US", "es_ES")
+
+
+def set_project_locale(project, locale: str) -> None:
+    """Store ``locale`` and its numeric date order as the project's redaction settings."""
+    from app.deid.policy import day_first_locale
+    if locale not in LOCALES:
+        raise UserError(f"unknown locale {locale!r} (known: {', '.join(LOCALES)})")
+    stored = project.get_setting(POLICY_KEY) or {}
+    project.set_setting(POLICY_KEY, {**stored, "locale": locale,
+                                     "date_order": "dmy" if day_first_locale(locale) else "mdy"})
+
+
+# How many notes are read to infer a corpus's date order (enough to see it,
+# few enough that a huge folder is not read twice).
+DATE_ORDER_SAMPLE = 500
+
+
+def infer_date_order(project, policy, in_dir: Path):
+    """``policy`` with the date order settled, and how it was.
+
+    A project whose policy names no date order (``date_order == ""``: an
+    English project made without a locale) reads it off the notes to redact:
+    the first :data:`DATE_ORDER_SAMPLE` notes' numeric dates that only one
+    order can read. A clear answer is stored as the project's setting (and
+    logged), so preview and every later export read dates the same way.
+    Returns ``(policy, source)``, ``source`` a short phrase for the report.
+    """
+    from itertools import islice
+
+    from app.deid import Policy
+    from app.deid.dates import corpus_day_first
+    from app.formats import ImportedDoc, read_path
+    from app.rules import find_hits
+
+    if policy.date_order:
+        return policy, "project setting"
+    notes = (item.text for item in islice(read_path(in_dir, "txt"), DATE_ORDER_SAMPLE)
+             if isinstance(item, ImportedDoc))
+    day_first, votes = corpus_day_first(
+        [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
+        for text in notes)
+    if day_first is None:
+        return policy, f"locale {policy.locale} (the notes do not show one order)"
+    order = "dmy" if day_first else "mdy"
+    stored = project.get_setting(POLICY_KEY) or {}
+    if not project.readonly and not stored.get("date_order"):
+        project.set_setting(POLICY_KEY, {**stored, "locale": policy.locale, "date_order": order})
+        project.log("date_order_inferred", {"date_order": order, "notes": votes})
+    return (Policy.from_dict({**policy.to_dict(), "date_order": order}),
+            f"inferred from {votes} notes")
+
+
 @dataclass(frozen=True)
 class ProjectPredictorFactory:
     """Picklable: builds a predictor in each worker process from the project
@@ -200,7 +254,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     compile_patient_regex(patient_regex)
     if workers < 1:
         raise UserError("--workers must be at least 1")
-    policy = project_policy(project, strategy)
+    policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
     factory = annotations or ProjectPredictorFactory(str(project.path), rules_only=rules_only)
@@ -217,7 +271,9 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         else _model_info(project, rules_only)
     report = build_report(summary, model_info, evaluation, policy,
                           {"workers": workers, "naming": naming, "strict": strict,
-                           "rules_only": rules_only, "use_annotations": use_annotations},
+                           "rules_only": rules_only, "use_annotations": use_annotations,
+                           "date_order": f"{policy.date_order or ('dmy' if policy.day_first else 'mdy')}"
+                                         f" ({date_order_source})"},
                           {"total_s": round(seconds, 3)}, __version__)
     if report_path:
         rp = Path(report_path)

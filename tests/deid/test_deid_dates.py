@@ -82,3 +82,65 @@ def test_intervals_preserved():
 def test_unreadable_returns_none():
     for text in ("0/10/2017", "32/01/2014", "yesterday", "14/14/2014"):
         assert shift_date(text, 10) is None
+
+
+def test_a_note_shows_its_date_order():
+    from app.deid.dates import note_day_first
+    assert note_day_first(["3/5/2014", "10/25/2019"], default=True) is False
+    assert note_day_first(["3/5/2014", "25/10/2019"], default=False) is True
+    assert note_day_first(["3/5/2014", "Oct 12, 2019"], default=True) is False   # month name first
+    assert note_day_first(["3/5/2014", "12 October 2019"], default=False) is True
+    assert note_day_first(["3/5/2014"], default=True) is True                    # nothing to go by
+    assert note_day_first(["25/10/2019", "10/25/2019"], default=False) is False  # both: default
+    assert note_day_first(["10:30 3/5/2014"], default=True) is True              # a time is no date
+
+
+def test_a_corpus_shows_its_date_order():
+    from app.deid.dates import corpus_day_first
+    assert corpus_day_first([["10/25/2019"], ["3/5/2014"], ["1/13/2020", "2/2/2016"]]) == (False, 2)
+    assert corpus_day_first([["25/10/2019"], ["13/1/2020"]]) == (True, 2)
+    assert corpus_day_first([["3/5/2014"]]) == (None, 0)
+    assert corpus_day_first([["25/10/2019"], ["10/25/2019"]]) == (None, 2)    # mixed
+
+
+def _shifts(docs, policy, secret="s"):
+    """Per patient, the day shifts seen between original and surrogate dates
+    (both read month-first, as the US notes are written)."""
+    from app.deid.redact import Redactor
+    redactor = Redactor(policy, secret=secret)
+    shifts: dict[str, set[int]] = {}
+    for d in docs:
+        res = redactor.redact(d.text, d.spans, patient_key=d.patient_id)
+        for m in res.span_map:
+            if policy.kind_for(m.label) != "date":
+                continue
+            before = parse_date(d.text[m.in_start:m.in_end], day_first=False)
+            after = parse_date(res.text[m.out_start:m.out_end], day_first=False)
+            if before is not None:
+                shifts.setdefault(d.patient_id, set()).add(
+                    None if after is None else (after - before).days)
+    return shifts
+
+
+def test_us_notes_keep_every_interval_when_the_project_reads_month_first():
+    """Issue 23 item 2: 52 of 270 US dates in 28 of 46 patients got the wrong shift."""
+    from app.deid import Policy
+    from app.synth import generate
+    docs = generate(100, seed=11, locale="en_US", label_set="extended")
+    shifts = _shifts(docs, Policy(default="surrogate", date_order="mdy"))
+    assert len(shifts) > 40
+    assert all(len(s) == 1 and None not in s for s in shifts.values()), shifts
+
+
+def test_us_notes_that_show_their_order_are_read_month_first_in_a_day_first_project():
+    from app.deid import Policy
+    from app.deid.dates import note_day_first
+    from app.synth import generate
+    docs = generate(100, seed=11, locale="en_US", label_set="extended")
+    policy = Policy(default="surrogate", locale="en_AU")
+    showing = [d for d in docs if note_day_first(
+        [d.text[s.start:s.end] for s in d.spans if policy.kind_for(s.label) == "date"],
+        default=True) is False]
+    assert len(showing) > 50
+    shifts = _shifts(showing, policy)
+    assert all(len(s) == 1 and None not in s for s in shifts.values()), shifts

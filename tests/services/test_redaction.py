@@ -1,8 +1,15 @@
-"""Project redaction: honest re-runs (settings fingerprint), one redaction path."""
+"""Project redaction: honest re-runs (settings fingerprint), one redaction path,
+the date order read off the notes."""
+import json
+import re
+
 import pytest
 
 from app.cli.main import main
+from app.deid.dates import parse_date
 from app.project import Project
+from app.rules import find_hits
+from app.services.redaction import POLICY_KEY
 from app.services.training import TrainConfig, train_project
 
 from synth_projects import make_project
@@ -51,3 +58,42 @@ def test_export_into_a_used_folder_redoes_under_another_model(rules_trained, tmp
     assert first.summary.count("done") == 15
     assert again.summary.count("resumed") == 0
     assert again.summary.redone() == {"changed: the model": 15}
+
+
+def _dates(text):
+    return [parse_date(text[h.start:h.end], day_first=False)
+            for h in find_hits(text) if h.category == "DATE"]
+
+
+def test_us_notes_redacted_in_a_new_english_project_keep_every_interval(tmp_path, capsys):
+    """Issue 23 item 2, as a new user meets it: an English project made
+    without a locale, US notes, surrogate dates from the .ann files."""
+    notes, out, proj = tmp_path / "inUS", tmp_path / "outUS", tmp_path / "pUS.deid"
+    assert main(["-q", "synth", str(notes), "--n", "40", "--seed", "11", "--labels", "extended",
+                 "--locale", "en_US"]) == 0
+    assert main(["-q", "new", str(proj), "--labels", "extended"]) == 0
+    assert main(["-q", "redact", str(proj), str(notes), str(out), "--strategy", "surrogate",
+                 "--use-annotations", "--patient-regex", r"^(P\d+)_",
+                 "--report", str(tmp_path / "r.json")]) == 0
+    shifts: dict[str, set] = {}
+    for src in sorted(notes.glob("*.txt")):
+        before = _dates(src.read_text(encoding="utf-8"))
+        after = _dates((out / src.name).read_text(encoding="utf-8"))
+        patient = re.match(r"^(P\d+)_", src.name).group(1)
+        if len(before) == len(after):
+            shifts.setdefault(patient, set()).update(
+                None if None in (a, b) else (b - a).days for a, b in zip(before, after))
+    assert len(shifts) > 10
+    assert all(len(s) == 1 and None not in s for s in shifts.values()), shifts
+    with Project.open(proj, readonly=True) as p:
+        assert p.get_setting(POLICY_KEY)["date_order"] == "mdy"
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert "mdy (inferred from" in json.dumps(report)
+
+
+def test_a_locale_given_at_creation_is_the_projects_date_order(tmp_path):
+    for locale, order in (("en_US", "mdy"), ("en_GB", "dmy")):
+        proj = tmp_path / f"{locale}.deid"
+        assert main(["-q", "new", str(proj), "--locale", locale]) == 0
+        with Project.open(proj, readonly=True) as p:
+            assert p.get_setting(POLICY_KEY) == {"locale": locale, "date_order": order}
