@@ -295,12 +295,18 @@ class Surrogator:
                     letter = chr(ord("A") + (ord(letter) - ord("A") + 1) % 26)
                 self.memory.put(patient, "name:initial", token, letter)
                 return letter
-            if role == "first":
-                pool = first_names(loc, gender or "U")
+            # One token, one surrogate within a patient, whatever role it plays
+            # here ("Dr Santos" and "Dalton Santos", "Joseph" and "John Joseph"):
+            # a reader must not be able to tell two people from one.
+            other = self.memory.get(patient, "name:last" if role == "first" else "name:first",
+                                    token)
+            if other is not None and self.memory.get(patient, f"name:{role}", token) is None:
+                self.memory.put(patient, f"name:{role}", token, other)
+                result = other
             else:
-                pool = last_names(loc)
-            result = self._pick(patient, f"name:{role}", token, lambda d: d.choice(pool),
-                                scope="name")
+                pool = first_names(loc, gender or "U") if role == "first" else last_names(loc)
+                result = self._pick(patient, f"name:{role}", token, lambda d: d.choice(pool),
+                                    scope="name")
             if role == "first" and self.memory.get(patient, "name:initial", token[:1]) is None:
                 # "J. Smith" after "John Smith" gets the initial of John's surrogate.
                 self.memory.put(patient, "name:initial", token[:1], result[:1].upper())

@@ -187,3 +187,37 @@ def test_store_adapter_is_used():
     assert s.surrogate("John Smith", "PERSON", "P1") == "Edited Name"
     s.surrogate("Jane Roe", "PERSON", "P1")
     assert ("P1", "PERSON", "Jane Roe") in store.rows
+
+
+def test_a_name_token_keeps_its_surrogate_whatever_role_it_plays():
+    """Issue 23 item 3: `Dr Santos` -> `Collin` but `Dalton Santos` -> `Miguel Melendez`."""
+    s = make()
+    lone = s.surrogate("Dr Santos", "PERSON", "P1")
+    full = s.surrogate("Dalton Santos", "PERSON", "P1")
+    assert lone.split()[-1] == full.split()[-1]
+    assert s.surrogate("Joseph", "PERSON", "P2").split()[-1] == \
+        s.surrogate("John Joseph", "PERSON", "P2").split()[-1]
+
+
+def test_name_tokens_are_consistent_within_every_patient_of_a_synthetic_corpus():
+    from collections import defaultdict
+
+    from app.deid.redact import Redactor
+    from app.synth import generate
+    words = re.compile(r"[^\W\d_]+")
+    policy = Policy(default="surrogate")
+    redactor = Redactor(policy, secret=SECRET)
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for d in generate(100, seed=3, locale="en_AU"):
+        res = redactor.redact(d.text, d.spans, patient_key=d.patient_id)
+        for m in res.span_map:
+            if policy.kind_for(m.label) != "name":
+                continue
+            before = words.findall(d.text[m.in_start:m.in_end])
+            after = words.findall(res.text[m.out_start:m.out_end])
+            if len(before) == len(after):
+                for a, b in zip(before, after):
+                    if len(a) > 1 and a != b:
+                        seen[(d.patient_id, a.casefold())].add(b.casefold())
+    assert len(seen) > 300
+    assert [k for k, v in seen.items() if len(v) > 1] == []
