@@ -48,9 +48,13 @@ def _unescape(chunk: str) -> str:
         if ref[0] != "#":
             return _ENTITIES[ref]
         try:
-            return chr(int(ref[2:], 16) if ref[1] == "x" else int(ref[1:]))
+            char = chr(int(ref[2:], 16) if ref[1] == "x" else int(ref[1:]))
         except (ValueError, OverflowError):
             return m.group(0)
+        if _NOT_XML_RE.match(char):
+            # &#xD800; and the like: no XML may hold it, and no note can.
+            raise _XmlError(f"character reference &{ref}; names a character XML forbids")
+        return char
     return _ENTITY_RE.sub(sub, chunk)
 
 
@@ -77,6 +81,10 @@ def _extract_text(raw: str) -> tuple[str, int, int]:
             parts.append(raw[lt + 9:end])
             i = end + 3
         elif raw.startswith("</TEXT", lt):
+            if _TEXT_OPEN_RE.search(raw, lt):
+                # Which one holds the note the tags point into? Guessing
+                # would import wrong offsets, or drop a note silently.
+                raise _XmlError("more than one <TEXT> element (one note per file)")
             return "".join(parts), m.end(), lt
         else:
             raise _XmlError("unexpected markup inside <TEXT>")

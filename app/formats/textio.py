@@ -3,10 +3,13 @@
 A file is read in binary and decoded once; line endings are never
 translated (``\\r\\n`` stays two characters), so character offsets computed
 by other tools on the same file remain valid. Decoding order, most to least
-certain: byte-order mark, strict UTF-8, cp1252 (Windows "ANSI", a superset
-of the printable Latin-1 range, what Western hospital systems export), and
-only then a statistical guess by charset-normalizer, which is easily wrong
-on short notes.
+certain: byte-order mark, strict UTF-8, UTF-8 with a few damaged bytes
+(each replaced by U+FFFD and counted, when the file's valid multi-byte
+sequences outnumber its bad bytes: cp1252 text almost never holds a valid
+one, while reading damaged UTF-8 as cp1252 would garble every accented
+letter), cp1252 (Windows "ANSI", a superset of the printable Latin-1 range,
+what Western hospital systems export), and only then a statistical guess by
+charset-normalizer, which is easily wrong on short notes.
 """
 from __future__ import annotations
 
@@ -41,12 +44,14 @@ class DecodedText(NamedTuple):
 
     ``encoding`` is a Python codec name (``"utf-8"``, ``"utf-16-le"``,
     ``"cp1252"``, ...); ``had_bom`` tells whether a byte-order mark was
-    found and stripped from ``text``.
+    found and stripped from ``text``; ``replaced`` counts the invalid bytes
+    of damaged UTF-8 replaced by U+FFFD.
     """
 
     text: str
     encoding: str
     had_bom: bool
+    replaced: int = 0
 
 
 def decode_bytes(data: bytes, *, allow_empty: bool = False) -> DecodedText:
@@ -78,15 +83,26 @@ def decode_bytes(data: bytes, *, allow_empty: bool = False) -> DecodedText:
         text, encoding = _decode_without_bom(body)
     if len(_CONTROL_RE.findall(text)) > _MAX_CONTROL_RATIO * len(text):
         raise BadInputError("binary file (too many control characters)")
-    return DecodedText(text, encoding, had_bom)
+    replaced = 0
+    if encoding == "utf-8-damaged":
+        encoding, replaced = "utf-8", text.count("\ufffd") - body.count("\ufffd".encode())
+    return DecodedText(text, encoding, had_bom, replaced)
 
 
 def _decode_without_bom(body: bytes) -> tuple[str, str]:
-    for encoding in ("utf-8", "cp1252"):
-        try:
-            return body.decode(encoding), encoding
-        except UnicodeDecodeError:
-            pass
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    damaged = body.decode("utf-8", errors="replace")
+    bad = damaged.count("\ufffd") - body.count("\ufffd".encode())
+    good = sum(1 for c in damaged if c > "\x7f" and c != "\ufffd")
+    if good > bad:
+        return damaged, "utf-8-damaged"
+    try:
+        return body.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        pass
     # Imported lazily: it is only needed for the rare non-Western file.
     from charset_normalizer import from_bytes
 

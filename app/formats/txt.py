@@ -15,7 +15,11 @@ def encoding_meta(decoded: DecodedText) -> tuple[dict, list[str]]:
     """``meta`` entries and warnings describing how a file was decoded."""
     meta = {"source_encoding": decoded.encoding, "source_bom": decoded.had_bom}
     warnings = []
-    if not decoded.encoding.startswith("utf"):
+    if decoded.replaced:
+        meta["replaced_bytes"] = decoded.replaced
+        warnings.append(f"not valid UTF-8: {decoded.replaced} damaged byte(s) replaced by "
+                        "U+FFFD (the rest read as UTF-8)")
+    elif not decoded.encoding.startswith("utf"):
         warnings.append(f"not UTF-8: decoded as {decoded.encoding}")
     return meta, warnings
 

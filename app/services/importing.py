@@ -54,6 +54,32 @@ def compile_patient_regex(pattern: str | None) -> re.Pattern | None:
         raise UserError(f"invalid --patient-regex: {exc}") from None
 
 
+SPLITS = ("train", "dev", "test")
+
+
+def _unique_spans(doc, summary: "ImportSummary") -> list:
+    """``doc.spans`` without exact repeats (same start, end and label): a
+    tool that writes a span twice means it once."""
+    seen: set = set()
+    kept = []
+    for span in doc.spans:
+        if span.key not in seen:
+            seen.add(span.key)
+            kept.append(span)
+    if len(kept) < len(doc.spans):
+        summary.warnings.append((doc.name, f"{len(doc.spans) - len(kept)} repeated span(s) "
+                                           "imported once"))
+    return kept
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _count_files(path: Path) -> int:
     if path.is_file():
         return 1
@@ -86,6 +112,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
         project.add_annotator(annotator)
     batch: list = []
     seen = 0
+    logged_warnings = [0]          # how many of summary.warnings the audit log holds
 
     def flush() -> None:
         if not batch:
@@ -100,19 +127,31 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 # Annotation formats carry a person's judgement: such notes
                 # are done (even with no span: a PII-free note is a label too).
                 annotated = fmt in ("conll", "jsonl", "i2b2") or bool(doc.meta.pop("annotated", False))
+                # A file's own patient and split (JSONL fields, as our export
+                # writes them) unless the command names them.
+                own_patient, own_split = doc.meta.pop("patient_id", None), doc.meta.pop("split", None)
+                patient = patient_id_from(doc.name, regex) if regex else own_patient
+                doc_split = split or (own_split if own_split in SPLITS else None)
+                spans = _unique_spans(doc, summary)
                 doc_id = project.add_document(
                     doc.name, doc.text, source_path=str(doc.source_path),
                     status="done" if annotated else "todo",
-                    patient_id=patient_id_from(doc.name, regex), split=split,
-                    meta=doc.meta or None, spans=doc.spans, span_source=source,
+                    patient_id=None if patient is None else str(patient), split=doc_split,
+                    meta=doc.meta or None, spans=spans, span_source=source,
                     annotator=annotator)
                 if doc_id is None:
                     summary.duplicates += 1
                 else:
                     summary.imported += 1
-                    summary.spans += len(doc.spans)
+                    summary.spans += len(spans)
                     summary.chars += len(doc.text)
             project.log("import", {"documents": len(batch), "format": fmt, "split": split})
+            # The summary sends the user here for the details; warnings name
+            # documents and problems, never note text.
+            warned = [[name, w] for name, w in summary.warnings[logged_warnings[0]:]]
+            if warned:
+                project.log("import_warnings", {"warnings": warned})
+                logged_warnings[0] = len(summary.warnings)
         batch.clear()
 
     try:
@@ -120,7 +159,10 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
             seen += 1
             if cancel is not None:
                 cancel.check()
-            if isinstance(item, ImportedDoc):
+            if isinstance(item, ImportedDoc) and not _encodable(item.text):
+                summary.problems.append((str(item.source_path),
+                                         "text holds invalid Unicode (a lone surrogate)"))
+            elif isinstance(item, ImportedDoc):
                 for w in item.warnings:
                     summary.warnings.append((item.name, w))
                 batch.append(item)

@@ -23,7 +23,7 @@ def test_encoding_table(tmp_path, data, encoding, had_bom):
     path = tmp_path / "note.txt"
     path.write_bytes(data)
     decoded = read_text_file(path)
-    assert decoded == (NOTE, encoding, had_bom)
+    assert decoded == (NOTE, encoding, had_bom, 0)
     # CRLF kept: offsets computed on the file's characters stay true.
     assert decoded.text.count("\r\n") == 2
     assert decoded.text[4:16] == "José O’Brien"
@@ -33,7 +33,7 @@ def test_encoding_table(tmp_path, data, encoding, had_bom):
 def test_latin1_file_decodes_as_cp1252(tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes("Patient: Hélène Müller, né à Noël".encode("latin-1"))
-    assert read_text_file(path) == ("Patient: Hélène Müller, né à Noël", "cp1252", False)
+    assert read_text_file(path) == ("Patient: Hélène Müller, né à Noël", "cp1252", False, 0)
 
 
 def test_non_western_falls_back_to_charset_normalizer():

@@ -109,3 +109,88 @@ def test_meddocan_project_round_trip_is_exact(tmp_path, meddocan):
             assert got == read_ann(ann)
             total += len(got)
     assert total == 22795
+
+
+# --- issue 23 item 5: nothing lost or doubled on the way in --------------------
+
+def test_jsonl_export_then_import_keeps_split_and_patient(tmp_path, project):
+    notes = [("n1", "Seen by Dr Smith.", "P1", "train"), ("n2", "MRN 998877.", "P2", "test"),
+             ("n3", "No identifiers.", None, None)]
+    for name, text, patient, split in notes:
+        project.add_document(name, text, patient_id=patient, split=split)
+    export_project(project, tmp_path / "out", "jsonl")
+    with Project.create(tmp_path / "q.deid", list(PRESETS["paper"])) as q:
+        s = import_path(q, tmp_path / "out", fmt="jsonl")
+        assert s.imported == 3
+        got = {i.name: (i.patient_id, i.split) for i in q.document_infos()}
+        assert all("patient_id" not in i.meta and "split" not in i.meta
+                   for i in q.document_infos())
+    assert got == {n: (p, sp) for n, _, p, sp in notes}
+
+
+def test_jsonl_fields_yield_to_the_command_line(tmp_path, project):
+    (tmp_path / "d.jsonl").write_text(
+        '{"name": "P7_a", "text": "Note one.", "patient_id": "X", "split": "dev"}\n'
+        '{"name": "P8_b", "text": "Note two.", "split": "holdout"}\n', encoding="utf-8")
+    import_path(project, tmp_path / "d.jsonl", split="train", patient_regex=r"^(P\d+)_")
+    assert {(i.patient_id, i.split) for i in project.document_infos()} == {
+        ("P7", "train"), ("P8", "train")}
+
+
+def test_unknown_jsonl_split_is_not_imported_as_a_split(tmp_path, project):
+    (tmp_path / "d.jsonl").write_text('{"name": "a", "text": "Note.", "split": "holdout"}\n',
+                                      encoding="utf-8")
+    import_path(project, tmp_path / "d.jsonl")
+    assert [i.split for i in project.document_infos()] == [None]
+
+
+def test_a_second_text_element_is_reported_not_dropped(tmp_path, project):
+    d = tmp_path / "xml"
+    d.mkdir()
+    (d / "two.xml").write_text("<deIdi2b2><TEXT><![CDATA[First note.]]></TEXT>"
+                               "<TEXT><![CDATA[Second note.]]></TEXT><TAGS/></deIdi2b2>",
+                               encoding="utf-8")
+    (d / "one.xml").write_text("<deIdi2b2><TEXT><![CDATA[Only note.]]></TEXT><TAGS/></deIdi2b2>",
+                               encoding="utf-8")
+    s = import_path(project, d, fmt="i2b2")
+    assert s.imported == 1
+    assert [(Path(p).name, r) for p, r in s.problems] == [
+        ("two.xml", "more than one <TEXT> element (one note per file)")]
+
+
+def test_a_character_reference_no_xml_may_hold_skips_that_file_only(tmp_path, project):
+    d = tmp_path / "xml"
+    d.mkdir()
+    (d / "bad.xml").write_text("<deIdi2b2><TEXT>Bad &#xD800; here.</TEXT><TAGS/></deIdi2b2>",
+                               encoding="utf-8")
+    for k in range(3):
+        (d / f"ok{k}.xml").write_text(f"<deIdi2b2><TEXT>Note {k}.</TEXT><TAGS/></deIdi2b2>",
+                                      encoding="utf-8")
+    s = import_path(project, d, fmt="i2b2")
+    assert s.imported == 3
+    assert [Path(p).name for p, _ in s.problems] == ["bad.xml"]
+
+
+def test_a_span_written_twice_is_imported_once(tmp_path, project):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "a.txt").write_text("Seen by Dr Smith.", encoding="utf-8")
+    (d / "a.ann").write_text("T1\tPERSON 11 16\tSmith\nT2\tPERSON 11 16\tSmith\n", encoding="utf-8")
+    s = import_path(project, d, fmt="brat")
+    doc = project.document_infos()[0]
+    assert [(x.start, x.end, x.label) for x in project.gold_spans(doc.id)] == [(11, 16, "PERSON")]
+    assert s.spans == 1
+    assert ("a", "1 repeated span(s) imported once") in s.warnings
+
+
+def test_damaged_utf8_keeps_its_accents_and_the_warning_is_in_the_audit_log(tmp_path, project):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "a.txt").write_bytes("Patient José Núñez, café au lait ".encode("utf-8") + b"\xff"
+                              + " señor.\n".encode("utf-8"))
+    s = import_path(project, d, fmt="txt")
+    text = project.document(project.document_infos()[0].id).text
+    assert text == "Patient José Núñez, café au lait \ufffd señor.\n"
+    assert s.warnings and "U+FFFD" in s.warnings[0][1]
+    logged = [e.detail for e in project.audit_entries() if e.event == "import_warnings"]
+    assert logged == [{"warnings": [["a", s.warnings[0][1]]]}]
