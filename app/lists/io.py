@@ -1,0 +1,135 @@
+"""Reading a hospital's list files: a patient table (CSV) and plain lists.
+
+Errors are :class:`ListFileError` with a message that names the file,
+a line number or a column, never a value from the file.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from .entries import PATIENT_FIELDS, PLAIN_FIELD
+
+#: Header names taken as a field when no ``--map`` names that field.
+_ALIASES = {
+    "patient_id": ("patient_id", "patientid", "patient", "id", "pid", "mrn_id"),
+    "first_name": ("first_name", "firstname", "first", "given_name", "given", "forename"),
+    "last_name": ("last_name", "lastname", "last", "surname", "family_name", "family"),
+    "other_names": ("other_names", "other_name", "middle_name", "middle", "alias", "aliases"),
+    "dob": ("dob", "date_of_birth", "birth_date", "birthdate"),
+    "record_numbers": ("record_numbers", "record_number", "mrn", "urn", "medical_record_number"),
+    "phones": ("phones", "phone", "telephone", "mobile"),
+    "addresses": ("addresses", "address", "street_address"),
+}
+#: Every field a patient table column can be mapped to.
+TARGETS = ("patient_id",) + PATIENT_FIELDS
+
+
+class ListFileError(ValueError):
+    """A list file that cannot be read as asked (message free of its content)."""
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ListFileError(f"cannot read {Path(path).name}: {exc.strerror}") from None
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise ListFileError(f"{Path(path).name} is neither UTF-8 nor Windows-1252 text")
+
+
+def parse_mapping(pairs: list[str] | None) -> dict[str, list[str]]:
+    """``["patient_id=ID", "phones=HOME", "phones=WORK"]`` -> field -> CSV columns."""
+    out: dict[str, list[str]] = {}
+    for pair in pairs or []:
+        target, eq, column = pair.partition("=")
+        target, column = target.strip(), column.strip()
+        if not eq or not target or not column:
+            raise ListFileError(f"--map {pair!r}: write FIELD=COLUMN (e.g. last_name=SURNAME)")
+        if target not in TARGETS:
+            raise ListFileError(f"--map {target!r}: unknown field (fields: {', '.join(TARGETS)})")
+        out.setdefault(target, []).append(column)
+    return out
+
+
+def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
+                       ) -> list[tuple[str, str, str]]:
+    """Rows ``(patient_id, field, value)`` of a patient table CSV.
+
+    ``mapping`` names the CSV column(s) of each field; a field it leaves out
+    is read from a column with its name or a usual alias (``surname``,
+    ``mrn``, ...). Columns mapped to nothing are ignored. A cell may hold
+    several values separated by ``;`` or ``|``.
+    """
+    mapping = dict(mapping or {})
+    name = Path(path).name
+    text = _read_text(path)
+    try:
+        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    reader = csv.reader(io.StringIO(text), dialect)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ListFileError(f"{name} is empty") from None
+    except csv.Error as exc:
+        raise ListFileError(f"{name} is not a readable CSV file ({exc})") from None
+    columns = {h.strip(): i for i, h in enumerate(header)}
+    lower = {h.strip().lower().replace(" ", "_"): i for i, h in enumerate(header)}
+    for target, cols in mapping.items():
+        missing = [c for c in cols if c not in columns]
+        if missing:
+            raise ListFileError(f"{name} has no column {', '.join(map(repr, missing))} "
+                                f"(mapped to {target})")
+    fields: dict[str, list[int]] = {t: [columns[c] for c in cols] for t, cols in mapping.items()}
+    for target, aliases in _ALIASES.items():
+        if target not in fields:
+            found = [lower[a] for a in aliases if a in lower]
+            if found:
+                fields[target] = found[:1]
+    if "patient_id" not in fields:
+        raise ListFileError(f"{name} has no patient id column: map one with "
+                            "--map patient_id=COLUMN")
+    if not any(f in fields for f in PATIENT_FIELDS):
+        raise ListFileError(f"{name} has no column for any of {', '.join(PATIENT_FIELDS)}: "
+                            "map them with --map FIELD=COLUMN")
+    rows = []
+    try:
+        for line_no, row in enumerate(reader, start=2):
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise ListFileError(f"{name} line {line_no}: {len(row)} cells, "
+                                    f"the header has {len(header)}")
+            pid = " ".join(row[i].strip() for i in fields["patient_id"]).strip()
+            if not pid:
+                raise ListFileError(f"{name} line {line_no}: no patient id")
+            for target, idx in fields.items():
+                if target == "patient_id":
+                    continue
+                for i in idx:
+                    for value in row[i].replace("|", ";").split(";"):
+                        if value.strip():
+                            rows.append((pid, target, value.strip()))
+    except csv.Error as exc:
+        raise ListFileError(f"{name} is not a readable CSV file ({exc})") from None
+    return rows
+
+
+def read_plain_list(path: Path) -> list[str]:
+    """One entry per line; blank lines and lines starting with ``#`` are skipped."""
+    text = _read_text(path)
+    if "\x00" in text:
+        raise ListFileError(f"{Path(path).name} is not a text file")
+    values = [line.strip() for line in text.splitlines()]
+    return [v for v in values if v and not v.startswith("#")]
+
+
+__all__ = ["ListFileError", "PLAIN_FIELD", "TARGETS", "parse_mapping", "read_patient_table",
+           "read_plain_list"]
