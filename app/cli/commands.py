@@ -103,6 +103,22 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def cmd_lists(args) -> int:
+    from app.services.lists import add_list_file, remove_list, show_lists
+    with open_project(args.project, readonly=args.lists_action == "show") as project:
+        if args.lists_action == "add":
+            s = add_list_file(project, args.file, args.kind, args.map)
+            who = f" of {s.patients} patients ({', '.join(s.fields)})" if s.kind == "patients" else ""
+            _print(f"{s.kind}: read {s.read} entries{who}; {s.added} new, "
+                   f"{s.read - s.added} already there")
+        elif args.lists_action == "remove":
+            _print(f"{args.kind}: removed {remove_list(project, args.kind)} entries")
+        else:
+            for line in show_lists(project):
+                _print(line)
+    return 0
+
+
 def cmd_demo(args) -> int:
     from app.services.demo import run_demo
     run_demo(Path(args.out_dir), progress=TerminalProgress(quiet=args.quiet), echo=_print)

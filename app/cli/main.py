@@ -123,6 +123,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--include-suggestions", action="store_true")
 
+    s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
+    s.add_argument("project")
+    lsub = s.add_subparsers(dest="lists_action", metavar="ACTION")
+    lsub.required = True
+    # app.lists.LIST_KINDS, spelled out to keep start-up light.
+    kinds = ("patients", "staff", "places", "hospitals", "wards", "other")
+    a = lsub.add_parser("add", help="add a list file (CSV patient table or one entry a line)")
+    a.add_argument("file")
+    a.add_argument("--kind", required=True, choices=kinds)
+    a.add_argument("--map", nargs="+", metavar="FIELD=COLUMN",
+                   help="patient table columns: patient_id first_name last_name other_names dob "
+                        "record_numbers phones addresses (e.g. patient_id=ID last_name=SURNAME; "
+                        "default: columns named so)")
+    lsub.add_parser("show", help="entries per kind (counts only) and the labels they take")
+    r = lsub.add_parser("remove", help="delete every entry of one kind")
+    r.add_argument("--kind", required=True, choices=kinds)
+
     s = sub.add_parser("demo", help="whole learning loop on the bundled sample notes")
     s.add_argument("out_dir", nargs="?", default="deid-demo")
 

@@ -501,12 +501,13 @@ def _extend_name(text: str, units: Sequence[_Unit], i: int, j: int,
         if re.fullmatch(r"\.[ \t]*", gap) or (re.fullmatch(r"[ \t]+", gap)
                                               and _bare_initial(text, units[i - 1])):
             pieces.append((units[i - 1].start, units[i - 1].end))
-    if j < len(units) and _is_initial(units[j], line):
-        gap = text[end:units[j].start]
-        after = text[units[j].end:units[j].end + 1]
+    k = j + 1 if j < len(units) and units[j].norm == "," else j      # "SMITH, J."
+    if k < len(units) and _is_initial(units[k], line):
+        gap = text[end:units[k].start]
+        after = text[units[k].end:units[k].end + 1]
         if re.fullmatch(r"[ \t]*,?[ \t]*", gap) and gap and not after.isalnum() \
-                and (after == "." or _bare_initial(text, units[j])):
-            pieces.append((units[j].start, units[j].end))
+                and (after == "." or _bare_initial(text, units[k])):
+            pieces.append((units[k].start, units[k].end))
     return pieces
 
 

@@ -43,7 +43,29 @@ def _v1_to_v2(db: sqlite3.Connection) -> None:
         db.execute(stmt)
 
 
-MIGRATIONS: list[Migration] = [_v1_to_v2]
+V3_SQL = f"""
+CREATE TABLE list_entries (
+    id         INTEGER PRIMARY KEY,
+    kind       TEXT NOT NULL
+               CHECK (kind IN ('patients', 'staff', 'places', 'hospitals', 'wards', 'other')),
+    -- The patient table's rows carry their patient id; plain lists ''.
+    patient_id TEXT NOT NULL DEFAULT '',
+    field      TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    UNIQUE (kind, patient_id, field, value),
+    CHECK ((kind = 'patients') = (patient_id <> ''))
+);
+"""
+
+
+def _v2_to_v3(db: sqlite3.Connection) -> None:
+    """Add the hospital lists (patient table and plain lists, app.lists)."""
+    for stmt in statements(V3_SQL):
+        db.execute(stmt)
+
+
+MIGRATIONS: list[Migration] = [_v1_to_v2, _v2_to_v3]
 
 
 def current_version() -> int:

@@ -27,6 +27,7 @@ from .core import dumps, loads
 from .documents import DocumentsMixin
 from .errors import ProjectError, ProjectVersionError
 from .history import HistoryMixin
+from .lists import ListsMixin
 from .lock import ProjectLock
 from .records import AuditEntry
 from .runs import RunsMixin
@@ -41,7 +42,7 @@ def _configure(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA synchronous = FULL")
 
 
-class Project(DocumentsMixin, RunsMixin, HistoryMixin):
+class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     """An open project file. Use :meth:`create` or :meth:`open`, not the constructor.
 
     Thread-safe: one object may be shared by the GUI and worker threads (see

@@ -16,6 +16,7 @@ from app.project import (Project, ProjectError, ProjectLockedError,
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_V1 = Path(__file__).parent / "fixtures" / "project_v1.deid"
+FIXTURE_V2 = Path(__file__).parent / "fixtures" / "project_v2.deid"
 
 
 def _schema(path: Path) -> list[tuple]:
@@ -65,7 +66,7 @@ def test_newer_schema_is_refused(tmp_path):
     db.close()
     for readonly in (False, True):
         with pytest.raises(ProjectVersionError,
-                           match=r"made by a newer DeID Studio \(schema 99\); this version reads up to 2"):
+                           match=r"made by a newer DeID Studio \(schema 99\); this version reads up to 3"):
             Project.open(path, readonly=readonly)
     assert _pragma(path, "user_version") == 99
 
@@ -86,7 +87,8 @@ def test_v1_fixture_upgrades_with_verified_backup(tmp_path):
         assert proj.surrogate_get("p1", "PERSON", "Alex Quill") == "Sam Reed"
         assert proj.push_edit(note1, "ann1", "add_span", {"id": 1}) == 1   # v2 history works
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
-        assert upgraded[0].detail == {"from": 1, "to": 2, "backup": "old.deid.bak-v1"}
+        assert upgraded[0].detail == {"from": 1, "to": 3, "backup": "old.deid.bak-v1"}
+        assert proj.add_plain_list("staff", ["SMITH"]) == 1                  # v3 lists work
     backup = tmp_path / "old.deid.bak-v1"
     assert _pragma(backup, "user_version") == 1
     assert _pragma(backup, "journal_mode") == "delete"     # one self-contained file
@@ -95,6 +97,26 @@ def test_v1_fixture_upgrades_with_verified_backup(tmp_path):
     Project.create(tmp_path / "fresh.deid", []).close()
     assert _schema(path) == _schema(tmp_path / "fresh.deid")
     assert FIXTURE_V1.exists() and _pragma(FIXTURE_V1, "user_version") == 1
+
+
+def test_v2_fixture_upgrades_to_lists(tmp_path):
+    path = tmp_path / "v2.deid"
+    shutil.copy(FIXTURE_V2, path)
+    assert _pragma(path, "user_version") == 2
+    with Project.open(path) as proj:
+        assert (proj.schema_version, proj.upgraded_from) == (3, 2)
+        note1 = proj.document_infos(search="note1")[0].id
+        assert proj.gold_spans(note1) == [Span(11, 21, "PERSON"), Span(41, 48, "IDN")]
+        assert [e.seq for e in proj.history(note1, "ann1")] == [1]     # v2 data kept
+        assert proj.list_counts() == {}
+        proj.add_list_entries("patients", [("p1", "last_name", "QUILL")])
+        assert proj.list_counts() == {"patients": {"entries": 1, "patients": 1}}
+        upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
+        assert upgraded[0].detail == {"from": 2, "to": 3, "backup": "v2.deid.bak-v2"}
+    assert _pragma(tmp_path / "v2.deid.bak-v2", "user_version") == 2
+    Project.create(tmp_path / "fresh.deid", []).close()
+    assert _schema(path) == _schema(tmp_path / "fresh.deid")
+    assert _pragma(FIXTURE_V2, "user_version") == 2
 
 
 def test_failed_migration_leaves_file_unchanged(tmp_path, monkeypatch):
@@ -111,7 +133,7 @@ def test_failed_migration_leaves_file_unchanged(tmp_path, monkeypatch):
     assert (tmp_path / "old.deid.bak-v1").exists()
     monkeypatch.undo()
     with Project.open(path) as proj:                      # the lock was released
-        assert proj.schema_version == 2
+        assert proj.schema_version == 3
 
 
 def test_second_writer_in_same_process_is_refused(tmp_path):

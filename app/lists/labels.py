@@ -1,0 +1,46 @@
+"""Which project label each kind of list hit takes.
+
+Each category of :data:`app.lists.matcher.CATEGORIES` has labels in order
+of preference; the first one the project's label set holds (compared
+without case) is used. A category with none of them is skipped, and the
+caller says so (:func:`describe`).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+_PREFERENCES = {
+    "patient_name": ("NAME", "PERSON", "NOMBRE_SUJETO_ASISTENCIA", "PATIENT"),
+    "staff_name": ("NAME", "PERSON", "NOMBRE_PERSONAL_SANITARIO", "DOCTOR", "STAFF"),
+    "place": ("LOCATION", "ADDRESS", "TERRITORIO", "CITY"),
+    "hospital": ("HOSPITAL", "LOCATION", "INSTITUCION", "CENTRO_SALUD", "ORGANIZATION", "ADDRESS"),
+    "ward": ("HOSPITAL", "LOCATION", "CENTRO_SALUD", "ADDRESS"),
+    "address": ("ADDRESS", "LOCATION", "CALLE"),
+    "dob": ("DOB", "DATE", "FECHAS"),
+    "record_number": ("IDN", "ID", "ID_SUJETO_ASISTENCIA", "MRN", "OTHER"),
+    "phone": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
+    "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA"),
+}
+
+
+def label_map(labels: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+    """``({category: project label}, [categories with no label])``."""
+    by_upper = {}
+    for name in labels:
+        by_upper.setdefault(name.upper(), name)
+    chosen, skipped = {}, []
+    for category, prefs in _PREFERENCES.items():
+        label = next((by_upper[p] for p in prefs if p in by_upper), None)
+        if label is None:
+            skipped.append(category)
+        else:
+            chosen[category] = label
+    return chosen, skipped
+
+
+def describe(mapping: dict[str, str], skipped: list[str]) -> str:
+    """One line: "patient_name -> NAME, ...; no label for: dob"."""
+    line = ", ".join(f"{c} -> {lab}" for c, lab in mapping.items())
+    if skipped:
+        line += f"; no label for (not used): {', '.join(skipped)}"
+    return line

@@ -1,0 +1,89 @@
+"""Hospital lists of a project: add, show, remove (the CLI and the GUI call these).
+
+Entries are identifiers: summaries, errors and the audit log hold counts,
+kinds and column names only, never a value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.errors import UserError
+from app.lists import LIST_KINDS, HospitalLists, ListFileError, ListMatcher
+from app.lists.io import parse_mapping, read_patient_table, read_plain_list
+from app.lists.labels import describe, label_map
+
+
+@dataclass
+class ListAddSummary:
+    kind: str
+    read: int                 # entries read from the file
+    added: int                # new entries (the others were stored already)
+    patients: int = 0         # patient table: patients in the file
+    fields: list[str] = field(default_factory=list)
+
+
+def add_list_file(project, path, kind: str, mapping: list[str] | None = None) -> ListAddSummary:
+    """Read a list file and add its entries to ``project`` (one save).
+
+    ``kind`` is one of :data:`app.lists.LIST_KINDS`; ``patients`` reads a
+    CSV patient table whose columns ``mapping`` (``["last_name=SURNAME",
+    ...]``) names, the other kinds a plain list (one entry a line).
+    """
+    if kind not in LIST_KINDS:
+        raise UserError(f"unknown list kind {kind!r} (kinds: {', '.join(LIST_KINDS)})")
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"no such list file: {path}")
+    if mapping and kind != "patients":
+        raise UserError("--map is for the patient table (--kind patients) only")
+    try:
+        if kind == "patients":
+            rows = read_patient_table(path, parse_mapping(mapping))
+        else:
+            rows = [("", "name", v) for v in read_plain_list(path)]
+    except ListFileError as exc:
+        raise UserError(str(exc)) from None
+    if not rows:
+        raise UserError(f"{path.name} holds no entries")
+    with project.transaction():
+        added = project.add_list_entries(kind, rows)
+        project.log("list_added", {"kind": kind, "entries": len(rows), "new": added})
+    return ListAddSummary(kind, len(rows), added, len({r[0] for r in rows}) if kind == "patients"
+                          else 0, sorted({r[1] for r in rows}))
+
+
+def remove_list(project, kind: str) -> int:
+    """Delete every entry of ``kind``; the number deleted."""
+    if kind not in LIST_KINDS:
+        raise UserError(f"unknown list kind {kind!r} (kinds: {', '.join(LIST_KINDS)})")
+    with project.transaction():
+        n = project.remove_list(kind)
+        project.log("list_removed", {"kind": kind, "entries": n})
+    return n
+
+
+def show_lists(project) -> list[str]:
+    """Lines describing the project's lists: counts and the labels hits take."""
+    counts = project.list_counts()
+    if not counts:
+        return ["no hospital lists (add one with `deid lists PROJECT add FILE --kind KIND`)"]
+    lines = []
+    for kind in LIST_KINDS:
+        if kind in counts:
+            c = counts[kind]
+            extra = f" of {c['patients']} patients" if "patients" in c else ""
+            lines.append(f"{kind:<10} {c['entries']:>7} entries{extra}")
+    mapping, skipped = label_map(l.name for l in project.labels())
+    lines.append("labels: " + describe(mapping, skipped))
+    return lines
+
+
+def project_matcher(project) -> tuple[ListMatcher | None, dict[str, str]]:
+    """The project's compiled lists and the label of each hit category
+    (``(None, {})`` when the project has no list)."""
+    if not project.has_lists():
+        return None, {}
+    lists: HospitalLists = project.hospital_lists()
+    mapping, _ = label_map(l.name for l in project.labels())
+    return ListMatcher(lists), mapping
