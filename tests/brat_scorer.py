@@ -8,11 +8,18 @@ entity in the same note has the same label, start and end (the MEDDOCAN
 the prediction folder counts as predicting nothing.
 
     python tests/brat_scorer.py GOLD_DIR PRED_DIR [--json]
+
+It also gives the label-blind privacy figures: binary token precision and
+recall (a token is an identifier token when a gold span overlaps it, and
+hidden when a predicted span of any label overlaps it; tokens are runs of
+letters or digits, and every other non-space character alone) and the
+notes with identifiers that leak at least one identifier token.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -31,6 +38,36 @@ def read_entities(ann: Path) -> set[tuple[str, int, int]]:
         pieces = [tuple(map(int, p.split())) for p in offsets.split(";")]
         found.add((label, min(p[0] for p in pieces), max(p[1] for p in pieces)))
     return found
+
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_")
+
+
+def token_flags(text: str, entities: set[tuple[str, int, int]]) -> list[bool]:
+    """For each token of ``text``: does an entity overlap it?"""
+    ranges = sorted((s, e) for _, s, e in entities)
+    return [any(s < m.end() and m.start() < e for s, e in ranges) for m in _TOKEN.finditer(text)]
+
+
+def score_tokens(gold_dir: Path, pred_dir: Path) -> dict:
+    """Binary (label-blind) token scores and leaking notes over ``gold_dir``."""
+    tp = fp = fn = 0
+    with_pii = leaking = 0
+    for gold_ann in sorted(gold_dir.glob("*.ann")):
+        text = gold_ann.with_suffix(".txt").read_text(encoding="utf-8")
+        gold = token_flags(text, read_entities(gold_ann))
+        pred = token_flags(text, read_entities(pred_dir / gold_ann.name))
+        missed = sum(g and not p for g, p in zip(gold, pred))
+        tp += sum(g and p for g, p in zip(gold, pred))
+        fp += sum(p and not g for g, p in zip(gold, pred))
+        fn += missed
+        with_pii += any(gold)
+        leaking += missed > 0
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r,
+            "f1": 2 * p * r / (p + r) if p + r else 0.0,
+            "notes_with_identifiers": with_pii, "notes_leaking": leaking}
 
 
 def score(gold_dir: Path, pred_dir: Path) -> dict:
@@ -52,7 +89,8 @@ def score(gold_dir: Path, pred_dir: Path) -> dict:
     f = 2 * p * r / (p + r) if p + r else 0.0
     return {"notes": len(notes), "tp": tp, "fp": fp, "fn": fn,
             "precision": p, "recall": r, "f1": f,
-            "per_label": {k: dict(v) for k, v in sorted(per_label.items())}}
+            "per_label": {k: dict(v) for k, v in sorted(per_label.items())},
+            "tokens": score_tokens(gold_dir, pred_dir)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"{result['notes']} notes: tp {result['tp']} fp {result['fp']} fn {result['fn']}; "
               f"strict P {result['precision']:.4f} R {result['recall']:.4f} F1 {result['f1']:.4f}")
+        t = result["tokens"]
+        print(f"binary tokens: P {t['precision']:.4f} R {t['recall']:.4f} F1 {t['f1']:.4f}; "
+              f"{t['notes_leaking']} of {t['notes_with_identifiers']} notes with identifiers leak")
     return 0
 
 

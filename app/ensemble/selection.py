@@ -3,7 +3,14 @@
 Every candidate (single members and each ensemble x group) is scored by
 strict entity micro P/R/F1 on the same dev segments. Objectives:
 
-* ``"f1"`` (default, the paper's): highest F1;
+* ``"privacy"`` (the default): the best strict F1 among candidates that
+  tag at least ``target`` of the binary PII tokens (the leak measure,
+  below). When none does, the candidate hiding the most identifier tokens
+  is chosen, among those whose token precision is at least
+  ``USABLE_PRECISION`` when any is (a candidate tagging mostly ordinary
+  words is no answer), and the reason says plainly that the target was
+  missed;
+* ``"f1"`` (the paper's): highest F1;
 * ``"f2"``: highest F2 (recall weighs four times precision);
 * ``"recall_at_precision"``: highest recall among candidates with
   precision >= ``target``;
@@ -36,13 +43,16 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 MIN_SPEEDUP = 1.25
+#: Below this dev token precision a candidate that misses the privacy
+#: target is only chosen when every candidate does.
+USABLE_PRECISION = 0.5
 
 from app.ensemble.encoding import tags_of
 from app.ensemble.scoring import GoldTags, score_tags, score_tokens
 from app.eval.metrics import PRF
 from app.models.base import TagSeq
 
-OBJECTIVES = ("f1", "f2", "recall_at_precision", "precision_at_recall",
+OBJECTIVES = ("privacy", "f1", "f2", "recall_at_precision", "precision_at_recall",
               "precision_at_token_recall")
 
 
@@ -87,7 +97,7 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
         raise ValueError("no candidates to select from")
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r} (use {', '.join(OBJECTIVES)})")
-    constrained = "_at_" in objective
+    constrained = "_at_" in objective or objective == "privacy"
     if constrained and (target is None or not 0.0 < target <= 1.0):
         raise ValueError(f"objective {objective!r} needs a target in (0, 1]")
     if not constrained and target is not None:
@@ -100,8 +110,9 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
         score, constraint, eligible = _objective(prf, token, objective, target)
         rows.append(SelectionRow(name, prf, token, score, eligible))
         # Eligible rows rank on the objective; the others on how close they come.
-        keys.append((1, score, prf.f1, prf.recall, -pos) if eligible
-                    else (0, constraint, score, prf.f1, -pos))
+        usable = objective != "privacy" or token.precision >= USABLE_PRECISION
+        keys.append((1, 1, score, prf.f1, prf.recall, -pos) if eligible
+                    else (0, usable, constraint, score, prf.f1, -pos))
     ranked = [r for _, r in sorted(zip(keys, rows), key=lambda kr: kr[0], reverse=True)]
     reason = _reason(ranked, objective, target)
     top = ranked[0]
@@ -125,6 +136,8 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
 def _objective(prf: PRF, token: PRF, objective: str, target: float | None
                ) -> tuple[float, float, bool]:
     """(score, constrained metric, eligible)."""
+    if objective == "privacy":
+        return prf.f1, token.recall, token.recall >= target
     if objective == "f1":
         return prf.f1, 0.0, True
     if objective == "f2":
@@ -136,7 +149,7 @@ def _objective(prf: PRF, token: PRF, objective: str, target: float | None
     return prf.precision, prf.recall, prf.recall >= target
 
 
-_WHAT = {"f1": "strict micro-F1", "f2": "strict micro-F2",
+_WHAT = {"privacy": "strict micro-F1", "f1": "strict micro-F1", "f2": "strict micro-F2",
          "recall_at_precision": "strict recall", "precision_at_recall": "strict precision",
          "precision_at_token_recall": "token precision"}
 
@@ -150,15 +163,16 @@ def _reason(ranked: list[SelectionRow], objective: str, target: float | None) ->
     elif objective == "precision_at_recall":
         cond = f" with recall >= {target:.3f}"
         near = "highest recall"
-    elif objective == "precision_at_token_recall":
+    elif objective in ("precision_at_token_recall", "privacy"):
         cond = f" with token recall >= {target:.3f}"
         near = "highest token recall"
     else:
         cond = near = ""
     token = (f"; token P {best.token.precision:.3f}, R {best.token.recall:.3f}"
-             if objective == "precision_at_token_recall" else "")
+             if objective in ("precision_at_token_recall", "privacy") else "")
     if not best.eligible:
-        return (f"no candidate reaches{cond.replace(' with', '')}; {best.name} comes closest "
+        return (f"no candidate reaches{cond.replace(' with', '')} on dev: the privacy target "
+                f"is missed; {best.name} comes closest "
                 f"({near}; P {best.prf.precision:.3f}, R {best.prf.recall:.3f}{token})")
     text = f"{best.name} has the best dev {what}{cond} ({best.score:.4f}"
     if len(ranked) > 1:

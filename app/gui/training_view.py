@@ -39,7 +39,8 @@ from app.services.training import (BASE_KINDS, META_MODELS, TARGETED, VARIANTS, 
 #: Seconds between two plain progress signals (reports with a dev score,
 #: a new epoch or a new message always go through).
 PROGRESS_INTERVAL = 0.05
-OBJECTIVES = (("f1", "Best F1 (balanced precision and recall)"),
+OBJECTIVES = (("privacy", "Privacy: best F1 hiding ≥ target of identifier tokens"),
+              ("f1", "Best F1 (balanced precision and recall)"),
               ("f2", "Recall first (F2)"),
               ("precision_at_recall", "Best precision with recall ≥ target"),
               ("precision_at_token_recall",

@@ -52,6 +52,30 @@ def test_unreachable_target_falls_back_to_closest_and_says_so():
     assert res.reason.startswith("no candidate reaches")
 
 
+def test_privacy_picks_the_best_f1_among_those_hiding_the_target():
+    # recall_first (R .90) and middling (R .80) hide >= 80 % of the identifier
+    # tokens; precise (R .70) does not, however good its F1.
+    res = select(CANDIDATES, GOLD, "privacy", target=0.8)
+    assert res.best_name == "recall_first"            # F1 .750 beats middling's .727
+    assert res.rows[0].score == pytest.approx(0.75)
+    assert [r.eligible for r in res.rows] == [True, True, False]
+    assert "token recall >= 0.800" in res.reason
+
+
+def test_privacy_target_missed_is_said_plainly_and_junk_is_not_chosen():
+    # No candidate hides 95 % of the identifier tokens. "junk" hides the
+    # most (R .90) but fewer than half of its tags are identifiers (P .47):
+    # no answer. The usable one hiding the most wins and the reason says the
+    # target was missed.
+    cands = {"junk": system(9, 10), "ok": system(8, 2), "precise": system(7, 0)}
+    res = select(cands, GOLD, "privacy", target=0.95)
+    assert res.best_name == "ok"
+    assert res.reason.startswith("no candidate reaches token recall >= 0.950 on dev: "
+                                 "the privacy target is missed")
+    # Half identifiers is still usable.
+    assert select({**cands, "half": system(10, 10)}, GOLD, "privacy", 1.0).best_name == "half"
+
+
 def test_ties_prefer_f1_then_earlier_candidate():
     res = select({"b": system(7, 0), "a": system(7, 0)}, GOLD)
     assert res.best_name == "b"
@@ -76,7 +100,8 @@ def test_token_recall_counts_identifiers_hidden_under_any_label():
 
 @pytest.mark.parametrize("objective,target", [("f1", 0.9), ("recall_at_precision", None),
                                               ("precision_at_recall", 1.5), ("f3", None),
-                                              ("precision_at_token_recall", None)])
+                                              ("precision_at_token_recall", None),
+                                              ("privacy", None)])
 def test_bad_arguments(objective, target):
     with pytest.raises(ValueError):
         select(CANDIDATES, GOLD, objective, target)
