@@ -10,7 +10,14 @@ strong baseline of de-identification challenges.
 Features of a token: its lowercased form, shape (``Xxxx``, ``dd/dd``) and
 short shape, prefixes and suffixes, a few flags, the same for two tokens
 either side, the bigrams around it and the segment's first word (a line's
-header, "Domicilio:", cues a whole line). Training is L-BFGS with L1+L2
+header, "Domicilio:", cues a whole line). Beyond the word itself, what
+carries over to notes unlike the training ones (ALL-CAPS nursing notes,
+names never seen in training): the shipped dictionaries
+(`app.rules.dictionaries`: first name, surname, place, common word, for
+the token and its neighbours), the rule recogniser's category of the span
+covering the token (`app.rules.recognizer`), and for numbers the ranges
+they fall in (a month, a day, a year): "7/22" is a date and "88/46" is not.
+Every one of these is case-blind, so ALL-CAPS text looks like any other. Training is L-BFGS with L1+L2
 regularisation; the search tunes the two penalties (``HPO_GRID``). A
 prediction's confidence is the marginal probability of its tag.
 
@@ -25,6 +32,7 @@ as fit.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from functools import lru_cache
 from hashlib import blake2b
 from pathlib import Path
@@ -32,11 +40,15 @@ from typing import Any, Sequence
 
 from app.core.progress import Progress
 from app.core.tokenize import Segment
+from app.rules import dictionaries
+from app.rules.recognizer import RuleHit, find_hits
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.models.budget import get_budget, time_cap
 
-CRF_VERSION = 1
+# 2: dictionary, rule and number-range features (a version 1 model ignores
+# them as unknown attributes and still tags as it did).
+CRF_VERSION = 2
 _MODEL_FILE = "model.crfsuite"
 # L-BFGS iterations per budget (it usually converges before on big data).
 _ITERATIONS = {"quick": 30, "standard": 150, "full": 300}
@@ -63,6 +75,60 @@ def _hashed(feature: str) -> str:
     return blake2b(feature.encode("utf-8"), digest_size=8).hexdigest()
 
 
+def _number_features(word: str) -> list[str]:
+    """Ranges a digit run falls in: month, day, year (two or four digits)."""
+    if not word.isdigit() or len(word) > 4:
+        return []
+    v = int(word)
+    feats = []
+    if len(word) <= 2 and 1 <= v <= 12:
+        feats.append("n=month")
+    if len(word) <= 2 and 1 <= v <= 31:
+        feats.append("n=day")
+    if len(word) == 2:
+        feats.append("n=yy")
+    if len(word) == 4 and 1900 <= v <= 2099:
+        feats.append("n=yyyy")
+    return feats
+
+
+@lru_cache(maxsize=1 << 16)
+def _lexicon_flags(word: str) -> tuple[str, ...]:
+    """Which shipped lists hold ``word`` (case-blind)."""
+    flags = []
+    if dictionaries.is_first_name(word):
+        flags.append("fn")
+    if dictionaries.is_surname(word):
+        flags.append("sn")
+    if dictionaries.is_place(word):
+        flags.append("pl")
+    if dictionaries.is_common_word(word):
+        flags.append("cw")
+    return tuple(flags)
+
+
+# One document's rule hits: the segments of a document come one after another.
+_HITS: list = [None, []]
+
+
+def _rule_categories(text: str, seg: Segment) -> list[str | None]:
+    """For each token of ``seg``: the rule category of the hit covering it."""
+    if _HITS[0] is not text:
+        _HITS[0], _HITS[1] = text, find_hits(text)
+    hits: list[RuleHit] = _HITS[1]
+    out: list[str | None] = [None] * len(seg.tokens)
+    if not hits or not seg.tokens:
+        return out
+    k = bisect_right([h.end for h in hits], seg.start)
+    for hit in hits[k:]:
+        if hit.start >= seg.end:
+            break
+        for i, t in enumerate(seg.tokens):
+            if t.start < hit.end and hit.start < t.end:
+                out[i] = hit.category
+    return out
+
+
 def _token_features(word: str) -> list[str]:
     low = word.lower()
     shape = _shape(word)
@@ -79,6 +145,8 @@ def _token_features(word: str) -> list[str]:
         feats.append("digit")
     if "@" in word:
         feats.append("at")
+    feats += _number_features(word)
+    feats += [f"lex={f}" for f in _lexicon_flags(word)]
     return feats
 
 
@@ -88,6 +156,13 @@ def segment_features(text: str, seg: Segment) -> list[list[str]]:
     own = [_token_features(w) for w in words]
     lows = [_hashed(w.lower()) for w in words]
     shapes = [_short_shape(_shape(w)) for w in words]
+    lex = ["".join(_lexicon_flags(w)) or "-" for w in words]
+    rules = _rule_categories(text, seg)
+    # Tokens inside a listed place of several words ("BEL AIR").
+    in_place = [False] * len(words)
+    for i in range(len(words)):
+        if words[i][:1].isalpha() and (span := dictionaries.place_length(words, i)) > 1:
+            in_place[i:i + span] = [True] * span
     head = f"head={lows[0]}" if lows else "head="
     out = []
     n = len(words)
@@ -100,11 +175,17 @@ def segment_features(text: str, seg: Segment) -> list[list[str]]:
         # Glued to the previous token ("Sr.García", "28001Madrid") or not.
         if i > 0 and seg.tokens[i].start == seg.tokens[i - 1].end:
             feats.append("glued")
+        if rules[i] is not None:
+            feats.append(f"rule={rules[i]}")
+        if in_place[i]:
+            feats.append("place_phrase")
         for d in range(1, _WINDOW + 1):
             if i - d >= 0:
-                feats += [f"-{d}w={lows[i - d]}", f"-{d}ss={shapes[i - d]}"]
+                feats += [f"-{d}w={lows[i - d]}", f"-{d}ss={shapes[i - d]}",
+                          f"-{d}lex={lex[i - d]}"]
             if i + d < n:
-                feats += [f"+{d}w={lows[i + d]}", f"+{d}ss={shapes[i + d]}"]
+                feats += [f"+{d}w={lows[i + d]}", f"+{d}ss={shapes[i + d]}",
+                          f"+{d}lex={lex[i + d]}"]
         if i > 0:
             feats.append(f"-1w|w={lows[i - 1]}|{lows[i]}")
         if i + 1 < n:
