@@ -43,8 +43,8 @@ from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
 from app.deid.memory import InMemorySurrogateMemory, JsonFileSurrogateMemory, as_memory
 from app.deid.policy import Policy
-from app.deid.redact import MappedSpan, RedactionResult, Redactor
-from app.deid.rescan import LeakError, RulesFn, rescan
+from app.deid.redact import MappedSpan, RedactionResult, Redactor, map_offset
+from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
 from app.deid.textin import UnreadableNote, decode_note
 
 MANIFEST = ".deid-manifest.jsonl"
@@ -72,6 +72,9 @@ class NoteOutcome:
     # Why a note written before was done again ("changed: the model"); empty
     # for a note written for the first time.
     redone: str = ""
+    # Where the leak scan suspects an identifier: output and input offsets,
+    # source and category, never the text (see app.deid.rescan.Leak).
+    suspicions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -211,6 +214,15 @@ def _open_memory(spec: Any, secret: str | bytes):
     if callable(spec) and not hasattr(spec, "get") and not hasattr(spec, "surrogate_get"):
         return as_memory(spec())
     return as_memory(spec)
+
+
+def common_words() -> frozenset[str]:
+    """Words never searched alone as parts of a name (the shipped list)."""
+    try:
+        from app.rules.dictionaries import lexicon
+    except ImportError:
+        return frozenset()
+    return lexicon().common_words
 
 
 def patient_key(patient_id: str) -> str:
@@ -388,7 +400,9 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  spans_format: str = "jsonl",
                  rules_fn: RulesFn | None = None,
                  strict: bool = False,
-                 producer: Mapping[str, str] | None = None) -> RedactionSummary:
+                 producer: Mapping[str, str] | None = None,
+                 known: KnownIdentifiers | None = None,
+                 model_scan: Callable[[], RulesFn] | None = None) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -421,8 +435,15 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     spans_format
         ``"jsonl"`` or ``"brat"``.
     rules_fn, strict
-        Leak re-scan (see ``app.deid.rescan``). In strict mode a note with a
+        Leak scan (see ``app.deid.rescan``). In strict mode a note with a
         suspected leak is not written and ``LeakError`` is raised at the end.
+    known
+        Identifiers known before this run (the project's, hospital lists),
+        by patient key; the identifiers replaced in this run are added to
+        it as the notes go.
+    model_scan
+        Picklable factory of the model's recall-biased scan (``text ->
+        [(start, end, label)]``), built once in this process when needed.
     producer
         What else decides the output, as ``{part: description}``: the
         model (``"model"``), hospital lists, the leak scan. With the policy,
@@ -483,10 +504,11 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
 
     total = len(sources)
     state = {"done": len(outcomes)}
-    patient_ids: dict[str, set[str]] = {}
     leaky: dict[str, int] = {}
+    if known is None:
+        known = KnownIdentifiers(common_words())
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
-                       secret, patient_ids, rules_fn, strict, leaky)
+                       secret, known, rules_fn, model_scan, strict, leaky)
 
     def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
         if error:
@@ -501,6 +523,9 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         if items:
             _run(items, predictor_factory, workers, cancel, finish)
     finally:
+        close = getattr(context._model_fn, "close", None)
+        if callable(close):
+            close()
         save = getattr(memory, "save", None)
         if callable(save):
             save()
@@ -583,29 +608,45 @@ class _Context:
     fingerprint: str
     parts: Mapping[str, str]
     secret: str | bytes
-    patient_ids: dict[str, set[str]]
+    known: KnownIdentifiers
     rules_fn: RulesFn | None
+    model_scan: Callable[[], RulesFn] | None
     strict: bool
     leaky: dict[str, int]
+    _model_fn: RulesFn | None = None
+
+    def model_fn(self) -> RulesFn | None:
+        if self._model_fn is None and self.model_scan is not None:
+            self._model_fn = self.model_scan()
+        return self._model_fn
 
 
 def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                  ctx: _Context) -> NoteOutcome:
     spans = [Span(s, e, label) for s, e, label in raw_spans if 0 <= s < e <= len(item.text)]
     result = ctx.redactor.redact(item.text, spans, patient_key=item.patient)
-    ids = ctx.patient_ids.setdefault(item.patient, set())
+    policy = ctx.redactor.policy
     for m in result.span_map:
         original = item.text[m.in_start:m.in_end]
         if result.text[m.out_start:m.out_end] != original:
-            ids.add(original)
+            ctx.known.add(item.patient, m.label, original,
+                          name=policy.kind_for(m.label) == "name")
     if item.kept is not None:
         entry = item.kept
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
-                           entry.get("strategies", {}), entry.get("leaks", 0))
-    found = rescan(result.text, sorted(ids), ctx.rules_fn,
-                   replaced=[(m.out_start, m.out_end) for m in result.span_map])
+                           entry.get("strategies", {}), entry.get("leaks", 0),
+                           suspicions=list(entry.get("suspicions", [])))
+    found = rescan(result.text, (), ctx.rules_fn, known=ctx.known, patient=item.patient,
+                   model_fn=ctx.model_fn(),
+                   replaced=[(m.out_start, m.out_end) for m in result.span_map],
+                   names_replaced=[(m.out_start, m.out_end) for m in result.span_map
+                                   if policy.kind_for(m.label) == "name"])
     leaks = [lk for lk in found if not lk.in_replacement]
+    suspicions = [{"start": lk.start, "end": lk.end,
+                   "in_start": map_offset(result.span_map, lk.start, forward=False),
+                   "in_end": map_offset(result.span_map, lk.end, forward=False),
+                   "kind": lk.kind, "category": lk.category} for lk in leaks]
     labels = result.label_counts()
     strategies: dict[str, int] = {}
     for m in result.span_map:
@@ -615,7 +656,7 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
         categories[lk.category] = categories.get(lk.category, 0) + 1
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
-                          len(found) - len(leaks), redone=item.redo)
+                          len(found) - len(leaks), redone=item.redo, suspicions=suspicions)
     if leaks and ctx.strict:
         ctx.leaky[item.out_name] = len(leaks)
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
@@ -630,7 +671,7 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
         "key": item.key, "sha256": item.sha256, "settings": ctx.fingerprint,
         "parts": dict(ctx.parts), "output": item.out_name, "spans": spans_name,
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
-        "strategies": strategies, "leaks": len(leaks),
+        "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
         "replay": _seal_spans(ctx.secret, _replay_nonce(item.key, item.sha256, ctx.fingerprint),
                               used)})
     return outcome

@@ -42,6 +42,23 @@ class RedactionResult:
         return counts
 
 
+def map_offset(span_map, offset: int, forward: bool = True) -> int:
+    """Map an offset of the original to the redacted text (or back).
+
+    Inside a replaced span the result is that span's start on the other side.
+    """
+    shift = 0
+    for m in span_map:
+        a, b = (m.in_start, m.in_end) if forward else (m.out_start, m.out_end)
+        c = m.out_start if forward else m.in_start
+        if offset < a:
+            break
+        if offset < b:
+            return c
+        shift += (m.out_end - m.out_start) - (m.in_end - m.in_start)
+    return max(0, offset + shift if forward else offset - shift)
+
+
 def mask(text: str, char: str = "*", keep_punctuation: bool = True) -> str:
     """Same-length mask: letters/digits -> ``char``; whitespace always kept,
     other punctuation kept when ``keep_punctuation``."""

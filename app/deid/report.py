@@ -72,7 +72,8 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
                          "chars_in": n.chars_in, "chars_out": n.chars_out,
                          "spans": sum(n.labels.values()), "labels": dict(sorted(n.labels.items())),
                          "strategies": dict(sorted(n.strategies.items())), "leaks": n.leaks,
-                         "coincidences": n.coincidences})
+                         "coincidences": n.coincidences, "redone": n.redone,
+                         "suspicions": list(n.suspicions)})
     statuses = ("done", "resumed", "bad", "failed", "leak")
     written = [n for n in summary.notes if n.status in ("done", "resumed")]
     totals = {

@@ -1,24 +1,38 @@
-"""Leak re-scan: look for identifiers that survived de-identification.
+"""Leak scan: look for identifiers that survived de-identification.
 
 After redaction the OUTPUT is searched (this is the one place where
 searching text is right: we look for leaks, we do not locate spans) for
 
-* every identifier string detected anywhere in the same patient's notes,
-  case-insensitively and on word boundaries (a missed second mention of a
-  name, say), and
-* hits of a rules recogniser (``rules_fn(text) -> [(start, end, category)]``)
-  outside the replacements (well-formed dates, phones, IDs the model
-  missed; inside a replacement they are our own surrogates).
+* **known identifiers** (``KnownIdentifiers``): every identifier string
+  found, annotated or listed for the note's patient, and those of the whole
+  project (other patients, hospital lists). Matching is by words, case- and
+  accent-insensitive and blind to the spacing and punctuation between words;
+  an identifier with six digits or more also matches with other separators
+  ("0412 345 678" / "0412-345678"). Each word of a known *name* is searched
+  on its own too ("Smith" of "John Smith"), when it is written with a capital
+  and is not a common word;
+* hits of a rules recogniser (``rules_fn(text) -> [(start, end, category)]``);
+* spans of a model run at a recall-biased setting (``model_fn``, the same
+  signature): a surrogate is expected there, an original-looking name next
+  to it is not;
+* a listed first name or surname written with a capital right beside a
+  replaced name or after a title ("Dr", "Sra."), where the model missed the
+  second half of a name.
 
-A ``Leak`` carries offsets and a category, never the leaked text, so it can
-go into reports and logs. An identifier hit *inside* a replacement is
-flagged ``in_replacement``: a surrogate that happens to equal another real
-identifier of the patient (a shifted date landing on another real date);
-``redact_folder`` reports those as coincidences, not leaks.
+Rule and model spans that overlap a replacement are reduced to their part
+outside it, so a missed surname after a replaced first name is reported.
+
+A ``Leak`` (a suspicion) carries offsets, its source and a category, never
+the leaked text, so it can go into reports and logs. A known identifier
+found *inside* a replacement is flagged ``in_replacement``: a surrogate that
+happens to equal a real identifier (a shifted date landing on another real
+date); ``redact_folder`` reports those as coincidences, not leaks.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -26,6 +40,23 @@ RulesFn = Callable[[str], Iterable[tuple[int, int, str]]]
 
 #: Identifier strings shorter than this are not searched (initials, "Dr").
 MIN_IDENTIFIER_CHARS = 3
+#: Digit identifiers with at least this many digits are matched digits-only.
+MIN_ID_DIGITS = 6
+
+_WORD = re.compile(r"[^\W_]+")
+_DIGIT_RUN = re.compile(r"\d(?:[\s\-./()]{0,2}\d)+")
+_TITLE = re.compile(r"(?:\b(?:dr|dra|dres|mr|mrs|ms|miss|sr|sra|srta|prof|d|dª|don|doña|nurse|rn)"
+                    r"\.?\s+)$", re.IGNORECASE)
+
+#: Sources of a suspicion, in words (for reports and the review list).
+REASONS = {
+    "patient": "a known identifier of this patient",
+    "project": "a known identifier of the project (another patient or a hospital list)",
+    "part": "part of a known name",
+    "rule": "the rules recognise an identifier",
+    "model": "the model (recall-biased) sees an identifier",
+    "name": "a listed name beside a replaced name or after a title",
+}
 
 
 @dataclass(frozen=True)
@@ -34,9 +65,13 @@ class Leak:
 
     start: int
     end: int
-    kind: str          # "identifier" (a known string of the patient) or "rule"
-    category: str      # "identifier" or the rule's category
+    kind: str          # a key of REASONS
+    category: str      # the label or rule category ("identifier" when unknown)
     in_replacement: bool = False
+
+    @property
+    def reason(self) -> str:
+        return REASONS.get(self.kind, self.kind)
 
 
 class LeakError(RuntimeError):
@@ -48,25 +83,167 @@ class LeakError(RuntimeError):
         self.leaks = leaks
 
 
-def _pattern(identifiers: Iterable[str], allow: frozenset[str], min_chars: int) -> re.Pattern | None:
-    strings = set()
-    for s in identifiers:
-        s = " ".join(s.split())
-        if len(s) >= min_chars and s.casefold() not in allow:
-            strings.add(s)
-    if not strings:
-        return None
-    # Longest first so "John Smith" is reported as one leak, not "John".
-    alts = [r"\s+".join(re.escape(w) for w in s.split(" "))
-            for s in sorted(strings, key=len, reverse=True)]
-    return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")(?!\w)", re.IGNORECASE)
+def fold_same_length(text: str) -> str:
+    """Lower case without accents, one character per character (offsets stay)."""
+    out = []
+    for c in text:
+        base = unicodedata.normalize("NFD", c)[0]
+        low = base.lower()
+        out.append(low if len(low) == 1 else base)
+    return "".join(out)
 
 
-def rescan(out_text: str, original_identifiers_of_patient: Sequence[str],
+def _words(text: str) -> list[tuple[int, int, str]]:
+    folded = fold_same_length(text)
+    return [(m.start(), m.end(), folded[m.start():m.end()]) for m in _WORD.finditer(text)]
+
+
+def _digits(text: str) -> str:
+    return "".join(c for c in text if c.isdigit())
+
+
+class KnownIdentifiers:
+    """Identifier strings known for each patient and for the whole project.
+
+    ``add(patient, label, text, name=...)``: ``patient`` ``None`` for what
+    belongs to no one patient (a hospital list of clinicians or places).
+    ``name`` marks a person's name, whose words are also searched alone.
+    ``common`` (folded words) are never searched alone. The strings stay in
+    memory only.
+    """
+
+    def __init__(self, common: Iterable[str] = ()) -> None:
+        self._common = frozenset(common)
+        # folded word tuple -> {patient or None: label}
+        self._phrases: dict[tuple[str, ...], dict[str | None, str]] = defaultdict(dict)
+        self._by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+        self._parts: dict[str, dict[str | None, str]] = defaultdict(dict)
+        self._numbers: dict[str, dict[str | None, str]] = defaultdict(dict)
+
+    def add(self, patient: str | None, label: str, text: str, *, name: bool = False) -> None:
+        text = " ".join(text.split())
+        if len(text) < MIN_IDENTIFIER_CHARS:
+            return
+        digits = _digits(text)
+        if len(digits) >= MIN_ID_DIGITS:
+            self._numbers[digits].setdefault(patient, label)
+        words = tuple(w for _, _, w in _words(text))
+        if not words or (len(digits) >= MIN_ID_DIGITS and all(w.isdigit() for w in words)):
+            return
+        if not any(any(c.isalpha() for c in w) for w in words) and len(digits) < 4:
+            return                   # "12" or "3 4": too short to tell from a dose
+        self._phrases[words].setdefault(patient, label)
+        self._by_first[words[0]].add(words)
+        if name and len(words) > 1:
+            for w in words:
+                if len(w) >= MIN_IDENTIFIER_CHARS and w.isalpha() and w not in self._common:
+                    self._parts[w].setdefault(patient, label)
+
+    def __len__(self) -> int:
+        return len(self._phrases) + len(self._numbers)
+
+    def find(self, text: str, patient: str | None) -> list[Leak]:
+        """Known identifiers in ``text`` (``in_replacement`` is left False)."""
+        found: list[Leak] = []
+
+        def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
+            if patient is not None and patient in owners:
+                return own, owners[patient]
+            if owners:
+                return other, next(iter(owners.values()))
+            return None
+
+        words = _words(text)
+        covered_until = -1
+        for i, (start, _, w) in enumerate(words):
+            if start < covered_until:
+                continue                     # inside a longer match
+            best = None
+            for phrase in self._by_first.get(w, ()):
+                n = len(phrase)
+                if n > len(words) - i or (best is not None and n <= best[0]):
+                    continue
+                if all(words[i + k][2] == phrase[k] for k in range(1, n)):
+                    best = (n, phrase)
+            if best is not None:
+                n, phrase = best
+                hit = kind(self._phrases[phrase], "patient", "project")
+                end = words[i + n - 1][1]
+                found.append(Leak(start, end, hit[0], hit[1]))
+                covered_until = max(covered_until, end)
+                continue
+            owners = self._parts.get(w)
+            if owners and text[start].isupper():
+                hit = kind(owners, "part", "part")
+                found.append(Leak(start, words[i][1], hit[0], hit[1]))
+        if self._numbers:
+            for m in _DIGIT_RUN.finditer(text):
+                owners = self._numbers.get(_digits(m.group()))
+                if owners:
+                    hit = kind(owners, "patient", "project")
+                    found.append(Leak(m.start(), m.end(), hit[0], hit[1]))
+        return found
+
+
+def _outside(start: int, end: int, ranges: Sequence[tuple[int, int]],
+             text: str) -> list[tuple[int, int]]:
+    """The parts of [start, end) outside ``ranges`` that hold a letter or digit."""
+    pieces = [(start, end)]
+    for s, e in ranges:
+        if e <= start or s >= end:
+            continue
+        nxt = []
+        for a, b in pieces:
+            if e <= a or s >= b:
+                nxt.append((a, b))
+                continue
+            if a < s:
+                nxt.append((a, s))
+            if e < b:
+                nxt.append((e, b))
+        pieces = nxt
+    out = []
+    for a, b in pieces:
+        m = list(_WORD.finditer(text, a, b))
+        if m:
+            out.append((m[0].start(), m[-1].end()))
+    return out
+
+
+def _names_beside(text: str, ranges: Sequence[tuple[int, int]],
+                  name_ranges: Sequence[tuple[int, int]]) -> list[Leak]:
+    """Listed names written with a capital beside a replaced name or after a title."""
+    try:
+        from app.rules.dictionaries import is_common_word, is_name
+    except ImportError:              # the lists are optional for the core
+        return []
+    out = []
+    starts = {s for s, _ in name_ranges}
+    ends = {e for _, e in name_ranges}
+    for m in _WORD.finditer(text):
+        w = m.group()
+        if len(w) < MIN_IDENTIFIER_CHARS or not w[0].isupper():
+            continue
+        if any(s < m.end() and m.start() < e for s, e in ranges):
+            continue
+        beside = ((m.start() - 1 in ends and text[m.start() - 1] == " ")
+                  or (m.end() + 1 in starts and text[m.end()] == " "))
+        if not beside and not _TITLE.search(text[max(0, m.start() - 12):m.start()]):
+            continue
+        if is_name(w) and not is_common_word(w):
+            out.append(Leak(m.start(), m.end(), "name", "name"))
+    return out
+
+
+def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
            rules_fn: RulesFn | None = None, *,
            replaced: Sequence[tuple[int, int]] = (),
            allow: Iterable[str] = ("90+",),
-           min_chars: int = MIN_IDENTIFIER_CHARS) -> list[Leak]:
+           min_chars: int = MIN_IDENTIFIER_CHARS,
+           known: KnownIdentifiers | None = None,
+           patient: str | None = None,
+           model_fn: RulesFn | None = None,
+           names_replaced: Sequence[tuple[int, int]] = ()) -> list[Leak]:
     """Find suspected leaks in ``out_text``.
 
     Parameters
@@ -74,22 +251,27 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str],
     out_text
         De-identified text.
     original_identifiers_of_patient
-        Every identifier string detected for this patient (pass only those
-        whose replacement differs from the original: an age the policy keeps
-        is not a leak).
-    rules_fn
-        Optional rules recogniser; its hits inside ``replaced`` are ignored.
+        Identifier strings of this patient found in this run (pass only
+        those whose replacement differs from the original: an age the policy
+        keeps is not a leak).
+    rules_fn, model_fn
+        Optional recognisers; their spans are reduced to the parts outside
+        ``replaced``.
     replaced
         Output ranges of the replacements (``MappedSpan.out_start/out_end``).
     allow
         Strings the surrogates legitimately produce (``"90+"``).
     min_chars
         Identifier strings shorter than this are ignored.
+    known, patient
+        The project's known identifiers and the note's patient key.
+    names_replaced
+        Output ranges of replaced names (the ``name`` check looks beside them).
 
     Returns
     -------
     list[Leak]
-        Sorted by position.
+        Sorted by position; at most one suspicion per range and source.
     """
     allow_set = frozenset(a.casefold() for a in allow)
     ranges = sorted(replaced)
@@ -98,13 +280,30 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str],
         return any(s < end and start < e for s, e in ranges)
 
     leaks: list[Leak] = []
-    pattern = _pattern(original_identifiers_of_patient, allow_set, min_chars)
-    if pattern is not None:
-        for m in pattern.finditer(out_text):
-            leaks.append(Leak(m.start(), m.end(), "identifier", "identifier",
-                              inside(m.start(), m.end())))
-    if rules_fn is not None:
-        for start, end, category in rules_fn(out_text):
-            if not inside(start, end):
-                leaks.append(Leak(start, end, "rule", str(category)))
-    return sorted(leaks, key=lambda lk: (lk.start, lk.end, lk.kind))
+    table = KnownIdentifiers()
+    for s in original_identifiers_of_patient:
+        if len(s.strip()) >= min_chars and s.strip().casefold() not in allow_set:
+            table.add(patient or "", "identifier", s)
+    for source, who in ((table, patient or ""), (known, patient)):
+        if source is None:
+            continue
+        for lk in source.find(out_text, who):
+            if out_text[lk.start:lk.end].casefold() in allow_set:
+                continue
+            leaks.append(Leak(lk.start, lk.end, lk.kind, lk.category, inside(lk.start, lk.end)))
+    for fn, kind in ((rules_fn, "rule"), (model_fn, "model")):
+        if fn is None:
+            continue
+        for start, end, category in fn(out_text):
+            for a, b in _outside(start, end, ranges, out_text):
+                leaks.append(Leak(a, b, kind, str(category)))
+    if names_replaced or known is not None:
+        leaks += _names_beside(out_text, ranges, names_replaced)
+    # One suspicion per place: the first source in this order explains it best.
+    order = {k: i for i, k in enumerate(("patient", "part", "project", "rule", "model", "name"))}
+    best: dict[tuple[int, int], Leak] = {}
+    for lk in leaks:
+        key = (lk.start, lk.end)
+        if key not in best or order.get(lk.kind, 9) < order.get(best[key].kind, 9):
+            best[key] = lk
+    return sorted(best.values(), key=lambda lk: (lk.start, lk.end, lk.kind))

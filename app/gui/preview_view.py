@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from app.core.spans import Span
 from app.deid import STRATEGIES, Policy
+from app.deid.redact import map_offset
 from app.errors import UserError
 from app.gui.editing import AnnotationSession, Edit, state_of
 from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
@@ -40,23 +41,6 @@ SPAN_ALPHA = 90
 
 
 # --------------------------------------------------------------- plain Python
-def map_offset(span_map, offset: int, forward: bool = True) -> int:
-    """Map an offset of the original to the redacted text (or back).
-
-    Inside a replaced span the result is that span's start on the other side.
-    """
-    shift = 0
-    for m in span_map:
-        a, b = (m.in_start, m.in_end) if forward else (m.out_start, m.out_end)
-        c = m.out_start if forward else m.in_start
-        if offset < a:
-            break
-        if offset < b:
-            return c
-        shift += (m.out_end - m.out_start) - (m.in_end - m.in_start)
-    return max(0, offset + shift if forward else offset - shift)
-
-
 def effective_spans(project, doc_id: int, mode: str, prediction=None,
                     flagged: list[Span] = ()) -> list[Span]:
     """The spans a preview redacts.

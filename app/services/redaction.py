@@ -208,6 +208,99 @@ def rule_leak_scan(project) -> RuleLeakScan:
             predictor.close()
 
 
+@dataclass(frozen=True)
+class ModelScanFactory:
+    """Picklable: the model's recall-biased leak scan for a project.
+
+    The scan runs the selected candidate *and every member of the run* over
+    the redacted text and keeps the union of their spans (one member is
+    enough), so it errs towards suspecting: a surrogate is expected where
+    it finds a name, an original-looking name beside it is not.
+    """
+
+    project_path: str
+
+    def __call__(self) -> "_ModelScan":
+        from app.project import Project
+        from app.services.predictor import Predictor
+
+        project = Project.open(Path(self.project_path), readonly=True)
+        try:
+            return _ModelScan(Predictor.from_project(project, all_members=True))
+        finally:
+            project.close()
+
+
+class _ModelScan:
+    def __init__(self, predictor) -> None:
+        self.predictor = predictor
+
+    def __call__(self, text: str) -> list[tuple[int, int, str]]:
+        pred = self.predictor.predict([text], with_members=True)[0]
+        spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
+        return [(s.start, s.end, s.label) for s in spans]
+
+    def close(self) -> None:
+        self.predictor.close()
+
+
+def document_patient_key(info) -> str:
+    """The surrogate key of a project document: its patient's, shared with
+    folder notes of that patient (``--patient-regex``); else the document's own."""
+    from app.deid import patient_key
+    return patient_key(info.patient_id) if info.patient_id else f"doc:{info.id}"
+
+
+#: Kinds whose originals the policy keeps or reduces (ages up to the cap, sex):
+#: not searched as leaks.
+_KEPT_KINDS = ("keep", "sex", "age")
+
+
+def project_known_identifiers(project, policy=None):
+    """Every identifier the project knows, by patient: the accepted and
+    suggested spans of every document (rejected ones name nothing) and the
+    hospital lists (``listed_identifiers``). In memory only."""
+    from app.deid.folder import common_words
+    from app.deid.rescan import KnownIdentifiers
+
+    policy = policy or project_policy(project)
+    known = KnownIdentifiers(common_words())
+    for info in project.document_infos():
+        records = [r for r in project.span_records(info.id) if r.status != "rejected"]
+        if not records:
+            continue
+        text = project.document(info.id).text
+        key = document_patient_key(info)
+        for r in records:
+            kind = policy.kind_for(r.label)
+            if kind not in _KEPT_KINDS:
+                known.add(key, r.label, text[r.start:r.end], name=kind == "name")
+    for patient_id, label, text, is_name in listed_identifiers(project):
+        from app.deid import patient_key
+        known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
+    return known
+
+
+def listed_identifiers(project):
+    """The hospital lists of the project as ``(patient_id or None, label,
+    text, is_name)``: a patient's listed names and numbers, and lists that
+    belong to no patient (clinicians, wards, places). Empty until the project
+    holds lists (``app.services.lists.listed_identifiers``, same shape)."""
+    try:
+        from app.services import lists
+    except ImportError:
+        return []
+    fn = getattr(lists, "listed_identifiers", None)
+    return list(fn(project)) if callable(fn) else []
+
+
+def lists_digest(project) -> str:
+    """A digest of the hospital lists (part of the resume fingerprint)."""
+    import hashlib
+    rows = sorted(map(list, listed_identifiers(project)), key=str)
+    return hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()[:16] if rows else ""
+
+
 def model_identity(project, *, rules_only: bool = False, annotations: "AnnotationSpans | None" = None
                    ) -> str:
     """What gives the spans, precisely enough that another model, candidate,
@@ -258,14 +351,18 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
     factory = annotations or ProjectPredictorFactory(str(project.path), rules_only=rules_only)
+    model_scan = None if (rules_only or use_annotations) else ModelScanFactory(str(project.path))
     producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
-                "scan": "rules " + _rules_mapping_digest(project)}
+                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}",
+                "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
     summary = redact_folder(src, out, factory, policy, secret=secret, memory_path_or_factory=project,
                             workers=workers, naming=naming, patient_regex=patient_regex,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
-                            strict=strict, producer=producer)
+                            strict=strict, producer=producer,
+                            known=project_known_identifiers(project, policy),
+                            model_scan=model_scan)
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)

@@ -12,7 +12,7 @@ from deid_fake_model import make_predictor
 def test_rescan_catches_a_planted_leftover():
     out = "Seen by Dr Brown. Later JOHN   smith called; Johnson is unrelated. Age 90+."
     leaks = rescan(out, ["John Smith", "John", "Jo", "90+"])
-    assert [(lk.start, lk.end, lk.kind) for lk in leaks] == [(24, 36, "identifier")]
+    assert [(lk.start, lk.end, lk.kind) for lk in leaks] == [(24, 36, "patient")]
     assert out[24:36] == "JOHN   smith"
     assert not hasattr(leaks[0], "text")
 
@@ -53,3 +53,35 @@ def test_report_has_no_identifier_text(tmp_path):
     page = (tmp_path / "r.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert not re.search(r"(src|href)\s*=|<script|@import|url\(", page)
+
+
+def test_known_identifiers_match_variants_parts_and_numbers():
+    from app.deid.rescan import KnownIdentifiers
+    known = KnownIdentifiers(common={"will"})
+    known.add("patient:P1", "PERSON", "José  García-Pérez", name=True)
+    known.add("patient:P1", "PERSON", "Will Turner", name=True)
+    known.add("patient:P1", "IDN", "0412 345 678")
+    known.add("patient:P2", "PERSON", "Ana Ruiz", name=True)
+    known.add(None, "HOSPITAL", "Hospital La Paz")
+    out = ("JOSE garcia perez came; Pérez again; will see; Turner left; ana ruiz? "
+           "call 0412-345678; at hospital la paz.")
+    found = {(out[lk.start:lk.end], lk.kind) for lk in known.find(out, "patient:P1")}
+    assert found == {("JOSE garcia perez", "patient"), ("Pérez", "part"), ("Turner", "part"),
+                     ("ana ruiz", "project"), ("0412-345678", "patient"),
+                     ("hospital la paz", "project")}
+    # Another patient's view: P1's strings are project identifiers there.
+    kinds = {lk.kind for lk in known.find("JOSE garcia perez", "patient:P2")}
+    assert kinds == {"project"}
+
+
+def test_model_and_rule_spans_count_outside_replacements_and_names_beside():
+    out = "Seen by Mark Smith today with Dr Jones."
+    replaced = [(8, 12)]                      # "Mark" is the surrogate of a first name
+
+    def model(text):
+        return [(8, 18, "PERSON")]            # the model sees "Mark Smith" as one name
+
+    leaks = rescan(out, [], model_fn=model, replaced=replaced)
+    assert [(out[lk.start:lk.end], lk.kind) for lk in leaks] == [("Smith", "model")]
+    leaks = rescan(out, [], replaced=replaced, names_replaced=replaced)
+    assert [(out[lk.start:lk.end], lk.kind) for lk in leaks] == [("Smith", "name"), ("Jones", "name")]

@@ -51,7 +51,7 @@ def _loaded(view, qtbot, doc_id: int, mode: str) -> None:
 
 
 def test_map_offset_both_ways():
-    from app.gui.preview_view import map_offset
+    from app.deid.redact import map_offset
     span_map = [MappedSpan(5, 8, 5, 17, "PERSON", "tag"), MappedSpan(20, 30, 29, 29, "IDN", "remove")]
     assert map_offset(span_map, 3) == 3
     assert map_offset(span_map, 6) == 5                  # inside a span: its start
@@ -178,7 +178,7 @@ def test_scrolling_is_synchronised(view, qtbot, project):
     assert right.value() > 0
     top = view.original.top_offset()
     mapped = view.redacted.top_offset()
-    from app.gui.preview_view import map_offset
+    from app.deid.redact import map_offset
     # The redacted pane's top line holds the mapped offset of the original's top.
     target = map_offset(view.result.span_map, top)
     line_start = view.redacted.toPlainText().rfind("\n", 0, target) + 1

@@ -57,7 +57,7 @@ def test_export_into_a_used_folder_redoes_under_another_model(rules_trained, tmp
         again = export_documents(p, ExportRequest(out))
     assert first.summary.count("done") == 15
     assert again.summary.count("resumed") == 0
-    assert again.summary.redone() == {"changed: the model": 15}
+    assert again.summary.redone() == {"changed: the model, the leak scan": 15}
 
 
 def _dates(text):
@@ -97,3 +97,35 @@ def test_a_locale_given_at_creation_is_the_projects_date_order(tmp_path):
         assert main(["-q", "new", str(proj), "--locale", locale]) == 0
         with Project.open(proj, readonly=True) as p:
             assert p.get_setting(POLICY_KEY) == {"locale": locale, "date_order": order}
+
+
+
+def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, capsys):
+    """Issue 20 problem 2: the rules miss the name, the scan knows it from the project."""
+    import json
+    with Project.open(rules_trained, readonly=True) as p:
+        info = next(i for i in p.document_infos() if i.patient_id and any(
+            s.label == "PERSON" and " " in p.document(i.id).text[s.start:s.end]
+            for s in p.gold_spans(i.id)))
+        text = p.document(info.id).text
+        name = next(text[s.start:s.end] for s in p.gold_spans(info.id)
+                    if s.label == "PERSON" and " " in text[s.start:s.end])
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(3):
+        (notes / f"{info.patient_id}_{i}.txt").write_text(
+            f"NAME: {name.upper()}\nSeen on ward {i}. {name.split()[-1]} is well.\n",
+            encoding="utf-8")
+    report = tmp_path / "r.json"
+    args = ["-q", "redact", str(rules_trained), str(notes), str(tmp_path / "out"), "--rules-only",
+            "--patient-regex", r"^(.+)_\d\.txt$", "--report", str(report)]
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "leak re-scan: 6 possible leftovers in 3 notes" in said
+    per_note = json.loads(report.read_text())["per_note"]
+    for n in per_note:     # the whole name, then the surname alone
+        assert [s["kind"] for s in n["suspicions"]] in (["patient", "patient"], ["patient", "part"])
+    body = report.read_text() + report.with_suffix(".html").read_text() + said
+    assert name.split()[-1] not in body and name.split()[-1].upper() not in body
+    assert main(args + ["--strict"]) == 1
+    assert "suspected identifier leak" in capsys.readouterr().err
