@@ -46,6 +46,7 @@ from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, map_offset
 from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
 from app.deid.textin import UnreadableNote, decode_note
+from app.formats.base import printable_path, utf8_name
 
 MANIFEST = ".deid-manifest.jsonl"
 TEMP_PREFIX = ".deid-tmp-"
@@ -478,6 +479,11 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     sources = list(sources)
     for source in sources:
         rel = source.rel
+        if not utf8_name(rel):
+            # No output, manifest or report could carry this name.
+            outcomes.append(NoteOutcome(printable_path(rel), "bad",
+                                        "file name is not valid UTF-8 (rename the file)"))
+            continue
         key = keyed_hex(secret, "note", rel, length=32)
         out_name = _output_name(rel, naming, secret)
         try:

@@ -87,6 +87,25 @@ def iter_files(root: Path, suffixes: Iterable[str]) -> Iterator[Path]:
                 yield Path(dirpath) / fn
 
 
+def printable_path(path: str | os.PathLike) -> str:
+    """``path`` as text that can always be printed, logged or stored.
+
+    A file name that is not valid UTF-8 (``nota_\\xe9.txt`` from a Latin-1
+    system) reaches Python with surrogate escapes, which no UTF-8 terminal,
+    JSON report or SQLite text can hold; its bad bytes are shown as ``\\xNN``.
+    """
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def utf8_name(text: str) -> bool:
+    """Is ``text`` (a name or path) valid Unicode that UTF-8 can hold?"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def doc_name(root: Path, path: Path) -> str:
     """``path`` relative to ``root`` (its folder if ``root`` is a file),
     extension removed, ``/``-separated."""

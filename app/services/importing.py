@@ -72,14 +72,6 @@ def _unique_spans(doc, summary: "ImportSummary") -> list:
     return kept
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _count_files(path: Path) -> int:
     if path.is_file():
         return 1
@@ -92,6 +84,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 ) -> ImportSummary:
     """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal."""
     from app.formats import ImportedDoc, detect_format, read_path
+    from app.formats.base import printable_path, utf8_name
 
     path = Path(path)
     if not path.exists():
@@ -159,8 +152,12 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
             seen += 1
             if cancel is not None:
                 cancel.check()
-            if isinstance(item, ImportedDoc) and not _encodable(item.text):
-                summary.problems.append((str(item.source_path),
+            if isinstance(item, ImportedDoc) and not (utf8_name(item.name)
+                                                      and utf8_name(str(item.source_path))):
+                summary.problems.append((printable_path(item.source_path),
+                                         "file name is not valid UTF-8 (rename the file)"))
+            elif isinstance(item, ImportedDoc) and not utf8_name(item.text):
+                summary.problems.append((printable_path(item.source_path),
                                          "text holds invalid Unicode (a lone surrogate)"))
             elif isinstance(item, ImportedDoc):
                 for w in item.warnings:
@@ -169,7 +166,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 if len(batch) >= BATCH:
                     flush()
             else:
-                summary.problems.append((str(item.path), item.reason))
+                summary.problems.append((printable_path(item.path), item.reason))
             progress(Progress(min(1.0, seen / total), "import",
                               message=f"{summary.imported + len(batch)} documents"))
         flush()

@@ -344,6 +344,9 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError(f"not a folder: {src}")
     if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
         raise UserError("the output folder must not be the input folder or inside it")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"the output path is a file, not a folder: {out}")
+    report_files = _report_paths(report_path)
     compile_patient_regex(patient_regex)
     if workers < 1:
         raise UserError("--workers must be at least 1")
@@ -366,19 +369,42 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
-    report = build_report(summary, model_info, evaluation, policy,
-                          {"workers": workers, "naming": naming, "strict": strict,
-                           "rules_only": rules_only, "use_annotations": use_annotations,
-                           "date_order": f"{policy.date_order or ('dmy' if policy.day_first else 'mdy')}"
-                                         f" ({date_order_source})"},
-                          {"total_s": round(seconds, 3)}, __version__)
-    if report_path:
-        rp = Path(report_path)
-        write_report(report, rp.with_suffix(".json"), rp.with_suffix(".html"))
+    date_order = policy.date_order or ("dmy" if policy.day_first else "mdy")
+    report_data = build_report(summary, model_info, evaluation, policy,
+                               {"workers": workers, "naming": naming, "strict": strict,
+                                "rules_only": rules_only, "use_annotations": use_annotations,
+                                "date_order": f"{date_order} ({date_order_source})"},
+                               {"total_s": round(seconds, 3)}, __version__)
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
                            "naming": naming, "workers": workers,
                            "redone": sum(summary.redone().values())})
-    return summary, report
+    if report_files is not None:
+        try:
+            write_report(report_data, *report_files)
+        except OSError as exc:
+            raise UserError(f"the notes are redacted in {out}, but the report could not be "
+                            f"written to {report_files[0]} "
+                            f"({exc.strerror or type(exc).__name__}); run again with another "
+                            f"--report: finished notes are kept") from None
+    return summary, report_data
+
+
+def _report_paths(report_path: str | None) -> tuple[Path, Path] | None:
+    """The report's .json and .html paths, their folder made now: a bad
+    --report is refused before any note is redacted, not after."""
+    if not report_path:
+        return None
+    rp = Path(report_path)
+    paths = rp.with_suffix(".json"), rp.with_suffix(".html")
+    for p in paths:
+        if p.is_dir():
+            raise UserError(f"--report {report_path}: {p} is a folder")
+    try:
+        rp.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--report {report_path}: cannot create its folder "
+                        f"({exc.strerror or type(exc).__name__})") from None
+    return paths
 
 
 def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:

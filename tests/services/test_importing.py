@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,25 @@ def test_damaged_utf8_keeps_its_accents_and_the_warning_is_in_the_audit_log(tmp_
     assert s.warnings and "U+FFFD" in s.warnings[0][1]
     logged = [e.detail for e in project.audit_entries() if e.event == "import_warnings"]
     assert logged == [{"warnings": [["a", s.warnings[0][1]]]}]
+
+
+def _latin1_named(folder: Path) -> Path:
+    """A note whose file name is not valid UTF-8 (skipped where the OS refuses one)."""
+    try:
+        with open(os.path.join(os.fsencode(folder), b"nota_\xe9.txt"), "wb") as fh:
+            fh.write(b"Note of Dr Jones.\n")
+    except OSError:
+        pytest.skip("this file system only takes UTF-8 names")
+    return folder
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_imported(tmp_path, project):
+    """Issue 23 item 6: it aborted the whole import (0 of 41)."""
+    d = tmp_path / "notes"
+    d.mkdir()
+    for k in range(3):
+        (d / f"n{k}.txt").write_text(f"Note {k} by Dr Smith.\n", encoding="utf-8")
+    _latin1_named(d)
+    s = import_path(project, d, fmt="txt")
+    assert s.imported == 3
+    assert s.problems == [(str(d / "nota_\\xe9.txt"), "file name is not valid UTF-8 (rename the file)")]

@@ -1,7 +1,9 @@
 """Project redaction: honest re-runs (settings fingerprint), one redaction path,
 the date order read off the notes."""
 import json
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +131,54 @@ def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, c
     assert name.split()[-1] not in body and name.split()[-1].upper() not in body
     assert main(args + ["--strict"]) == 1
     assert "suspected identifier leak" in capsys.readouterr().err
+
+
+def test_redact_skips_a_file_name_that_is_not_utf8_and_redacts_the_rest(tmp_path, capsys):
+    """Issue 23 item 6: exit 2 and no output."""
+    notes, out, proj = tmp_path / "notes", tmp_path / "out", tmp_path / "p.deid"
+    notes.mkdir()
+    for k in range(3):
+        (notes / f"n{k}.txt").write_text(f"Seen by Dr Smith, MRN 12345{k}.\n", encoding="utf-8")
+    try:
+        (Path(os.fsdecode(os.path.join(os.fsencode(notes), b"nota_\xe9.txt")))
+         .write_bytes(b"Note of Dr Jones.\n"))
+    except OSError:
+        pytest.skip("this file system only takes UTF-8 names")
+    assert main(["-q", "new", str(proj)]) == 0
+    assert main(["-q", "redact", str(proj), str(notes), str(out), "--rules-only",
+                 "--report", str(tmp_path / "r.json")]) == 0
+    said = capsys.readouterr().out
+    assert "redacted 3 notes" in said and "1 unreadable" in said
+    assert "skipped nota_\\xe9.txt: file name is not valid UTF-8" in said
+    assert sorted(p.name for p in out.glob("*.txt")) == ["n0.txt", "n1.txt", "n2.txt"]
+    assert "nota_\\\\xe9.txt" in (tmp_path / "r.json").read_text(encoding="utf-8")
+
+
+def test_a_report_into_a_missing_folder_is_written_there(tmp_path):
+    """Issue 23 item 12: exit 2 after every note was done."""
+    notes, proj = tmp_path / "notes", tmp_path / "p.deid"
+    notes.mkdir()
+    (notes / "n.txt").write_text("Seen by Dr Smith, MRN 123456.\n", encoding="utf-8")
+    assert main(["-q", "new", str(proj)]) == 0
+    assert main(["-q", "redact", str(proj), str(notes), str(tmp_path / "out"), "--rules-only",
+                 "--report", str(tmp_path / "new" / "dir" / "r.json")]) == 0
+    assert (tmp_path / "new" / "dir" / "r.json").is_file()
+
+
+def test_bad_output_and_report_paths_are_refused_before_any_work(tmp_path, capsys):
+    notes, proj = tmp_path / "notes", tmp_path / "p.deid"
+    notes.mkdir()
+    (notes / "n.txt").write_text("Seen by Dr Smith.\n", encoding="utf-8")
+    assert main(["-q", "new", str(proj)]) == 0
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["-q", "redact", str(proj), str(notes), str(blocker), "--rules-only"]) == 1
+    assert main(["-q", "redact", str(proj), str(notes), str(tmp_path / "o"), "--rules-only",
+                 "--report", str(blocker / "r.json")]) == 1
+    (tmp_path / "r.json").mkdir()
+    assert main(["-q", "redact", str(proj), str(notes), str(tmp_path / "o2"), "--rules-only",
+                 "--report", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("deid: error: ") for line in err)
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o2").exists()
