@@ -2,7 +2,7 @@
 
 ``results`` keys (JSON)::
 
-    corpus      "meddocan" | "synthetic"
+    corpus      "meddocan" | "physionet" | "synthetic"
     project     path of the trained project (kept under OUT/projects/)
     data        {train|dev|test: {notes, chars, spans}}
     train       app.bench.train.run_summary (members' training time, peak
@@ -11,8 +11,11 @@
                 model, the rules and every ensemble x group, with 95 %
                 bootstrap intervals and per-label figures
 
-Targets (MEDDOCAN only, where they are defined): the selected candidate's
-strict micro-F1 >= 0.96 and binary token recall >= 0.99.
+Targets, where they are defined: on MEDDOCAN test the selected candidate's
+strict micro-F1 >= 0.96 and binary token recall >= 0.99; on the PhysioNet
+dev patients (`app.bench.corpora.create_physionet_project`) binary token
+recall >= 0.99, token precision >= 0.90 and at most 2 % of the notes with
+identifiers missing one.
 """
 from __future__ import annotations
 
@@ -20,14 +23,14 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from app.bench.config import TARGETS, Size, meddocan_dir
-from app.bench.corpora import (corpus_stats, create_meddocan_project, create_synthetic_project,
-                               meddocan_stems, subsample)
+from app.bench.config import TARGETS, Size, meddocan_dir, physionet_dir
+from app.bench.corpora import (corpus_stats, create_meddocan_project, create_physionet_project,
+                               create_synthetic_project, meddocan_stems, subsample)
 from app.bench.scoring import score_candidates, selected_row
 from app.bench.train import run_summary, train
 from app.errors import UserError
 
-CORPORA = ("meddocan", "synthetic")
+CORPORA = ("meddocan", "physionet", "synthetic")
 
 
 def project_path(out_dir: Path, corpus: str, size: Size) -> Path:
@@ -38,6 +41,14 @@ def build_project(corpus: str, path: Path, size: Size):
     """A fresh, untrained project holding ``corpus``; open."""
     if corpus == "synthetic":
         return create_synthetic_project(path, size)
+    if corpus == "physionet":
+        root = physionet_dir()
+        if root is None:
+            raise UserError("PhysioNet deid notes not found: put them at "
+                            "../shared/data/physionet-deid or set $DEID_PHYSIONET")
+        limit = None if size.meddocan_limit is None else 5 * size.meddocan_limit[0]
+        with tempfile.TemporaryDirectory(prefix="deid-bench-") as work:
+            return create_physionet_project(path, root, work=Path(work), limit=limit)
     root = meddocan_dir()
     if root is None:
         raise UserError("MEDDOCAN not found: put it at ../shared/data/meddocan or set $DEID_MEDDOCAN")
@@ -74,8 +85,10 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
     try:
         data = corpus_stats(project)
         if not reuse:
+            unsplit = (f" / {data['unsplit']['notes']} notes the run splits into train and dev"
+                       if "unsplit" in data else "")
             log(f"accuracy/{corpus}: training {', '.join(models)} ({budget}) on "
-                f"{data['train']['notes']} train / {data['dev']['notes']} dev notes")
+                f"{data['train']['notes']} train / {data['dev']['notes']} dev{unsplit}")
             train(project, budget=budget, models=models, seed=seed, size=size)
         summary = run_summary(project)
         budget = summary["budget"] or budget
@@ -95,4 +108,14 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
                 f"{', '.join(models)}, size {size.name}")
         targets = [TARGETS["meddocan_strict_f1"].check(best["strict"]["f1"], note),
                    TARGETS["meddocan_token_recall"].check(best["token"]["recall"], note)]
+    elif corpus == "physionet":
+        best = selected_row(scores)
+        privacy = best["privacy"]
+        kept = 1.0 - privacy["notes_with_missed"] / max(privacy["notes_with_identifiers"], 1)
+        note = (f"selected {best['name']}; {budget} budget, models {', '.join(models)}, "
+                f"size {size.name}; {privacy['notes_with_missed']} of "
+                f"{privacy['notes_with_identifiers']} notes with identifiers miss one")
+        targets = [TARGETS["physionet_token_recall"].check(best["token"]["recall"], note),
+                   TARGETS["physionet_token_precision"].check(best["token"]["precision"], note),
+                   TARGETS["physionet_notes_kept"].check(kept, note)]
     return results, targets

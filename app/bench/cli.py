@@ -2,7 +2,7 @@
 
 ::
 
-    python -m app.bench accuracy --corpus meddocan|synthetic [--budget B] [--models ...]
+    python -m app.bench accuracy --corpus meddocan|physionet|synthetic [--budget B] [--models ...]
     python -m app.bench learning-curve [--budget B] [--models ...]
     python -m app.bench speed [--budget B] [--models ...] [--project P.deid]
     python -m app.bench report                 # BENCHMARKS.md from OUT/*.json
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m app.bench",
                                 description="Reproduce the figures of BENCHMARKS.md.")
     p.add_argument("part", choices=PARTS)
-    p.add_argument("--corpus", choices=("meddocan", "synthetic"), default="meddocan",
+    p.add_argument("--corpus", choices=("meddocan", "physionet", "synthetic"), default="meddocan",
                    help="accuracy only (default meddocan)")
     p.add_argument("--budget", choices=("quick", "standard", "full"), default="standard")
     p.add_argument("--models", nargs="+", default=None,
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
     records = []
     if args.part in ("accuracy", "all"):
         from app.bench.accuracy import run_accuracy
-        corpora = ("synthetic", "meddocan") if args.part == "all" else (args.corpus,)
+        corpora = ("synthetic", "meddocan", "physionet") if args.part == "all" else (args.corpus,)
         for corpus in corpora:
             records.append(part(f"accuracy-{corpus}", "accuracy",
                                 lambda c=corpus: run_accuracy(

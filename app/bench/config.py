@@ -98,6 +98,14 @@ def meddocan_dir() -> Path | None:
     return path if (path / "train").is_dir() else None
 
 
+def physionet_dir() -> Path | None:
+    """PhysioNet deid training notes: ``$DEID_PHYSIONET`` or
+    ``../shared/data/physionet-deid`` beside the repo."""
+    env = os.environ.get("DEID_PHYSIONET")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "physionet-deid"
+    return path if (path / "train").is_dir() else None
+
+
 @dataclass(frozen=True)
 class Target:
     key: str
@@ -118,6 +126,15 @@ TARGETS = {
     "meddocan_token_recall": Target("meddocan_token_recall",
                                     "selected ensemble binary token recall, MEDDOCAN test",
                                     0.99, ""),
+    "physionet_token_recall": Target("physionet_token_recall",
+                                     "selected model binary token recall, PhysioNet dev "
+                                     "patients", 0.99, ""),
+    "physionet_token_precision": Target("physionet_token_precision",
+                                        "selected model binary token precision, PhysioNet dev "
+                                        "patients", 0.90, ""),
+    "physionet_notes_kept": Target("physionet_notes_kept",
+                                   "share of PhysioNet dev notes with identifiers that leak "
+                                   "none", 0.98, ""),
     "selected_cpu_chars_per_s": Target("selected_cpu_chars_per_s",
                                        "selected ensemble throughput, CPU", 20_000, "chars/s"),
     "rules_cpu_chars_per_s": Target("rules_cpu_chars_per_s", "rules-only throughput, CPU",

@@ -5,6 +5,13 @@
   ever saw; half of each set en_AU, half en_US.
 * MEDDOCAN: the official train/dev/test folders through the brat importer,
   or a seeded subsample of them (the learning curve, the smoke size).
+* PhysioNet deid (English ICU nursing notes, the training part the team
+  has): every patient whose number leaves 1 when divided by 5 is our
+  held-out dev split (stored as the project's ``test`` split: no model
+  trains or selects on it); the run splits the other patients' notes into
+  train and dev by patient itself, as it would for a hospital's notes.
+  The team never sees the held-out fifth of the source (numbers divisible
+  by 5), on which English accuracy is judged.
 """
 from __future__ import annotations
 
@@ -76,10 +83,15 @@ def add_documents(project, docs: Sequence[Document], split: str) -> None:
 
 
 def corpus_stats(project) -> dict:
-    """Notes, characters and gold spans per split (no text)."""
+    """Notes, characters and gold spans per split (no text); notes with no
+    split (the run divides them into train and dev itself) as ``unsplit``."""
     out = {}
-    for split in ("train", "dev", "test"):
-        infos = project.document_infos(split=split)
+    for split in ("train", "dev", "unsplit", "test"):
+        infos = project.document_infos(split=None if split == "unsplit" else split)
+        if split == "unsplit":
+            infos = [i for i in infos if i.split is None]
+            if not infos:
+                continue
         chars = spans = 0
         for info in infos:
             chars += len(project.document(info.id).text)
@@ -107,6 +119,48 @@ def create_synthetic_project(path: Path, size: Size):
     project = Project.create(fresh_path(path), list(PRESETS["paper"]), language="en")
     for split, docs in synthetic_sets(size).items():
         add_documents(project, docs, split)
+    return project
+
+
+#: ``pNNN_nMMM``: patient NNN, note MMM.
+PHYSIONET_PATIENT = r"^(p\d+)_"
+
+
+def physionet_is_dev(stem: str) -> bool:
+    """Is note ``stem`` (``pNNN_nMMM``) one of our held-out dev patients'?"""
+    return int(stem[1:stem.index("_")]) % 5 == 1
+
+
+def create_physionet_project(path: Path, root: Path, *, work: Path, limit: int | None = None):
+    """A new English project (labels from the annotations) holding the
+    PhysioNet training notes: dev patients as ``test``, the rest unsplit; open.
+
+    ``limit`` keeps the first notes of a seeded order of each part (the
+    smoke size). Notes go through the brat importer with the patient pattern.
+    """
+    from app.project import Project
+    from app.services.importing import import_path
+
+    stems = sorted(p.stem for p in (root / "train").glob("*.txt"))
+    parts = {"test": [s for s in stems if physionet_is_dev(s)],
+             None: [s for s in stems if not physionet_is_dev(s)]}
+    project = Project.create(fresh_path(path), [], language="en")
+    try:
+        for split, chosen in parts.items():
+            if limit is not None:
+                chosen = sorted(subsample(chosen, limit))
+            dest = work / (split or "rest")
+            dest.mkdir(parents=True, exist_ok=True)
+            for stem in chosen:
+                for suffix in (".txt", ".ann"):
+                    shutil.copyfile(root / "train" / (stem + suffix), dest / (stem + suffix))
+            summary = import_path(project, dest, fmt="brat", split=split,
+                                  patient_regex=PHYSIONET_PATIENT)
+            if summary.problems:
+                raise RuntimeError(f"PhysioNet: {len(summary.problems)} file(s) not imported")
+    except BaseException:
+        project.close()
+        raise
     return project
 
 

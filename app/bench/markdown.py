@@ -18,6 +18,7 @@ from app.bench.record import PART_IDS
 
 TITLES = {
     "accuracy-meddocan": "Accuracy: MEDDOCAN test split",
+    "accuracy-physionet": "Accuracy: PhysioNet English ICU notes, our dev patients",
     "accuracy-synthetic": "Accuracy: held-out synthetic English notes",
     "learning-curve": "Learning curve: MEDDOCAN",
     "speed": "Speed, memory and cost growth",
@@ -231,6 +232,7 @@ machine. Targets are reported as measured, pass or miss.
 python -m app.bench speed --budget quick --write-md
 python -m app.bench accuracy --corpus synthetic --budget quick --write-md
 python -m app.bench accuracy --corpus meddocan --budget standard --write-md   # hours on 2 cores
+python -m app.bench accuracy --corpus physionet --budget standard --write-md  # English ICU notes
 python -m app.bench learning-curve --budget standard --write-md               # hours on 2 cores
 python -m app.bench all --budget standard                                     # everything + report
 python -m app.bench report                                                    # BENCHMARKS.md from bench-out/
@@ -238,7 +240,10 @@ python -m app.bench report                                                    # 
 
 Options: `--models spacy stanza flair rules` (default: every kind), `--out DIR`
 (default `bench-out/`, git-ignored), `--seed N`, `--smoke` (tiny data, for
-tests). MEDDOCAN is read from `../shared/data/meddocan` or `$DEID_MEDDOCAN`.
+tests). MEDDOCAN is read from `../shared/data/meddocan` or `$DEID_MEDDOCAN`,
+the PhysioNet deid notes from `../shared/data/physionet-deid` or
+`$DEID_PHYSIONET` (patients numbered 1 modulo 5 are the held-out dev split;
+the run splits the others into train and dev by patient).
 Synthetic accuracy: train/dev generated with seed 1101, test with seed 2202
 (never seen in training), half en_AU and half en_US.
 """

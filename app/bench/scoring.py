@@ -14,7 +14,8 @@ A row (JSON, keys in this order)::
     strict | relaxed | token: {precision, recall, f1, tp, fp, fn,
                                f1_ci: [lo, hi], recall_ci: [lo, hi]},
     per_label: {label: {support, strict: PRF, relaxed: PRF}},
-    privacy: {missed_identifiers, notes_with_missed, notes_with_missed_share}
+    privacy: {missed_identifiers, notes_with_identifiers, notes_with_missed,
+              notes_with_missed_share}
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def _row(name: str, kind: str, report, *, selected: bool, description: str | Non
     row["per_label"] = data["per_label"]
     privacy = data["privacy"]
     row["privacy"] = {key: privacy[key] for key in
-                      ("missed_identifiers", "notes_with_missed", "notes_with_missed_share")}
+                      ("missed_identifiers", "notes_with_identifiers", "notes_with_missed",
+                       "notes_with_missed_share")}
     return row
 
 

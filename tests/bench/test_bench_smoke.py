@@ -154,3 +154,29 @@ def test_quiet_filters_flair_info_like_deid_q(tmp_path, monkeypatch):
     info = logging.LogRecord("flair", logging.INFO, __file__, 1, "SequenceTagger predicts", None, None)
     warning = logging.LogRecord("flair", logging.WARNING, __file__, 1, "w", None, None)
     assert not flair.filter(info) and flair.filter(warning)
+
+
+@pytest.mark.slow
+def test_physionet_holds_out_whole_patients_and_checks_its_targets(tmp_path):
+    from app.bench.config import physionet_dir
+    from app.bench.corpora import physionet_is_dev
+    from app.project import Project
+
+    if physionet_dir() is None:
+        pytest.skip("the PhysioNet deid notes are not beside the repository")
+    assert main(["accuracy", "--corpus", "physionet", "--smoke", "--models", "crf", "rules",
+                 "--out", str(tmp_path), "-q"]) == 0
+    rec = json.loads((tmp_path / "accuracy-physionet.json").read_text())
+    data = rec["results"]["data"]
+    # Our dev patients are the test split; the run splits the rest itself.
+    assert data["train"]["notes"] == data["dev"]["notes"] == 0
+    assert data["test"]["notes"] == data["unsplit"]["notes"] == 40
+    with Project.open(rec["results"]["project"]) as project:
+        infos = project.document_infos()
+        test_patients = {i.patient_id for i in infos if i.split == "test"}
+        rest_patients = {i.patient_id for i in infos if i.split != "test"}
+    assert test_patients and rest_patients and not test_patients & rest_patients
+    assert all(physionet_is_dev(f"{p}_n001") for p in test_patients)
+    assert [t["key"] for t in rec["targets"]] == [
+        "physionet_token_recall", "physionet_token_precision", "physionet_notes_kept"]
+    assert all(t["measured"] is not None for t in rec["targets"])
