@@ -7,3 +7,34 @@ class UserError(Exception):
     The CLI prints the message on one line and exits with status 1; the GUI
     shows it in a dialog. Messages never contain identifier text.
     """
+
+
+def environment_problem(exc: BaseException) -> str | None:
+    """One line for a failure of the machine rather than of the program
+    (a full disk, a read-only file or medium, a permission), else ``None``.
+
+    Such failures are the user's to fix, so the CLI exits 1 with this line
+    instead of 2, and the GUI shows it instead of "internal error". Every
+    save is one transaction: the project keeps its last save.
+    """
+    import errno
+    import sqlite3
+
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        if "disk is full" in text:
+            return "the disk is full: free some space and run again; the project keeps its last save"
+        if "readonly database" in text or "read-only" in text:
+            return "the project file cannot be written here (read-only); use --read-only or copy it"
+        return None
+    if isinstance(exc, OSError):
+        import os
+        where = ""
+        if exc.filename is not None:
+            where = " (" + os.fsencode(exc.filename).decode("utf-8", "backslashreplace") + ")"
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            return (f"the disk is full{where}: free some space and run again; finished work "
+                    "is kept")
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return f"permission denied{where}: {exc.strerror}"
+    return None

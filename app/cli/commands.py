@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,15 +15,32 @@ def _print(*a) -> None:
 
 
 @contextmanager
-def open_project(path: str, readonly: bool = False):
-    from app.project import Project, ProjectError
+def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bool = False):
+    """The project open for the command.
+
+    ``fall_back_to_readonly``: for commands that only read (evaluate,
+    export, annotate), a project another process is writing, or a file that
+    cannot be written here, is opened read-only instead of refused; the
+    command then leaves no trace in its audit log, and says so.
+    """
+    from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
     p = Path(path)
     if not p.exists():
         raise UserError(f"no such project file: {p}")
     try:
         project = Project.open(p, readonly=readonly)
     except ProjectError as exc:
-        raise UserError(str(exc)) from None
+        if not (fall_back_to_readonly
+                and isinstance(exc, (ProjectLockedError, ProjectNotWritableError))):
+            raise UserError(str(exc)) from None
+        try:
+            project = Project.open(p, readonly=True)
+        except ProjectError as again:
+            raise UserError(str(again)) from None
+        reason = ("another process is writing it" if isinstance(exc, ProjectLockedError)
+                  else "it cannot be written here")
+        print(f"deid: opened {p.name} read-only ({reason}); this run is not recorded in its "
+              "audit log", file=sys.stderr)
     try:
         yield project
     finally:
@@ -77,7 +95,7 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     from app.services.exporting import export_project
-    with open_project(args.project) as project:
+    with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = export_project(project, args.out_dir, args.format, split=args.split,
                            include_suggestions=args.include_suggestions,
                            progress=TerminalProgress(quiet=args.quiet))
@@ -190,7 +208,7 @@ def cmd_train(args) -> int:
 def cmd_evaluate(args) -> int:
     from app.services.evaluating import evaluate_project, render_table
     from app.services.finishing import describe_rules
-    with open_project(args.project) as project:
+    with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         res = evaluate_project(project, split=args.split, model=args.model,
                                progress=TerminalProgress(quiet=args.quiet))
     _print(f"model {res.model} (run {res.run_id}) on the {res.split} split")
@@ -216,7 +234,7 @@ def cmd_evaluate(args) -> int:
 
 def cmd_annotate(args) -> int:
     from app.services.annotating import annotate_folder
-    with open_project(args.project) as project:
+    with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = annotate_folder(project, args.in_dir, args.out_dir, fmt=args.format,
                             force=args.force, progress=TerminalProgress(quiet=args.quiet))
     rate = s.chars / s.seconds if s.seconds else 0

@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", default="test", choices=("train", "dev", "test"))
     s.add_argument("--model", help="a base model or ensemble name instead of the selected one")
     s.add_argument("--json", dest="json_path", help="write the stable JSON report here")
+    s.add_argument("--read-only", action="store_true",
+                   help="open the project without writing to it (also chosen by itself when "
+                        "another process is writing the project)")
 
     s = sub.add_parser("annotate", help="predict spans for every note in a folder")
     s.add_argument("project")
@@ -102,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
     s.add_argument("--force", action="store_true",
                    help="replace .ann/.jsonl files already in OUT_DIR (never done unasked)")
+    s.add_argument("--read-only", action="store_true",
+                   help="open the project without writing to it (also chosen by itself when "
+                        "another process is writing the project)")
 
     s = sub.add_parser("redact", help="write a de-identified copy of a folder of notes")
     s.add_argument("project")
@@ -125,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", required=True, choices=FORMATS)
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--include-suggestions", action="store_true")
+    s.add_argument("--read-only", action="store_true",
+                   help="open the project without writing to it (also chosen by itself when "
+                        "another process is writing the project)")
 
     s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
     s.add_argument("project")
@@ -210,6 +219,11 @@ def _run(args) -> int:
         print("deid: interrupted", file=sys.stderr)
         return EXIT_USER
     except Exception as exc:  # noqa: BLE001 - the contract wants exit 2, not a traceback
+        from app.errors import environment_problem
+        problem = environment_problem(exc)
+        if problem is not None:
+            print(f"deid: error: {problem}", file=sys.stderr)
+            return EXIT_USER
         from app.paths import user_data_dir
         log = user_data_dir() / "deid-error.log"
         # The traceback can quote data (file content in an exception message),

@@ -75,7 +75,7 @@ def _parse_whole(fh, path: Path, max_bytes: int) -> list | None:
         return None
     try:
         data = json.loads(fh.read().decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, list) else [data]
 
@@ -109,6 +109,8 @@ def _records(path: Path, max_bytes: int) -> Iterator[tuple[int, Any] | ImportPro
             except ValueError as exc:
                 # The message of JSONDecodeError quotes no input, only positions.
                 yield ImportProblem(path, f"line {line_no}: bad JSON ({exc.msg})")
+            except RecursionError:
+                yield ImportProblem(path, f"line {line_no}: JSON nested too deeply")
 
 
 def read_jsonl(root: Path, *, max_bytes: int = DEFAULT_MAX_BYTES

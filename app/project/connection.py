@@ -12,11 +12,16 @@ from .schema import APPLICATION_ID
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     """Open an existing file without ever creating one.
 
+    ``readonly``: ``PRAGMA query_only``, so nothing can be written through it.
     Autocommit mode (``isolation_level=None``): the store issues BEGIN/COMMIT
     itself. ``check_same_thread=False``: the GUI and worker threads share one
     connection and the store serialises access with an RLock.
     """
-    uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+    # A read-only open of a file we could write is a normal connection that
+    # never writes (query_only): as the last one to close it lets SQLite
+    # remove the -wal/-shm files, which a mode=ro connection leaves behind.
+    ro = readonly and not os.access(path, os.W_OK)
+    uri = f"{path.resolve().as_uri()}?mode={'ro' if ro else 'rw'}"
     try:
         db = sqlite3.connect(uri, uri=True, isolation_level=None,
                              check_same_thread=False, timeout=10.0)
@@ -43,6 +48,29 @@ def check_identity(db: sqlite3.Connection, path: Path) -> int:
         raise ProjectError(
             f"{path.name} is an SQLite database but not a DeID Studio project")
     return version
+
+
+#: Files up to this size are checked on every open (``quick_check`` reads
+#: every page once: well under a second); larger ones once a day.
+QUICK_CHECK_ALWAYS_BYTES = 256 * 1024 * 1024
+
+
+def quick_check(db: sqlite3.Connection, path: Path) -> None:
+    """Raise ``ProjectError`` if SQLite finds the file damaged.
+
+    ``PRAGMA quick_check`` is O(pages) without the index cross-checks of
+    ``integrity_check``. A damaged page in the middle of a project would
+    otherwise show only when some later command happens to read it.
+    """
+    try:
+        rows = db.execute("PRAGMA quick_check(5)").fetchall()
+    except sqlite3.DatabaseError as exc:
+        rows = [(str(exc),)]
+    if [r[0] for r in rows] != ["ok"]:
+        raise ProjectError(
+            f"{path.name} is damaged (SQLite's integrity check failed); nothing was changed. "
+            "Restore it from your last copy; to save what is readable, run "
+            f"`sqlite3 {path.name} .recover | sqlite3 recovered.deid` and open that")
 
 
 def verify_file(path: Path, expect_version: int) -> None:

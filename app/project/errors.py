@@ -14,5 +14,10 @@ class ProjectLockedError(ProjectError):
     """The project is already open for writing in another process."""
 
 
+class ProjectNotWritableError(ProjectError):
+    """The file or its folder cannot be written (permissions, a read-only
+    medium, a share without locks): it can still be opened read-only."""
+
+
 class ProjectVersionError(ProjectError):
     """The file's schema version cannot be used by this version of the code."""

@@ -17,7 +17,7 @@ import socket
 import sys
 from pathlib import Path
 
-from .errors import ProjectError, ProjectLockedError
+from .errors import ProjectError, ProjectLockedError, ProjectNotWritableError
 
 if sys.platform == "win32":
     import msvcrt
@@ -80,20 +80,24 @@ class ProjectLock:
 
     @classmethod
     def acquire(cls, project_path: Path) -> "ProjectLock":
-        """Take the write lock of ``project_path`` or raise ``ProjectLockedError``."""
-        path = lock_path(Path(project_path))
+        """Take the write lock of ``project_path`` or raise ``ProjectLockedError``.
+
+        The lock file sits beside the *resolved* path: a symlink or another
+        spelling of the same project takes the same lock.
+        """
+        path = lock_path(Path(project_path).resolve())
         for _ in range(10):
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
-                raise ProjectError(
+                raise ProjectNotWritableError(
                     f"cannot create lock file {path.name} ({exc.strerror}); "
                     "open the project read-only instead") from None
             try:
                 locked = _try_lock(fd)
             except OSError as exc:  # e.g. a network share without locks
                 os.close(fd)
-                raise ProjectError(
+                raise ProjectNotWritableError(
                     f"cannot lock {project_path.name} ({exc.strerror}); "
                     "open the project read-only instead") from None
             if not locked:
@@ -101,7 +105,7 @@ class ProjectLock:
                 os.close(fd)
                 raise ProjectLockedError(
                     f"project {project_path.name} is already open for writing{holder}; "
-                    "close it there or open it read-only")
+                    "close it there, or open it read-only (--read-only)")
             # The previous holder may have unlinked the file between our open()
             # and our lock; then we hold a lock nobody else will see: retry.
             if _same_file(fd, path):

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from app.core.labels import LabelDef, PALETTE
 
 from . import migrations
-from .connection import backup_to, check_identity, connect
+from .connection import QUICK_CHECK_ALWAYS_BYTES, backup_to, check_identity, connect, quick_check
 from .core import dumps, loads
 from .documents import DocumentsMixin
-from .errors import ProjectError, ProjectVersionError
+from .errors import ProjectError, ProjectNotWritableError, ProjectVersionError
 from .history import HistoryMixin
 from .lists import ListsMixin
 from .lock import ProjectLock
@@ -40,6 +41,34 @@ def _configure(db: sqlite3.Connection) -> None:
     """Per-connection settings of a writable project (after identity checks)."""
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = FULL")
+
+
+def _writable(path: Path) -> bool:
+    """Can this process write the file and create its ``-wal``/``-shm`` beside it?"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+_LAST_CHECK_KEY = "last_quick_check"
+
+
+def _scheduled_quick_check(db: sqlite3.Connection, path: Path, readonly: bool) -> None:
+    """``quick_check`` on every open of a file up to ``QUICK_CHECK_ALWAYS_BYTES``,
+    else when the last check is a day old (recorded on writable opens)."""
+    if os.path.getsize(path) > QUICK_CHECK_ALWAYS_BYTES:
+        try:
+            row = db.execute("SELECT value_json FROM settings WHERE key = ?",
+                             (_LAST_CHECK_KEY,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        if row is not None and time.time() - float(loads(row[0]) or 0) < 86400:
+            return
+        quick_check(db, path)
+        if not readonly:
+            db.execute("INSERT INTO settings (key, value_json) VALUES (?, ?) ON CONFLICT (key)"
+                       " DO UPDATE SET value_json = excluded.value_json",
+                       (_LAST_CHECK_KEY, dumps(time.time())))
+        return
+    quick_check(db, path)
 
 
 class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
@@ -127,11 +156,16 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
         path = Path(path)
         if not path.is_file():
             raise ProjectError(f"no project file {path.name} in {path.parent}")
+        if not readonly and not _writable(path):
+            raise ProjectNotWritableError(
+                f"{path.name} cannot be written here (read-only file or folder); open it "
+                "read-only (deid ... --read-only), or copy it somewhere writable")
         lock = None if readonly else ProjectLock.acquire(path)
         db = None
         try:
             db = connect(path, readonly=readonly)
             version = check_identity(db, path)
+            _scheduled_quick_check(db, path, readonly)
             current = migrations.current_version()
             if version > current:
                 raise ProjectVersionError(

@@ -55,5 +55,6 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
 
     out.mkdir(parents=True, exist_ok=True)
     write_documents(counted(), out, fmt)
-    project.log("export", {"format": fmt, "split": split, "documents": counts["docs"]})
+    if not project.readonly:
+        project.log("export", {"format": fmt, "split": split, "documents": counts["docs"]})
     return ExportSummary(counts["docs"], counts["spans"], str(out))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.errors import UserError
+from app.formats.errors import BadInputError
 
 BATCH = 50
 
@@ -94,6 +95,9 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
         fmt = detect_format(path) if fmt == "auto" else fmt
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    except BadInputError as exc:
+        raise UserError(f"{path}: {exc.reason} (txt, brat .txt/.ann, CoNLL, JSONL, "
+                        "i2b2/MEDDOCAN .xml)") from None
     if split not in (None, "train", "dev", "test"):
         raise UserError(f"unknown split {split!r}")
     summary = ImportSummary()
@@ -170,7 +174,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
             progress(Progress(min(1.0, seen / total), "import",
                               message=f"{summary.imported + len(batch)} documents"))
         flush()
-    except ValueError as exc:           # unknown format, unreadable root
+    except (ValueError, BadInputError) as exc:           # unknown format, unreadable root
         raise UserError(str(exc)) from None
     summary.seconds = time.perf_counter() - start
     progress(Progress(1.0, "import", message=f"{summary.imported} documents"))

@@ -114,3 +114,111 @@ def test_group_options_parse_into_named_member_sets():
     for bad in (["fast"], ["=spacy,crf"], ["fast="], ["a=spacy,crf", "a=crf,rules"]):
         with pytest.raises(UserError, match="--group"):
             _groups(bad)
+
+
+# --- issue 23 items 12 and 13: one clear line instead of exit 2 ----------------
+
+def _one_error_line(capsys, *needles):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("deid: error: "), err
+    assert all(n in err[0] for n in needles), err[0]
+
+
+def test_a_folder_of_unsupported_files_is_a_user_error(tmp_path, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    (tmp_path / "tsv").mkdir()
+    (tmp_path / "tsv" / "x.tsv").write_text("a\tb\n", encoding="utf-8")
+    capsys.readouterr()
+    assert run("import", proj, tmp_path / "tsv") == 1
+    _one_error_line(capsys, "no files of a supported format")
+
+
+def test_deeply_nested_json_is_skipped_not_a_crash(tmp_path, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    deep = '{"text": "x", "meta": ' + "[" * 100000 + "]" * 100000 + "}"
+    (tmp_path / "j").mkdir()
+    (tmp_path / "j" / "deep.jsonl").write_text(deep + '\n{"text": "A note."}\n', encoding="utf-8")
+    (tmp_path / "j" / "deep.json").write_text(deep, encoding="utf-8")
+    assert run("import", proj, tmp_path / "j", "--format", "jsonl") == 0
+    out = capsys.readouterr().out
+    assert "imported 1 documents" in out and out.count("nested too deeply") == 2
+
+
+def test_a_project_that_cannot_be_written_is_refused_for_writing_and_read_for_export(
+        tmp_path, notes, capsys, monkeypatch):
+    from app.project import store
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("import", proj, notes) == 0
+    monkeypatch.setattr(store, "_writable", lambda path: False)    # a 0444 file (we run as root)
+    before = proj.read_bytes()
+    capsys.readouterr()
+    assert run("import", proj, notes) == 1
+    _one_error_line(capsys, "cannot be written here", "--read-only")
+    assert run("export", proj, tmp_path / "out", "--format", "jsonl") == 0
+    assert "opened p.deid read-only" in capsys.readouterr().err
+    assert len((tmp_path / "out" / "documents.jsonl").read_text().splitlines()) == 2
+    assert proj.read_bytes() == before
+    assert not list(tmp_path.glob("p.deid-*"))
+
+
+def test_export_while_another_process_writes_opens_read_only(tmp_path, notes, capsys):
+    from app.project import Project
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("import", proj, notes) == 0
+    with Project.open(proj) as writer:
+        events = len(writer.audit_entries())
+        capsys.readouterr()
+        assert run("import", proj, notes) == 1
+        _one_error_line(capsys, "already open for writing", "--read-only")
+        assert run("export", proj, tmp_path / "out", "--format", "brat") == 0
+        assert "another process is writing it" in capsys.readouterr().err
+        assert run("export", proj, tmp_path / "out2", "--format", "brat", "--read-only") == 0
+        assert len(writer.audit_entries()) == events
+    assert (tmp_path / "out" / "P1_a.ann").is_file()
+
+
+def test_a_symlink_to_an_open_project_takes_the_same_lock(tmp_path):
+    from app.project import Project, ProjectLockedError
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    link = tmp_path / "link.deid"
+    link.symlink_to(proj)
+    with Project.open(proj):
+        with pytest.raises(ProjectLockedError):
+            Project.open(link)
+
+
+def test_a_damaged_page_is_noticed_on_open(tmp_path, capsys):
+    from app.project import Project
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    with Project.open(proj) as p:
+        for k in range(300):
+            p.add_document(f"n{k}", f"Note {k} " + "text " * 200)
+    data = bytearray(proj.read_bytes())
+    page = 4096
+    middle = (len(data) // page // 2) * page
+    data[middle:middle + page] = b"\x5a" * page              # one page of garbage
+    proj.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert run("import", proj, tmp_path) == 1
+    _one_error_line(capsys, "is damaged", "Restore it from your last copy")
+    assert run("export", proj, tmp_path / "o", "--format", "jsonl") == 1
+    assert bytes(data) == proj.read_bytes()
+
+
+def test_a_full_disk_is_a_user_error(tmp_path, notes, capsys, monkeypatch):
+    from app.project import Project
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+
+    def full(*a, **k):
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(Project, "add_document", full)
+    capsys.readouterr()
+    assert run("import", proj, notes) == 1
+    _one_error_line(capsys, "disk is full")
