@@ -189,9 +189,18 @@ class DocumentProxy(QSortFilterProxyModel):
 
 
 class DocumentListView(QWidget):
-    """Filters, search and the table; emits ``documentActivated(doc_id)``."""
+    """Filters, search and the table.
+
+    Signals
+    -------
+    documentActivated(int)
+        The user opened a document.
+    message(str)
+        A short status-bar message.
+    """
 
     documentActivated = Signal(int)
+    message = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -254,6 +263,17 @@ class DocumentListView(QWidget):
         self.next_button.clicked.connect(self.open_next)
 
     def set_project(self, project: Project | None, annotator: str | None) -> None:
+        """Show another project's documents, with the filters cleared (a search
+        typed in one project means nothing in the next)."""
+        for widget in (self.search_edit, self.status_box, self.split_box):
+            widget.blockSignals(True)
+        self._search_timer.stop()
+        self.search_edit.clear()
+        self.status_box.setCurrentIndex(0)
+        self.split_box.setCurrentIndex(0)
+        for widget in (self.search_edit, self.status_box, self.split_box):
+            widget.blockSignals(False)
+        self.model.split = self.model.status = self.model.search = None
         self.model.set_project(project, annotator)
         self._update_count()
 
@@ -299,10 +319,23 @@ class DocumentListView(QWidget):
 
     @Slot()
     def open_next(self) -> None:
+        """Open the next note to annotate, or say that none is left."""
+        if self.model.project is None:
+            return
         doc_id = self.next_document()
-        if doc_id is not None:
-            self.select_document(doc_id)
-            self.documentActivated.emit(doc_id)
+        if doc_id is None:
+            self.message.emit("No note left to do: every note is in progress or done")
+            return
+        self.select_document(doc_id)
+        self.documentActivated.emit(doc_id)
+
+    def selected_document(self) -> int | None:
+        """The document of the selected row, if any."""
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        source = self.proxy.mapToSource(rows[0])
+        return self.model.doc_id(source.row()) if source.isValid() else None
 
     def select_document(self, doc_id: int) -> None:
         """Select a document's row if it is loaded (no full fetch for it)."""

@@ -224,6 +224,16 @@ class EditorView(QWidget):
         self._update_buttons()
         self.text_view.setFocus()
 
+    def reload_document(self) -> None:
+        """Re-read the open note's spans (suggestions arrived from a worker)."""
+        if self.session is None:
+            return
+        self.session.reload()
+        self.text_view.set_document(self.session.text, self.session.spans, self.colours())
+        self.current_id = None
+        self._refresh_side()
+        self._update_buttons()
+
     def _refresh_side(self) -> None:
         s = self.session
         self.span_model.set_spans(s.spans, s.text, self.colours())

@@ -25,7 +25,7 @@ from app.errors import UserError
 from app.gui.qt import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
-from app.gui.training_view import TaskRunner
+from app.gui.workers import TaskRunner
 from app.services.artifacts import PrivateDir
 from app.services.redaction import project_secret, redact_corpus
 

@@ -18,10 +18,10 @@ from app.gui.export_wizard import ExportWizard
 from app.gui.guidelines_view import GuidelinesView
 from app.gui.preview_view import PreviewView
 from app.gui.training_view import TrainingView
-from app.gui.qt import (QAction, QFileDialog, QHBoxLayout, QInputDialog, QKeySequence,
-                        QListWidget, QMainWindow, QMessageBox, QProgressDialog, QSettings,
-                        QThread, Qt, QWidget, QStackedWidget, Signal, Slot)
-from app.gui.workers import ImportWorker, dispose
+from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout, QInputDialog,
+                        QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
+                        QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot)
+from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError
 
 MAX_RECENT = 8
@@ -52,21 +52,32 @@ class MainWindow(QMainWindow):
         Path of the project just opened.
     importFinished(object)
         The ``ImportSummary`` of a finished import (``None`` if it failed).
+    suggestionsFinished(int)
+        Notes that received suggestions after an import (-1 if that failed).
     """
 
     projectOpened = Signal(str)
     importFinished = Signal(object)
+    suggestionsFinished = Signal(int)
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.settings = settings if settings is not None else user_settings()
         self.project: Project | None = None
-        self._import_thread: QThread | None = None
-        self._import_worker: ImportWorker | None = None
+        self.importer = TaskRunner(self)
+        self.importer.progress.connect(self._on_import_progress)
+        self.importer.finished.connect(self._on_import_finished)
+        self.importer.failed.connect(self._on_import_failed)
+        # Suggestions for notes just imported, made off the GUI thread.
+        self.suggester = TaskRunner(self)
+        self.suggester.finished.connect(self._on_suggested)
+        self.suggester.failed.connect(self._on_suggest_failed)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
+        # Notes opened before the current one, for "Previous note".
+        self._history: list[int] = []
         self.setWindowTitle("DeID Studio")
-        self.resize(1280, 800)
+        self._fit_to_screen(1280, 800)
 
         self.sidebar = QListWidget()
         self.sidebar.setFixedWidth(150)
@@ -97,9 +108,10 @@ class MainWindow(QMainWindow):
         self.add_view("Agreement", self.agreement)
         self.add_view("Adjudicate", self.adjudication)
         self.add_view("Guidelines", self.guidelines)
-        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.sidebar.currentRowChanged.connect(self._on_view_changed)
 
         self.documents.documentActivated.connect(self.open_document)
+        self.documents.message.connect(self._show_message)
         self.editor.documentEdited.connect(self._on_document_edited)
         self.editor.message.connect(self._show_message)
         self.agreement.adjudicateRequested.connect(self.open_adjudication)
@@ -120,10 +132,19 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- views
     def add_view(self, name: str, widget: QWidget) -> int:
-        """Append a view to the sidebar; returns its index."""
+        """Append a view to the sidebar; returns its index.
+
+        Each view sits in a scroll area: a view wider or taller than the
+        window (Train on a 1024x700 screen) scrolls instead of making the
+        whole window grow past the screen.
+        """
         self.views[name] = widget
         self.sidebar.addItem(name)
-        index = self.stack.addWidget(widget)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(widget)
+        index = self.stack.addWidget(scroll)
         if self.sidebar.currentRow() < 0:
             self.sidebar.setCurrentRow(0)
         return index
@@ -133,6 +154,33 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> str:
         return list(self.views)[self.stack.currentIndex()]
+
+    @Slot(int)
+    def _on_view_changed(self, index: int) -> None:
+        self.stack.setCurrentIndex(index)
+        if list(self.views)[index] == "Preview":
+            self._preview_current()
+
+    def _preview_current(self) -> None:
+        """Show in Preview the note open in Annotate, else the one selected in
+        Documents, else the first note."""
+        if self.project is None:
+            return
+        doc = self.editor.session.doc_id if self.editor.session is not None else \
+            self.documents.selected_document()
+        if doc is None:
+            first = self.project.document_infos(limit=1)
+            doc = first[0].id if first else None
+        if doc is not None and doc != self.preview.doc_id:
+            self.preview.load_document(doc)
+
+    def _fit_to_screen(self, width: int, height: int) -> None:
+        """Start at ``width`` x ``height`` or the screen's free area, whichever is smaller."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is not None:
+            free = screen.availableGeometry()
+            width, height = min(width, free.width()), min(height, free.height())
+        self.resize(width, height)
 
     # ---------------------------------------------------------------- menus
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
@@ -161,6 +209,7 @@ class MainWindow(QMainWindow):
         go = bar.addMenu("&Go")
         self.next_action = self._action(go, "&Next to annotate", self.documents.open_next,
                                         "Ctrl+.")
+        self.previous_action = self._action(go, "&Previous note", self.open_previous, "Ctrl+,")
         for i, name in enumerate(self.views):
             self._action(go, name, lambda _=False, n=name: self.show_view(n), f"Ctrl+{i + 1}")
         help_menu = bar.addMenu("&Help")
@@ -169,7 +218,8 @@ class MainWindow(QMainWindow):
         self._rebuild_recent()
 
     def _set_project_actions(self, enabled: bool) -> None:
-        for action in (self.import_action, self.export_action, self.close_action, self.next_action):
+        for action in (self.import_action, self.export_action, self.close_action, self.next_action,
+                       self.previous_action):
             action.setEnabled(enabled)
 
     def _rebuild_recent(self) -> None:
@@ -257,6 +307,10 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         self.cancel_import()
+        self.importer.shutdown()
+        self.suggester.shutdown()
+        self._end_import()
+        self._history = []
         for view in (self.documents, self.editor):
             view.set_project(None, None)
         self.agreement.set_project(None)
@@ -272,8 +326,23 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ documents
     @Slot(int)
     def open_document(self, doc_id: int) -> None:
+        current = self.editor.session.doc_id if self.editor.session is not None else None
+        if current is not None and current != doc_id:
+            self._history.append(current)
+        self._load(doc_id)
+
+    def _load(self, doc_id: int) -> None:
         self.editor.load_document(doc_id)
+        self.documents.select_document(doc_id)
         self.show_view("Annotate")
+
+    @Slot()
+    def open_previous(self) -> None:
+        """Go back to the note opened before this one (Ctrl+,)."""
+        if not self._history:
+            self._show_message("No previous note")
+            return
+        self._load(self._history.pop())
 
     @Slot(int, int, int)
     def open_span(self, doc_id: int, start: int, end: int) -> None:
@@ -318,44 +387,38 @@ class MainWindow(QMainWindow):
     # --------------------------------------------------------------- import
     def import_folder(self, path: str | Path, *, fmt: str = "auto", split: str | None = None,
                       patient_regex: str | None = None) -> None:
-        """Import in a worker thread; ``importFinished`` reports the summary."""
-        if self.project is None or self._import_thread is not None:
+        """Import in a worker thread; ``importFinished`` reports the summary,
+        then the new notes get suggestions (``suggestionsFinished``)."""
+        if self.project is None or self.importer.busy():
             return
-        worker = ImportWorker(self.project, str(path), fmt=fmt, split=split,
-                              patient_regex=patient_regex)
-        thread = QThread(self)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        # GUI-thread slots only (see app.gui.workers).
-        worker.progress.connect(self._on_import_progress)
-        worker.finished.connect(self._on_import_finished)
-        worker.failed.connect(self._on_import_failed)
-        self._import_thread, self._import_worker = thread, worker
+        project, path = self.project, str(path)
+
+        def work(progress, cancel):
+            from app.services.importing import import_path
+            return import_path(project, path, fmt=fmt, split=split, patient_regex=patient_regex,
+                               progress=progress, cancel=cancel)
+
         self._progress = QProgressDialog("Importing notes…", "Cancel", 0, 1000, self)
         self._progress.setWindowTitle("Import")
         self._progress.setWindowModality(Qt.WindowModal)
         self._progress.setMinimumDuration(300)
         self._progress.canceled.connect(self.cancel_import)
-        thread.start()
+        self.importer.start("import", work)
 
     @Slot()
     def cancel_import(self) -> None:
-        if self._import_worker is not None:
-            self._import_worker.cancel_token.cancel()
+        self.importer.cancel()
 
-    @Slot(float, str)
-    def _on_import_progress(self, fraction: float, message: str) -> None:
+    @Slot(object)
+    def _on_import_progress(self, p) -> None:
         dialog = self._progress
         if dialog is not None:
             # Label first: setValue on a modal dialog runs the event loop, where
             # the import may finish and _end_import drop the dialog.
-            dialog.setLabelText(f"Importing notes… {message}")
-            dialog.setValue(int(fraction * 1000))
+            dialog.setLabelText(f"Importing notes… {p.message}")
+            dialog.setValue(int(p.fraction * 1000))
 
     def _end_import(self) -> None:
-        thread, worker = self._import_thread, self._import_worker
-        self._import_thread = self._import_worker = None
-        dispose(thread, worker)
         if self._progress is not None:
             self._progress.canceled.disconnect(self.cancel_import)
             self._progress.close()
@@ -373,6 +436,8 @@ class MainWindow(QMainWindow):
         self.summary_dialog.open()
         self._show_message(f"Imported {summary.imported} note(s)")
         self.importFinished.emit(summary)
+        if summary.doc_ids:
+            self.suggest_for(summary.doc_ids)
 
     @Slot(str)
     def _on_import_failed(self, reason: str) -> None:
@@ -383,6 +448,35 @@ class MainWindow(QMainWindow):
         else:
             self.show_error("Import failed", reason)
         self.importFinished.emit(None)
+
+    def suggest_for(self, doc_ids: list[int]) -> None:
+        """Suggest labels for these notes in a worker: the active model's
+        predictions in a trained project, else the rules'."""
+        if self.project is None or self.suggester.busy():
+            return
+        project, ids = self.project, list(doc_ids)
+
+        def work(progress, cancel):
+            from app.services.annotating import suggest_new_notes
+            return suggest_new_notes(project, ids, progress=progress, cancel=cancel)
+
+        self._show_message(f"Suggesting labels for {len(ids)} new note(s)…")
+        self.suggester.start("suggest", work)
+
+    @Slot(object)
+    def _on_suggested(self, result) -> None:
+        source, n = result
+        self.documents.model.refresh()
+        self.editor.reload_document()
+        what = "the model's" if source == "model" else "rule"
+        self._show_message(f"{n} new note(s) have {what} suggestions to review")
+        self.suggestionsFinished.emit(n)
+
+    @Slot(str)
+    def _on_suggest_failed(self, reason: str) -> None:
+        if reason != "cancelled":
+            self._show_message(f"No suggestions for the new notes: {reason}")
+        self.suggestionsFinished.emit(-1)
 
     # -------------------------------------------------------------- dialogs
     def _ask_new_project(self) -> None:
@@ -446,10 +540,8 @@ class MainWindow(QMainWindow):
                 return
         self.training.shutdown()
         self.preview.shutdown()
-        self.cancel_import()
-        if self._import_thread is not None:
-            self._import_thread.quit()
-            self._import_thread.wait()
+        self.importer.shutdown()
+        self.suggester.shutdown()
         self.close_project()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.sync()

@@ -29,7 +29,7 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QTextEdit, QVBoxLayout,
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
-from app.gui.training_view import TaskRunner
+from app.gui.workers import TaskRunner
 from app.services.redaction import POLICY_KEY, preview_document, project_policy
 
 MODES = (("model", "Model prediction (what an export writes)"),

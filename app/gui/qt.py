@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListView, QListWidget,
                                QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
-                               QProgressDialog, QPushButton, QSpinBox, QSplitter,
+                               QProgressDialog, QPushButton, QScrollArea, QSpinBox, QSplitter,
                                QStackedWidget, QStatusBar, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QTextEdit, QToolBar, QToolButton,
                                QToolTip, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)

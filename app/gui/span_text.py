@@ -91,6 +91,18 @@ class OffsetTextView(QPlainTextEdit):
         self.setFont(font)
         self.offsets = OffsetMap("")
 
+    def set_plain_text(self, text: str) -> None:
+        """Replace the text, drawn plain: ``setPlainText`` alone inserts it in
+        the char format at the cursor, so after a click just behind a painted
+        span the whole next note came out in that span's format."""
+        self.offsets = OffsetMap(text)
+        self.setCurrentCharFormat(QTextCharFormat())
+        self.setPlainText(text)
+        cursor = QTextCursor(self.document())
+        cursor.select(QTextCursor.Document)
+        cursor.setCharFormat(QTextCharFormat())
+        self.setCurrentCharFormat(QTextCharFormat())
+
     def cursor_for(self, start: int, end: int) -> QTextCursor:
         cursor = QTextCursor(self.document())
         cursor.setPosition(self.offsets.to_qt(start))
@@ -139,10 +151,9 @@ class SpanTextView(OffsetTextView):
     def set_document(self, text: str, spans: list[SpanRecord], colours: dict[str, str]) -> None:
         """Show a note and paint all its spans."""
         self.colours = colours
-        self.offsets = OffsetMap(text)
         self._current = None
         self.setExtraSelections([])
-        self.setPlainText(text)
+        self.set_plain_text(text)
         self._set_spans(spans)
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()

@@ -1,10 +1,7 @@
 """Training screen: choose what to train, watch it learn, read the results.
 
-The work runs in :class:`TaskWorker` on a ``QThread``; :class:`TaskRunner`
-(a GUI-thread ``QObject``) receives the worker's signals in ``@Slot``
-methods and re-emits them in the GUI thread, so views may connect anything
-to a runner (see ``app.gui.workers`` for why worker signals need slots).
-Cancel sets the run's ``CancelToken``: the next progress report raises
+The work runs on :class:`app.gui.workers.TaskRunner`. Cancel sets the run's
+``CancelToken``: the next progress report raises
 ``Cancelled`` inside ``train_project``, which marks the run cancelled and
 leaves the project as it was (the previous active model stays active).
 
@@ -23,7 +20,7 @@ from typing import Sequence
 # thread should not be the first to import these.
 import app.services.annotating  # noqa: F401
 import app.services.evaluating  # noqa: F401
-from app.core.progress import CancelToken, Cancelled, Progress
+from app.core.progress import Progress
 from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
@@ -31,14 +28,11 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QObject, QPlainTextEdit, QPushButton, QSpinBox, QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
-from app.gui.workers import dispose
+from app.gui.workers import TaskRunner
 from app.services.finishing import finishing_summary
 from app.services.training import (BASE_KINDS, META_MODELS, TARGETED, VARIANTS, TrainConfig,
                                    member_name)
 
-#: Seconds between two plain progress signals (reports with a dev score,
-#: a new epoch or a new message always go through).
-PROGRESS_INTERVAL = 0.05
 OBJECTIVES = (("privacy", "Privacy: best F1 hiding ≥ target of identifier tokens"),
               ("f1", "Best F1 (balanced precision and recall)"),
               ("f2", "Recall first (F2)"),
@@ -159,123 +153,6 @@ def _clock(seconds: float) -> str:
     seconds = int(max(0, seconds))
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
-
-
-# --------------------------------------------------------------- workers
-class TaskWorker(QObject):
-    """Runs ``fn(progress, cancel)`` once in a worker thread.
-
-    Signals
-    -------
-    progress(object)
-        A :class:`~app.core.progress.Progress` (throttled, see ``PROGRESS_INTERVAL``).
-    finished(object)
-        What ``fn`` returned.
-    failed(str)
-        A user-facing reason; ``"cancelled"`` when the user stopped it.
-    """
-
-    progress = Signal(object)
-    finished = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-        self.cancel_token = CancelToken()
-        self._last = 0.0
-        self._last_key: tuple = ()
-
-    def _report(self, p: Progress) -> None:
-        self.cancel_token.check()
-        now = time.monotonic()
-        key = (p.stage, p.model, p.epoch, p.message)
-        if (p.fraction >= 1.0 or p.dev_f1 is not None or key != self._last_key
-                or now - self._last >= PROGRESS_INTERVAL):
-            self._last, self._last_key = now, key
-            self.progress.emit(p)
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self.fn(self._report, self.cancel_token)
-        except Cancelled:
-            self.failed.emit("cancelled")
-        except UserError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # the type only: a message could quote note text
-            self.failed.emit(f"internal error ({type(exc).__name__})")
-        else:
-            self.finished.emit(result)
-
-
-class TaskRunner(QObject):
-    """One background task at a time, its signals delivered in the GUI thread.
-
-    ``start(fn)`` runs ``fn(progress, cancel)`` on a new ``QThread``. The
-    runner's own ``progress``/``finished``/``failed`` signals are emitted
-    from GUI-thread slots, after the thread has been joined for the last two.
-    """
-
-    progress = Signal(object)
-    finished = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread: QThread | None = None
-        self._worker: TaskWorker | None = None
-        self.name: str | None = None
-
-    def busy(self) -> bool:
-        return self._thread is not None
-
-    def start(self, name: str, fn) -> bool:
-        """Start ``fn`` unless a task is running; returns whether it started."""
-        if self.busy():
-            return False
-        worker = TaskWorker(fn)
-        thread = QThread(self)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.progress.connect(self._on_progress)
-        worker.finished.connect(self._on_finished)
-        worker.failed.connect(self._on_failed)
-        self._thread, self._worker, self.name = thread, worker, name
-        thread.start()
-        return True
-
-    def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel_token.cancel()
-
-    def shutdown(self) -> None:
-        """Cancel and wait for the thread (closing the window or project)."""
-        self.cancel()
-        if self._thread is not None:
-            self._thread.quit()
-            self._thread.wait()
-            self._end()
-
-    def _end(self) -> None:
-        thread, worker = self._thread, self._worker
-        self._thread = self._worker = None
-        dispose(thread, worker)
-
-    @Slot(object)
-    def _on_progress(self, p) -> None:
-        if self._worker is not None:
-            self.progress.emit(p)
-
-    @Slot(object)
-    def _on_finished(self, result) -> None:
-        self._end()
-        self.finished.emit(result)
-
-    @Slot(str)
-    def _on_failed(self, reason: str) -> None:
-        self._end()
-        self.failed.emit(reason)
 
 
 # --------------------------------------------------------------- the view

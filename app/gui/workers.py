@@ -1,4 +1,9 @@
-"""Long jobs off the GUI thread: a worker ``QObject`` moved to a ``QThread``.
+"""Long jobs off the GUI thread: :class:`TaskRunner`, the one runner every view uses.
+
+A :class:`TaskWorker` ``QObject`` moved to a ``QThread`` runs a service
+function ``fn(progress, cancel)``; the runner re-emits its structured
+:class:`~app.core.progress.Progress` events, result and failure in the GUI
+thread, so views connect anything to a runner.
 
 Connect a worker's signals only to ``@Slot`` methods of objects living in
 the GUI thread: a plain Python callable connected to them runs in the
@@ -14,10 +19,11 @@ import time
 import app.formats  # noqa: F401
 from app.core.progress import CancelToken, Cancelled, Progress
 from app.errors import UserError
-from app.gui.qt import QObject, Signal, Slot
-from app.services.importing import import_path
+from app.gui.qt import QObject, QThread, Signal, Slot
 
-#: Seconds between two progress signals (the GUI need not repaint 1,000 times a second).
+#: Seconds between two plain progress signals (the GUI need not repaint 1,000
+#: times a second); reports with a dev score, a new epoch, stage or message
+#: always go through.
 PROGRESS_INTERVAL = 0.05
 
 
@@ -31,47 +37,119 @@ def dispose(thread, worker) -> None:
         worker.deleteLater()
 
 
-class ImportWorker(QObject):
-    """Runs :func:`app.services.importing.import_path` with progress and cancel.
+class TaskWorker(QObject):
+    """Runs ``fn(progress, cancel)`` once in a worker thread.
 
     Signals
     -------
-    progress(float, str)
-        Fraction done and a message (never note text).
+    progress(object)
+        A :class:`~app.core.progress.Progress` (throttled, see ``PROGRESS_INTERVAL``).
     finished(object)
-        The :class:`~app.services.importing.ImportSummary`.
+        What ``fn`` returned.
     failed(str)
         A user-facing reason; ``"cancelled"`` when the user stopped it.
     """
 
-    progress = Signal(float, str)
+    progress = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, project, path: str, **options) -> None:
+    def __init__(self, fn) -> None:
         super().__init__()
-        self.project = project
-        self.path = path
-        self.options = options
+        self.fn = fn
         self.cancel_token = CancelToken()
         self._last = 0.0
+        self._last_key: tuple = ()
 
     def _report(self, p: Progress) -> None:
+        self.cancel_token.check()
         now = time.monotonic()
-        if p.fraction >= 1.0 or now - self._last >= PROGRESS_INTERVAL:
-            self._last = now
-            self.progress.emit(p.fraction, p.message)
+        key = (p.stage, p.model, p.epoch, p.message)
+        if (p.fraction >= 1.0 or p.dev_f1 is not None or key != self._last_key
+                or now - self._last >= PROGRESS_INTERVAL):
+            self._last, self._last_key = now, key
+            self.progress.emit(p)
 
     @Slot()
     def run(self) -> None:
         try:
-            summary = import_path(self.project, self.path, progress=self._report,
-                                  cancel=self.cancel_token, **self.options)
+            result = self.fn(self._report, self.cancel_token)
         except Cancelled:
             self.failed.emit("cancelled")
         except UserError as exc:
             self.failed.emit(str(exc))
-        except Exception as exc:  # reported to the user; the type only, no note text
+        except Exception as exc:  # the type only: a message could quote note text
             self.failed.emit(f"internal error ({type(exc).__name__})")
         else:
-            self.finished.emit(summary)
+            self.finished.emit(result)
+
+
+class TaskRunner(QObject):
+    """One background task at a time, its signals delivered in the GUI thread.
+
+    ``start(fn)`` runs ``fn(progress, cancel)`` on a new ``QThread``. The
+    runner's own ``progress``/``finished``/``failed`` signals are emitted
+    from GUI-thread slots, after the thread has been joined for the last two.
+    """
+
+    progress = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: TaskWorker | None = None
+        self.name: str | None = None
+
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def start(self, name: str, fn) -> bool:
+        """Start ``fn`` unless a task is running; returns whether it started."""
+        if self.busy():
+            return False
+        worker = TaskWorker(fn)
+        thread = QThread(self)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_finished)
+        worker.failed.connect(self._on_failed)
+        self._thread, self._worker, self.name = thread, worker, name
+        thread.start()
+        return True
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel_token.cancel()
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the thread (closing the window or project)."""
+        self.cancel()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+            self._end()
+
+    def _end(self) -> None:
+        thread, worker = self._thread, self._worker
+        self._thread = self._worker = None
+        dispose(thread, worker)
+
+    @Slot(object)
+    def _on_progress(self, p) -> None:
+        if self._worker is not None:
+            self.progress.emit(p)
+
+    @Slot(object)
+    def _on_finished(self, result) -> None:
+        self._end()
+        self.finished.emit(result)
+
+    @Slot(str)
+    def _on_failed(self, reason: str) -> None:
+        self._end()
+        self.failed.emit(reason)
+
+

@@ -300,28 +300,31 @@ class DocumentsMixin(ProjectCore):
                  for s in spans])
 
     def replace_suggestions(self, doc_id: int, spans: Iterable[Span],
-                            run_id: int | None) -> int:
-        """Replace a document's suggested model spans with a new prediction.
+                            run_id: int | None, source: str = "model") -> int:
+        """Replace a document's suggested spans of ``source`` (``"model"`` or
+        ``"rule"``) with a new prediction.
 
         A predicted span with the same (start, end, label) as a span still in
-        the document (accepted, rejected, or a rule suggestion) is skipped, so
-        re-predicting never resurrects a suggestion a person rejected.
-        Returns the number of suggestions stored.
+        the document (accepted, rejected, or a suggestion of the other
+        source) is skipped, so re-predicting never resurrects a suggestion a
+        person rejected. Returns the number of suggestions stored.
         """
+        if source not in ("model", "rule"):
+            raise ValueError(f"suggestions come from a model or the rules, not {source!r}")
         spans = list(spans)
         with self._write() as db:
             n = self._text_length(db, doc_id)
             for span in spans:
                 _check_in_text(span, n)
             db.execute("DELETE FROM spans WHERE document_id = ? AND status = 'suggested'"
-                       " AND source = 'model'", (doc_id,))
+                       " AND source = ?", (doc_id, source))
             kept = {tuple(row) for row in db.execute(
                 'SELECT start, "end", label FROM spans WHERE document_id = ?', (doc_id,))}
             new = {s.key: s for s in spans if s.key not in kept}
             db.executemany(
                 'INSERT INTO spans (document_id, start, "end", label, source, run_id,'
-                " status, confidence) VALUES (?, ?, ?, ?, 'model', ?, 'suggested', ?)",
-                [(doc_id, s.start, s.end, s.label, run_id, s.confidence)
+                " status, confidence) VALUES (?, ?, ?, ?, ?, ?, 'suggested', ?)",
+                [(doc_id, s.start, s.end, s.label, source, run_id, s.confidence)
                  for s in sort_spans(new.values())])
             return len(new)
 

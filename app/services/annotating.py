@@ -131,18 +131,19 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
 
 
 def preannotate(project, *, limit: int | None = None, only_unannotated: bool = True,
+                doc_ids: list[int] | None = None,
                 progress: ProgressFn = no_progress, cancel: CancelToken | None = None) -> int:
     """Store the active model's predictions as *suggested* spans and each
     note's member disagreement as its uncertainty; returns notes processed.
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
     (their uncertainty is computed on the way, so the annotation queue,
-    ordered by uncertainty, is right afterwards).
+    ordered by uncertainty, is right afterwards). ``doc_ids`` restricts the
+    work to those notes (the ones just imported).
     """
     from app.services.predictor import Predictor
 
-    infos = [i for i in project.document_infos()
-             if not only_unannotated or i.status in ("todo", "in_progress")]
+    infos = _to_suggest(project, doc_ids, only_unannotated)
     if limit is not None:
         infos = infos[:limit]
     with Predictor.from_project(project, all_members=True) as predictor:
@@ -159,3 +160,57 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
             progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "predict"))
     project.log("preannotate", {"notes": len(infos)})
     return len(infos)
+
+
+def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool) -> list:
+    wanted = None if doc_ids is None else set(doc_ids)
+    return [i for i in project.document_infos()
+            if (wanted is None or i.id in wanted)
+            and (not only_unannotated or i.status in ("todo", "in_progress"))]
+
+
+def has_model(project) -> bool:
+    """Whether the project has a finished, active training run to predict with."""
+    from app.services.predictor import active_run
+    try:
+        active_run(project)
+    except UserError:
+        return False
+    return True
+
+
+def suggest_rules(project, *, doc_ids: list[int] | None = None,
+                  progress: ProgressFn = no_progress, cancel: CancelToken | None = None) -> int:
+    """Store the rules' hits (phones, dates of birth, ids...) mapped onto the
+    project's labels as *rule suggestions* of the to-do notes; returns notes
+    processed. Works in a new project: with no trained run the rules use the
+    preset mapping for the project's labels."""
+    from app.services.redaction import rules_predictor
+
+    infos = _to_suggest(project, doc_ids, True)
+    predictor = rules_predictor(project)
+    try:
+        for k in range(0, len(infos), 16):
+            if cancel is not None:
+                cancel.check()
+            chunk = infos[k:k + 16]
+            with project.transaction():
+                for info in chunk:
+                    spans = predictor.predict_spans(project.document(info.id).text)
+                    project.replace_suggestions(info.id, spans, None, source="rule")
+            progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "rules"))
+    finally:
+        if hasattr(predictor, "close"):
+            predictor.close()
+    project.log("suggest_rules", {"notes": len(infos)})
+    return len(infos)
+
+
+def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_progress,
+                      cancel: CancelToken | None = None) -> tuple[str, int]:
+    """Suggestions for notes just imported, so they arrive ready to review:
+    the active model's predictions in a trained project, else the rules'.
+    Returns ``("model" or "rules", notes processed)``."""
+    if has_model(project):
+        return "model", preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
+    return "rules", suggest_rules(project, doc_ids=doc_ids, progress=progress, cancel=cancel)

@@ -28,6 +28,8 @@ class ImportSummary:
     labels_added: list[str] = field(default_factory=list)
     chars: int = 0
     seconds: float = 0.0
+    #: Ids of the notes added (suggestions are made for these afterwards).
+    doc_ids: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
@@ -140,6 +142,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                     summary.duplicates += 1
                 else:
                     summary.imported += 1
+                    summary.doc_ids.append(doc_id)
                     summary.spans += len(spans)
                     summary.chars += len(doc.text)
             project.log("import", {"documents": len(batch), "format": fmt, "split": split})

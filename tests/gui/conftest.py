@@ -29,7 +29,9 @@ def window(qtbot, settings):
 def imported(window, qtbot, tmp_path):
     """A window with a new project holding the three NOTES, patient from the name."""
     assert window.new_project(tmp_path / "p.deid")
-    with qtbot.waitSignal(window.importFinished, timeout=20000) as blocker:
-        window.import_folder(write_brat(tmp_path / "notes"), patient_regex=r"^(P\d+)_")
-    assert blocker.args[0] is not None
+    # The new notes then get rule suggestions in a worker: wait for both.
+    with qtbot.waitSignal(window.suggestionsFinished, timeout=20000):
+        with qtbot.waitSignal(window.importFinished, timeout=20000) as blocker:
+            window.import_folder(write_brat(tmp_path / "notes"), patient_regex=r"^(P\d+)_")
+        assert blocker.args[0] is not None
     return window

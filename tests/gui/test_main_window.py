@@ -1,0 +1,118 @@
+"""The main window as a person uses it: views wired to each other, keys and
+clicks only (issue 18 items 1, 3, 4, 6, 8)."""
+from __future__ import annotations
+
+from app.gui.qt import QTextCursor, Qt
+
+from gui_helpers import NOTES, doc_id
+
+
+def _shown(window, qtbot):
+    """The window on screen, the import summary closed as a person does (Enter)."""
+    window.show()
+    qtbot.waitExposed(window)
+    if window.summary_dialog is not None and window.summary_dialog.isVisible():
+        qtbot.keyClick(window.summary_dialog, Qt.Key_Return)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
+
+
+def _key(qtbot, window, key, mods=Qt.NoModifier, widget=None):
+    qtbot.keyClick(widget or window.focusWidget() or window, key, mods)
+
+
+def _open_row(qtbot, window, name: str) -> None:
+    """Double-click a document's row in the Documents list."""
+    _key(qtbot, window, Qt.Key_1, Qt.ControlModifier)
+    table = window.documents.table
+    model = window.documents.model
+    row = window.documents.proxy.mapFromSource(model.index(model.row_of(doc_id(window, name)), 0))
+    rect = table.visualRect(row)
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+
+
+def test_preview_shows_the_note_open_in_annotate(imported, qtbot):
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_a")
+    assert w.current_view() == "Annotate"
+    _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)          # Go > Preview
+    assert w.current_view() == "Preview"
+    preview = w.preview
+    assert preview.title.text() == "P1_a"
+    assert preview.original.toPlainText() == NOTES["P1_a"][0]
+    assert "Ann Lee" not in preview.redacted.toPlainText()
+    for button in (preview.prev_button, preview.next_button, preview.miss_button,
+                   preview.save_policy_button):
+        assert button.isEnabled(), button.text()
+    qtbot.mouseClick(preview.next_button, Qt.LeftButton)
+    assert preview.false_button.isEnabled()
+    assert preview.position_label.text().startswith("Span 1 of")
+
+
+def test_preview_shows_the_selected_document_when_none_is_open(imported, qtbot):
+    w = _shown(imported, qtbot)
+    table = w.documents.table
+    model = w.documents.model
+    row = w.documents.proxy.mapFromSource(model.index(model.row_of(doc_id(w, "P2_a")), 0))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(row).center())
+    _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)
+    assert w.preview.title.text() == "P2_a"
+    assert w.preview.original.toPlainText() == NOTES["P2_a"][0]
+
+
+def _painted(view, offset: int) -> bool:
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(offset + 1)           # the format of the character at ``offset``
+    fmt = cursor.charFormat()
+    return fmt.background().style() != Qt.NoBrush or fmt.underlineStyle() != fmt.UnderlineStyle.NoUnderline
+
+
+def test_next_note_is_drawn_plain_after_a_click_behind_a_span(imported, qtbot):
+    """Style bleed: the cursor's format after a painted span must not colour
+    the next note (setPlainText inserts text in the cursor's format)."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_a")
+    view = w.editor.text_view
+    text = NOTES["P1_a"][0]
+    behind = text.index("Ann Lee") + len("Ann Lee")
+    assert _painted(view, behind - 1) and not _painted(view, behind)
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(behind)
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.cursorRect(cursor).center())
+    _open_row(qtbot, w, "P1_b")
+    other = NOTES["P1_b"][0]
+    spans = w.editor.session.spans
+    plain = [i for i in range(len(other)) if not any(r.start <= i < r.end for r in spans)]
+    assert plain and not [i for i in plain if _painted(view, i)]
+
+
+def test_imported_notes_arrive_with_rule_suggestions(imported, qtbot):
+    """A new project: obvious phones and dates of birth are suggested by the rules."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P2_a")
+    text = NOTES["P2_a"][0]
+    dob = text.index("01/02/1950")
+    assert [(r.start, r.end, r.label, r.source) for r in w.editor.session.suggestions()] == \
+        [(dob, dob + 10, "DOB", "rule")]
+    assert w.editor.span_count.text() == "0 accepted · 1 suggested"
+    _open_row(qtbot, w, "P1_b")
+    assert {r.label for r in w.editor.session.suggestions()} == {"IDN"}       # the MRN
+    _open_row(qtbot, w, "P1_a")                   # imported with its .ann: done, left alone
+    assert w.editor.session.suggestions() == []
+    model = w.documents.model
+    assert model.data(model.index(model.row_of(doc_id(w, "P2_a")), 8)) == "1"   # Rule column
+
+
+def test_next_to_annotate_says_when_nothing_is_left_and_previous_note_goes_back(imported, qtbot):
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_b")
+    _open_row(qtbot, w, "P2_a")
+    _key(qtbot, w, Qt.Key_Comma, Qt.ControlModifier)          # Go > Previous note
+    assert w.editor.title.text().startswith("P1_b")
+    assert w.documents.selected_document() == doc_id(w, "P1_b")
+    for name in ("P1_b", "P2_a"):
+        w.project.set_document_fields(doc_id(w, name), status="done")
+    _key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)         # Go > Next to annotate
+    assert "No note left to do" in w.statusBar().currentMessage()
