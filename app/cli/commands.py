@@ -100,6 +100,9 @@ def cmd_export(args) -> int:
                            include_suggestions=args.include_suggestions,
                            progress=TerminalProgress(quiet=args.quiet))
     _print(f"exported {s.documents} documents ({s.spans} spans) as {args.format} to {s.out_dir}")
+    if s.renamed:
+        _print(f"{s.renamed} documents written under another name (theirs repeat another's or "
+               "cannot be a file name on every system)")
     return 0
 
 

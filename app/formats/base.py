@@ -129,6 +129,51 @@ def same_text(field_text: str, covered: str) -> bool:
 _BAD_PART_RE = re.compile(r'[<>:"\\|?*\x00-\x1f]')
 
 
+# Names Windows reserves in every folder, whatever the extension.
+_RESERVED = frozenset(["con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                       *(f"lpt{i}" for i in range(1, 10))])
+
+
+def _safe_part(part: str) -> str:
+    part = _BAD_PART_RE.sub("_", part).strip().rstrip(".").strip()
+    if part in ("", ".", ".."):
+        return "_"
+    if part.split(".", 1)[0].casefold() in _RESERVED:
+        return part + "_"
+    return part
+
+
+class NameAllocator:
+    """Document names that are valid file paths on every OS and unique
+    ignoring case, given out in order.
+
+    Each ``/``-separated part loses what Windows, macOS or Linux cannot
+    store (``<>:"\\|?*``, control characters such as a newline: ``_``),
+    leading/trailing spaces and trailing dots, and reserved device names
+    (``CON`` -> ``CON_``); a name already given out gets ``-2``, ``-3``...
+    The relative folders of a name are kept (``a/note1`` and ``b/note1`` are
+    both fine).
+    """
+
+    def __init__(self, taken: Iterable[str] = ()) -> None:
+        self._taken = {name.casefold() for name in taken}
+
+    def allocate(self, name: str) -> str:
+        """A safe, unused name as close to ``name`` as possible (now taken)."""
+        parts = [_safe_part(p) for p in name.replace("\\", "/").split("/") if p.strip()]
+        base = "/".join(parts) or "_"
+        candidate, n = base, 1
+        while candidate.casefold() in self._taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        self._taken.add(candidate.casefold())
+        return candidate
+
+    def release(self, name: str) -> None:
+        """Give back a name :meth:`allocate` returned but that was not used."""
+        self._taken.discard(name.casefold())
+
+
 def check_names(docs: Iterable[Document]) -> list[Document]:
     """Materialise ``docs`` and refuse unsafe or colliding names before any
     file is written (an export either fails cleanly or writes everything).
@@ -141,7 +186,8 @@ def check_names(docs: Iterable[Document]) -> list[Document]:
     for doc in docs:
         parts = doc.name.split("/")
         if (not doc.name or any(p in ("", ".", "..") or _BAD_PART_RE.search(p)
-                                or p != p.strip() or p.endswith(".") for p in parts)):
+                                or p != p.strip() or p.endswith(".")
+                                or p.split(".", 1)[0].casefold() in _RESERVED for p in parts)):
             raise ValueError(f"document name not usable as a file path: {doc.name!r}")
         key = doc.name.casefold()
         if key in seen:

@@ -15,6 +15,7 @@ class ExportSummary:
     documents: int
     spans: int
     out_dir: str
+    renamed: int = 0      # documents whose name no file system could take as it was
 
 
 def project_documents(project, *, split: str | None = None, include_suggestions: bool = False,
@@ -36,6 +37,7 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
                    include_suggestions: bool = False, progress: ProgressFn = no_progress
                    ) -> ExportSummary:
     from app.formats import FORMATS, write_documents
+    from app.formats.base import NameAllocator
 
     if fmt not in FORMATS or fmt == "txt":
         raise UserError(f"unknown export format {fmt!r}")
@@ -44,10 +46,18 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
         raise UserError(f"not a folder: {out}")
     project.checkpoint()
     total = project.count_documents(split=split) or 1
-    counts = {"docs": 0, "spans": 0}
+    counts = {"docs": 0, "spans": 0, "renamed": 0}
+    # Projects from before names were made safe on import may hold two
+    # "note1" or a "a:b": such a document is written under a usable name
+    # rather than the whole export refused.
+    names = NameAllocator()
 
     def counted() -> Iterator[Document]:
         for doc in project_documents(project, split=split, include_suggestions=include_suggestions):
+            safe = names.allocate(doc.name)
+            if safe != doc.name:
+                counts["renamed"] += 1
+                doc.name = safe
             counts["docs"] += 1
             counts["spans"] += len(doc.spans)
             progress(Progress(counts["docs"] / total, "export"))
@@ -57,4 +67,4 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
     write_documents(counted(), out, fmt)
     if not project.readonly:
         project.log("export", {"format": fmt, "split": split, "documents": counts["docs"]})
-    return ExportSummary(counts["docs"], counts["spans"], str(out))
+    return ExportSummary(counts["docs"], counts["spans"], str(out), counts["renamed"])

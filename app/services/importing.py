@@ -87,7 +87,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 ) -> ImportSummary:
     """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal."""
     from app.formats import ImportedDoc, detect_format, read_path
-    from app.formats.base import printable_path, utf8_name
+    from app.formats.base import NameAllocator, printable_path, utf8_name
 
     path = Path(path)
     if not path.exists():
@@ -111,6 +111,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
         project.add_annotator(annotator)
     batch: list = []
     seen = 0
+    names = NameAllocator(info.name for info in project.document_infos())
     logged_warnings = [0]          # how many of summary.warnings the audit log holds
 
     def flush() -> None:
@@ -132,15 +133,22 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 patient = patient_id_from(doc.name, regex) if regex else own_patient
                 doc_split = split or (own_split if own_split in SPLITS else None)
                 spans = _unique_spans(doc, summary)
+                name = names.allocate(doc.name)
+                if name != doc.name:
+                    doc.meta["source_name"] = doc.name
                 doc_id = project.add_document(
-                    doc.name, doc.text, source_path=str(doc.source_path),
+                    name, doc.text, source_path=str(doc.source_path),
                     status="done" if annotated else "todo",
                     patient_id=None if patient is None else str(patient), split=doc_split,
                     meta=doc.meta or None, spans=spans, span_source=source,
                     annotator=annotator)
                 if doc_id is None:
                     summary.duplicates += 1
+                    names.release(name)
                 else:
+                    if name != doc.name:
+                        summary.warnings.append((name, "renamed: the name repeats another "
+                                                       "document's or cannot be a file name"))
                     summary.imported += 1
                     summary.doc_ids.append(doc_id)
                     summary.spans += len(spans)

@@ -1,3 +1,4 @@
+import json
 import os
 from pathlib import Path
 
@@ -217,3 +218,37 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_imported(tmp_path,
     s = import_path(project, d, fmt="txt")
     assert s.imported == 3
     assert s.problems == [(str(d / "nota_\\xe9.txt"), "file name is not valid UTF-8 (rename the file)")]
+
+
+def test_names_are_unique_and_exportable_in_every_format(tmp_path, project):
+    """Issue 23 item 7: two note1 from different imports, or names with
+    : \\ a newline, a trailing space or dot, or differing only in case,
+    made every export fail with exit 2."""
+    for k, folder in enumerate(("a", "b")):
+        d = tmp_path / folder
+        d.mkdir()
+        (d / "note1.txt").write_text(f"Note {k}.\n", encoding="utf-8")
+        import_path(project, d)
+    (tmp_path / "odd.jsonl").write_text("".join(
+        json.dumps({"name": name, "text": f"Odd note {i}."}) + "\n" for i, name in enumerate(
+            ["x:y", "back\\slash", "new\nline", "trail ", "dot.", "NOTE1", "CON", "sub/ok"])),
+        encoding="utf-8")
+    s = import_path(project, tmp_path / "odd.jsonl")
+    names = sorted(i.name for i in project.document_infos())
+    assert names == sorted(["note1", "note1-2", "x_y", "back/slash", "new_line", "trail", "dot",
+                            "NOTE1-3", "CON_", "sub/ok"])
+    assert sum("renamed" in w for _, w in s.warnings) == 7
+    renamed = {i.name: i.meta.get("source_name") for i in project.document_infos()}
+    assert renamed["x_y"] == "x:y" and renamed["sub/ok"] is None
+    for fmt in ("brat", "conll", "jsonl", "i2b2"):
+        assert export_project(project, tmp_path / f"out-{fmt}", fmt).documents == 10
+
+
+def test_an_old_project_with_clashing_names_still_exports(tmp_path, project):
+    project.add_document("note1", "First.")
+    project.add_document("NOTE1", "Second.")
+    project.add_document("a:b", "Third.")
+    s = export_project(project, tmp_path / "out", "brat")
+    assert s.documents == 3 and s.renamed == 2
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.txt")) == [
+        "NOTE1-2.txt", "a_b.txt", "note1.txt"]
