@@ -1,0 +1,150 @@
+"""How much of what the model misses does the leak scan flag?
+
+``python -m app.bench.leakscan PROJECT.deid [--split test] [--json FILE]``
+
+For every document of the split: the project's active model predicts, the
+spans are replaced (``tag`` for every label, so every gold label counts),
+and the output is scanned as an export scans it (known identifiers, rules,
+the model's recall-biased union, names beside replacements). The known
+identifiers are those of the *other* documents (the split's own gold is
+left out: a new note's identifiers are not known before it is annotated)
+plus what the model replaced in the note itself.
+
+Figures, against the gold spans:
+
+* ``missed_tokens``: identifier words (gold) no replacement touches;
+* ``flagged_missed``: of those, the share a suspicion covers (target 0.95);
+* ``notes_leaking`` / ``notes_leaking_all_flagged``: notes with a missed
+  word, and those whose every missed word is flagged;
+* ``false_alarm_share``: suspicions that cover no missed word;
+* ``clear_words_flagged``: the share of non-identifier words in clear that
+  a suspicion covers (what a reviewer wades through).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+
+def measure(project, split: str = "test", *, model_scan: bool = True, limit: int | None = None
+            ) -> dict:
+    from app.deid import Policy, Redactor
+    from app.deid.folder import common_words
+    from app.deid.redact import map_offset
+    from app.deid.rescan import KnownIdentifiers, _WORD, rescan
+    from app.services.predictor import Predictor
+    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, document_patient_key,
+                                        project_policy, rule_leak_scan)
+
+    policy = Policy.from_dict({**project_policy(project).to_dict(), "default": "tag",
+                               "strategies": {}})
+    kinds = project_policy(project)
+    infos = project.document_infos(split=split)[:limit]
+    ids = {i.id for i in infos}
+    known = KnownIdentifiers(common_words())
+    for info in project.document_infos():
+        if info.id in ids:
+            continue
+        text = project.document(info.id).text
+        for r in project.span_records(info.id):
+            kind = kinds.kind_for(r.label)
+            if r.status != "rejected" and kind not in _KEPT_KINDS:
+                known.add(document_patient_key(info), r.label, text[r.start:r.end],
+                          name=kind == "name")
+    rules = rule_leak_scan(project)
+    scan = ModelScanFactory(str(project.path))() if model_scan else None
+    redactor = Redactor(policy)
+    counts: Counter = Counter()
+    sources: Counter = Counter()
+    unflagged: Counter = Counter()
+    t0 = time.perf_counter()
+    with Predictor.from_project(project) as predictor:
+        for info in infos:
+            text = project.document(info.id).text
+            spans = predictor.predict_spans(text)
+            result = redactor.redact(text, spans, patient_key=document_patient_key(info))
+            key = document_patient_key(info)
+            for m in result.span_map:
+                kind = kinds.kind_for(m.label)
+                if kind not in _KEPT_KINDS:
+                    known.add(key, m.label, text[m.in_start:m.in_end], name=kind == "name")
+            found = [lk for lk in rescan(
+                result.text, (), rules, known=known, patient=key, model_fn=scan,
+                replaced=[(m.out_start, m.out_end) for m in result.span_map],
+                names_replaced=[(m.out_start, m.out_end) for m in result.span_map
+                                if kinds.kind_for(m.label) == "name"]) if not lk.in_replacement]
+            gold = project.gold_spans(info.id)
+            missed_out, clear_out, missed_labels = [], [], []
+            for w in _WORD.finditer(text):
+                a, b = w.start(), w.end()
+                if any(m.in_start < b and a < m.in_end for m in result.span_map):
+                    continue
+                oa = map_offset(result.span_map, a)
+                ob = oa + (b - a)
+                label = next((g.label for g in gold if g.start < b and a < g.end), None)
+                (missed_out if label else clear_out).append((oa, ob))
+                if label:
+                    missed_labels.append(label)
+            flagged = [any(lk.start < ob and oa < lk.end for lk in found) for oa, ob in missed_out]
+            for label, hit in zip(missed_labels, flagged):
+                if not hit:
+                    unflagged[label] += 1
+            counts["notes"] += 1
+            counts["missed_tokens"] += len(missed_out)
+            counts["flagged_missed_tokens"] += sum(flagged)
+            counts["notes_leaking"] += bool(missed_out)
+            counts["notes_leaking_all_flagged"] += bool(missed_out) and all(flagged)
+            counts["clear_words"] += len(clear_out)
+            counts["clear_words_flagged"] += sum(
+                any(lk.start < ob and oa < lk.end for lk in found) for oa, ob in clear_out)
+            counts["suspicions"] += len(found)
+            for lk in found:
+                hit = any(lk.start < ob and oa < lk.end for oa, ob in missed_out)
+                counts["true_suspicions"] += hit
+                sources[f"{lk.kind}:{'hit' if hit else 'false'}"] += 1
+            counts["gold_tokens"] += sum(
+                1 for w in _WORD.finditer(text)
+                if any(g.start < w.end() and w.start() < g.end for g in gold))
+    if scan is not None:
+        scan.close()
+    c = counts
+    return {
+        "split": split, "notes": c["notes"], "gold_tokens": c["gold_tokens"],
+        "missed_tokens": c["missed_tokens"],
+        "model_token_recall": round(1 - c["missed_tokens"] / max(c["gold_tokens"], 1), 4),
+        "flagged_missed": round(c["flagged_missed_tokens"] / max(c["missed_tokens"], 1), 4),
+        "notes_leaking": c["notes_leaking"],
+        "notes_leaking_all_flagged": c["notes_leaking_all_flagged"],
+        "suspicions": c["suspicions"],
+        "false_alarm_share": round(1 - c["true_suspicions"] / max(c["suspicions"], 1), 4),
+        "clear_words_flagged": round(c["clear_words_flagged"] / max(c["clear_words"], 1), 4),
+        "suspicions_by_source": dict(sorted(sources.items())),
+        "unflagged_missed_by_label": dict(unflagged.most_common()),
+        "model_scan": model_scan, "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.project import Project
+    ap = argparse.ArgumentParser(prog="python -m app.bench.leakscan", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("project")
+    ap.add_argument("--split", default="test")
+    ap.add_argument("--no-model-scan", action="store_true")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    with Project.open(Path(args.project), readonly=True) as project:
+        figures = measure(project, args.split, model_scan=not args.no_model_scan, limit=args.limit)
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
