@@ -95,6 +95,8 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     from app.services.exporting import export_project
+    if args.format == "redacted":
+        return _export_redacted(args)
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = export_project(project, args.out_dir, args.format, split=args.split,
                            include_suggestions=args.include_suggestions,
@@ -103,6 +105,24 @@ def cmd_export(args) -> int:
     if s.renamed:
         _print(f"{s.renamed} documents written under another name (theirs repeat another's or "
                "cannot be a file name on every system)")
+    return 0
+
+
+def _export_redacted(args) -> int:
+    """``deid export P OUT --format redacted``: the project's documents,
+    de-identified straight from the store (what the preview shows)."""
+    from app.deid import LeakError
+    from app.services.redaction import redact_project
+    with open_project(args.project) as project:
+        ids = None if not args.split else [i.id for i in project.document_infos(split=args.split)]
+        try:
+            summary, _ = redact_project(
+                project, args.out_dir, doc_ids=ids, strategy=args.strategy,
+                report_path=args.report, naming=args.naming, strict=args.strict,
+                rules_only=args.rules_only, progress=TerminalProgress(quiet=args.quiet))
+        except LeakError as exc:
+            raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
+    _print_redaction(summary, args.out_dir, args.report)
     return 0
 
 
@@ -248,6 +268,43 @@ def cmd_annotate(args) -> int:
     return 0
 
 
+#: Suspected notes listed one by one; the rest are counted.
+SHOWN_SUSPECTS = 10
+
+
+def _print_redaction(summary, out_dir, report_path) -> None:
+    """What ``redact`` and ``export --format redacted`` say when done."""
+    counts = {s: summary.count(s) for s in ("done", "resumed", "bad", "leak", "failed")}
+    chars = sum(n.chars_in for n in summary.notes if n.status == "done")
+    rate = chars / summary.elapsed_s if summary.elapsed_s else 0
+    _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {out_dir}; "
+           f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
+    for reason, count in summary.redone().items():
+        _print(f"  {count} note(s) written before were redone: {reason}")
+    for n in summary.notes:
+        if n.status in ("bad", "failed"):
+            _print(f"  skipped {n.note}: {n.reason}")
+    suspects = [n for n in summary.notes if n.leaks]
+    leaks = sum(n.leaks for n in suspects)
+    _print(f"leak re-scan: {leaks} possible leftovers in {len(suspects)} notes")
+    for n in suspects[:SHOWN_SUSPECTS]:
+        _print(f"  {n.note}: {suspicion_words(n.suspicions)}")
+    if len(suspects) > SHOWN_SUSPECTS:
+        _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more (see the report)")
+    if report_path:
+        _print(f"audit report: {Path(report_path).with_suffix('.json')} and .html")
+
+
+def suspicion_words(suspicions: list[dict]) -> str:
+    """'3 suspected: a known identifier of this patient (PERSON) at output
+    characters 6-21, ...' (places and reasons, never the text)."""
+    from app.deid.rescan import REASONS
+    parts = [f"{REASONS.get(s['kind'], s['kind'])} ({s['category']}) at characters "
+             f"{s['start']}-{s['end']}" for s in suspicions[:3]]
+    more = f", and {len(suspicions) - 3} more" if len(suspicions) > 3 else ""
+    return f"{len(suspicions)} suspected: " + "; ".join(parts) + more
+
+
 def cmd_redact(args) -> int:
     from app.deid import LeakError
     from app.services.redaction import redact_corpus
@@ -261,18 +318,5 @@ def cmd_redact(args) -> int:
                 progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
-    counts = {s: summary.count(s) for s in ("done", "resumed", "bad", "leak", "failed")}
-    chars = sum(n.chars_in for n in summary.notes if n.status == "done")
-    rate = chars / summary.elapsed_s if summary.elapsed_s else 0
-    _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {args.out_dir}; "
-           f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
-    for reason, count in summary.redone().items():
-        _print(f"  {count} note(s) written before were redone: {reason}")
-    for n in summary.notes:
-        if n.status in ("bad", "failed"):
-            _print(f"  skipped {n.note}: {n.reason}")
-    leaks = sum(n.leaks for n in summary.notes)
-    _print(f"leak re-scan: {leaks} possible leftovers in {counts['leak'] + sum(1 for n in summary.notes if n.leaks and n.status != 'leak')} notes")
-    if args.report:
-        _print(f"audit report: {Path(args.report).with_suffix('.json')} and .html")
+    _print_redaction(summary, args.out_dir, args.report)
     return 0

@@ -125,15 +125,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--use-annotations", action="store_true",
                    help="redact the spans of brat .ann files beside the notes instead of predicting")
 
-    s = sub.add_parser("export", help="export documents and annotations")
+    s = sub.add_parser("export", help="export documents and annotations, or the documents "
+                                      "de-identified (--format redacted)")
     s.add_argument("project")
     s.add_argument("out_dir")
-    s.add_argument("--format", required=True, choices=FORMATS)
+    s.add_argument("--format", required=True, choices=FORMATS + ("redacted",),
+                   help="redacted: the documents de-identified with the project's policy, "
+                        "as the preview shows them, and an audit report")
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--include-suggestions", action="store_true")
     s.add_argument("--read-only", action="store_true",
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
+    s.add_argument("--strategy", choices=("tag", "bracket", "redact", "mask", "surrogate"),
+                   help="redacted: one strategy for every label (default: the project's policy)")
+    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
+    s.add_argument("--strict", action="store_true",
+                   help="redacted: fail while the leak scan suspects anything")
+    s.add_argument("--rules-only", action="store_true",
+                   help="redacted: use the rule recogniser, not the trained model")
+    s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it)")
 
     s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
     s.add_argument("project")

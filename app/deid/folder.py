@@ -250,12 +250,18 @@ class NoteSource:
     ``rel`` names it (output path under ``naming="same"``, manifest key);
     ``patient`` is its surrogate key (``None``: the note is its own
     patient); ``read`` returns its bytes (a file) or its text (a project
-    document, already decoded).
+    document, already decoded); ``adjust`` turns predicted spans into the
+    spans to replace, ``version`` names that input.
     """
 
     rel: str
     patient: str | None
     read: Callable[[], bytes | str]
+    # What a person decided about the note's spans (a project document):
+    # applied to the predicted spans in this process, and part of the note's
+    # version so that changed decisions redo the note.
+    adjust: Callable[[list[tuple[int, int, str]]], list[tuple[int, int, str]]] | None = None
+    version: str = ""
 
 
 #: What each part of the settings fingerprint is, for "redone because ..." messages.
@@ -285,12 +291,14 @@ def _fingerprint(secret: str | bytes, parts: Mapping[str, str]) -> str:
 
 
 def _redo_reason(entry: dict | None, digest: str, fingerprint: str, parts: Mapping[str, str],
-                 out_dir: Path) -> str | None:
+                 out_dir: Path, version: str = "") -> str | None:
     """Why a note must be (re)done; ``None`` when its output can be kept."""
     if entry is None:
         return ""
     if entry.get("sha256") != digest:
         return "the note changed"
+    if entry.get("version", "") != version:
+        return "its annotations changed"
     if entry.get("settings") != fingerprint:
         old = entry.get("parts")
         if not isinstance(old, dict):
@@ -338,6 +346,8 @@ class _Pending:
     # sees is the one an uninterrupted run would have built.
     kept: dict | None = None
     spans: list[tuple[int, int, str]] | None = None
+    adjust: Callable[[list[tuple[int, int, str]]], list[tuple[int, int, str]]] | None = None
+    version: str = ""
 
 
 def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
@@ -440,8 +450,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         suspected leak is not written and ``LeakError`` is raised at the end.
     known
         Identifiers known before this run (the project's, hospital lists),
-        by patient key; the identifiers replaced in this run are added to
-        it as the notes go.
+        by patient key: the leak scan searches them (with those replaced in
+        this run) and no surrogate recreates one.
     model_scan
         Picklable factory of the model's recall-biased scan (``text ->
         [(start, end, label)]``), built once in this process when needed.
@@ -468,7 +478,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     _remove_temp_files(out_dir)
     cancel = cancel or CancelToken()
     memory = _open_memory(memory_path_or_factory, secret)
-    redactor = Redactor(policy, secret=secret, memory=memory)
+    redactor = Redactor(policy, secret=secret, memory=memory, known=known)
     parts = settings_parts(secret, policy, naming=naming, spans_format=spans_format,
                            strict=strict, producer=producer)
     fingerprint = _fingerprint(secret, parts)
@@ -494,14 +504,14 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         raw = data.encode("utf-8") if isinstance(data, str) else data
         digest = hashlib.sha256(raw).hexdigest()
         entry = manifest.get(key)
-        redo = _redo_reason(entry, digest, fingerprint, parts, out_dir)
+        redo = _redo_reason(entry, digest, fingerprint, parts, out_dir, source.version)
         try:
             text = data if isinstance(data, str) else decode_note(data)
         except UnreadableNote as exc:
             outcomes.append(NoteOutcome(out_name, "bad", str(exc)))
             continue
         item = _Pending(rel, key, out_name, source.patient or "note:" + key[:16], digest, text,
-                        redo or "")
+                        redo or "", adjust=source.adjust, version=source.version)
         if redo is None:
             item.kept = entry
             item.spans = _unseal_spans(secret, _replay_nonce(key, digest, fingerprint),
@@ -511,16 +521,21 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     total = len(sources)
     state = {"done": len(outcomes)}
     leaky: dict[str, int] = {}
-    if known is None:
-        known = KnownIdentifiers(common_words())
+    # What this run replaces, by patient: searched by the scan, but not used
+    # to draw surrogates (that would make a note's surrogates depend on the
+    # notes before it).
+    seen = KnownIdentifiers(common_words())
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
-                       secret, known, rules_fn, model_scan, strict, leaky)
+                       secret, known, seen, rules_fn, model_scan, strict, leaky)
 
     def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
         if error:
             outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
         else:
-            outcomes.append(_finish_note(item, spans or [], context))
+            spans = spans or []
+            if item.adjust is not None and item.spans is None:   # predicted now
+                spans = item.adjust(spans)
+            outcomes.append(_finish_note(item, spans, context))
         state["done"] += 1
         progress(Progress(state["done"] / max(total, 1), "redact",
                           message=f"{state['done']}/{total} notes"))
@@ -614,7 +629,8 @@ class _Context:
     fingerprint: str
     parts: Mapping[str, str]
     secret: str | bytes
-    known: KnownIdentifiers
+    known: KnownIdentifiers | None
+    seen: KnownIdentifiers
     rules_fn: RulesFn | None
     model_scan: Callable[[], RulesFn] | None
     strict: bool
@@ -635,7 +651,7 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
     for m in result.span_map:
         original = item.text[m.in_start:m.in_end]
         if result.text[m.out_start:m.out_end] != original:
-            ctx.known.add(item.patient, m.label, original,
+            ctx.seen.add(item.patient, m.label, original,
                           name=policy.kind_for(m.label) == "name")
     if item.kept is not None:
         entry = item.kept
@@ -643,7 +659,8 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), entry.get("leaks", 0),
                            suspicions=list(entry.get("suspicions", [])))
-    found = rescan(result.text, (), ctx.rules_fn, known=ctx.known, patient=item.patient,
+    found = rescan(result.text, (), ctx.rules_fn, patient=item.patient,
+                   known=(ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known),
                    model_fn=ctx.model_fn(),
                    replaced=[(m.out_start, m.out_end) for m in result.span_map],
                    names_replaced=[(m.out_start, m.out_end) for m in result.span_map
@@ -674,7 +691,8 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
     _atomic_write(ctx.out_dir / spans_name, payload)
     used = [(s.start, s.end, s.label) for s in spans]
     _append_manifest(ctx.manifest_path, {
-        "key": item.key, "sha256": item.sha256, "settings": ctx.fingerprint,
+        "key": item.key, "sha256": item.sha256, "version": item.version,
+        "settings": ctx.fingerprint,
         "parts": dict(ctx.parts), "output": item.out_name, "spans": spans_name,
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,

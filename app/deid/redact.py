@@ -69,24 +69,28 @@ def mask(text: str, char: str = "*", keep_punctuation: bool = True) -> str:
 class Redactor:
     """Applies a policy to documents; holds the surrogate state of a run.
 
-    One ``Redactor`` should serve a whole export so that collision checks
-    see every patient. The surrogate machinery is created lazily, so the
-    tag/bracket/mask/remove strategies need no secret.
+    One ``Redactor`` should serve a whole export so that a patient's notes
+    share their collision checks; ``known`` (the project's known
+    identifiers) keeps surrogates from recreating a real identifier. The
+    surrogate machinery is created lazily, so the tag/bracket/mask/remove
+    strategies need no secret.
     """
 
     def __init__(self, policy: Policy, *, secret: str | bytes | None = None,
-                 memory: object = None, locale: str | None = None) -> None:
+                 memory: object = None, locale: str | None = None,
+                 known: object = None) -> None:
         self.policy = policy
         self._secret = secret
         self._memory = memory
         self._locale = locale
+        self._known = known
         self._surrogator: Surrogator | None = None
 
     @property
     def surrogator(self) -> Surrogator:
         if self._surrogator is None:
             self._surrogator = Surrogator(self.policy, self._secret or b"", self._memory,
-                                          self._locale)
+                                          self._locale, self._known)
         return self._surrogator
 
     def replacement(self, original: str, label: str, strategy: str, patient_key: str,

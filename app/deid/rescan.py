@@ -142,6 +142,20 @@ class KnownIdentifiers:
     def __len__(self) -> int:
         return len(self._phrases) + len(self._numbers)
 
+    def is_known(self, text: str) -> bool:
+        """Whether ``text`` is one of the known identifiers (any patient),
+        by the same matching as ``find``."""
+        digits = _digits(text)
+        if len(digits) >= MIN_ID_DIGITS and digits in self._numbers:
+            return True
+        words = tuple(w for _, _, w in _words(" ".join(text.split())))
+        return bool(words) and words in self._phrases
+
+    def is_known_word(self, word: str) -> bool:
+        """Whether ``word`` is a word of a known name, or a known one-word identifier."""
+        w = fold_same_length(word)
+        return w in self._parts or (w,) in self._phrases
+
     def find(self, text: str, patient: str | None) -> list[Leak]:
         """Known identifiers in ``text`` (``in_replacement`` is left False)."""
         found: list[Leak] = []
@@ -240,7 +254,7 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
            replaced: Sequence[tuple[int, int]] = (),
            allow: Iterable[str] = ("90+",),
            min_chars: int = MIN_IDENTIFIER_CHARS,
-           known: KnownIdentifiers | None = None,
+           known: KnownIdentifiers | Sequence[KnownIdentifiers] | None = None,
            patient: str | None = None,
            model_fn: RulesFn | None = None,
            names_replaced: Sequence[tuple[int, int]] = ()) -> list[Leak]:
@@ -264,7 +278,7 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     min_chars
         Identifier strings shorter than this are ignored.
     known, patient
-        The project's known identifiers and the note's patient key.
+        The known identifiers (one table or several) and the note's patient key.
     names_replaced
         Output ranges of replaced names (the ``name`` check looks beside them).
 
@@ -284,9 +298,9 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     for s in original_identifiers_of_patient:
         if len(s.strip()) >= min_chars and s.strip().casefold() not in allow_set:
             table.add(patient or "", "identifier", s)
-    for source, who in ((table, patient or ""), (known, patient)):
-        if source is None:
-            continue
+    sources = [(table, patient or "")] + [
+        (k, patient) for k in ((known,) if isinstance(known, KnownIdentifiers) else known or ())]
+    for source, who in sources:
         for lk in source.find(out_text, who):
             if out_text[lk.start:lk.end].casefold() in allow_set:
                 continue

@@ -70,10 +70,14 @@ class Surrogator:
         ``None`` keeps assignments for the lifetime of this object only.
     locale
         Overrides ``policy.locale`` for the pools and the date order.
+    known
+        The project's known identifiers (``app.deid.rescan.KnownIdentifiers``):
+        a surrogate that would recreate one (a real name of another patient,
+        a listed clinician, a real number) is drawn again.
     """
 
     def __init__(self, policy: Policy, secret: str | bytes, memory: object = None,
-                 locale: str | None = None) -> None:
+                 locale: str | None = None, known: object = None) -> None:
         if not secret:
             raise ValueError("a non-empty project secret is required for surrogates")
         self.policy = policy
@@ -88,8 +92,11 @@ class Surrogator:
         self._known_words: dict[str, set[str]] = defaultdict(set)
         # Per (patient, context): folded surrogate -> folded original.
         self._assigned: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
-        # Across patients (best effort): (context, folded surrogate) -> patient.
-        self._global: dict[tuple[str, str], str] = {}
+        # No state across patients: a patient's surrogates depend only on its
+        # own notes, the memory and the project's known identifiers, so a
+        # resumed run, the preview and an export agree whatever the order.
+        self.known = known
+        self._attempt = 0
 
     # ------------------------------------------------------------------ api
     def register(self, patient_key: str, originals: Iterable[str]) -> None:
@@ -134,9 +141,16 @@ class Surrogator:
             return self._date(original, label, patient_key,
                               self.day_first if day_first is None else day_first)
         hit = self.memory.get(patient_key, label, original)
-        if hit is not None:
+        if hit is not None and not self._recreates(hit):
             return hit
-        result = self._make(kind, original, label, patient_key)
+        for attempt in range(_MAX_ATTEMPTS):
+            self._attempt = attempt
+            try:
+                result = self._make(kind, original, label, patient_key)
+            finally:
+                self._attempt = 0
+            if not self._recreates(result) or fold(result) == fold(original):
+                break
         self.memory.put(patient_key, label, original, result)
         return result
 
@@ -236,7 +250,20 @@ class Surrogator:
         return original.replace(text, new.upper() if text.isupper() and len(text) > 1 else new)
 
     # ------------------------------------------------------------- helpers
+    def _real_word(self, surrogate: str) -> bool:
+        """Whether a drawn name or place word is a known identifier's word."""
+        return self.known is not None and (
+            self.known.is_known(surrogate)
+            or any(self.known.is_known_word(w) for w in _WORD_RE.findall(surrogate)))
+
+    def _recreates(self, surrogate: str) -> bool:
+        """Whether ``surrogate`` is a known real identifier of the project."""
+        return self.known is not None and self.known.is_known(surrogate)
+
     def _draw(self, patient: str, label: str, original: str, context: str) -> KeyedDraw:
+        if self._attempt:             # a re-draw after recreating a real identifier
+            return KeyedDraw(self.secret, context, patient, label, _norm(original),
+                             str(self._attempt))
         return KeyedDraw(self.secret, context, patient, label, _norm(original))
 
     def _shape_fn(self, patient: str, label: str):
@@ -257,10 +284,8 @@ class Surrogator:
         mem_label = context
         hit = self.memory.get(patient, mem_label, original_key)
         assigned = self._assigned[(patient, scope or context)]
-        if hit is not None:
+        if hit is not None and not self._real_word(hit):
             assigned.setdefault(fold(hit), original_key)
-            # As if drawn now: a resumed run rebuilds the same cross-patient state.
-            self._global.setdefault((context, fold(hit)), patient)
             return hit
         known = self._known_words[patient]
         cand = None
@@ -272,12 +297,10 @@ class Surrogator:
                 continue
             if assigned.get(key, original_key) != original_key:
                 continue  # another original of this patient already has it
-            owner = self._global.get((context, key))
-            if owner is not None and owner != patient and attempt < _MAX_ATTEMPTS // 2:
-                continue  # best effort: different patients, different surrogates
+            if self._real_word(cand):
+                continue  # a real name or place of the project
             break
         assigned[fold(cand)] = original_key
-        self._global.setdefault((context, fold(cand)), patient)
         self.memory.put(patient, mem_label, original_key, cand)
         return cand
 

@@ -2,40 +2,33 @@
 
 Steps: choose the documents (all, a split, a status), the output folder,
 file naming and strategy; run with progress and cancel; read the summary
-(audit report and the rules' leak re-scan).
+(audit report and the leak scan).
 
-The export itself is plain Python (:func:`export_documents`): the chosen
-documents are written to a private temporary folder (removed afterwards,
-also on cancel or error) and :func:`app.services.redaction.redact_corpus`
-redacts that folder. Staged paths are stable (``<patient key>/<name>.txt``),
-so exporting again into the same folder skips the notes already done
-(redact_folder's manifest): that is how an interrupted export resumes.
-The patient key is a keyed hash of the patient id, so a patient's notes
-share surrogates and the date shift without the id reaching any file name.
+The export itself is :func:`app.services.redaction.redact_project`: the
+documents are redacted straight from the project (the preview shows the
+same text), a patient's documents share surrogates and the date shift
+without the patient id reaching any file name, and exporting again into
+the same folder skips the documents already done under the same settings
+(redact_notes' manifest): that is how an interrupted export resumes.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.deid import STRATEGIES
-from app.deid.keyed import keyed_hex
 from app.errors import UserError
 from app.gui.qt import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
 from app.gui.workers import TaskRunner
-from app.services.artifacts import PrivateDir
-from app.services.redaction import project_secret, redact_corpus
+from app.services.redaction import redact_project
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 SPLIT_VALUES = ("train", "dev", "test", "none")
 STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
-NAMINGS = (("same", "Same names as in the project (one folder per patient)"),
+NAMINGS = (("same", "Same names as in the project"),
            ("pseudonymous", "Pseudonymous names (note-<keyed hash>.txt)"))
-#: Staged folders are ``p-<hash>`` (a patient) or ``d-<id>`` (no patient known).
-PATIENT_REGEX = r"^(p-[0-9a-f]+)/"
 REPORT_STEM = "deid-report"
 
 
@@ -85,32 +78,6 @@ def select_documents(project, scope: str = "all", value: str | None = None) -> l
     raise UserError(f"unknown document scope {scope!r}")
 
 
-def _safe(name: str) -> str:
-    stem = name[:-4] if name.lower().endswith(".txt") else name
-    return re.sub(r"[^\w.\-]+", "_", stem).strip("._") or "note"
-
-
-def stage_documents(project, infos, folder: Path) -> dict[str, int]:
-    """Write each document's text to ``folder/<patient key>/<name>.txt``.
-
-    Returns ``{relative path: document id}``. Paths depend only on the
-    project secret, patient and name, so a later export stages the same paths.
-    """
-    secret = project_secret(project)
-    staged: dict[str, int] = {}
-    for info in infos:
-        group = (f"p-{keyed_hex(secret, 'export-patient', info.patient_id, length=12)}"
-                 if info.patient_id else f"d-{info.id}")
-        rel = f"{group}/{_safe(info.name)}.txt"
-        if rel in staged:                          # two documents with one name
-            rel = f"{group}/{_safe(info.name)}-{info.id}.txt"
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(project.document(info.id).text, encoding="utf-8", newline="")
-        staged[rel] = info.id
-    return staged
-
-
 def export_documents(project, request: ExportRequest, *, progress=None,
                      cancel=None) -> ExportOutcome:
     """Redact the requested project documents into ``request.out_dir``.
@@ -126,12 +93,10 @@ def export_documents(project, request: ExportRequest, *, progress=None,
     out = Path(request.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     report_base = out / REPORT_STEM
-    with PrivateDir("deid-export-") as staging:
-        stage_documents(project, infos, staging)
-        summary, report = redact_corpus(
-            project, staging, out, strategy=request.strategy, report_path=str(report_base),
-            naming=request.naming, patient_regex=PATIENT_REGEX, strict=request.strict,
-            rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
+    summary, report = redact_project(
+        project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
+        report_path=str(report_base), naming=request.naming, strict=request.strict,
+        rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
     return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
                          len(infos), summary, report)
 

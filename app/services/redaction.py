@@ -424,21 +424,184 @@ def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
     return info, ({"dev_strict": best} if best else None)
 
 
-def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | None = None):
-    """Redact one project document for the side-by-side preview.
+def document_spans(project, doc_id: int, predicted: list[Span] | None = None) -> list[Span]:
+    """The spans an export replaces in a project document.
 
-    ``spans`` default: the document's gold spans plus pending suggestions.
-    Returns ``app.deid.RedactionResult`` (output text + aligned span map).
+    A person's word wins: accepted spans are always replaced, rejected ones
+    never; the prediction (model or rules) fills the rest, less what it
+    overlaps of the accepted spans. Without a prediction: the accepted and
+    the suggested spans.
     """
-    from app.deid import redact_text
-    from app.deid.memory import as_memory
+    accepted = project.gold_spans(doc_id)
+    records = project.span_records(doc_id)
+    if predicted is None:
+        extra = [r.span for r in records if r.status == "suggested"]
+    else:
+        rejected = {r.span.key for r in records if r.status == "rejected"}
+        extra = [s for s in predicted
+                 if s.key not in rejected and not any(s.overlaps(a) for a in accepted)]
+    return sorted(accepted + extra, key=lambda s: (s.start, s.end, s.label))
 
-    rec = project.document(doc_id)
-    if spans is None:
-        spans = project.gold_spans(doc_id) + [
-            Span(r.start, r.end, r.label, r.confidence)
-            for r in project.span_records(doc_id, status="suggested")]
+
+def _decisions_digest(project, doc_id: int) -> str:
+    """Changes when a person accepts, rejects or edits a span of the document."""
+    import hashlib
+    rows = sorted((r.start, r.end, r.label, r.status) for r in project.span_records(doc_id)
+                  if r.status != "suggested")
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+
+
+def _safe_stem(name: str) -> str:
+    import re
+    stem = name[:-4] if name.lower().endswith(".txt") else name
+    return re.sub(r"[^\w.\-]+", "_", stem).strip("._") or "note"
+
+
+def project_note_sources(project, infos) -> list:
+    """``NoteSource`` of project documents, read straight from the store.
+
+    The output name is the document's name made safe for every file system
+    (``-<id>`` added when two documents share one); the patient travels as
+    the surrogate key, never in a file name; the document's decisions (what
+    a person accepted or rejected) are part of its version, so an export
+    redoes a document whose annotations changed.
+    """
+    from app.deid import NoteSource
+    sources, used = [], set()
+    for info in infos:
+        rel = f"{_safe_stem(info.name)}.txt"
+        if rel.casefold() in used:
+            rel = f"{_safe_stem(info.name)}-{info.id}.txt"
+        used.add(rel.casefold())
+        doc_id = info.id
+        sources.append(NoteSource(
+            rel, document_patient_key(info), lambda d=doc_id: project.document(d).text,
+            adjust=lambda spans, d=doc_id: [
+                (s.start, s.end, s.label) for s in document_spans(
+                    project, d, [Span(a, b, label) for a, b, label in spans])],
+            version=_decisions_digest(project, doc_id)))
+    return sources
+
+
+def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
+                   strategy: str | None = None, report_path: str | None = None,
+                   naming: str = "same", strict: bool = False, rules_only: bool = False,
+                   spans_format: str = "jsonl", workers: int = 1,
+                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
+    """De-identify project documents into ``out_dir``, straight from the store.
+
+    The one redaction path of project documents: the export wizard, ``deid
+    export --format redacted`` and the preview (``preview_document``) share
+    its spans (``document_spans``), patient keys, policy, known identifiers
+    and surrogate memory, so the preview shows byte for byte what is
+    exported. ``doc_ids``: the documents (default all, in id order).
+    Returns ``(RedactionSummary, report)``; writes the report when
+    ``report_path`` is given.
+    """
+    from app.deid import build_report, redact_notes, write_report
+
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"the output path is a file, not a folder: {out}")
+    report_files = _report_paths(report_path)
+    if workers < 1:
+        raise UserError("--workers must be at least 1")
+    infos = project.document_infos()
+    if doc_ids is not None:
+        wanted = set(doc_ids)
+        infos = [i for i in infos if i.id in wanted]
+    if not infos:
+        raise UserError("no documents to export")
+    policy = project_policy(project, strategy)
+    factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
+    model_scan = None if rules_only else ModelScanFactory(str(project.path))
+    producer = {"model": model_identity(project, rules_only=rules_only),
+                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}",
+                "lists": lists_digest(project)}
+    project.checkpoint()                 # workers open the file read-only
+    t0 = time.perf_counter()
+    summary = redact_notes(project_note_sources(project, infos), out, factory, policy,
+                           secret=project_secret(project), memory_path_or_factory=project,
+                           workers=workers, naming=naming, progress=progress, cancel=cancel,
+                           spans_format=spans_format, rules_fn=rule_leak_scan(project),
+                           strict=strict, producer=producer,
+                           known=project_known_identifiers(project, policy),
+                           model_scan=model_scan)
+    seconds = time.perf_counter() - t0
+    model_info, evaluation = _model_info(project, rules_only)
+    report_data = build_report(summary, model_info, evaluation, policy,
+                               {"documents": len(infos), "naming": naming, "strict": strict,
+                                "rules_only": rules_only, "source": "project documents"},
+                               {"total_s": round(seconds, 3)}, __version__)
+    project.log("export_redacted", {"notes": len(summary.notes), "strategy": policy.default,
+                                    "naming": naming, "redone": sum(summary.redone().values())})
+    if report_files is not None:
+        write_report(report_data, *report_files)
+    return summary, report_data
+
+
+class _PreviewMemory:
+    """The project's surrogate memory, read; what the preview draws stays here."""
+
+    def __init__(self, project) -> None:
+        from app.deid.memory import as_memory
+        self._base = as_memory(project)
+        self._local: dict[tuple[str, str, str], str] = {}
+
+    def get(self, patient_key: str, label: str, original: str) -> str | None:
+        hit = self._local.get((patient_key, label, original))
+        return hit if hit is not None else self._base.get(patient_key, label, original)
+
+    def put(self, patient_key: str, label: str, original: str, surrogate: str) -> None:
+        self._local[(patient_key, label, original)] = surrogate
+
+
+_KNOWN_CACHE: dict[int, tuple] = {}
+
+
+def _known_for_preview(project, policy):
+    """``project_known_identifiers``, kept while the project's spans stay the same."""
+    stamp = (project.count_documents(), tuple(sorted(project.span_counts().items())),
+             json.dumps(policy.to_dict(), sort_keys=True))
+    cached = _KNOWN_CACHE.get(id(project))
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, project_known_identifiers(project, policy))
+        _KNOWN_CACHE.clear()
+        _KNOWN_CACHE[id(project)] = cached
+    return cached[1]
+
+
+def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | None = None,
+                     predict=None):
+    """Redact one project document as an export of the project writes it.
+
+    Same policy, patient key, known identifiers and surrogate memory as
+    ``redact_project`` (the memory is read, never written), and the
+    patient's documents before this one (in export order) are redacted
+    first, unseen, so that collision re-draws agree with the export.
+
+    ``spans``: this document's spans (default ``document_spans`` with
+    ``predict``); ``predict(text) -> list[Span]``: the model or rules that
+    an export would run, for the patient's earlier documents (without it
+    their accepted and suggested spans are used). Returns
+    ``app.deid.RedactionResult`` (output text + aligned span map).
+    """
+    from app.deid import Redactor
+
+    info = next(i for i in project.document_infos() if i.id == doc_id)
     policy = policy or project_policy(project)
-    return redact_text(rec.text, spans, policy, patient_key=rec.patient_id or f"doc:{doc_id}",
-                       secret=project_secret(project), memory=as_memory(project),
-                       locale=policy.locale)
+    key = document_patient_key(info)
+    redactor = Redactor(policy, secret=project_secret(project), memory=_PreviewMemory(project),
+                        known=_known_for_preview(project, policy))
+    if info.patient_id:
+        for other in project.document_infos():
+            if other.id >= doc_id:
+                break
+            if other.patient_id == info.patient_id:
+                text = project.document(other.id).text
+                redactor.redact(text, document_spans(
+                    project, other.id, predict(text) if predict else None), patient_key=key)
+    text = project.document(doc_id).text
+    if spans is None:
+        spans = document_spans(project, doc_id, predict(text) if predict else None)
+    return redactor.redact(text, spans, patient_key=key)

@@ -221,3 +221,26 @@ def test_name_tokens_are_consistent_within_every_patient_of_a_synthetic_corpus()
                         seen[(d.patient_id, a.casefold())].add(b.casefold())
     assert len(seen) > 300
     assert [k for k, v in seen.items() if len(v) > 1] == []
+
+
+def test_surrogates_never_recreate_a_known_identifier_of_the_project():
+    """Issue 20: a surrogate equal to a real identifier of the project (another
+    patient's name, a real number) is drawn again."""
+    from app.deid.policy import Policy
+    from app.deid.rescan import KnownIdentifiers
+    from app.deid.surrogates import Surrogator
+
+    policy = Policy(default="surrogate")
+    cases = [("John Smith", "PERSON"), ("0412 345 678", "PHONE"), ("MRN 8812345", "IDN"),
+             ("12 Hill Street", "ADDRESS")]
+    first = {o: Surrogator(policy, "k").surrogate(o, label, "patient:A") for o, label in cases}
+    known = KnownIdentifiers()
+    for (original, label), made in zip(cases, first.values()):
+        # What was drawn for patient A is, in this project, someone's real identifier.
+        known.add("patient:B", label, made, name=label == "PERSON")
+    again = Surrogator(policy, "k", known=known)
+    for original, label in cases:
+        new = again.surrogate(original, label, "patient:A")
+        assert new != first[original] and not known.is_known(new), (original, new)
+        if label == "PERSON":
+            assert not any(known.is_known_word(w) for w in new.split())

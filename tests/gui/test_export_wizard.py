@@ -11,7 +11,7 @@ import pytest
 from app.core.labels import PRESETS
 from app.core.progress import CancelToken, Cancelled
 from app.gui.export_wizard import (ExportRequest, ExportWizard, export_documents,
-                                   select_documents, stage_documents)
+                                   select_documents)
 from app.project import Project
 from app.synth import generate
 
@@ -48,19 +48,14 @@ def test_scopes_select_documents(project):
     assert len(select_documents(project, "status", "todo")) == 4
 
 
-def test_staged_paths_are_stable_and_carry_no_patient_id(project, tmp_path):
-    infos = select_documents(project)
-    a = stage_documents(project, infos, tmp_path / "a")
-    b = stage_documents(project, infos, tmp_path / "b")
-    assert a == b and sorted(a.values()) == [i.id for i in infos]
-    for rel, doc in a.items():
-        assert (tmp_path / "a" / rel).read_text(encoding="utf-8") == project.document(doc).text
-        assert project.document(doc).patient_id not in rel.split("/")[0]
-    # A patient's notes share a folder (and so surrogates and date shifts).
-    by_patient = {}
-    for rel, doc in a.items():
-        by_patient.setdefault(project.document(doc).patient_id, set()).add(rel.split("/")[0])
-    assert all(len(folders) == 1 for folders in by_patient.values())
+def test_export_is_read_from_the_store_and_names_carry_no_patient_id(project, tmp_path):
+    outcome = export_documents(project, ExportRequest(tmp_path / "out", rules_only=True))
+    names = [p.relative_to(tmp_path / "out").as_posix() for p in _notes(tmp_path / "out")]
+    # The documents' own names, no folder per patient (a patient key in a path).
+    assert sorted(names) == sorted(f"{i.name}.txt" for i in select_documents(project))
+    assert outcome.summary.count("done") == 12
+    # Nothing was staged in a temporary folder.
+    assert not list(Path(tempfile.gettempdir()).glob("deid-export-*"))
 
 
 def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project, tmp_path):
@@ -91,9 +86,7 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     assert str(outcome.leaks) in w.summary_label.text() or "no suspected" in w.summary_label.text()
     w.open_button.click()
     assert [u.toLocalFile() for u in w.opened] == [str(outcome.report_html)]
-    assert project.audit_entries(limit=1)[0].event == "redact"
-    # The staged note texts are gone (private temporary folder removed).
-    assert not list(Path(tempfile.gettempdir()).glob("deid-export-*"))
+    assert project.audit_entries(limit=1)[0].event == "export_redacted"
 
 
 def test_pseudonymous_names(wizard, qtbot, project, tmp_path):

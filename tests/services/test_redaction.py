@@ -182,3 +182,39 @@ def test_bad_output_and_report_paths_are_refused_before_any_work(tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("deid: error: ") for line in err)
     assert not (tmp_path / "o").exists() and not (tmp_path / "o2").exists()
+
+
+@pytest.mark.parametrize("strategy", ["tag", "bracket", "remove", "mask", "surrogate"])
+def test_preview_shows_byte_for_byte_what_the_export_writes(rules_trained, tmp_path, strategy):
+    """Issue 20 problem 3: one redaction path for the preview and the export."""
+    import shutil
+    from app.services.redaction import preview_document, redact_project, rules_predictor
+    path = tmp_path / "p.deid"
+    shutil.copy(rules_trained, path)
+    with Project.open(path) as p:
+        p.set_setting(POLICY_KEY, {**(p.get_setting(POLICY_KEY) or {}), "default": strategy})
+        by_patient = {}
+        for info in p.document_infos():
+            by_patient.setdefault(info.patient_id, []).append(info)
+        patient = max(by_patient.values(), key=len)
+        assert len(patient) >= 3
+        predictor = rules_predictor(p)
+        shown = {i.name: preview_document(p, i.id, predict=predictor.predict_spans).text
+                 for i in patient}
+        summary, _ = redact_project(p, tmp_path / "out", rules_only=True)
+    assert summary.count("done") == 15
+    for name, text in shown.items():
+        assert (tmp_path / "out" / f"{name}.txt").read_bytes() == text.encode("utf-8"), name
+
+
+def test_cli_exports_project_documents_redacted_and_lists_suspects(rules_trained, tmp_path,
+                                                                   capsys):
+    out = tmp_path / "out"
+    assert main(["-q", "export", str(rules_trained), str(out), "--format", "redacted",
+                 "--strategy", "bracket", "--rules-only", "--report", str(tmp_path / "r")]) == 0
+    said = capsys.readouterr().out
+    assert "redacted 15 notes" in said and (tmp_path / "r.html").is_file()
+    with Project.open(rules_trained, readonly=True) as p:
+        names = [i.name for i in p.document_infos()]
+    assert sorted(x.stem for x in out.glob("*.txt")) == sorted(names)
+    assert "[PERSON]" in "".join(x.read_text(encoding="utf-8") for x in out.glob("*.txt"))
