@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import Counter
 
 from app.gui.editing import visible_records
-from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QHBoxLayout, Role,
+from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QEvent, QHBoxLayout,
+                        Role,
                         QHeaderView, QLabel, QLineEdit, QModelIndex, QPushButton,
                         QSortFilterProxyModel, Qt, QTableView, QTimer, QVBoxLayout,
                         QWidget, Signal, Slot)
@@ -232,6 +233,11 @@ class DocumentListView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.setAlternatingRowColors(True)
+        # Tab leaves the table (arrows move between rows), and the table shows
+        # where the keyboard is: a frame and, on entry, a selected row.
+        self.table.setTabKeyNavigation(False)
+        self.table.setStyleSheet("QTableView:focus { border: 2px solid palette(highlight); }")
+        self.table.installEventFilter(self)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
         header.setSectionResizeMode(0, QHeaderView.Stretch)
@@ -261,6 +267,12 @@ class DocumentListView(QWidget):
         self.table.activated.connect(self._on_activated)
         self.table.doubleClicked.connect(self._on_activated)
         self.next_button.clicked.connect(self.open_next)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.table and event.type() == QEvent.FocusIn \
+                and not self.table.selectionModel().hasSelection() and self.proxy.rowCount():
+            self.table.selectRow(0)
+        return super().eventFilter(obj, event)
 
     def set_project(self, project: Project | None, annotator: str | None) -> None:
         """Show another project's documents, with the filters cleared (a search

@@ -7,10 +7,12 @@ Tab / J, Shift+Tab / K   next / previous span
 A / R               accept / reject the current suggestion (then go to the next one)
 Del, Backspace      delete the current span (rejects a suggestion)
 Ctrl+Shift+Left/Right   widen the current span by one token to the left / right
-Alt+Shift+Left/Right    shrink it by one token from the right / left
+                    (with no current span: select word by word, as usual)
+Alt+Shift+Left/Right    shrink the current span by one token from the right / left
 P                   label every occurrence in this patient's notes
 Ctrl+Enter          mark the note done
-Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y   undo / redo (kept per note, across restarts)
+Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y   undo / redo (kept per note, across restarts;
+                    also while a button of the editor has the focus)
 Esc                 clear the current span
 
 Every action is saved at once through :class:`app.gui.editing.AnnotationSession`.
@@ -20,7 +22,8 @@ from __future__ import annotations
 from app.core.labels import LabelDef
 from app.gui.editing import AnnotationSession, Edit, EditConflict
 from app.gui.qt import (QAbstractItemView, QAbstractListModel, QColor, QDoubleSpinBox, QFont, Role,
-                        QHBoxLayout, QLabel, QListView, QModelIndex, QPushButton,
+                        QHBoxLayout, QKeySequence, QLabel, QListView, QModelIndex, QPushButton,
+                        QShortcut,
                         QSplitter, Qt, QToolButton, QVBoxLayout, QWidget, Signal, Slot)
 from app.gui.span_text import SpanTextView, describe
 from app.project import Project, SpanRecord
@@ -168,6 +171,13 @@ class EditorView(QWidget):
         self.patient_button.clicked.connect(self.apply_current_to_patient)
         self.text_view.clicked.connect(self._on_text_clicked)
         self.span_list.clicked.connect(self._on_list_clicked)
+        # Undo/redo also when a button, not the text, has the focus (the text
+        # view takes these keys itself first, see SpanTextView.event).
+        for keys, slot in (("Ctrl+Z", self.undo), ("Ctrl+Shift+Z", self.redo),
+                           ("Ctrl+Y", self.redo)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
         self._update_buttons()
 
     # ------------------------------------------------------------- content
@@ -459,10 +469,10 @@ class EditorView(QWidget):
             action = self.delete_current
         elif plain and key == Qt.Key_Escape:
             action = lambda: self.set_current(None)  # noqa: E731
-        elif ctrl and shift and key in (Qt.Key_Left, Qt.Key_Right):
+        elif ctrl and shift and key in (Qt.Key_Left, Qt.Key_Right) and self.current() is not None:
             action = (lambda: self.resize_current("start", -1)) if key == Qt.Key_Left \
                 else (lambda: self.resize_current("end", 1))
-        elif alt and shift and key in (Qt.Key_Left, Qt.Key_Right):
+        elif alt and shift and key in (Qt.Key_Left, Qt.Key_Right) and self.current() is not None:
             action = (lambda: self.resize_current("end", -1)) if key == Qt.Key_Left \
                 else (lambda: self.resize_current("start", 1))
         elif ctrl and key in (Qt.Key_Return, Qt.Key_Enter):

@@ -158,8 +158,13 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_view_changed(self, index: int) -> None:
         self.stack.setCurrentIndex(index)
-        if list(self.views)[index] == "Preview":
+        name = list(self.views)[index]
+        if name == "Preview":
             self._preview_current()
+        elif name == "Annotate" and self.editor.session is not None:
+            # The text takes the keys at once: focus given while the view was
+            # hidden does not stick, and a first label key went nowhere.
+            self.editor.text_view.setFocus()
 
     def _preview_current(self) -> None:
         """Show in Preview the note open in Annotate, else the one selected in

@@ -24,8 +24,8 @@ from app.core.progress import Progress
 from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
-                        QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                        QObject, QPlainTextEdit, QPushButton, QSpinBox, QSplitter, Qt,
+                        QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                        QObject, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
@@ -296,16 +296,24 @@ class TrainingView(QWidget):
         rl.addRow("Budget:", self.budget_box)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
-        self.fill_check = QCheckBox("Add a member's finds where the selected model found nothing")
+        self.fill_check = QCheckBox("Fill gaps with members' finds")
         self.fill_check.setChecked(True)
-        self.fill_check.setToolTip("Learned on dev, member and label at a time: kept only when it "
+        self.fill_check.setToolTip("Add a member's finds where the selected model found nothing. "
+                                   "Learned on dev, member and label at a time: kept only when it "
                                    "improves the selection score there (recall first).")
         rl.addRow("", self.fill_check)
-        self.propagate_check = QCheckBox("Tag a found identifier wherever it recurs in the note")
+        self.propagate_check = QCheckBox("Tag identifiers where they recur")
         self.propagate_check.setChecked(True)
-        self.propagate_check.setToolTip("Learned on dev, label by label: a label is propagated only "
+        self.propagate_check.setToolTip("Tag a found identifier wherever it recurs in the note. "
+                                        "Learned on dev, label by label: a label is propagated only "
                                         "when that improves the selection score there.")
         rl.addRow("", self.propagate_check)
+        # Long choices are elided in the closed box (the list shows them whole),
+        # so the settings column stays narrow on a 1024-pixel screen.
+        for box in (self.budget_box, self.objective_box):
+            box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(18)
+            box.setToolTip("\n".join(box.itemText(i) for i in range(box.count())))
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("Recall target:", self.recall_target)
         form.addWidget(run_box)
@@ -339,8 +347,16 @@ class TrainingView(QWidget):
         self.tabs.addTab(self._build_progress(), "Progress")
         self.tabs.addTab(self._build_results(), "Results")
 
+        # The settings scroll on a short screen instead of making the view tall.
+        settings_scroll = QScrollArea()
+        settings_scroll.setWidgetResizable(True)
+        settings_scroll.setFrameShape(QFrame.NoFrame)
+        settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        settings_scroll.setWidget(settings)
+        settings_scroll.setMinimumWidth(settings.minimumSizeHint().width()
+                                        + settings_scroll.verticalScrollBar().sizeHint().width())
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(settings)
+        split.addWidget(settings_scroll)
         split.addWidget(self.tabs)
         split.setStretchFactor(1, 1)
         split.setSizes([330, 800])

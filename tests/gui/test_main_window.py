@@ -116,3 +116,73 @@ def test_next_to_annotate_says_when_nothing_is_left_and_previous_note_goes_back(
         w.project.set_document_fields(doc_id(w, name), status="done")
     _key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)         # Go > Next to annotate
     assert "No note left to do" in w.statusBar().currentMessage()
+
+
+def _view_scroll(window):
+    return window.stack.currentWidget()
+
+
+def test_window_fits_small_screens_and_never_widens_itself(imported, qtbot):
+    w = _shown(imported, qtbot)
+    hint = w.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 700
+    for width, height in ((1280, 720), (1366, 768), (1024, 700)):
+        w.resize(width, height)
+        for i, name in enumerate(w.views, 1):
+            _key(qtbot, w, getattr(Qt, f"Key_{i}"), Qt.ControlModifier)
+            assert w.current_view() == name
+            qtbot.waitUntil(lambda: w.size().width() == width and w.size().height() == height)
+            # Usable: the view's controls fit across (nothing clipped at the right).
+            viewport = _view_scroll(w).viewport()
+            assert w.views[name].minimumSizeHint().width() <= viewport.width(), (name, width)
+
+
+def test_tab_focus_is_visible_in_documents_and_leaves_the_table(imported, qtbot):
+    w = _shown(imported, qtbot)
+    d = w.documents
+    qtbot.mouseClick(d.search_edit, Qt.LeftButton)
+    order = []
+    for _ in range(4):
+        before = {id(x): x.grab().toImage() for x in (d.status_box, d.split_box, d.next_button,
+                                                       d.table)}
+        _key(qtbot, w, Qt.Key_Tab)
+        focused = w.focusWidget()
+        order.append(focused)
+        assert before[id(focused)] != focused.grab().toImage()      # focus drawn
+    assert order == [d.status_box, d.split_box, d.next_button, d.table]
+    assert d.selected_document() is not None                        # a row shows the place
+    _key(qtbot, w, Qt.Key_Tab)
+    assert w.focusWidget() is not d.table                           # Tab is not trapped
+
+
+def test_ctrl_z_works_while_an_editor_button_has_focus(imported, qtbot):
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P2_a")
+    view = w.editor.text_view
+    text = NOTES["P2_a"][0]
+    for word in ("Cara", "Perth"):
+        view.select(text.index(word), text.index(word) + len(word))
+        _key(qtbot, w, Qt.Key_1, widget=view)
+    human = lambda: [r for r in w.editor.session.spans if r.source == "human"]  # noqa: E731
+    assert len(human()) == 2
+    qtbot.mouseClick(w.editor.undo_button, Qt.LeftButton)
+    assert len(human()) == 1
+    w.editor.undo_button.setFocus()       # where the click leaves the keyboard on a desktop
+    _key(qtbot, w, Qt.Key_Z, Qt.ControlModifier)
+    assert human() == []
+    _key(qtbot, w, Qt.Key_Y, Qt.ControlModifier)
+    assert len(human()) == 1
+
+
+def test_word_wise_selection_and_the_first_label_key_after_opening(imported, qtbot):
+    """Open a note from the list, select two words with Ctrl+Shift+Right, press 1."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P2_a")
+    text = NOTES["P2_a"][0]
+    _key(qtbot, w, Qt.Key_Right, Qt.ControlModifier)              # after "Patient"
+    _key(qtbot, w, Qt.Key_Right, Qt.ControlModifier | Qt.ShiftModifier)
+    _key(qtbot, w, Qt.Key_Right, Qt.ControlModifier | Qt.ShiftModifier)
+    _key(qtbot, w, Qt.Key_1)
+    cara = text.index("Cara")
+    assert [(r.start, r.end, r.label) for r in w.editor.session.spans if r.source == "human"] \
+        == [(cara, cara + len("Cara Moss"), "PERSON")]
