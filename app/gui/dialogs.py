@@ -6,7 +6,7 @@ import platform
 import sys
 
 from app import __version__
-from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QDialog,
+from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QComboBox, QDialog,
                         QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
                         QLineEdit, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
@@ -127,3 +127,107 @@ class AboutDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)
         buttons.accepted.connect(self.accept)
         layout.addWidget(buttons)
+
+
+#: Split choices of an import: ``None`` lets training split the notes by patient.
+IMPORT_SPLITS = ((None, "Decide when training (split by patient)"), ("train", "train"),
+                 ("dev", "dev"), ("test", "test"))
+#: Example file names shown under the patient-id pattern.
+_EXAMPLES = 3
+
+
+class ImportOptionsDialog(QDialog):
+    """How to import a folder: the patient-id pattern (so "label in the
+    patient's notes" and per-patient surrogates work) and the split.
+
+    The pattern is tried on the first file names as it is typed; an
+    invalid one disables OK with the reason.
+    """
+
+    def __init__(self, folder: str, parent=None) -> None:
+        super().__init__(parent)
+        from pathlib import Path
+        from app.formats.base import iter_files
+        self.setWindowTitle("Import a folder")
+        self.names = []
+        for path in iter_files(Path(folder), [".txt", ".xml", ".jsonl", ".conll"]):
+            self.names.append(path.stem)
+            if len(self.names) >= _EXAMPLES:
+                break
+        form = QFormLayout(self)
+        folder_label = QLabel(folder)
+        folder_label.setWordWrap(True)
+        form.addRow("Folder", folder_label)
+        self.pattern = QLineEdit()
+        self.pattern.setPlaceholderText(r"e.g. ^(\w+?)_  (group 1 is the patient id)")
+        self.pattern.setToolTip("A regular expression searched in each file name; its first "
+                                "group (or the whole match) is the patient id. Empty: no "
+                                "patient ids.")
+        form.addRow("Patient id in file name", self.pattern)
+        self.examples = QLabel()
+        self.examples.setWordWrap(True)
+        self.examples.setStyleSheet("color: #555;")
+        form.addRow("", self.examples)
+        self.split = QComboBox()
+        for key, text in IMPORT_SPLITS:
+            self.split.addItem(text, key)
+        form.addRow("Split", self.split)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons.button(QDialogButtonBox.Ok).setText("Import")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+        self.pattern.textChanged.connect(self._update_examples)
+        self._update_examples()
+
+    def patient_regex(self) -> str | None:
+        return self.pattern.text().strip() or None
+
+    def split_choice(self) -> str | None:
+        return self.split.currentData()
+
+    def _update_examples(self) -> None:
+        import re
+        from app.services.importing import patient_id_from
+        ok = self.buttons.button(QDialogButtonBox.Ok)
+        try:
+            regex = re.compile(self.patient_regex()) if self.patient_regex() else None
+        except re.error as exc:
+            self.examples.setText(f"Not a valid pattern: {exc}")
+            ok.setEnabled(False)
+            return
+        ok.setEnabled(True)
+        if regex is None:
+            self.examples.setText("No patient ids.")
+            return
+        self.examples.setText("   ".join(
+            f"{name} → {patient_id_from(name, regex) or '(none)'}" for name in self.names))
+
+
+class AnnotatorDialog(QDialog):
+    """Who is annotating: a known name of the project or a new one.
+
+    Asked once per user (the name is kept in the settings), so spans and
+    undo history carry a person's name, not the computer's login."""
+
+    def __init__(self, known: list[str], suggestion: str, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Who is annotating?")
+        form = QFormLayout(self)
+        intro = QLabel("Your name or initials are stored with every span you make. "
+                       "Change it later in File › Settings.")
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.name = QComboBox()
+        self.name.setEditable(True)
+        self.name.addItems(known)
+        self.name.setEditText(suggestion)
+        self.name.lineEdit().selectAll()
+        form.addRow("Name", self.name)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def chosen(self) -> str:
+        return self.name.currentText().strip()

@@ -157,13 +157,17 @@ class DocumentTableModel(QAbstractTableModel):
         return str(counts.get(_SOURCES[col - 5], 0))
 
     def _span_counts(self, doc_id: int) -> Counter:
-        """Visible spans by source (suggestions counted under model/rule),
-        read only for rows that are painted."""
+        """Visible spans by who stands behind them, read only for rows that
+        are painted: Human counts what a person labelled or accepted (an
+        accepted model suggestion is a person's judgement now), Model and
+        Rule the suggestions still to review."""
         counts = self._counts.get(doc_id)
         if counts is None:
             records = self.project.span_records(doc_id)
             blind = bool(self.project.assignments(doc_id))
-            counts = Counter(r.source for r in visible_records(records, self.annotator, blind))
+            counts = Counter("human" if r.status == "accepted" and r.source in ("model", "rule")
+                             else r.source
+                             for r in visible_records(records, self.annotator, blind))
             self._counts[doc_id] = counts
         return counts
 

@@ -100,6 +100,8 @@ class EditorView(QWidget):
         self.session: AnnotationSession | None = None
         self.labels: list[LabelDef] = []
         self.current_id: int | None = None
+        # The note whose "mark done" was held back by unreviewed suggestions.
+        self._confirm_done: int | None = None
 
         self.title = QLabel("No document open")
         self.title.setStyleSheet("font-weight: 600; font-size: 14px;")
@@ -257,6 +259,7 @@ class EditorView(QWidget):
     def _after_edit(self, ranges: list[tuple[int, int]], select: int | None = None) -> None:
         """Repaint what changed, keep the side list and buttons in step."""
         s = self.session
+        self._confirm_done = None
         self.text_view.update_spans(s.spans, ranges)
         self.current_id = select if select is not None and s.span(select) else (
             self.current_id if self.current_id is not None and s.span(self.current_id) else None)
@@ -267,10 +270,11 @@ class EditorView(QWidget):
 
     def _update_buttons(self) -> None:
         s = self.session
+        writable = s is not None and not self.project.readonly
         for widget in (self.done_button, self.accept_all_button, self.patient_button):
-            widget.setEnabled(s is not None)
-        self.undo_button.setEnabled(s is not None and s.can_undo())
-        self.redo_button.setEnabled(s is not None and s.can_redo())
+            widget.setEnabled(writable)
+        self.undo_button.setEnabled(writable and s.can_undo())
+        self.redo_button.setEnabled(writable and s.can_redo())
         self.status_label.setText(STATUS_TEXT.get(s.status, s.status) if s else "")
 
     # ------------------------------------------------------------- current
@@ -315,6 +319,9 @@ class EditorView(QWidget):
     # ------------------------------------------------------------- actions
     def _run(self, action, *args):
         """Run a session action; a stale undo entry is reported, not raised."""
+        if self.project.readonly:
+            self.message.emit("The project is open read-only: nothing can be changed")
+            return None
         try:
             return action(*args)
         except EditConflict as exc:
@@ -413,8 +420,18 @@ class EditorView(QWidget):
 
     @Slot()
     def mark_done(self) -> None:
+        """Mark the note done; with suggestions still unreviewed, the first
+        request only says how many (a second one marks it done anyway)."""
         if self.session is None:
             return
+        pending = len(self.session.suggestions())
+        if pending and self._confirm_done != self.session.doc_id:
+            self._confirm_done = self.session.doc_id
+            self.message.emit(f"{pending} suggestion(s) not reviewed yet (they are not labels "
+                              "until accepted): review them with A / R, or mark done again "
+                              "to leave them")
+            return
+        self._confirm_done = None
         self._run(self.session.set_status, "done")
         self._after_edit([])
         self.message.emit("Marked done")

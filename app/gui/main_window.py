@@ -11,7 +11,8 @@ from pathlib import Path
 from app.core.labels import PRESETS
 from app.gui.adjudication_view import AdjudicationView
 from app.gui.agreement_view import AgreementView
-from app.gui.dialogs import AboutDialog, ImportSummaryDialog, SettingsDialog
+from app.gui.dialogs import (AboutDialog, AnnotatorDialog, ImportOptionsDialog,
+                             ImportSummaryDialog, SettingsDialog)
 from app.gui.documents_view import DocumentListView
 from app.gui.editor_view import EditorView
 from app.gui.export_wizard import ExportWizard
@@ -22,7 +23,7 @@ from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout,
                         QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
                         QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot)
 from app.gui.workers import TaskRunner
-from app.project import Project, ProjectError
+from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
 
 MAX_RECENT = 8
 SETTINGS_FILE = "settings.ini"
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         self.suggester.failed.connect(self._on_suggest_failed)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
+        self.import_dialog: ImportOptionsDialog | None = None
+        self.annotator_dialog: AnnotatorDialog | None = None
         # Notes opened before the current one, for "Previous note".
         self._history: list[int] = []
         self.setWindowTitle("DeID Studio")
@@ -201,6 +204,8 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         self._action(file_menu, "&New project…", self._ask_new_project, QKeySequence.New)
         self._action(file_menu, "&Open project…", self._ask_open_project, QKeySequence.Open)
+        self._action(file_menu, "Open project read-&only…",
+                     lambda: self._ask_open_project(readonly=True))
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.import_action = self._action(file_menu, "&Import folder…", self._ask_import,
                                           "Ctrl+I")
@@ -246,24 +251,6 @@ class MainWindow(QMainWindow):
     def annotator(self) -> str | None:
         return self.settings.value("annotator") or None
 
-    def ensure_annotator(self) -> str | None:
-        """The annotator's name, kept in the user settings.
-
-        A first run takes the operating-system login name instead of
-        blocking the window behind a modal question (which also hung the
-        headless smoke test); it can be changed in Settings.
-        """
-        name = self.annotator()
-        if not name:
-            import getpass
-            try:
-                name = getpass.getuser()
-            except Exception:  # noqa: BLE001 - no login name on some systems
-                name = "annotator"
-            self.settings.setValue("annotator", name)
-            self._show_message(f"Annotating as {name!r} (change it in File > Settings)")
-        return self.annotator()
-
     def new_project(self, path: str | Path, preset: str = "paper", language: str = "en") -> bool:
         try:
             project = Project.create(path, list(PRESETS[preset]), language)
@@ -272,20 +259,64 @@ class MainWindow(QMainWindow):
             return False
         return self._install(project)
 
-    def open_project(self, path: str | Path) -> bool:
-        """Open a project file; only the first page of the document list is read."""
+    def open_project(self, path: str | Path, readonly: bool = False) -> bool:
+        """Open a project file; only the first page of the document list is read.
+
+        A project another program is writing (or a file that cannot be
+        written) is offered read-only, as the refusal says.
+        """
         try:
-            project = Project.open(path)
+            project = Project.open(path, readonly=readonly)
+        except (ProjectLockedError, ProjectNotWritableError) as exc:
+            answer = QMessageBox.question(
+                self, "Open read-only?", f"{exc}\n\nOpen it read-only (look, do not change)?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+            return self.open_project(path, readonly=True)
         except (ProjectError, OSError) as exc:
             self.show_error("Cannot open the project", str(exc))
             return False
         return self._install(project)
 
     def _install(self, project: Project) -> bool:
+        """Make ``project`` the open one; the first time, ask who annotates."""
         self.close_project()
         self.project = project
-        annotator = self.ensure_annotator()
-        if annotator:
+        if self.annotator() is None:
+            self._ask_annotator()
+        else:
+            self._show_project()
+        return True
+
+    def _ask_annotator(self) -> None:
+        """Ask the annotator's name (window-modal, not blocking: the headless
+        smoke test and scripts keep running); the project shows once answered."""
+        import getpass
+        try:
+            login = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no login name on some systems
+            login = ""
+        self.annotator_dialog = AnnotatorDialog(self.project.annotators(), login, self)
+        self.annotator_dialog.finished.connect(self._on_annotator_chosen)
+        self.annotator_dialog.open()
+
+    @Slot(int)
+    def _on_annotator_chosen(self, result: int) -> None:
+        dialog, self.annotator_dialog = self.annotator_dialog, None
+        name = dialog.chosen() if result else ""
+        dialog.deleteLater()
+        if self.project is None:
+            return
+        if not name:
+            name = "annotator"
+            self._show_message(f"Annotating as {name!r}: set your name in File › Settings")
+        self.settings.setValue("annotator", name)
+        self._show_project()
+
+    def _show_project(self) -> None:
+        project, annotator = self.project, self.annotator()
+        if annotator and not project.readonly:
             project.add_annotator(annotator)
         for view in (self.documents, self.editor):
             view.set_project(project, annotator)
@@ -294,18 +325,21 @@ class MainWindow(QMainWindow):
         self.guidelines.set_project(project)
         self.training.set_project(project)
         self.preview.set_project(project, annotator)
-        self.setWindowTitle(f"{project.path.name} — DeID Studio")
+        ro = " (read-only)" if project.readonly else ""
+        self.setWindowTitle(f"{project.path.name}{ro} — DeID Studio")
         self._set_project_actions(True)
+        self.import_action.setEnabled(not project.readonly)
         self._remember(str(project.path))
         self.show_view("Documents")
         notes = []
+        if project.readonly:
+            notes.append("read-only: nothing you do is saved")
         if project.upgraded_from:
             notes.append(f"upgraded from schema {project.upgraded_from}")
         if project.interrupted_runs:
             notes.append(f"{len(project.interrupted_runs)} interrupted run(s) marked cancelled")
         self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
-        return True
 
     @Slot()
     def close_project(self) -> None:
@@ -493,15 +527,20 @@ class MainWindow(QMainWindow):
         if ok:
             self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
 
-    def _ask_open_project(self) -> None:
+    def _ask_open_project(self, readonly: bool = False) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "DeID projects (*.deid)")
         if path:
-            self.open_project(path)
+            self.open_project(path, readonly=readonly)
 
     def _ask_import(self) -> None:
+        """Choose a folder, then its patient-id pattern and split."""
         path = QFileDialog.getExistingDirectory(self, "Import a folder of notes")
-        if path:
-            self.import_folder(path)
+        if not path:
+            return
+        dialog = self.import_dialog = ImportOptionsDialog(path, self)
+        dialog.accepted.connect(lambda: self.import_folder(
+            path, split=dialog.split_choice(), patient_regex=dialog.patient_regex()))
+        dialog.open()
 
     @Slot()
     def open_settings(self) -> None:

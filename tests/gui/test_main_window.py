@@ -186,3 +186,105 @@ def test_word_wise_selection_and_the_first_label_key_after_opening(imported, qtb
     cara = text.index("Cara")
     assert [(r.start, r.end, r.label) for r in w.editor.session.spans if r.source == "human"] \
         == [(cara, cara + len("Cara Moss"), "PERSON")]
+
+
+def _patch_folder(monkeypatch, folder):
+    from app.gui.qt import QFileDialog
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+
+
+def test_import_asks_for_the_patient_pattern_and_the_split(window, qtbot, tmp_path, monkeypatch):
+    from gui_helpers import write_brat
+    w = _shown(window, qtbot)
+    assert w.new_project(tmp_path / "p.deid")
+    _patch_folder(monkeypatch, write_brat(tmp_path / "notes"))
+    _key(qtbot, w, Qt.Key_I, Qt.ControlModifier)                   # File > Import folder
+    dialog = w.import_dialog
+    assert dialog.isVisible()
+    qtbot.keyClicks(dialog.pattern, r"^(P\d+")
+    assert "Not a valid pattern" in dialog.examples.text()
+    qtbot.keyClicks(dialog.pattern, ")_")
+    assert "P1_a → P1" in dialog.examples.text()
+    dialog.split.setFocus()
+    _key(qtbot, w, Qt.Key_Down, widget=dialog.split)                # train
+    _key(qtbot, w, Qt.Key_Down, widget=dialog.split)                # dev
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=20000):
+        _key(qtbot, w, Qt.Key_Return, widget=dialog.pattern)
+    model = w.documents.model
+    assert {(model.data(model.index(r, 2)), model.data(model.index(r, 3)))
+            for r in range(model.rowCount())} == {("dev", "P1"), ("dev", "P2")}
+
+
+def test_a_first_run_asks_who_annotates(qtbot, tmp_path):
+    from app.gui.main_window import MainWindow
+    from app.gui.qt import QSettings
+    settings = QSettings(str(tmp_path / "fresh.ini"), QSettings.IniFormat)
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    _shown(w, qtbot)
+    assert w.new_project(tmp_path / "p.deid")
+    dialog = w.annotator_dialog
+    assert dialog.isVisible() and w.editor.annotator is None
+    qtbot.keyClicks(dialog.name.lineEdit(), "Dr Q")                 # replaces the login name
+    _key(qtbot, w, Qt.Key_Return, widget=dialog.name)
+    assert w.editor.annotator == "Dr Q" and settings.value("annotator") == "Dr Q"
+    assert w.project.annotators() == ["Dr Q"]
+    w.close_project()
+
+
+def test_a_project_open_elsewhere_opens_read_only(window, qtbot, tmp_path, monkeypatch):
+    from app.gui.qt import QMessageBox
+    from app.project import Project
+    from gui_helpers import write_brat
+    from app.services.importing import import_path
+    path = tmp_path / "shared.deid"
+    other = Project.create(path, [])                  # another program has it open
+    import_path(other, write_brat(tmp_path / "notes"))
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)
+    w = _shown(window, qtbot)
+    assert w.open_project(path)
+    assert "read-only" in asked[0] and "(read-only)" in w.windowTitle()
+    _open_row(qtbot, w, "P2_a")
+    w.editor.text_view.select(8, 12)
+    _key(qtbot, w, Qt.Key_1, widget=w.editor.text_view)
+    assert "read-only" in w.statusBar().currentMessage()
+    assert not w.editor.done_button.isEnabled() and not w.import_action.isEnabled()
+    assert other.span_records(w.editor.session.doc_id, status="accepted") == []
+    w.close_project()
+    other.close()
+
+
+def test_the_search_filter_does_not_follow_into_another_project(imported, qtbot, tmp_path):
+    from app.project import Project
+    w = _shown(imported, qtbot)
+    qtbot.keyClicks(w.documents.search_edit, "cara moss")
+    _key(qtbot, w, Qt.Key_Return, widget=w.documents.search_edit)
+    assert w.documents.count_label.text() == "1 documents"
+    path = tmp_path / "other.deid"
+    with Project.create(path, []) as p:
+        p.add_document("n1", "another note")
+    assert w.open_project(path)
+    assert w.documents.search_edit.text() == "" and w.documents.count_label.text() == "1 documents"
+    assert w.documents.model.rowCount() == 1
+
+
+def test_mark_done_first_says_that_suggestions_are_unreviewed(imported, qtbot):
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P2_a")                                     # one DOB rule suggestion
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    assert "1 suggestion(s) not reviewed" in w.statusBar().currentMessage()
+    assert w.editor.status_label.text() == "To do"
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)              # again: done anyway
+    assert w.editor.status_label.text() == "Done"
+
+
+def test_an_accepted_suggestion_counts_as_human(imported, qtbot):
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P2_a")
+    _key(qtbot, w, Qt.Key_Tab)
+    _key(qtbot, w, Qt.Key_A)
+    model = w.documents.model
+    row = model.row_of(doc_id(w, "P2_a"))
+    assert [model.data(model.index(row, c)) for c in (5, 8)] == ["1", "0"]     # Human, Rule
