@@ -65,7 +65,8 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
     descriptions = {n: e.get("description") for n, e in metrics.get("ensembles", {}).items()}
     texts = [d.text for d in docs]
     gold = [d.spans for d in docs]
-    spans_by = candidate_spans(project, run, texts, name=selected, every=not only_selected)
+    spans_by = candidate_spans(project, run, texts, name=selected, every=not only_selected,
+                               patients=[d.patient_id for d in docs])
     if only_selected:
         spans_by = {selected: spans_by[selected]}
 

@@ -259,7 +259,8 @@ def cmd_annotate(args) -> int:
     from app.services.annotating import annotate_folder
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = annotate_folder(project, args.in_dir, args.out_dir, fmt=args.format,
-                            force=args.force, progress=TerminalProgress(quiet=args.quiet))
+                            force=args.force, patient_regex=args.patient_regex,
+                            progress=TerminalProgress(quiet=args.quiet))
     rate = s.chars / s.seconds if s.seconds else 0
     _print(f"annotated {s.notes} notes ({s.spans} spans) in {s.seconds:.1f} s "
            f"({rate:,.0f} characters/s) -> {args.out_dir}")

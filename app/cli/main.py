@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("train", help="train base models and ensembles")
     s.add_argument("project")
-    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair crf rules); default all")
+    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair crf rules lists); default all (lists only when the project has hospital lists)")
     s.add_argument("--data", nargs="+", choices=("balanced", "imbalanced"), default=["balanced", "imbalanced"])
     s.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     s.add_argument("--budget", default="standard", choices=("quick", "standard", "full"))
@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("project")
     s.add_argument("in_dir")
     s.add_argument("out_dir")
+    s.add_argument("--patient-regex",
+                   help="regex on the file name naming the note's patient (group 1 or the "
+                        "match), for the hospital lists' patient table; default: the import's")
     s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
     s.add_argument("--force", action="store_true",
                    help="replace .ann/.jsonl files already in OUT_DIR (never done unasked)")

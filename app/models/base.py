@@ -58,6 +58,9 @@ class Corpus:
 
 
 BUDGETS = ("quick", "standard", "full")
+#: Kinds trained once per run, on every training line, with no search:
+#: nothing in them depends on the data variant or a hyperparameter.
+FIXED_KINDS = ("rules", "lists")
 
 
 @dataclass
@@ -172,7 +175,7 @@ def _import_builtin() -> None:
     # Importing the modules registers them; heavy libraries are imported
     # lazily inside each module's fit/load, so this stays cheap.
     import importlib
-    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model"):
+    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model", "lists_model"):
         try:
             importlib.import_module(f"app.models.{name}")
         except ModuleNotFoundError as exc:

@@ -55,7 +55,8 @@ def _existing_outputs(src: Path, out: Path, files: list[Path], fmt: str) -> list
 
 
 def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int = 32,
-                    force: bool = False, progress: ProgressFn = no_progress,
+                    force: bool = False, patient_regex: str | None = None,
+                    progress: ProgressFn = no_progress,
                     cancel: CancelToken | None = None) -> AnnotateSummary:
     """Predict every ``*.txt`` under ``in_dir``; write ``fmt`` files to ``out_dir``.
 
@@ -68,11 +69,17 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     or when it already holds an ``.ann``/``.jsonl`` (or a different ``.txt``)
     this call would replace, unless ``force``: gold annotations beside the
     notes must never be overwritten by predictions unasked.
+
+    ``patient_regex`` (default: the last one given to an import) names each
+    note's patient from its file name, for the patient table of the
+    project's hospital lists.
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files
+    from app.services.importing import PATIENT_REGEX, compile_patient_regex, patient_id_from
     from app.services.predictor import Predictor
 
+    regex = compile_patient_regex(patient_regex or project.get_setting(PATIENT_REGEX))
     src = Path(in_dir)
     if not src.is_dir():
         raise UserError(f"input folder not found: {src}")
@@ -97,7 +104,8 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
         written: list[Document] = []
 
         def flush() -> None:
-            preds = predictor.predict([d.text for d in pending])
+            preds = predictor.predict([d.text for d in pending],
+                                      patients=[patient_id_from(d.name, regex) for d in pending])
             docs = [Document(d.name, d.text, p.spans,
                              meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
                     for d, p in zip(pending, preds)]
@@ -151,8 +159,9 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
             if cancel is not None:
                 cancel.check()
             chunk = infos[k:k + 16]
-            texts = [project.document(i.id).text for i in chunk]
-            preds = predictor.predict(texts)
+            records = [project.document(i.id) for i in chunk]
+            preds = predictor.predict([r.text for r in records],
+                                      patients=[r.patient_id for r in records])
             with project.transaction():
                 for info, p in zip(chunk, preds):
                     project.replace_suggestions(info.id, p.spans, predictor.run_id)

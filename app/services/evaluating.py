@@ -59,15 +59,19 @@ def _prf_row(name: str, scores: dict) -> dict:
 
 
 def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = True,
+                    patients: list[str | None] | None = None,
                     progress: ProgressFn = no_progress) -> dict[str, list[list]]:
     """Spans per text of candidate ``name`` and, with ``every``, of every
     member and stored ensemble of ``run``: ``{candidate: [spans per text]}``.
 
     Members run once; the ensembles combine their outputs. When the run
     learned finishing steps for ``name`` (recall fill, propagation; see
-    app.services.finishing), ``name`` holds what `deid annotate` writes
-    and ``"NAME" + RAW`` the candidate's own spans.
+    app.services.finishing) or the project has hospital lists (their
+    floor), ``name`` holds what `deid annotate` writes and ``"NAME" + RAW``
+    the candidate's own spans. ``patients``: each text's patient id (the
+    lists' patient table).
     """
+    from app.lists.floor import apply_floor, floor_spans
     from app.services.finishing import finish
     from app.services.predictor import Predictor, run_ensembles
 
@@ -82,7 +86,9 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             k += len(ss)
         return out
 
+    patients = list(patients) if patients is not None else [None] * len(texts)
     with Predictor.from_project(project, run_id=run.id, model=name, all_members=every) as pred:
+        pred.set_patients(texts, patients)
         outputs = {}
         for i, (m, mdl) in enumerate(pred.members.items()):
             progress(Progress(i / (len(pred.members) + 1), "evaluate", model=m))
@@ -96,12 +102,18 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         else:
             candidates[name] = outputs[name]
         labels, rules = pred.propagate, pred.fill
+        lists, list_labels = pred.lists, pred.list_labels
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
+    final = raw = spans_by[name]
     if labels or rules:
         helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-        spans_by[name + RAW] = raw = spans_by[name]
-        spans_by[name] = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels)
-                          for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+        final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels)
+                 for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+    if lists is not None:
+        final = [apply_floor(sp, floor_spans(lists.find(t, p), list_labels))
+                 for t, sp, p in zip(texts, final, patients)]
+    if final is not raw:
+        spans_by[name + RAW], spans_by[name] = raw, final
     return spans_by
 
 
@@ -119,7 +131,8 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     name = model or run.metrics.get("selected")
     texts = [d.text for d in docs]
     gold = [d.spans for d in docs]
-    spans_by = candidate_spans(project, run, texts, name=name, every=table, progress=progress)
+    spans_by = candidate_spans(project, run, texts, name=name, every=table,
+                               patients=[d.patient_id for d in docs], progress=progress)
     labels = [l.name for l in project.labels()]
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []

@@ -38,6 +38,11 @@ class ImportSummary:
                 "chars": self.chars, "seconds": round(self.seconds, 3)}
 
 
+#: Setting: the last ``--patient-regex`` given to an import; `deid annotate`
+#: names its notes' patients with it unless told otherwise.
+PATIENT_REGEX = "patient_regex"
+
+
 def patient_id_from(name: str, regex: re.Pattern | None) -> str | None:
     """Patient id from a document name: group 1 of ``regex``, else the whole match."""
     if regex is None:
@@ -93,6 +98,9 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
     if not path.exists():
         raise UserError(f"no such file or folder: {path}")
     regex = compile_patient_regex(patient_regex)
+    if regex is not None:
+        # Remembered for the notes annotated later (their patient table entries).
+        project.set_setting(PATIENT_REGEX, patient_regex)
     try:
         fmt = detect_format(path) if fmt == "auto" else fmt
     except ValueError as exc:

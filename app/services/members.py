@@ -61,7 +61,7 @@ class MemberFit:
 
 def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, TrainedModel]:
     """Train ``job``'s member, save it to ``job.out_dir``; return it and its record."""
-    from app.models.base import TrainContext, spec_class
+    from app.models.base import FIXED_KINDS, TrainContext, spec_class
     from app.models.hpo import search
     from app.services.memory import PeakMemory
 
@@ -71,7 +71,7 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     spec_cls = spec_class(job.kind)
     started = time.perf_counter()
     with PeakMemory() as mem:
-        if job.kind == "rules":
+        if job.kind in FIXED_KINDS:
             model, params, trials = spec_cls(**job.params).fit(job.corpus, ctx), job.params, []
         else:
             # search() raises when every trial failed; the best one keeps its model.

@@ -4,6 +4,11 @@ A `Predictor` holds the member models the chosen candidate needs (a single
 base model or an ensemble) and runs them on canonical segments. Members'
 individual outputs are kept on request: the preview shows which members
 found a span, and their disagreement ranks notes for annotation.
+
+The project's hospital lists (app.lists) are the last step, after the model
+and its finishing steps: every list hit is in the output (the *floor*), and
+a ``lists`` member, when the candidate has one, is bound to them. A note's
+patient table entries apply when its patient id is given.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from app.core.tokenize import segment
 from app.errors import UserError
 from app.services.artifacts import PrivateDir
 from app.services.finishing import fill_rules, finish, propagation_labels
+from app.services.lists import project_matcher
 from app.services.training import ACTIVE_RUN
 
 
@@ -62,7 +68,8 @@ class Predictor:
 
     def __init__(self, name: str, members: dict, ensemble=None, private: PrivateDir | None = None,
                  run_id: int | None = None, propagate: Sequence[str] = (),
-                 fill: Sequence[tuple[str, str]] = ()) -> None:
+                 fill: Sequence[tuple[str, str]] = (), lists=None,
+                 list_labels: dict[str, str] | None = None) -> None:
         self.name = name
         self.members = members
         self.ensemble = ensemble
@@ -75,6 +82,13 @@ class Predictor:
         self._fill_members = {m for m, _ in self.fill}
         self.propagate = list(propagate)
         self._private = private
+        # The hospital lists: the floor, and what a lists member tags.
+        self.lists = lists
+        self.list_labels = dict(list_labels or {})
+        self._patients: dict[str, str | None] = {}
+        for model in members.values():
+            if getattr(model, "kind", None) == "lists":
+                model.bind(lists, self._patients)
 
     @classmethod
     def from_project(cls, project, *, run_id: int | None = None, model: str | None = None,
@@ -116,7 +130,9 @@ class Predictor:
         except BaseException:
             private.close()
             raise
-        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name), rules)
+        matcher, list_labels = project_matcher(project)
+        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name), rules,
+                   matcher, list_labels)
 
     def close(self) -> None:
         if self._private is not None:
@@ -137,14 +153,28 @@ class Predictor:
             final = outputs[self.name]
         return final, outputs
 
-    def predict_spans(self, text: str) -> list[Span]:
-        """Spans for one text (what folder redaction calls per note)."""
-        return self.predict([text])[0].spans
+    def set_patients(self, texts: Sequence[str], patients: Sequence[str | None]) -> None:
+        """The patient of each text, for a lists member called directly
+        (``predict`` sets it itself)."""
+        self._patients.clear()
+        self._patients.update(zip(texts, patients))
 
-    def predict(self, texts: Sequence[str], *, with_members: bool = False,
-                progress: ProgressFn = no_progress, batch_segments: int = 256) -> list[Prediction]:
-        """Predict spans for each text (segments batched across texts)."""
+    def predict_spans(self, text: str, patient_id: str | None = None) -> list[Span]:
+        """Spans for one text (what folder redaction calls per note)."""
+        return self.predict([text], patients=[patient_id])[0].spans
+
+    def predict(self, texts: Sequence[str], *, patients: Sequence[str | None] | None = None,
+                with_members: bool = False, progress: ProgressFn = no_progress,
+                batch_segments: int = 256) -> list[Prediction]:
+        """Predict spans for each text (segments batched across texts).
+
+        ``patients`` gives each text's patient id, for the patient table of
+        the hospital lists (none: the plain lists only).
+        """
         from app.ensemble import document_uncertainty
+        from app.lists.floor import apply_floor, floor_spans
+
+        patient_of = list(patients) if patients is not None else [None] * len(texts)
 
         results: list[Prediction] = []
         pending: list[tuple[int, str, list]] = []
@@ -152,6 +182,7 @@ class Predictor:
 
         def flush() -> None:
             items = [(text, seg) for _, text, segs in pending for seg in segs]
+            self.set_patients([text for _, text, _ in pending], [patient_of[i] for i, _, _ in pending])
             if not items:
                 for i, _, _ in pending:
                     results.append(Prediction([]))
@@ -159,7 +190,7 @@ class Predictor:
                 return
             final, outputs = self._combine(items)
             k = 0
-            for _, text, segs in pending:
+            for i, text, segs in pending:
                 doc_final = final[k:k + len(segs)]
                 doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
                 spans = [sp for seg, seq in zip(segs, doc_final)
@@ -171,6 +202,9 @@ class Predictor:
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
                 if self.fill or self.propagate:
                     spans = finish(text, spans, segs, member_spans, self.fill, self.propagate)
+                if self.lists is not None:
+                    spans = apply_floor(spans, floor_spans(
+                        self.lists.find(text, patient_of[i]), self.list_labels))
                 pred = Prediction(spans)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))

@@ -30,6 +30,7 @@ import numpy as np
 from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_progress
 from app.core.spans import Document
 from app.errors import UserError
+from app.models.base import FIXED_KINDS
 from app.services.artifacts import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 
@@ -38,11 +39,11 @@ BASE_KINDS = ("spacy", "stanza", "flair", "crf")
 VARIANTS = ("balanced", "imbalanced")
 META_MODELS = ("lr", "svm", "xgb")
 # Relative cost of one member, to spread the progress bar sensibly.
-_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0, "rules": 0.2}
+_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0, "rules": 0.2, "lists": 0.2}
 # How a run budget is shared between members: spaCy learns the most per
 # second on a CPU, so it gets more; the CRF converges in minutes and the
 # rules take no time to speak of.
-_TIME_SHARE = {"spacy": 1.5, "stanza": 1.0, "flair": 1.0, "crf": 0.5, "rules": 0.0}
+_TIME_SHARE = {"spacy": 1.5, "stanza": 1.0, "flair": 1.0, "crf": 0.5, "rules": 0.0, "lists": 0.0}
 # Part of a run budget kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
 # No member gets less than this, even in an overrun run.
@@ -126,7 +127,8 @@ class TrainConfig:
             raise UserError("members trained at once (jobs) must be between 1 and 16")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise UserError("the time limit must be a positive number of minutes")
-        names = {member_name(k, v) for k in self.models if k != "rules" for v in self.variants}
+        names = {member_name(k, v) for k in self.models if k not in FIXED_KINDS
+                 for v in self.variants}
         for gname, entries in self.groups.items():
             if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", gname):
                 raise UserError(f"group name {gname!r}: use 1-40 letters, digits, '_', '.' or '-'")
@@ -138,7 +140,8 @@ class TrainConfig:
                                 f"not train (models: {', '.join(self.models)})")
             # A kind stands for each of its variants' members.
             group = {m for e in entries for m in ([member_name(e, v) for v in self.variants]
-                                                  if e in self.models and e != "rules" else [e])}
+                                                  if e in self.models and e not in FIXED_KINDS
+                                                  else [e])}
             if len(group) < 2:
                 raise UserError(f"group {gname!r} needs at least two members")
 
@@ -253,10 +256,19 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     from app.models.device import resolve_device
     from app.services.finishing import fit_finishing
 
+    from app.services.lists import project_matcher
+
     config.validate()
+    if (project.has_lists() and "lists" not in config.models
+            and config.models == TrainConfig().models):
+        # A project's hospital lists are a member of its default runs.
+        config.models = [*config.models, "lists"]
     t0 = time.perf_counter()
     report = cancel.wrap(progress) if cancel else progress
     docs = gold_documents(project)
+    # What a lists member tags dev with: the project's lists, each note's patient.
+    list_matcher, _ = project_matcher(project)
+    list_patients = {d.text: d.patient_id for d in docs}
     if len(docs) < 2:
         raise UserError("training needs at least two annotated documents outside the test split")
     if not any(d.spans for d in docs):
@@ -292,9 +304,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     run_id = project.start_run("train", run_config)
     project.log("train_started", {"run": run_id, "budget": config.budget, "device": device})
 
-    plan = [(k, v) for k in config.models if k != "rules" for v in variants]
-    if "rules" in config.models:
-        plan.append(("rules", None))
+    plan = [(k, v) for k in config.models if k not in FIXED_KINDS for v in variants]
+    plan += [(k, None) for k in FIXED_KINDS if k in config.models]
     weights = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan}
     total_w = sum(weights.values()) + 1.0
     fractions: dict[str, float] = {}
@@ -330,6 +341,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
 
     def record(job: MemberJob, fit: MemberFit, model, reused_from: int | None = None) -> None:
         size_mb = sum(p.stat().st_size for p in job.out_dir.rglob("*") if p.is_file()) / 2**20
+        if job.kind == "lists":
+            model.bind(list_matcher, list_patients)
         tagging = time.perf_counter()
         dev_out[job.name] = model.predict(dev_items)
         dev_seconds[job.name] = time.perf_counter() - tagging

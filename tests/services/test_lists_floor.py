@@ -1,0 +1,106 @@
+"""Hospital lists in use: the `lists` member and the floor in annotate/evaluate."""
+from __future__ import annotations
+
+from app.cli.main import main
+from app.core.spans import Span
+from app.lists.floor import apply_floor
+from app.project import Project
+from app.services.evaluating import evaluate_project
+from app.services.training import TrainConfig, train_project
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+NOTES = {
+    "p1_n1": "PT SEEN BY DR QUILLAN. DAUGHTER ODALYS VISITED. CALL 0400 111 222.\n",
+    "p1_n2": "QUIET NIGHT. VARGA RESTING. DR QUILLAN AWARE.\n",
+    "p2_n1": "TX FROM STOURBRIDGE. VARGA IS ANOTHER PATIENT'S NAME HERE.\n",
+    "p2_n2": "BP STABLE. MAY NEED LASIX.\n",
+}
+
+
+GOLD = [("NAME", "QUILLAN"), ("NAME", "ODALYS"), ("NAME", "VARGA"),
+        ("LOCATION", "STOURBRIDGE"), ("CONTACT", "0400 111 222")]
+
+
+def _project(tmp_path):
+    """Four annotated notes of two patients, and list files for them."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / f"{name}.txt").write_text(text, encoding="utf-8")
+        gold = [(label, word) for label, word in GOLD if word in text]
+        (notes / f"{name}.ann").write_text("".join(
+            f"T{k}\t{label} {text.index(word)} {text.index(word) + len(word)}\t{word}\n"
+            for k, (label, word) in enumerate(gold, 1)), encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    assert run("import", proj, notes, "--patient-regex", r"^(p\d+)_") == 0
+    with Project.open(proj) as p:
+        for i, info in enumerate(p.document_infos()):
+            p.set_document_fields(info.id, split="dev" if i % 2 else "train", status="done")
+    (tmp_path / "staff.txt").write_text("QUILLAN\nMAY\n", encoding="utf-8")
+    (tmp_path / "places.txt").write_text("Stourbridge\n", encoding="utf-8")
+    (tmp_path / "pt.csv").write_text("patient_id,first_name,last_name\np1,Odalys,Varga\n",
+                                     encoding="utf-8")
+    return proj, notes
+
+
+def _add_lists(tmp_path, proj):
+    assert run("lists", proj, "add", tmp_path / "staff.txt", "--kind", "staff") == 0
+    assert run("lists", proj, "add", tmp_path / "places.txt", "--kind", "places") == 0
+    assert run("lists", proj, "add", tmp_path / "pt.csv", "--kind", "patients") == 0
+
+
+def _ann_texts(folder, stem):
+    """The NAME and LOCATION spans of a written .ann, as "LABEL text"."""
+    rows = [line.split("\t") for line in
+            (folder / f"{stem}.ann").read_text(encoding="utf-8").splitlines()]
+    return sorted(f"{r[1].split()[0]} {r[2]}" for r in rows
+                  if r[1].split()[0] in ("NAME", "LOCATION"))
+
+
+def test_floor_in_annotate(tmp_path):
+    proj, notes = _project(tmp_path)
+    with Project.open(proj) as p:
+        train_project(p, TrainConfig(models=["rules"], budget="quick"))
+    assert run("annotate", proj, notes, tmp_path / "before") == 0
+    assert _ann_texts(tmp_path / "before", "p1_n2") == []          # the rules find no name
+    _add_lists(tmp_path, proj)
+    assert run("annotate", proj, notes, tmp_path / "out") == 0
+    out = tmp_path / "out"
+    assert _ann_texts(out, "p1_n1") == ["NAME ODALYS", "NAME QUILLAN"]
+    assert _ann_texts(out, "p1_n2") == ["NAME QUILLAN", "NAME VARGA"]
+    # p2's notes: the plain lists apply, p1's patient table does not; "MAY" has no context.
+    assert _ann_texts(out, "p2_n1") == ["LOCATION STOURBRIDGE"]
+    assert _ann_texts(out, "p2_n2") == []
+    # Without the import's patient regex, a note's patient is unknown: plain lists only.
+    assert run("annotate", proj, notes, tmp_path / "other", "--patient-regex", "^(x)") == 0
+    assert _ann_texts(tmp_path / "other", "p1_n2") == ["NAME QUILLAN"]
+
+
+def test_lists_member_and_floor_in_evaluate(tmp_path):
+    proj, _ = _project(tmp_path)
+    _add_lists(tmp_path, proj)
+    with Project.open(proj) as p:
+        r = train_project(p, TrainConfig(budget="quick", models=["rules"]))
+        assert "lists" not in r.members                  # asked for the rules only
+        # A default run of a project with lists has the lists member.
+        default = TrainConfig(budget="quick")
+        default.models = ["rules"] + ["lists"]
+        r = train_project(p, default)
+        assert set(r.members) == {"rules", "lists"}
+        assert r.members["lists"].dev["recall"] > 0       # it tagged dev with the lists
+        res = evaluate_project(p, split="dev", bootstrap=0)
+        rows = {row["name"]: row for row in res.table}
+        # The floor adds the listed names to whatever was selected.
+        assert rows[res.model]["token"]["recall"] >= rows["lists"]["token"]["recall"]
+
+
+def test_apply_floor_adds_and_widens():
+    spans = [Span(0, 5, "NAME"), Span(10, 14, "DATE")]
+    floor = [Span(3, 8, "NAME"), Span(10, 12, "LOCATION"), Span(20, 25, "LOCATION")]
+    assert apply_floor(spans, floor) == [Span(0, 8, "NAME"), Span(10, 14, "DATE"),
+                                         Span(20, 25, "LOCATION")]
