@@ -121,13 +121,21 @@ def _init_worker(factory: Callable[[], Any]) -> None:
     _WORKER_PREDICTOR = factory()
 
 
-def _predict_with(predictor: Any, text: str) -> list[tuple[int, int, str]]:
+def _predict_with(predictor: Any, text: str, patient: str | None = None
+                  ) -> list[tuple[int, int, str]]:
     fn = getattr(predictor, "predict_spans", None) or predictor
-    return [(s.start, s.end, s.label) for s in fn(text)]
+    # A predictor holding hospital lists (app.services.predictor) also takes
+    # the note's patient id, for that patient's entries.
+    if patient is not None and patient.startswith(_PATIENT_PREFIX) \
+            and getattr(predictor, "lists", None) is not None:
+        spans = fn(text, patient[len(_PATIENT_PREFIX):])
+    else:
+        spans = fn(text)
+    return [(s.start, s.end, s.label) for s in spans]
 
 
-def _worker_predict(text: str) -> list[tuple[int, int, str]]:
-    return _predict_with(_WORKER_PREDICTOR, text)
+def _worker_predict(text: str, patient: str | None = None) -> list[tuple[int, int, str]]:
+    return _predict_with(_WORKER_PREDICTOR, text, patient)
 
 
 # ------------------------------------------------------------------- files
@@ -226,11 +234,14 @@ def common_words() -> frozenset[str]:
     return lexicon().common_words
 
 
+_PATIENT_PREFIX = "patient:"
+
+
 def patient_key(patient_id: str) -> str:
     """The surrogate key of a patient: the same for a folder note whose path
     names the patient and for a project document of that patient, so both
     get the same surrogates and date shift."""
-    return "patient:" + patient_id
+    return _PATIENT_PREFIX + patient_id
 
 
 def _output_name(rel: str, naming: str, secret: str | bytes) -> str:
@@ -578,7 +589,7 @@ def _run(items: list[_Pending], factory: Callable[[], Any], workers: int,
                 finish(item, item.spans, "")
                 continue
             try:
-                spans = _predict_with(predictor, item.text)
+                spans = _predict_with(predictor, item.text, item.patient)
             except Exception as exc:  # one bad note must not stop the export
                 finish(item, None, f"prediction failed ({type(exc).__name__})")
                 continue
@@ -595,7 +606,7 @@ def _run(items: list[_Pending], factory: Callable[[], Any], workers: int,
                     if item is None:
                         return
                     window.append((item, None if item.spans is not None
-                                   else pool.submit(_worker_predict, item.text)))
+                                   else pool.submit(_worker_predict, item.text, item.patient)))
 
             top_up()
             while window:

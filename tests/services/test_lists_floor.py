@@ -104,3 +104,21 @@ def test_apply_floor_adds_and_widens():
     floor = [Span(3, 8, "NAME"), Span(10, 12, "LOCATION"), Span(20, 25, "LOCATION")]
     assert apply_floor(spans, floor) == [Span(0, 8, "NAME"), Span(10, 14, "DATE"),
                                          Span(20, 25, "LOCATION")]
+
+
+def test_floor_in_redact_with_the_patient_of_each_file(tmp_path):
+    proj, notes = _project(tmp_path)
+    with Project.open(proj) as p:
+        train_project(p, TrainConfig(models=["rules"], budget="quick"))
+    _add_lists(tmp_path, proj)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for name, text in NOTES.items():
+        (plain / f"{name}.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "red"
+    assert run("redact", proj, plain, out, "--strategy", "tag",
+               "--patient-regex", r"^(p\d+)_") == 0
+    p1 = (out / "p1_n2.txt").read_text(encoding="utf-8")
+    p2 = (out / "p2_n1.txt").read_text(encoding="utf-8")
+    assert "VARGA" not in p1 and "QUILLAN" not in p1          # p1's own name and a staff name
+    assert "STOURBRIDGE" not in p2 and "VARGA" in p2           # p1's name is not p2's
