@@ -146,7 +146,7 @@ def cmd_synth(args) -> int:
 
 def cmd_lists(args) -> int:
     from app.services.lists import add_list_file, remove_list, show_lists
-    with open_project(args.project, readonly=args.lists_action == "show") as project:
+    with open_project(args.project, fall_back_to_readonly=args.lists_action == "show") as project:
         if args.lists_action == "add":
             s = add_list_file(project, args.file, args.kind, args.map)
             who = f" of {s.patients} patients ({', '.join(s.fields)})" if s.kind == "patients" else ""
