@@ -87,3 +87,33 @@ def project_matcher(project) -> tuple[ListMatcher | None, dict[str, str]]:
     lists: HospitalLists = project.hospital_lists()
     mapping, _ = label_map(l.name for l in project.labels())
     return ListMatcher(lists), mapping
+
+
+# Which matcher category each stored (kind, field) is.
+_CATEGORY = {("patients", "first_name"): "patient_name", ("patients", "last_name"): "patient_name",
+             ("patients", "other_names"): "patient_name", ("patients", "dob"): "dob",
+             ("patients", "record_numbers"): "record_number", ("patients", "phones"): "phone",
+             ("patients", "addresses"): "address"}
+
+
+def listed_identifiers(project):
+    """The project's list entries for the leak re-scan, as ``(patient_id or
+    None, label, text, is_name)``: a patient's entries with its id, plain
+    lists with ``None``; entries whose category has no label are left out."""
+    from app.lists.matcher import KIND_CATEGORY, PERSON
+
+    lists = project.hospital_lists()
+    if not lists:
+        return
+    labels, _ = label_map(l.name for l in project.labels())
+    for kind, values in lists.plain.items():
+        category = KIND_CATEGORY[kind]
+        if category in labels:
+            for value in values:
+                yield None, labels[category], value, category in PERSON
+    for patient_id, row in lists.patients.items():
+        for field_name, values in row.items():
+            category = _CATEGORY.get(("patients", field_name))
+            if category in labels:
+                for value in values:
+                    yield patient_id, labels[category], value, category in PERSON

@@ -122,3 +122,14 @@ def test_floor_in_redact_with_the_patient_of_each_file(tmp_path):
     p2 = (out / "p2_n1.txt").read_text(encoding="utf-8")
     assert "VARGA" not in p1 and "QUILLAN" not in p1          # p1's own name and a staff name
     assert "STOURBRIDGE" not in p2 and "VARGA" in p2           # p1's name is not p2's
+
+
+def test_listed_identifiers_for_the_leak_scan(tmp_path):
+    from app.services.lists import listed_identifiers
+    proj, _ = _project(tmp_path)
+    _add_lists(tmp_path, proj)
+    with Project.open(proj, readonly=True) as p:
+        assert sorted(listed_identifiers(p), key=str) == sorted([
+            (None, "NAME", "QUILLAN", True), (None, "NAME", "MAY", True),
+            (None, "LOCATION", "Stourbridge", False),
+            ("p1", "NAME", "Odalys", True), ("p1", "NAME", "Varga", True)], key=str)
