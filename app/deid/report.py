@@ -61,11 +61,13 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
     """
     if version is None:
         from app import __version__ as version
-    per_label: dict[str, dict[str, int]] = {}
+    per_label: dict[str, dict[str, Any]] = {}
     per_note = []
     for n in summary.notes:
         for label, c in n.labels.items():
             row = per_label.setdefault(label, {"spans": 0, "notes": 0})
+            if policy is not None:
+                row["strategy"] = policy.strategy_for(label)
             row["spans"] += c
             row["notes"] += 1
         per_note.append({"note": n.note, "status": n.status, "reason": n.reason,

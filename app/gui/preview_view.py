@@ -30,9 +30,10 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.redaction import POLICY_KEY, preview_document, project_policy
+from app.services.redaction import (POLICY_KEY, document_spans, preview_document,
+                                    project_policy)
 
-MODES = (("model", "Model prediction (what an export writes)"),
+MODES = (("model", "What an export writes (the model, or the rules before training)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
 # Policy.date_order values as the preview offers them.
 DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/2024)", "mdy"),
@@ -41,32 +42,23 @@ SPAN_ALPHA = 90
 
 
 # --------------------------------------------------------------- plain Python
-def effective_spans(project, doc_id: int, mode: str, prediction=None,
-                    flagged: list[Span] = ()) -> list[Span]:
+def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Span]:
     """The spans a preview redacts.
 
-    ``annotations``: the document's accepted spans plus pending suggestions
-    (``preview_document``'s default). ``model``: what an export would
-    replace, the prediction, less the spans a person rejected, plus the
-    misses ``flagged`` in this preview that are still accepted (they win
-    over predictions they overlap, so a flagged miss shows at once).
+    ``annotations`` (or no prediction yet): the accepted spans plus pending
+    suggestions. ``model``: what an export writes
+    (``app.services.redaction.document_spans``): the accepted spans, a
+    flagged miss among them, and the prediction less what a person rejected.
     """
-    if mode == "annotations" or prediction is None:
-        gold = project.gold_spans(doc_id)
-        return gold + [r.span for r in project.span_records(doc_id, status="suggested")]
-    records = project.span_records(doc_id)
-    rejected = {r.span.key for r in records if r.status == "rejected"}
-    accepted = {r.span.key for r in records if r.status == "accepted"}
-    flagged = [f for f in flagged if f.key in accepted]
-    predicted = [s for s in prediction.spans if s.key not in rejected
-                 and not any(s.overlaps(f) for f in flagged)]
-    return sorted(predicted + flagged, key=lambda s: (s.start, s.end))
+    return document_spans(project, doc_id, None if mode == "annotations" or prediction is None
+                          else prediction.spans)
 
 
-def missed_annotations(project, doc_id: int, span_map) -> list[Span]:
-    """Accepted spans that no replacement touches: identifiers the model missed."""
+def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span]:
+    """Accepted spans that no predicted span touches: identifiers the model missed
+    (the export still replaces them: a person's word wins)."""
     return [g for g in project.gold_spans(doc_id)
-            if not any(m.in_start < g.end and g.start < m.in_end for m in span_map)]
+            if not any(p.start < g.end and g.start < p.end for p in predicted)]
 
 
 @dataclass
@@ -248,7 +240,6 @@ class PreviewView(QWidget):
         self.colours: dict[str, str] = {}
         self.strategy_boxes: dict[str, QComboBox] = {}
         self.predictions: dict[int, object] = {}
-        self.flagged: dict[int, list[Span]] = {}      # misses flagged here, per document
         self.missed: list[Span] = []
         self._predictor = None
         self._wanted: int | None = None          # document waiting for a prediction
@@ -371,7 +362,6 @@ class PreviewView(QWidget):
         self.annotator = annotator
         self.doc_id = None
         self.predictions = {}
-        self.flagged = {}
         self.result = None
         self.infos, self.order, self.current = [], [], None
         self.original.set_text("")
@@ -392,7 +382,7 @@ class PreviewView(QWidget):
         self.date_order_box.setCurrentIndex(self.date_order_box.findData(self.policy.date_order))
         self.date_order_box.blockSignals(False)
         self.mode_box.blockSignals(True)
-        self.mode_box.setCurrentIndex(0 if self._has_model() else 1)
+        self.mode_box.setCurrentIndex(0)
         self.mode_box.blockSignals(False)
         self._update_buttons()
 
@@ -444,7 +434,7 @@ class PreviewView(QWidget):
         self.title.setText(f"{info.name}")
         self.original.set_text(info.text)
         self.current = None
-        if self._has_model() and doc_id not in self.predictions:
+        if doc_id not in self.predictions:
             self._request(doc_id)
         self.refresh()
 
@@ -457,21 +447,20 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
-        spans = effective_spans(self.project, self.doc_id, self.mode(), prediction,
-                                self.flagged.get(self.doc_id, []))
+        spans = effective_spans(self.project, self.doc_id, self.mode(), prediction)
         keep = self.infos[self.current].key if self.current is not None else None
         self.result = preview_document(self.project, self.doc_id, policy=self.policy, spans=spans)
         top = self.original.top_offset()
         self.redacted.set_text(self.result.text)
         self.infos = span_infos(self.project, self.doc_id, self.result.span_map, prediction,
                                 self.mode())
-        self.missed = (missed_annotations(self.project, self.doc_id, self.result.span_map)
+        self.missed = (missed_annotations(self.project, self.doc_id, prediction.spans)
                        if self.mode() == "model" and prediction is not None else [])
         self.order = review_order(self.infos)
         self.current = next((i for i, s in enumerate(self.infos) if s.key == keep), None)
         self._paint()
         self._sync(self.original, self.redacted, top_offset=top)
-        waiting = self.mode() == "model" and prediction is None and self._has_model()
+        waiting = self.mode() == "model" and prediction is None
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
         missed = (f", {len(self.missed)} annotated identifier(s) missed by the model "
                   f"(red wavy underline)" if self.missed else "")
@@ -525,10 +514,13 @@ class PreviewView(QWidget):
         project, view = self.project, self
 
         def work(progress, cancel):
-            from app.services.predictor import Predictor
+            from app.services.predictor import Prediction, Predictor
+            from app.services.redaction import rules_predictor
+            text = project.document(doc_id).text
+            if not view._has_model():            # what a rules-only export replaces
+                return doc_id, Prediction(rules_predictor(project).predict_spans(text))
             if view._predictor is None:          # loaded once, reused for every note
                 view._predictor = Predictor.from_project(project, all_members=True)
-            text = project.document(doc_id).text
             return doc_id, view._predictor.predict([text], with_members=True)[0]
 
         self._wanted = None
@@ -634,7 +626,21 @@ class PreviewView(QWidget):
             box.blockSignals(True)
             box.setCurrentText(strategy)
             box.blockSignals(False)
+        self._store_strategies()
         self.refresh()
+
+    def _store_strategies(self) -> None:
+        """The strategies shown are the ones exports apply: stored at once
+        (issue 18 item 2: a strategy chosen here was lost unless saved)."""
+        if self.project is None or self.project.readonly:
+            return
+        stored = self.project.get_setting(POLICY_KEY) or {}
+        self.project.set_setting(POLICY_KEY, {**stored, "default": self.policy.default,
+                                              "strategies": dict(self.policy.strategies)})
+        self.project.log("policy_changed", {"default": self.policy.default,
+                                            "strategies": dict(self.policy.strategies)},
+                         actor=self.annotator)
+        self.message.emit("Strategies saved: exports use them")
 
     def set_date_order(self, order: str) -> None:
         """Read ambiguous numeric dates day-first (``"dmy"``), month-first
@@ -673,7 +679,6 @@ class PreviewView(QWidget):
         if span_id is None:
             self.message.emit("Nothing labelable is selected")
             return None
-        self.flagged.setdefault(self.doc_id, []).append(self.project.span_record(span_id).span)
         self._corrected()
         return span_id
 

@@ -43,7 +43,7 @@ def test_report_has_no_identifier_text(tmp_path):
                           settings={"in_dir": str(src), "workers": 1}, timings={"predict": 1.5},
                           version="9.9")
     assert report["totals"]["notes_done"] == 1 and report["totals"]["notes_bad"] == 1
-    assert report["per_label"]["PERSON"] == {"spans": 2, "notes": 1}
+    assert report["per_label"]["PERSON"] == {"spans": 2, "notes": 1, "strategy": "surrogate"}
     assert report["model"]["name"] == "ensemble-vote" and report["tool"]["version"] == "9.9"
     write_report(report, tmp_path / "r.json", tmp_path / "r.html")
     blob = (tmp_path / "r.json").read_text() + (tmp_path / "r.html").read_text()
