@@ -17,6 +17,7 @@ from app.gui.documents_view import DocumentListView
 from app.gui.editor_view import EditorView
 from app.gui.export_wizard import ExportWizard
 from app.gui.guidelines_view import GuidelinesView
+from app.gui.lists_dialog import open_lists_dialog
 from app.gui.preview_view import PreviewView
 from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout, QInputDialog,
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
                                           "Ctrl+I")
         self.export_action = self._action(file_menu, "&Export de-identified notes…",
                                           self.open_export, "Ctrl+E")
+        self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
         self._action(file_menu, "&Settings…", self.open_settings, QKeySequence.Preferences)

@@ -9,7 +9,8 @@ with a typo.
 The stoplist is Faker's list of about a thousand common English words
 (``faker.providers.lorem.en_US``, MIT licence, a dependency of the product)
 plus the function words, calendar words and clinical words and
-abbreviations written below (ours).
+abbreviations written below (ours) and the common words of the shipped
+dictionaries (:mod:`app.rules.dictionaries`).
 """
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ dtr sis bro hubby gf bf so
 
 @lru_cache(maxsize=1)
 def stoplist() -> frozenset[str]:
-    """The lower-case stoplist (built once per process)."""
+    """The lower-case stoplist (built once per process), with the shipped
+    dictionaries' common words (``resources/dictionaries/common_words.txt``)."""
     from faker.providers.lorem.en_US import Provider
-    return frozenset(w.lower() for w in Provider.word_list) | frozenset(_EXTRA)
+
+    from app.rules.dictionaries import lexicon
+    return (frozenset(w.lower() for w in Provider.word_list) | frozenset(_EXTRA)
+            | lexicon().common_words)
