@@ -79,11 +79,33 @@ def remove_overlaps(spans: Iterable[Span]) -> list[Span]:
 
     BIO tagging cannot represent overlap; this is the one documented
     resolution used everywhere (the longest span wins, ties by position).
+
+    O(n log n): the spans kept so far are disjoint, so a candidate
+    ``[start, end)`` overlaps one of them exactly when the kept span with
+    the greatest start before ``end`` reaches past ``start``. That span is
+    found with a Fenwick tree of prefix maxima over the (sorted, distinct)
+    start offsets.
     """
+    ordered = sorted(spans, key=lambda s: (-(s.end - s.start), s.start, s.label))
+    starts = sorted({s.start for s in ordered})
+    rank = {start: i for i, start in enumerate(starts, 1)}
+    tree = [0] * (len(starts) + 1)      # tree[i]: greatest kept rank in its range
+    end_of = [0] * (len(starts) + 1)    # kept span's end, by the rank of its start
     chosen: list[Span] = []
-    for s in sorted(spans, key=lambda s: (-(s.end - s.start), s.start, s.label)):
-        if not any(s.overlaps(c) for c in chosen):
-            chosen.append(s)
+    for s in ordered:
+        i, last = bisect_left(starts, s.end), 0      # ranks 1..i start before s.end
+        while i > 0:
+            last = max(last, tree[i])
+            i -= i & -i
+        if last and end_of[last] > s.start:
+            continue
+        r = rank[s.start]
+        end_of[r] = s.end
+        while r < len(tree):
+            if tree[r] < rank[s.start]:
+                tree[r] = rank[s.start]
+            r += r & -r
+        chosen.append(s)
     return sort_spans(chosen)
 
 

@@ -43,7 +43,7 @@ from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
 from app.deid.memory import InMemorySurrogateMemory, JsonFileSurrogateMemory, as_memory
 from app.deid.policy import Policy
-from app.deid.redact import MappedSpan, RedactionResult, Redactor, map_offset
+from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
 from app.deid.textin import UnreadableNote, decode_note
 from app.formats.base import printable_path, utf8_name
@@ -677,9 +677,9 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                    names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                    if policy.kind_for(m.label) == "name"])
     leaks = [lk for lk in found if not lk.in_replacement]
+    back = offset_mapper(result.span_map, forward=False)
     suspicions = [{"start": lk.start, "end": lk.end,
-                   "in_start": map_offset(result.span_map, lk.start, forward=False),
-                   "in_end": map_offset(result.span_map, lk.end, forward=False),
+                   "in_start": back(lk.start), "in_end": back(lk.end),
                    "kind": lk.kind, "category": lk.category} for lk in leaks]
     labels = result.label_counts()
     strategies: dict[str, int] = {}

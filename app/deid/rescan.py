@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -199,13 +200,31 @@ class KnownIdentifiers:
         return found
 
 
-def _outside(start: int, end: int, ranges: Sequence[tuple[int, int]],
+class _Ranges:
+    """Disjoint output ranges (the replacements), sorted: those meeting a
+    range found by bisection, so a scan stays linear in the note's size."""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        self.ranges = sorted(ranges)
+        self._starts = [s for s, _ in self.ranges]
+
+    def meeting(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The ranges ``(s, e)`` with ``s < end and start < e``, in order."""
+        # Disjoint and sorted, so the ends rise too: walk back from the last
+        # range starting before ``end`` while it still reaches past ``start``.
+        j = bisect_left(self._starts, end) - 1
+        out = []
+        while j >= 0 and self.ranges[j][1] > start:
+            out.append(self.ranges[j])
+            j -= 1
+        return out[::-1]
+
+
+def _outside(start: int, end: int, ranges: _Ranges,
              text: str) -> list[tuple[int, int]]:
     """The parts of [start, end) outside ``ranges`` that hold a letter or digit."""
     pieces = [(start, end)]
-    for s, e in ranges:
-        if e <= start or s >= end:
-            continue
+    for s, e in ranges.meeting(start, end):
         nxt = []
         for a, b in pieces:
             if e <= a or s >= b:
@@ -224,7 +243,7 @@ def _outside(start: int, end: int, ranges: Sequence[tuple[int, int]],
     return out
 
 
-def _names_beside(text: str, ranges: Sequence[tuple[int, int]],
+def _names_beside(text: str, ranges: _Ranges,
                   name_ranges: Sequence[tuple[int, int]]) -> list[Leak]:
     """Listed names written with a capital beside a replaced name or after a title."""
     try:
@@ -238,7 +257,7 @@ def _names_beside(text: str, ranges: Sequence[tuple[int, int]],
         w = m.group()
         if len(w) < MIN_IDENTIFIER_CHARS or not w[0].isupper():
             continue
-        if any(s < m.end() and m.start() < e for s, e in ranges):
+        if ranges.meeting(m.start(), m.end()):
             continue
         beside = ((m.start() - 1 in ends and text[m.start() - 1] == " ")
                   or (m.end() + 1 in starts and text[m.end()] == " "))
@@ -288,10 +307,10 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
         Sorted by position; at most one suspicion per range and source.
     """
     allow_set = frozenset(a.casefold() for a in allow)
-    ranges = sorted(replaced)
+    ranges = _Ranges(replaced)
 
     def inside(start: int, end: int) -> bool:
-        return any(s < end and start < e for s, e in ranges)
+        return bool(ranges.meeting(start, end))
 
     leaks: list[Leak] = []
     table = KnownIdentifiers()

@@ -1,6 +1,8 @@
 import json
 import re
 
+import pytest
+
 from app.deid.folder import redact_folder
 from app.deid.policy import Policy
 from app.deid.report import build_report, write_report
@@ -85,3 +87,20 @@ def test_model_and_rule_spans_count_outside_replacements_and_names_beside():
     assert [(out[lk.start:lk.end], lk.kind) for lk in leaks] == [("Smith", "model")]
     leaks = rescan(out, [], replaced=replaced, names_replaced=replaced)
     assert [(out[lk.start:lk.end], lk.kind) for lk in leaks] == [("Smith", "name"), ("Jones", "name")]
+
+
+@pytest.mark.timeout(120)
+def test_rescan_and_offset_mapping_scale_to_a_huge_note():
+    """Issue 23 item 8: the leak scan compared every word with every
+    replacement, and mapping a suspicion back walked every span."""
+    from app.deid.redact import MappedSpan, offset_mapper
+    n = 60_000
+    out_text = "".join(f"[PERSON] met Smith. " for _ in range(n))
+    replaced = [(20 * i, 20 * i + 8) for i in range(n)]
+    found = rescan(out_text, rules_fn=lambda t: [], replaced=replaced, names_replaced=replaced)
+    assert all(not (s < lk.end and lk.start < e) for lk in found for s, e in replaced[:5])
+    span_map = [MappedSpan(25 * i, 25 * i + 13, 20 * i, 20 * i + 8, "PERSON", "bracket")
+                for i in range(n)]
+    back = offset_mapper(span_map, forward=False)
+    assert [back(20 * i + 9) for i in range(0, n, 1000)] == [25 * i + 14 for i in range(0, n, 1000)]
+    assert back(20 * 7 + 3) == 25 * 7
