@@ -126,6 +126,24 @@ def _export_redacted(args) -> int:
     return 0
 
 
+def cmd_audit(args) -> int:
+    from app.services.auditing import REVIEW_FILE, finish_audit, start_audit
+    with open_project(args.project) as project:
+        if args.finish:
+            r = finish_audit(project, args.folder, reviewer=args.reviewer or "",
+                             review_file=args.review)
+            _print(f"reviewed by {r['reviewer']} on {r['reviewed_at']}")
+            _print(r["notes_sentence"])
+            _print(r["identifiers_sentence"])
+            _print(f"written to the audit report in {args.folder}")
+            return 0
+        audit = start_audit(project, args.folder, notes=args.notes, max_rate=args.max_rate,
+                            seed=args.seed)
+    _print(f"drew {len(audit['sample'])} of {audit['notes_in_export']} notes (seed {audit['seed']}); "
+           f"review each and fill {Path(args.folder) / REVIEW_FILE}, then run with --finish")
+    return 0
+
+
 def cmd_doctor(args) -> int:
     from app.services.doctor import run_doctor
     rep = run_doctor()

@@ -149,6 +149,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="redacted: use the rule recogniser, not the trained model")
     s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it)")
 
+    s = sub.add_parser("audit", help="measure the residual risk of an export: draw a sample "
+                                     "to review, then bound the leak rate from the review")
+    s.add_argument("project")
+    s.add_argument("folder", help="the export (a folder written by redact or export)")
+    s.add_argument("--notes", type=int, help="sample size (default: enough for --max-rate)")
+    s.add_argument("--max-rate", type=float, default=0.05,
+                   help="the leak rate to show at most, if the sample holds no leak (0.05)")
+    s.add_argument("--finish", action="store_true",
+                   help="read the filled review file and write the residual risk to the report")
+    s.add_argument("--review", help="the filled review file (default: FOLDER/audit-review.tsv)")
+    s.add_argument("--reviewer", help="who reviewed the notes (required with --finish)")
+    s.add_argument("--seed", type=int, help="seed of the sample (default: a random one, recorded)")
+
     s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
     s.add_argument("project")
     lsub = s.add_subparsers(dest="lists_action", metavar="ACTION")

@@ -114,7 +114,7 @@ table{border-collapse:collapse;margin:.5em 0;font-size:.92em}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bad{color:#a40000;font-weight:600}.ok{color:#0a6d2a;font-weight:600}.muted{color:#666}
-pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:.85em}
+.big{font-size:1.15em;font-weight:600}
 """
 
 
@@ -122,56 +122,175 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _kv_table(data: Mapping[str, Any] | None) -> str:
-    if not data:
-        return '<p class="muted">Not given.</p>'
-    rows = []
-    for k, v in data.items():
-        cell = (f"<pre>{_e(json.dumps(v, indent=2, sort_keys=True, default=str))}</pre>"
-                if isinstance(v, (dict, list)) else _e(v))
-        rows.append(f"<tr><th>{_e(k)}</th><td>{cell}</td></tr>")
-    return "<table>" + "".join(rows) + "</table>"
+#: Strategies in words, for people.
+STRATEGY_WORDS = {
+    "tag": "replaced by its label, as <**LABEL**>",
+    "bracket": "replaced by its label, as [LABEL]",
+    "remove": "removed",
+    "mask": "masked character by character (***)",
+    "surrogate": "replaced by a realistic stand-in (surrogate)",
+}
+STATUS_WORDS = {"done": "written", "resumed": "kept from an earlier run",
+                "bad": "unreadable, skipped", "failed": "failed, skipped",
+                "leak": "withheld (strict mode: suspected leak)"}
+_KIND_WORDS = {
+    "patient": "a known identifier of this patient",
+    "project": "a known identifier of the project",
+    "part": "part of a known name",
+    "rule": "a pattern the rules recognise",
+    "model": "something the model reads as an identifier",
+    "name": "a listed name beside a replaced name",
+}
+_METRIC_WORDS = {"precision": "Precision", "recall": "Recall", "f1": "F1", "tp": "Found",
+                 "fp": "False alarms", "fn": "Missed"}
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _num(v: Any) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else _e(v)
+
+
+def _figures(row: Mapping[str, Any]) -> str:
+    """A model's figures as a two-row table (entities, and identifier words)."""
+    def cells(d: Mapping[str, Any]) -> str:
+        return "".join(f"<td class='n'>{_num(d.get(k, ''))}</td>" for k in _METRIC_WORDS)
+    head = "".join(f"<th>{w}</th>" for w in _METRIC_WORDS.values())
+    rows = f"<tr><th>Whole identifiers (strict)</th>{cells(row)}</tr>"
+    if isinstance(row.get("token"), Mapping):
+        rows += f"<tr><th>Identifier words</th>{cells(row['token'])}</tr>"
+    return f"<table><tr><th></th>{head}</tr>{rows}</table>"
+
+
+def _audit_section(audit: Mapping[str, Any] | None) -> str:
+    if not audit:
+        return ("<p>No one has reviewed a sample of this export yet. To measure the risk "
+                "that is left, run <code>deid audit PROJECT FOLDER</code> (it draws the notes "
+                "to read), fill the review file, then <code>deid audit PROJECT FOLDER --finish "
+                "--reviewer NAME</code>.</p>")
+    return (f"<p class='big'>{_e(audit['notes_sentence'])}</p>"
+            f"<p class='big'>{_e(audit['identifiers_sentence'])}</p>"
+            f"<p>{_e(audit['reviewer'])} read {_plural(audit['notes_reviewed'], 'note')} drawn "
+            f"at random from the {audit['notes_in_export']} of this export on "
+            f"{_e(audit['reviewed_at'])} and found {_plural(audit['identifiers_left'], 'identifier')} "
+            f"left in clear in {_plural(audit['notes_leaking'], 'note')}. The bounds are exact "
+            f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by the same "
+            f"model and policy.</p>")
 
 
 def render_html(report: Mapping[str, Any]) -> str:
-    """The report as one self-contained HTML page."""
+    """The report as one self-contained HTML page, in sentences and tables."""
+    tool = report.get("tool") or {"name": "DeID Studio", "version": ""}
+    audit = report.get("audit")
+    head = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>De-identification report</title><style>{_CSS}</style></head><body>"
+            f"<h1>De-identification report</h1>")
+    if "totals" not in report:              # a review of an export without its report
+        return (head + "<h2>Residual risk</h2>" + _audit_section(audit) + "</body></html>\n")
     t = report["totals"]
-    leak_cls = "bad" if t["leaks"] else "ok"
+    model = report.get("model") or {}
+    settings = report.get("settings") or {}
+    model_name = model.get("model") or "an unnamed model"
+    run = f" (training run {model['run']})" if model.get("run") is not None else ""
+    intro = (f"<p>{_e(tool['name'])} {_e(tool['version'])} de-identified "
+             f"{_plural(t['notes_done'] + t['notes_resumed'], 'note')} on "
+             f"{_e(report['generated_at'][:10])} with <b>{_e(model_name)}</b>{run}, replacing "
+             f"{_plural(t['spans'], 'identifier')}. ")
+    if t["notes_resumed"]:
+        intro += (f"{t['notes_resumed']} of them were kept from an earlier run with the same "
+                  f"settings. ")
+    if t["notes_bad"] + t["notes_failed"]:
+        intro += f"{_plural(t['notes_bad'] + t['notes_failed'], 'note')} could not be read. "
+    if t["notes_leak"]:
+        intro += (f"{_plural(t['notes_leak'], 'note was', 'notes were')} withheld because the "
+                  f"leak scan suspected an identifier (strict mode). ")
+    intro += "</p>"
+
     label_rows = "".join(
-        f"<tr><td>{_e(k)}</td><td class='n'>{v['spans']}</td><td class='n'>{v['notes']}</td></tr>"
+        f"<tr><td>{_e(k)}</td><td>{_e(STRATEGY_WORDS.get(v.get('strategy', ''), v.get('strategy', '')))}"
+        f"</td><td class='n'>{v['spans']}</td><td class='n'>{v['notes']}</td></tr>"
         for k, v in report["per_label"].items())
+    removed = ("<p>No identifier was found.</p>" if not label_rows else
+               "<table><tr><th>Kind of identifier</th><th>What was done</th>"
+               f"<th>Replaced</th><th>In notes</th></tr>{label_rows}</table>")
+
+    suspects = [n for n in report["per_note"] if n.get("leaks")]
+    if suspects:
+        rows = []
+        for n in suspects:
+            what = "; ".join(
+                f"{_KIND_WORDS.get(s['kind'], s['kind'])} ({_e(s['category'])}) at characters "
+                f"{s['start']}–{s['end']}" for s in n.get("suspicions", [])) \
+                or _plural(n["leaks"], "suspicion")
+            done = ("withheld, not written" if n["status"] == "leak"
+                    else "written: open it in Preview to check and fix")
+            rows.append(f"<tr><td>{_e(n['note'])}</td><td>{what}</td><td>{done}</td></tr>")
+        scan = (f"<p class='bad'>The leak scan suspects {_plural(t['leaks'], 'identifier')} left "
+                f"in clear in {_plural(t['notes_with_leaks'], 'note')}.</p><p>It re-read every "
+                f"written note for the identifiers the project knows (this patient's, other "
+                f"patients', the hospital lists), for well-formed identifiers the rules "
+                f"recognise, and with the model set to err towards suspecting. A suspicion is "
+                f"not proof: a person should look at each.</p>"
+                "<table><tr><th>Note</th><th>What and where (characters in the written note)"
+                f"</th><th>What was done</th></tr>{''.join(rows)}</table>")
+    else:
+        scan = ("<p class='ok'>The leak scan suspects nothing: no known identifier, no pattern "
+                "the rules recognise and nothing the model reads as an identifier was found in "
+                "clear in the written notes.</p>")
+    if t.get("coincidences"):
+        scan += (f"<p>{_plural(t['coincidences'], 'replacement')} happened to equal a real "
+                 f"identifier of the same patient (a shifted date landing on another real "
+                 f"date, say); they are stand-ins, not leaks.</p>")
+
+    evaluation = report.get("evaluation") or {}
+    model_html = f"<p>The spans were found by <b>{_e(model_name)}</b>{run}.</p>"
+    if model.get("reason"):
+        model_html += f"<p>Why this model: {_e(model['reason'])}</p>"
+    if model.get("finishing"):
+        model_html += f"<p>After the model: {_e(model['finishing'])}</p>"
+    for key, title in (("test", "On the project's test notes"),
+                       ("dev_strict", "On the development notes (used to choose the model)")):
+        if isinstance(evaluation.get(key), Mapping):
+            model_html += f"<p>{title}:</p>{_figures(evaluation[key])}"
+    if not evaluation:
+        model_html += "<p>No evaluation figures were recorded for these spans.</p>"
+
+    facts = []
+    if settings.get("naming"):
+        facts.append("file names kept" if settings["naming"] == "same"
+                     else "file names replaced by keyed hashes")
+    if "strict" in settings:
+        facts.append("strict mode (suspected notes are withheld)" if settings["strict"]
+                     else "suspected notes are written and listed here")
+    if settings.get("date_order"):
+        facts.append(f"numeric dates read as {_e(settings['date_order'])}")
+    policy = report.get("policy") or {}
+    if policy.get("default"):
+        facts.append(f"labels without their own strategy: "
+                     f"{_e(STRATEGY_WORDS.get(policy['default'], policy['default']))}")
+
     note_rows = "".join(
         f"<tr><td>{_e(n['note'])}</td><td class='{'bad' if n['status'] in ('bad', 'failed', 'leak') else ''}'>"
-        f"{_e(n['status'])}</td><td>{_e(n['reason'])}</td><td class='n'>{n['chars_in']}</td>"
-        f"<td class='n'>{n['spans']}</td><td>{_e(', '.join(f'{k}: {c}' for k, c in n['labels'].items()))}</td>"
-        f"<td class='n {'bad' if n['leaks'] else ''}'>{n['leaks']}</td></tr>"
+        f"{_e(STATUS_WORDS.get(n['status'], n['status']))}"
+        f"{(' — ' + _e(n['reason'])) if n.get('reason') else ''}"
+        f"{(' (redone: ' + _e(n['redone']) + ')') if n.get('redone') else ''}</td>"
+        f"<td class='n'>{n['spans']}</td><td class='n {'bad' if n['leaks'] else ''}'>{n['leaks']}</td></tr>"
         for n in report["per_note"])
-    tool = report["tool"]
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>De-identification report</title><style>{_CSS}</style></head><body>
-<h1>De-identification report</h1>
-<p class="muted">{_e(tool['name'])} {_e(tool['version'])} · generated {_e(report['generated_at'])}</p>
-<h2>Summary</h2>
-<table>
-<tr><th>Notes</th><td class="n">{t['notes']}</td></tr>
-<tr><th>Redacted now / resumed</th><td class="n">{t['notes_done']} / {t['notes_resumed']}</td></tr>
-<tr><th>Unreadable / failed / withheld (leak)</th><td class="n">{t['notes_bad']} / {t['notes_failed']} / {t['notes_leak']}</td></tr>
-<tr><th>Replaced spans</th><td class="n">{t['spans']}</td></tr>
-<tr><th>Characters in / out</th><td class="n">{t['chars_in']} / {t['chars_out']}</td></tr>
-<tr><th>Suspected leaks (notes)</th><td class="n {leak_cls}">{t['leaks']} ({t['notes_with_leaks']})</td></tr>
-<tr><th>Surrogates equal to a real identifier</th><td class="n">{t['coincidences']}</td></tr>
-</table>
-<h2>Per label</h2>
-<table><tr><th>Label</th><th>Spans</th><th>Notes</th></tr>{label_rows}</table>
-<h2>Model</h2>{_kv_table(report.get('model'))}
-<h2>Evaluation</h2>{_kv_table(report.get('evaluation'))}
-<h2>Policy</h2>{_kv_table(report.get('policy'))}
-<h2>Settings</h2>{_kv_table(report.get('settings'))}
-<h2>Timings (s)</h2>{_kv_table(report.get('timings'))}
-<h2>Per note</h2>
-<table><tr><th>Note (output name)</th><th>Status</th><th>Reason</th><th>Chars</th><th>Spans</th>
-<th>Labels</th><th>Leaks</th></tr>{note_rows}</table>
+    seconds = (report.get("timings") or {}).get("redact_total")
+    took = f" It took {seconds:.1f} seconds." if isinstance(seconds, (int, float)) else ""
+    return f"""{head}
+<p class="muted">Generated {_e(report['generated_at'])}.{took}</p>
+{intro}
+<h2>Residual risk</h2>{_audit_section(audit)}
+<h2>What was removed</h2>{removed}
+<h2>What the leak scan suspected</h2>{scan}
+<h2>The model</h2>{model_html}
+<h2>Settings</h2><p>{'; '.join(facts) or 'Defaults.'}.</p>
+<h2>Every note</h2>
+<table><tr><th>Note (as written)</th><th>What happened</th><th>Identifiers replaced</th>
+<th>Suspicions</th></tr>{note_rows}</table>
 </body></html>
 """
 

@@ -218,3 +218,34 @@ def test_cli_exports_project_documents_redacted_and_lists_suspects(rules_trained
         names = [i.name for i in p.document_infos()]
     assert sorted(x.stem for x in out.glob("*.txt")) == sorted(names)
     assert "[PERSON]" in "".join(x.read_text(encoding="utf-8") for x in out.glob("*.txt"))
+
+
+def test_audit_flow_from_the_cli(rules_trained, tmp_path, capsys):
+    """Export, draw a sample, fill the review file, finish: the report states the bound."""
+    import json
+    out = tmp_path / "out"
+    assert main(["-q", "export", str(rules_trained), str(out), "--format", "redacted",
+                 "--rules-only", "--report", str(out / "deid-report")]) == 0
+    assert main(["-q", "audit", str(rules_trained), str(out), "--notes", "10", "--seed", "3"]) == 0
+    assert "drew 10 of 15 notes (seed 3)" in capsys.readouterr().out
+    review = out / "audit-review.tsv"
+    rows = [line for line in review.read_text().splitlines()
+            if line and not line.startswith("#") and not line.startswith("note\t")]
+    assert len(rows) == 10
+    assert main(["-q", "audit", str(rules_trained), str(out), "--finish",
+                 "--reviewer", "R. Officer"]) == 1          # not filled yet: a clear error
+    assert "a number, 0 if none" in capsys.readouterr().err
+    filled = [r.split("\t")[0] + "\t" + r.split("\t")[1] + "\t" + ("2" if i == 0 else "0") + "\t"
+              for i, r in enumerate(rows)]
+    review.write_text("note\tidentifiers_replaced\tidentifiers_left\tcomment\n"
+                      + "\n".join(filled) + "\n")
+    assert main(["-q", "audit", str(rules_trained), str(out), "--finish",
+                 "--reviewer", "R. Officer"]) == 0
+    said = capsys.readouterr().out
+    assert "1 leak in 10 notes (10.0 % observed): at most 39.4 % of notes leak, 95 % confidence." in said
+    report = json.loads((out / "deid-report.json").read_text())
+    assert report["audit"]["reviewer"] == "R. Officer" and report["audit"]["notes_leaking"] == 1
+    page = (out / "deid-report.html").read_text()
+    assert "at most 39.4 % of notes leak" in page and "R. Officer read 10 notes" in page
+    with Project.open(rules_trained, readonly=True) as p:
+        assert p.get_setting("audit_reviews")[-1]["identifiers_left"] == 2

@@ -1,0 +1,158 @@
+"""Residual-risk audit of an export: sample, review, bound.
+
+1. ``start_audit`` draws a random sample of the export's notes (enough for
+   the target rate, ``app.deid.audit.sample_size``) and writes a review file
+   beside them (``audit-review.tsv``: one row per sampled note, the number of
+   identifiers it replaced, an empty column for the identifiers a person
+   finds left in clear);
+2. the reviewer reads each sampled note and fills the column (0 when none);
+3. ``finish_audit`` reads the file back, states the observed leak rate per
+   note and per identifier with exact one-sided 95 % upper bounds, who
+   reviewed and when, the model and policy of the export, adds it to the
+   export's audit report and keeps it in the project (settings, no schema
+   change).
+
+The review file and the result hold note names (output names) and counts,
+never identifier text.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import secrets
+from pathlib import Path
+
+from app.errors import UserError
+
+REVIEW_FILE = "audit-review.tsv"
+REPORT_STEM = "deid-report"
+AUDITS_KEY = "audit_reviews"
+_MANIFEST = ".deid-manifest.jsonl"
+_HEADER = ("# Residual-risk review. Open each note below in this folder, read it whole, and "
+           "write in 'identifiers_left' how many identifiers you find in clear (0 if none).\n"
+           "# Do not write the identifiers themselves. Then run: deid audit PROJECT FOLDER "
+           "--finish --reviewer NAME\n")
+
+
+def _export_notes(folder: Path) -> dict[str, int]:
+    """Written notes of an export: output name -> identifiers replaced."""
+    manifest = folder / _MANIFEST
+    if not manifest.is_file():
+        raise UserError(f"{folder} holds no export (no {_MANIFEST}); export or redact into it first")
+    notes: dict[str, int] = {}
+    for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out = entry.get("output") if isinstance(entry, dict) else None
+        if out and (folder / out).is_file():
+            notes[out] = sum((entry.get("labels") or {}).values())
+    if not notes:
+        raise UserError(f"{folder} holds no finished notes to review")
+    return notes
+
+
+def start_audit(project, folder, *, notes: int | None = None, max_rate: float = 0.05,
+                confidence: float = 0.95, seed: int | None = None) -> dict:
+    """Draw the sample and write the review file; returns the open audit."""
+    from app.deid.audit import draw_sample, sample_size
+
+    folder = Path(folder)
+    written = _export_notes(folder)
+    try:
+        n = notes if notes is not None else sample_size(max_rate, confidence)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if n < 1:
+        raise UserError("the sample must hold at least one note")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    sample = draw_sample(list(written), n, seed)
+    rows = "".join(f"{name}\t{written[name]}\t\t\n" for name in sample)
+    (folder / REVIEW_FILE).write_text(
+        _HEADER + "note\tidentifiers_replaced\tidentifiers_left\tcomment\n" + rows,
+        encoding="utf-8")
+    audit = {"export": folder.name, "started_at": _now(), "seed": seed, "sample": sample,
+             "notes_in_export": len(written), "target_rate": max_rate,
+             "confidence": confidence, "status": "open"}
+    project.log("audit_started", {"sample": len(sample), "notes": len(written)})
+    return audit
+
+
+def read_review(path: Path) -> list[tuple[str, int, int]]:
+    """``(note, replaced, left)`` rows of a filled review file."""
+    if not path.is_file():
+        raise UserError(f"no review file {path}: start the audit first")
+    rows = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#") or line.startswith("note\t"):
+            continue
+        cells = line.split("\t")
+        if len(cells) < 3:
+            raise UserError(f"{path.name} line {i}: expected note, identifiers_replaced, "
+                            f"identifiers_left")
+        try:
+            left = int(cells[2].strip())
+            replaced = int(cells[1].strip() or 0)
+        except ValueError:
+            raise UserError(f"{path.name} line {i}: write how many identifiers are left in "
+                            f"clear in {cells[0]} (a number, 0 if none)") from None
+        if left < 0:
+            raise UserError(f"{path.name} line {i}: a count cannot be negative")
+        rows.append((cells[0], replaced, left))
+    if not rows:
+        raise UserError(f"{path.name} lists no notes")
+    return rows
+
+
+def finish_audit(project, folder, *, reviewer: str, review_file=None,
+                 confidence: float = 0.95) -> dict:
+    """Read the filled review, bound the residual risk, store and report it."""
+    from app.deid.audit import risk_sentence, upper_bound
+    from app.deid.report import write_report
+
+    if not reviewer or not reviewer.strip():
+        raise UserError("say who reviewed the notes (--reviewer NAME)")
+    folder = Path(folder)
+    rows = read_review(Path(review_file) if review_file else folder / REVIEW_FILE)
+    written = _export_notes(folder)
+    unknown = [name for name, _, _ in rows if name not in written]
+    if unknown:
+        raise UserError(f"the review names {len(unknown)} note(s) this export does not hold "
+                        f"(first: {unknown[0]})")
+    n = len(rows)
+    leaking = sum(1 for _, _, left in rows if left)
+    left = sum(r[2] for r in rows)
+    checked = sum(r[1] for r in rows) + left
+    report_json = folder / f"{REPORT_STEM}.json"
+    export_report = (json.loads(report_json.read_text(encoding="utf-8"))
+                     if report_json.is_file() else {})
+    result = {
+        "reviewer": reviewer.strip(), "reviewed_at": _now(), "export": folder.name,
+        "notes_in_export": len(written), "notes_reviewed": n, "notes_leaking": leaking,
+        "identifiers_checked": checked, "identifiers_left": left,
+        "confidence": confidence,
+        "note_rate_upper": upper_bound(leaking, n, confidence),
+        "identifier_rate_upper": upper_bound(left, checked, confidence) if checked else None,
+        "notes_sentence": risk_sentence(leaking, n, "notes", confidence),
+        "identifiers_sentence": (risk_sentence(left, checked, "identifiers", confidence)
+                                 if checked else "No identifier in the sample."),
+        "model": export_report.get("model"), "policy": export_report.get("policy"),
+        "export_generated_at": export_report.get("generated_at"),
+    }
+    audits = list(project.get_setting(AUDITS_KEY) or [])
+    audits.append(result)
+    project.set_setting(AUDITS_KEY, audits)
+    project.log("audit_finished", {"notes_reviewed": n, "notes_leaking": leaking,
+                                   "identifiers_left": left}, actor=reviewer.strip())
+    if export_report:
+        export_report["audit"] = result
+        write_report(export_report, report_json, folder / f"{REPORT_STEM}.html")
+    else:
+        write_report({"audit": result}, folder / "audit-report.json",
+                     folder / "audit-report.html")
+    return result
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
