@@ -7,7 +7,9 @@
 list and with each list alone it prints label-blind binary-token recall
 and precision over every gold identifier token, the recall on the gold
 tokens of the labels lists are about (NAME/PERSON, LOCATION), and the
-notes with identifiers that still leak one. Figures only, never text.
+notes with identifiers that still leak one; then the rule recogniser
+(``app.rules``, what a project has before any training) alone and with every
+list, i.e. what the lists add to it. Figures only, never text.
 """
 from __future__ import annotations
 
@@ -66,17 +68,18 @@ def _gold(ann: Path) -> list[tuple[int, int, str]]:
     return spans
 
 
-def measure(notes, matcher: ListMatcher) -> dict:
-    """Binary-token figures of ``matcher`` over ``notes`` [(text, patient, gold)]."""
+def measure(notes, find) -> dict:
+    """Binary-token figures over ``notes`` [(text, patient, gold)] of
+    ``find(text, patient)``, which returns ``(start, end)`` pairs."""
     tp = fp = fn = 0
     focus_gold = focus_found = 0
     leaking = with_pii = 0
     for text, patient, gold in notes:
-        hits = matcher.find(text, patient)
+        hits = find(text, patient)
         leaked = False
         for tok in tokenize(text):
             labels = {lab for a, b, lab in gold if a < tok.end and tok.start < b}
-            found = any(h.start < tok.end and tok.start < h.end for h in hits)
+            found = any(a < tok.end and tok.start < b for a, b in hits)
             if labels:
                 tp += found
                 fn += not found
@@ -108,15 +111,28 @@ def main(argv: list[str] | None = None) -> int:
         m = re.match(r"(p\d+)_", txt.name)
         notes.append((txt.read_text(encoding="utf-8"), m.group(1) if m else None,
                       _gold(txt.with_suffix(".ann"))))
-    rows = {"all lists": _union(lists.values()), **lists}
+    from app.rules import find_hits
+
+    def with_lists(lists_):
+        matcher = ListMatcher(lists_)
+        return lambda text, patient: [(h.start, h.end) for h in matcher.find(text, patient)]
+
+    def rules(text, patient):
+        return [(h.start, h.end) for h in find_hits(text)]
+
+    every_list = with_lists(_union(lists.values()))
+    rows = {"all lists": every_list,
+            **{name: with_lists(lists_) for name, lists_ in lists.items()},
+            "rules (no list)": rules,
+            "rules + all lists": lambda text, patient: rules(text, patient) + every_list(text, patient)}
     result = {}
     print(f"{len(notes)} notes; label-blind binary tokens "
           f"(R/P: all identifier tokens; R name+loc: NAME/LOCATION tokens)")
     print(f"{'lists':<22} {'R':>6} {'P':>6} {'R name+loc':>10} {'false tok':>9} "
           f"{'leaking':>8} {'s':>5}")
-    for name, lists_ in rows.items():
+    for name, find in rows.items():
         t0 = time.perf_counter()
-        fig = measure(notes, ListMatcher(lists_))
+        fig = measure(notes, find)
         fig["seconds"] = round(time.perf_counter() - t0, 1)
         result[name] = fig
         prec = "-" if fig["precision"] is None else f"{fig['precision']:.4f}"
