@@ -67,6 +67,12 @@ class ListsMixin(ProjectCore):
                 lists.add(kind, value, patient_id=patient_id, field_name=field_name)
         return lists
 
+    def list_patient_ids(self) -> set[str]:
+        """The patient ids of the patient table."""
+        with self._read() as db:
+            return {row[0] for row in db.execute(
+                "SELECT DISTINCT patient_id FROM list_entries WHERE kind = 'patients'")}
+
     def has_lists(self) -> bool:
         with self._read() as db:
             return db.execute("SELECT 1 FROM list_entries LIMIT 1").fetchone() is not None

@@ -72,14 +72,17 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
 
     ``patient_regex`` (default: the last one given to an import) names each
     note's patient from its file name, for the patient table of the
-    project's hospital lists.
+    project's hospital lists; with neither, a part of the file name that is
+    a patient id of that table does.
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files
-    from app.services.importing import PATIENT_REGEX, compile_patient_regex, patient_id_from
+    from app.services.importing import PATIENT_REGEX, compile_patient_regex
+    from app.services.lists import patient_namer
     from app.services.predictor import Predictor
 
-    regex = compile_patient_regex(patient_regex or project.get_setting(PATIENT_REGEX))
+    patient_of = patient_namer(project, compile_patient_regex(
+        patient_regex or project.get_setting(PATIENT_REGEX)))
     src = Path(in_dir)
     if not src.is_dir():
         raise UserError(f"input folder not found: {src}")
@@ -105,7 +108,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
 
         def flush() -> None:
             preds = predictor.predict([d.text for d in pending],
-                                      patients=[patient_id_from(d.name, regex) for d in pending])
+                                      patients=[patient_of(d.name) for d in pending])
             docs = [Document(d.name, d.text, p.spans,
                              meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
                     for d, p in zip(pending, preds)]

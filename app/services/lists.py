@@ -79,6 +79,24 @@ def show_lists(project) -> list[str]:
     return lines
 
 
+def patient_namer(project, regex=None):
+    """A function giving a note file's patient id from its name: group 1 of
+    ``regex`` (see ``app.services.importing.patient_id_from``), else the
+    part of the name (split at anything but letters and digits) that is a
+    patient id of the patient table, else ``None``."""
+    import re
+
+    from app.services.importing import patient_id_from
+    if regex is not None:
+        return lambda name: patient_id_from(name, regex)
+    ids = project.list_patient_ids()
+
+    def from_table(name: str) -> str | None:
+        stem = Path(name).name.rsplit(".", 1)[0]
+        return next((p for p in [stem, *re.split(r"[^0-9A-Za-z]+", stem)] if p in ids), None)
+    return from_table
+
+
 def project_matcher(project) -> tuple[ListMatcher | None, dict[str, str]]:
     """The project's compiled lists and the label of each hit category
     (``(None, {})`` when the project has no list)."""

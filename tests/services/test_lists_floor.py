@@ -76,9 +76,15 @@ def test_floor_in_annotate(tmp_path):
     # p2's notes: the plain lists apply, p1's patient table does not; "MAY" has no context.
     assert _ann_texts(out, "p2_n1") == ["LOCATION STOURBRIDGE"]
     assert _ann_texts(out, "p2_n2") == []
-    # Without the import's patient regex, a note's patient is unknown: plain lists only.
+    # A regex that names no patient: the plain lists only.
     assert run("annotate", proj, notes, tmp_path / "other", "--patient-regex", "^(x)") == 0
     assert _ann_texts(tmp_path / "other", "p1_n2") == ["NAME QUILLAN"]
+    # No regex at all (none stored): a part of the file name that is a table id names it.
+    with Project.open(proj) as p:
+        p.set_setting("patient_regex", None)
+    assert run("annotate", proj, notes, tmp_path / "noregex") == 0
+    assert _ann_texts(tmp_path / "noregex", "p1_n2") == ["NAME QUILLAN", "NAME VARGA"]
+    assert _ann_texts(tmp_path / "noregex", "p2_n1") == ["LOCATION STOURBRIDGE"]
 
 
 def test_lists_member_and_floor_in_evaluate(tmp_path):
