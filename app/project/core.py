@@ -63,7 +63,8 @@ class ProjectCore:
         Leaving the outermost block commits; an exception rolls back what the
         block did (a nested block's failure only undoes that block if the
         caller catches it) and propagates. Every user-visible save should be
-        one outermost transaction, so a crash loses at most that save.
+        one outermost transaction, so a crash loses at most that save; after
+        it the ``.deid`` file alone holds the save (see :meth:`_fold_wal`).
         """
         with self._mutex:
             db = self._conn()
@@ -92,6 +93,24 @@ class ProjectCore:
                 if depth == 0 and db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+            if depth == 0 and not self._readonly:
+                self._fold_wal(db)
+
+    @staticmethod
+    def _fold_wal(db: sqlite3.Connection) -> None:
+        """Copy the save just committed from the ``-wal`` into the ``.deid``
+        file itself (a passive checkpoint: it never waits for readers).
+
+        Users move a project by copying its one file; after a crash the
+        ``-wal`` beside it would otherwise hold the latest saves, and a copy
+        of the file alone would miss them. The save is already durable, so
+        a checkpoint that cannot run now (a reader in another process) is
+        simply left for the next one.
+        """
+        try:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.OperationalError:
+            pass
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
