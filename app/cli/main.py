@@ -238,6 +238,8 @@ def _run(args) -> int:
     from app.cli import commands
     handler = getattr(commands, "cmd_" + args.command)
     try:
+        from app.core.private import sweep_stale
+        sweep_stale()            # private temp folders a killed command left behind
         return handler(args) or EXIT_OK
     except UserError as exc:
         print(f"deid: error: {exc}", file=sys.stderr)

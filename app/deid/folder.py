@@ -30,7 +30,6 @@ import json
 import os
 import re
 import time
-import uuid
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -46,10 +45,9 @@ from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
 from app.deid.textin import UnreadableNote, decode_note
-from app.formats.base import printable_path, utf8_name
+from app.formats.base import atomic_write, printable_path, sweep_temp_files, utf8_name
 
 MANIFEST = ".deid-manifest.jsonl"
-TEMP_PREFIX = ".deid-tmp-"
 NAMINGS = ("same", "pseudonymous")
 SPANS_FORMATS = ("jsonl", "brat")
 
@@ -139,25 +137,6 @@ def _worker_predict(text: str, patient: str | None = None) -> list[tuple[int, in
 
 
 # ------------------------------------------------------------------- files
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f"{TEMP_PREFIX}{uuid.uuid4().hex}"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _remove_temp_files(out_dir: Path) -> None:
-    for p in out_dir.rglob(f"{TEMP_PREFIX}*"):
-        if p.is_file():
-            p.unlink(missing_ok=True)
-
-
 def _spans_payload(result: RedactionResult, fmt: str) -> tuple[str, bytes]:
     """(file suffix, content) of the spans file: offsets into the OUTPUT."""
     if fmt == "jsonl":
@@ -486,7 +465,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     if not secret:
         raise ValueError("a non-empty project secret is required")
     out_dir.mkdir(parents=True, exist_ok=True)
-    _remove_temp_files(out_dir)
+    sweep_temp_files(out_dir)
     cancel = cancel or CancelToken()
     memory = _open_memory(memory_path_or_factory, secret)
     redactor = Redactor(policy, secret=secret, memory=memory, known=known)
@@ -561,7 +540,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         save = getattr(memory, "save", None)
         if callable(save):
             save()
-        _remove_temp_files(out_dir)
+        sweep_temp_files(out_dir)
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
                                max(1, workers), time.perf_counter() - t0)
     if strict and leaky:
@@ -698,8 +677,8 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
     out_path = ctx.out_dir / item.out_name
     suffix, payload = _spans_payload(result, ctx.spans_format)
     spans_name = _stem(item.out_name) + suffix
-    _atomic_write(out_path, result.text.encode("utf-8"))
-    _atomic_write(ctx.out_dir / spans_name, payload)
+    atomic_write(out_path, result.text.encode("utf-8"))
+    atomic_write(ctx.out_dir / spans_name, payload)
     used = [(s.start, s.end, s.label) for s in spans]
     _append_manifest(ctx.manifest_path, {
         "key": item.key, "sha256": item.sha256, "version": item.version,

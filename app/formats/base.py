@@ -197,15 +197,41 @@ def check_names(docs: Iterable[Document]) -> list[Document]:
     return docs
 
 
+#: Prefix of a file being written inside an output folder (see atomic_write).
+TEMP_PREFIX = ".deid-tmp-"
+
+
+def _temp_dir(folder: Path) -> Path:
+    """Where a file bound for ``folder`` is written first: the private
+    writing folder when it is on the same file system (so the rename is
+    atomic), else ``folder`` itself."""
+    from app.core.private import writing_dir
+    try:
+        private = writing_dir()
+        if os.stat(private).st_dev == os.stat(folder).st_dev:
+            return private
+    except OSError:
+        pass
+    return folder
+
+
 def atomic_write(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and
-    ``os.replace``, so a crash never leaves a half-written note; the
-    temporary file is removed on failure (it may hold note text)."""
+    """Write ``data`` to ``path`` via a temporary file and ``os.replace``, so a
+    crash never leaves a half-written note.
+
+    The temporary file is made in the process's private folder under the
+    user data folder (swept by the next command if this one dies) when that
+    is on the same file system, else beside ``path`` as ``.deid-tmp-*``
+    (removed by :func:`sweep_temp_files` when the folder is next written).
+    It is removed on failure: it may hold note text.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=_temp_dir(path.parent), prefix=TEMP_PREFIX, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())      # whole on disk before it takes the name
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -214,3 +240,14 @@ def atomic_write(path: Path, data: bytes) -> Path:
             pass
         raise
     return path
+
+
+def sweep_temp_files(folder: Path) -> int:
+    """Remove the half-written ``.deid-tmp-*`` files a killed run left in
+    ``folder`` (an output folder on another file system); returns how many."""
+    removed = 0
+    for p in Path(folder).rglob(f"{TEMP_PREFIX}*"):
+        if p.is_file():
+            p.unlink(missing_ok=True)
+            removed += 1
+    return removed

@@ -8,6 +8,8 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     from app.paths import set_offline_env
     set_offline_env()
+    from app.core.private import sweep_stale
+    sweep_stale()               # private temp folders a killed run left behind
     from app.gui.qt import QApplication
 
     from app.gui.main_window import MainWindow

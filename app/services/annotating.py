@@ -76,7 +76,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     a patient id of that table does.
     """
     from app.formats import ImportedDoc, read_path, write_documents
-    from app.formats.base import iter_files
+    from app.formats.base import iter_files, sweep_temp_files
     from app.services.importing import PATIENT_REGEX, compile_patient_regex
     from app.services.lists import patient_namer
     from app.services.predictor import Predictor
@@ -103,6 +103,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     t0 = time.perf_counter()
     with Predictor.from_project(project) as predictor:
         out.mkdir(parents=True, exist_ok=True)
+        sweep_temp_files(out)          # what a killed run left there
         pending: list = []
         written: list[Document] = []
 

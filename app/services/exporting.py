@@ -37,7 +37,7 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
                    include_suggestions: bool = False, progress: ProgressFn = no_progress
                    ) -> ExportSummary:
     from app.formats import FORMATS, write_documents
-    from app.formats.base import NameAllocator
+    from app.formats.base import NameAllocator, sweep_temp_files
 
     if fmt not in FORMATS or fmt == "txt":
         raise UserError(f"unknown export format {fmt!r}")
@@ -64,6 +64,7 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
             yield doc
 
     out.mkdir(parents=True, exist_ok=True)
+    sweep_temp_files(out)              # what a killed export left there
     write_documents(counted(), out, fmt)
     if not project.readonly:
         project.log("export", {"format": fmt, "split": split, "documents": counts["docs"]})

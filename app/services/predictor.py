@@ -20,7 +20,7 @@ from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import segment
 from app.errors import UserError
-from app.services.artifacts import PrivateDir
+from app.core.private import PrivateDir
 from app.services.finishing import fill_rules, finish, propagation_labels
 from app.services.lists import project_matcher
 from app.services.training import ACTIVE_RUN

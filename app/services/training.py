@@ -31,7 +31,7 @@ from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_p
 from app.core.spans import Document
 from app.errors import UserError
 from app.models.base import FIXED_KINDS
-from app.services.artifacts import PrivateDir
+from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 
 # The paper's three neural kinds, then the CRF (fast, and wrong elsewhere).

@@ -4,7 +4,8 @@ from functools import partial
 import pytest
 
 from app.core.progress import Cancelled, CancelToken
-from app.deid.folder import MANIFEST, TEMP_PREFIX, redact_folder
+from app.deid.folder import MANIFEST, redact_folder
+from app.formats.base import TEMP_PREFIX
 from app.deid.memory import JsonFileSurrogateMemory
 from app.deid.policy import Policy
 from app.deid.rescan import LeakError

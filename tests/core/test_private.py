@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from app.services.artifacts import PrivateDir, _owner_tag, sweep_stale
+from app.core.private import PrivateDir, _owner_tag, sweep_stale
 
 
 def _folder(root, name, tag):
@@ -71,3 +71,45 @@ def test_a_training_worker_stops_when_its_parent_is_killed():
     except psutil.TimeoutExpired:
         worker.kill()
         raise AssertionError("the worker outlived its killed parent")
+
+
+# --- issue 23 item 10: nothing with identifiers outlives a crash unattended ----
+
+def test_private_folders_live_in_the_user_data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    with PrivateDir("deid-train-") as folder:
+        assert folder.parent == tmp_path / "user" / "tmp"
+        assert (folder.parent.stat().st_mode & 0o777) == 0o700
+
+
+def test_every_command_sweeps_what_a_killed_training_left(tmp_path, monkeypatch):
+    from app.cli.main import main
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    root = tmp_path / "user" / "tmp"
+    root.mkdir(parents=True)
+    left = _folder(root, "deid-train-killed", _dead_pid_tag())
+    (left / "stanza-x").mkdir()
+    (left / "stanza-x" / "train.json").write_text('[["Alex Quill"]]', encoding="utf-8")
+    assert main(["-q", "new", str(tmp_path / "p.deid")]) == 0
+    assert not left.exists()
+
+
+def test_a_file_being_written_never_sits_in_the_output_folder(tmp_path, monkeypatch):
+    """A killed export left hidden .tmp files with names and an address that
+    survived a later successful export."""
+    from app.core.spans import Span
+    from app.formats.base import TEMP_PREFIX
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / f"{TEMP_PREFIX}killed.tmp").write_text("T1\tPERSON 0 10\tAlex Quill", encoding="utf-8")
+    renamed_from = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renamed_from.append(a), real_replace(a, b)))
+    from app.services.exporting import export_project
+    from app.project import Project
+    with Project.create(tmp_path / "p.deid", []) as p:
+        p.add_document("n1", "Alex Quill was seen.", spans=[Span(0, 10, "PERSON")])
+        export_project(p, out, "brat")
+    assert renamed_from and all(os.path.dirname(a) != str(out) for a in renamed_from)
+    assert sorted(x.name for x in out.iterdir()) == ["n1.ann", "n1.txt"]
