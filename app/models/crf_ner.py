@@ -177,6 +177,17 @@ def segment_features(text: str, seg: Segment) -> list[list[str]]:
             feats.append("glued")
         if rules[i] is not None:
             feats.append(f"rule={rules[i]}")
+        # A number glued to a decimal point or to a run of slashes ("5.8/2.71/497",
+        # "7.48/44/16") is a measurement, whatever its range says.
+        if words[i].isdigit():
+            if (i > 1 and words[i - 1] in "./" and words[i - 2].isdigit()
+                    and seg.tokens[i - 1].start == seg.tokens[i - 2].end
+                    and seg.tokens[i].start == seg.tokens[i - 1].end):
+                feats.append(f"after_num{words[i - 1]}")
+            if (i + 2 < n and words[i + 1] in "./" and words[i + 2].isdigit()
+                    and seg.tokens[i + 1].start == seg.tokens[i].end
+                    and seg.tokens[i + 2].start == seg.tokens[i + 1].end):
+                feats.append(f"before_num{words[i + 1]}")
         if in_place[i]:
             feats.append("place_phrase")
         for d in range(1, _WINDOW + 1):
