@@ -516,12 +516,16 @@ class PreviewView(QWidget):
         def work(progress, cancel):
             from app.services.predictor import Prediction, Predictor
             from app.services.redaction import rules_predictor
-            text = project.document(doc_id).text
+            doc = project.document(doc_id)
+            text = doc.text
+            # The patient selects its hospital-list entries (app.lists).
             if not view._has_model():            # what a rules-only export replaces
-                return doc_id, Prediction(rules_predictor(project).predict_spans(text))
+                return doc_id, Prediction(rules_predictor(project).predict_spans(
+                    text, doc.patient_id))
             if view._predictor is None:          # loaded once, reused for every note
                 view._predictor = Predictor.from_project(project, all_members=True)
-            return doc_id, view._predictor.predict([text], with_members=True)[0]
+            return doc_id, view._predictor.predict([text], patients=[doc.patient_id],
+                                                   with_members=True)[0]
 
         self._wanted = None
         self.runner.start("predict", work)

@@ -82,11 +82,17 @@ class Predictor:
         self._fill_members = {m for m, _ in self.fill}
         self.propagate = list(propagate)
         self._private = private
-        # The hospital lists: the floor, and what a lists member tags.
-        self.lists = lists
-        self.list_labels = dict(list_labels or {})
         self._patients: dict[str, str | None] = {}
-        for model in members.values():
+        self.use_lists(lists, list_labels)
+
+    def use_lists(self, lists, labels: dict[str, str] | None) -> None:
+        """Apply hospital lists (an ``app.lists.ListMatcher`` or ``None``) as
+        the floor, their hit categories taking ``labels``, and bind any
+        ``lists`` member to them. Every way of building a predictor for a
+        project ends here (``project_matcher`` gives both arguments)."""
+        self.lists = lists
+        self.list_labels = dict(labels or {})
+        for model in self.members.values():
             if getattr(model, "kind", None) == "lists":
                 model.bind(lists, self._patients)
 
@@ -130,9 +136,8 @@ class Predictor:
         except BaseException:
             private.close()
             raise
-        matcher, list_labels = project_matcher(project)
         return cls(name, members, ensemble, private, run.id, propagation_labels(run, name), rules,
-                   matcher, list_labels)
+                   *project_matcher(project))
 
     def close(self) -> None:
         if self._private is not None:

@@ -150,13 +150,20 @@ class AnnotationSpans:
 
 
 class _ModelSpans:
-    """Adapter giving any TrainedModel a ``predict_spans(text)``."""
+    """Adapter giving any TrainedModel a ``predict_spans(text)``, with the
+    floor of the project's hospital lists (as a `Predictor` has it)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, lists=None, list_labels: dict[str, str] | None = None) -> None:
         self.model = model
+        self.lists = lists
+        self.list_labels = dict(list_labels or {})
 
-    def predict_spans(self, text: str) -> list[Span]:
-        return self.model.predict_spans(text)
+    def predict_spans(self, text: str, patient_id: str | None = None) -> list[Span]:
+        spans = self.model.predict_spans(text)
+        if self.lists is None:
+            return spans
+        from app.lists.floor import apply_floor, floor_spans
+        return apply_floor(spans, floor_spans(self.lists.find(text, patient_id), self.list_labels))
 
 
 def _preset_for(project) -> str:
@@ -175,7 +182,8 @@ def rules_predictor(project):
     try:
         return Predictor.from_project(project, model="rules")
     except UserError:
-        return _ModelSpans(RulesModel.from_preset(_preset_for(project)))
+        from app.services.lists import project_matcher
+        return _ModelSpans(RulesModel.from_preset(_preset_for(project)), *project_matcher(project))
 
 
 @dataclass(frozen=True)

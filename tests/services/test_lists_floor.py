@@ -139,3 +139,21 @@ def test_listed_identifiers_for_the_leak_scan(tmp_path):
             (None, "NAME", "QUILLAN", True), (None, "NAME", "MAY", True),
             (None, "LOCATION", "Stourbridge", False),
             ("p1", "NAME", "Odalys", True), ("p1", "NAME", "Varga", True)], key=str)
+
+
+def test_floor_before_any_training(tmp_path):
+    """A project with no trained model: the rules alone, with the lists' floor."""
+    from app.services.redaction import rules_predictor
+    proj, notes = _project(tmp_path)
+    _add_lists(tmp_path, proj)
+    with Project.open(proj, readonly=True) as p:
+        predictor = rules_predictor(p)
+        text = NOTES["p1_n2"]
+        spans = {text[s.start:s.end] for s in predictor.predict_spans(text, "p1")}
+        assert {"VARGA", "QUILLAN"} <= spans
+        assert "VARGA" not in {text[s.start:s.end] for s in predictor.predict_spans(text, "p2")}
+    out = tmp_path / "red"
+    assert run("redact", proj, notes, out, "--rules-only", "--strategy", "tag",
+               "--patient-regex", r"^(p\d+)_") == 0
+    red = (out / "p1_n2.txt").read_text(encoding="utf-8")
+    assert "VARGA" not in red and "QUILLAN" not in red
