@@ -60,10 +60,11 @@ def cmd_new(args) -> int:
     if not path.parent.exists():
         raise UserError(f"folder does not exist: {path.parent}")
     try:
-        with Project.create(path, labels, language=args.language) as project:
-            if args.locale:
-                from app.services.redaction import set_project_locale
-                set_project_locale(project, args.locale)
+        settings = {}
+        if args.locale:
+            from app.services.redaction import locale_policy
+            settings = locale_policy(args.locale)
+        Project.create(path, labels, language=args.language, settings=settings).close()
     except ProjectError as exc:
         raise UserError(str(exc)) from None
     _print(f"created {path} with {len(labels)} labels: {', '.join(l.name for l in labels) or '(none yet)'}")

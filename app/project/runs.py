@@ -109,6 +109,10 @@ class _ChunkReader(io.RawIOBase):
         return bool(self._chunk) or self._next_chunk()
 
 
+# Final statuses of a run that did not finish: nothing of it is kept.
+_UNFINISHED = ("cancelled", "failed")
+
+
 class RunsMixin(ProjectCore):
     """Runs and artifacts."""
 
@@ -124,6 +128,9 @@ class RunsMixin(ProjectCore):
                               (kind, dumps(config))).lastrowid
 
     def finish_run(self, run_id: int, status: str, metrics: dict | None = None) -> None:
+        """Record how a run ended. A ``cancelled`` or ``failed`` run's
+        artifacts are deleted with it: nothing reuses them (only a finished
+        run's members are reused), and model files can hold training words."""
         if status == "running" or status not in RUN_STATUSES:
             raise ValueError(f"invalid final run status {status!r}")
         with self._write() as db:
@@ -132,6 +139,8 @@ class RunsMixin(ProjectCore):
                              (status, None if metrics is None else dumps(metrics), run_id))
             if cur.rowcount == 0:
                 raise ProjectError(f"no run with id {run_id}")
+            if status in _UNFINISHED:
+                db.execute("DELETE FROM artifacts WHERE run_id = ?", (run_id,))
 
     def runs(self, kind: str | None = None) -> list[RunRecord]:
         """Runs, newest first, optionally of one kind."""
@@ -161,6 +170,16 @@ class RunsMixin(ProjectCore):
                            " WHERE status = 'running'")
                 db.execute("INSERT INTO audit_log (event, detail_json) VALUES (?, ?)",
                            ("runs_interrupted", dumps({"run_ids": ids})))
+            # What a killed run stored before it died (and what files made
+            # before runs cleaned up after themselves still hold).
+            removed = db.execute(
+                "DELETE FROM artifacts WHERE run_id IN (SELECT id FROM runs WHERE status IN"
+                f" ({', '.join('?' * len(_UNFINISHED))}))", _UNFINISHED).rowcount
+            if removed:
+                db.execute("INSERT INTO audit_log (event, detail_json) VALUES (?, ?)",
+                           ("artifacts_of_unfinished_runs_removed", dumps({"artifacts": removed})))
+        if removed:
+            self.reclaim_space()
         return ids
 
     # ------------------------------------------------------------ artifacts

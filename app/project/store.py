@@ -15,10 +15,13 @@ Example
 """
 from __future__ import annotations
 
+import glob
 import os
 import sqlite3
 import time
 from pathlib import Path
+
+import psutil
 
 from app.core.labels import LabelDef, PALETTE
 
@@ -41,6 +44,11 @@ def _configure(db: sqlite3.Connection) -> None:
     """Per-connection settings of a writable project (after identity checks)."""
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = FULL")
+
+
+def _remove_with_journals(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 
 def _writable(path: Path) -> bool:
@@ -93,10 +101,14 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     # ----------------------------------------------------------- lifecycle
     @classmethod
     def create(cls, path: str | os.PathLike, labels: list[LabelDef],
-               language: str = "en") -> "Project":
+               language: str = "en", settings: dict | None = None) -> "Project":
         """Create a new project file and return it open for writing.
 
-        Refuses (``ProjectError``) to overwrite an existing file.
+        ``settings`` are stored with the labels and the language. The file is
+        built under a hidden temporary name beside ``path`` and linked into
+        place only when whole, so a killed creation leaves no project (never
+        a broken one, or one without its labels). Refuses (``ProjectError``)
+        to overwrite an existing file.
         """
         path = Path(path)
         names = [label.name for label in labels]
@@ -104,41 +116,56 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
             raise ProjectError("the label set repeats a label name")
         if path.exists():
             raise ProjectError(f"{path.name} already exists; refusing to overwrite it")
-        lock = ProjectLock.acquire(path)
+        for stale in path.parent.glob(f".{glob.escape(path.name)}.new-*"):
+            # Left by a creation that was killed (labels only, no notes).
+            pid = stale.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and not psutil.pid_exists(int(pid)):
+                _remove_with_journals(stale)
+        tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+        _remove_with_journals(tmp)
+        db = building = None
         try:
-            with path.open("xb"):  # atomic "create only if absent"
-                pass
-        except OSError as exc:
-            lock.release()
-            if isinstance(exc, FileExistsError):
-                raise ProjectError(f"{path.name} already exists; refusing to overwrite it") from None
-            raise ProjectError(f"cannot create {path.name}: {exc.strerror}") from None
-        db = None
-        try:
-            # A journal left by a deleted file of the same name would be
-            # replayed into the new one.
-            for suffix in ("-wal", "-shm", "-journal"):
-                path.with_name(path.name + suffix).unlink(missing_ok=True)
-            db = connect(path, readonly=False)
+            try:
+                with tmp.open("xb"):
+                    pass
+            except OSError as exc:
+                raise ProjectError(f"cannot create {path.name}: {exc.strerror}") from None
+            db = connect(tmp, readonly=False)
             init_v1(db)
             _configure(db)
             db.execute("BEGIN EXCLUSIVE")
             migrations.apply(db, 1)
             db.execute("COMMIT")
-        except BaseException:
-            if db is not None:
+            building = cls(tmp, db, None, readonly=False)
+            db = None
+            with building.transaction():
+                for label in labels:
+                    building.add_label(label)
+                building.set_setting("language", language)
+                for key, value in (settings or {}).items():
+                    building.set_setting(key, value)
+                building.log("project_created", {"schema": migrations.current_version(),
+                                                 "labels": len(labels)})
+            building.close()                     # checkpointed: one whole file
+            # A journal left by a deleted file of the same name would be
+            # replayed into the new one.
+            for suffix in ("-wal", "-shm", "-journal"):
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
+            try:
+                os.link(tmp, path)               # atomic, and never over an existing file
+            except FileExistsError:
+                raise ProjectError(f"{path.name} already exists; refusing to overwrite it") from None
+            except OSError:                      # a file system without hard links
+                if path.exists():
+                    raise ProjectError(f"{path.name} already exists; refusing to overwrite it") from None
+                os.replace(tmp, path)
+        finally:
+            if building is not None:
+                building.close()
+            elif db is not None:
                 db.close()
-            path.unlink(missing_ok=True)
-            lock.release()
-            raise
-        project = cls(path, db, lock, readonly=False)
-        with project.transaction():
-            for label in labels:
-                project.add_label(label)
-            project.set_setting("language", language)
-            project.log("project_created", {"schema": migrations.current_version(),
-                                            "labels": len(labels)})
-        return project
+            _remove_with_journals(tmp)
+        return cls.open(path)
 
     @classmethod
     def open(cls, path: str | os.PathLike, readonly: bool = False) -> "Project":

@@ -48,14 +48,13 @@ def project_policy(project, strategy: str | None = None):
 LOCALES = ("en_AU", "en_GB", "en_US", "es_ES")
 
 
-def set_project_locale(project, locale: str) -> None:
-    """Store ``locale`` and its numeric date order as the project's redaction settings."""
+def locale_policy(locale: str) -> dict:
+    """The project settings of ``locale``: its surrogate pools and numeric date order."""
     from app.deid.policy import day_first_locale
     if locale not in LOCALES:
         raise UserError(f"unknown locale {locale!r} (known: {', '.join(LOCALES)})")
-    stored = project.get_setting(POLICY_KEY) or {}
-    project.set_setting(POLICY_KEY, {**stored, "locale": locale,
-                                     "date_order": "dmy" if day_first_locale(locale) else "mdy"})
+    return {POLICY_KEY: {"locale": locale,
+                         "date_order": "dmy" if day_first_locale(locale) else "mdy"}}
 
 
 # How many notes are read to infer a corpus's date order (enough to see it,

@@ -79,3 +79,31 @@ def test_delete_artifacts_of_a_run(project):
     assert project.artifacts(run_id=run) == []
     assert project._conn().execute("SELECT count(*) FROM artifact_chunks").fetchone()[0] == 1
     assert project._conn().execute("PRAGMA freelist_count").fetchone()[0] == 0
+
+
+def test_a_cancelled_or_failed_run_keeps_no_artifact(tmp_path):
+    """Issue 23 item 11: artifacts of cancelled runs were kept forever."""
+    from app.project import Project
+    blob = tmp_path / "weights.bin"
+    blob.write_bytes(b"w" * 1000)
+    with Project.create(tmp_path / "p.deid", []) as p:
+        runs = {status: p.start_run("train", {}) for status in ("done", "cancelled", "failed")}
+        for status, run in runs.items():
+            p.put_artifact(run, "member:crf", "model", blob)
+            p.finish_run(run, status)
+        assert {a.run_id for a in p.artifacts()} == {runs["done"]}
+
+
+def test_a_killed_runs_artifacts_are_removed_on_the_next_open(tmp_path):
+    from app.project import Project
+    blob = tmp_path / "weights.bin"
+    blob.write_bytes(b"w" * 1000)
+    path = tmp_path / "p.deid"
+    p = Project.create(path, [])
+    killed = p.start_run("train", {})
+    p.put_artifact(killed, "member:spacy", "model", blob)
+    p.close()                                   # as if killed: the run is still 'running'
+    with Project.open(path) as again:
+        assert again.interrupted_runs == (killed,)
+        assert again.artifacts() == []
+        assert any(e.event == "artifacts_of_unfinished_runs_removed" for e in again.audit_entries())

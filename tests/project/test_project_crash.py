@@ -96,3 +96,32 @@ def test_after_sigkill_the_project_file_alone_holds_every_save(tmp_path):
     assert _integrity(moved / "crash.deid") == "ok"
     with Project.open(moved / "crash.deid", readonly=True) as copy:
         assert copy.count_documents() >= reported * crash_writer.BATCH
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_a_killed_deid_new_leaves_no_project_or_a_whole_one(tmp_path):
+    """Issue 23 item 11: 2 of 5 kills left a broken file or 0 labels."""
+    from app.core.labels import PRESETS
+    rng = random.Random(7)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEID_USER_DIR": str(tmp_path / "user")}
+    outcomes = []
+    for k in range(6):
+        path = tmp_path / f"p{k}.deid"
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "-q", "new", str(path),
+                                 "--labels", "extended"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if path.exists():
+            with Project.open(path, readonly=True) as p:
+                assert [l.name for l in p.labels()] == [l.name for l in PRESETS["extended"]]
+            outcomes.append("whole")
+        else:
+            outcomes.append("none")
+    assert not [f for f in os.listdir(tmp_path) if f.startswith("p") and "-" in f]
+    # A new creation of the same name clears what a killed one left hidden.
+    for k in range(6):
+        (tmp_path / f"p{k}.deid").unlink(missing_ok=True)
+        Project.create(tmp_path / f"p{k}.deid", []).close()
+    assert not [f for f in os.listdir(tmp_path) if ".new-" in f]
