@@ -223,7 +223,8 @@ def patient_key(patient_id: str) -> str:
     return _PATIENT_PREFIX + patient_id
 
 
-def _output_name(rel: str, naming: str, secret: str | bytes) -> str:
+def output_name(rel: str, naming: str, secret: str | bytes) -> str:
+    """The output path of the note named ``rel`` under ``naming``."""
     if naming == "same":
         return rel
     return f"note-{keyed_hex(secret, 'output-name', rel, length=16)}.txt"
@@ -485,7 +486,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                                         "file name is not valid UTF-8 (rename the file)"))
             continue
         key = keyed_hex(secret, "note", rel, length=32)
-        out_name = _output_name(rel, naming, secret)
+        out_name = output_name(rel, naming, secret)
         try:
             data = source.read()
         except OSError as exc:

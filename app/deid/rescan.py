@@ -332,11 +332,16 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
                 leaks.append(Leak(a, b, kind, str(category)))
     if names_replaced or known is not None:
         leaks += _names_beside(out_text, ranges, names_replaced)
-    # One suspicion per place: the first source in this order explains it best.
+    # One suspicion per place: overlapping ones are merged, and the first
+    # source in this order explains it best.
     order = {k: i for i, k in enumerate(("patient", "part", "project", "rule", "model", "name"))}
-    best: dict[tuple[int, int], Leak] = {}
-    for lk in leaks:
-        key = (lk.start, lk.end)
-        if key not in best or order.get(lk.kind, 9) < order.get(best[key].kind, 9):
-            best[key] = lk
-    return sorted(best.values(), key=lambda lk: (lk.start, lk.end, lk.kind))
+    merged: list[Leak] = []
+    for lk in sorted(leaks, key=lambda lk: (lk.start, -lk.end)):
+        last = merged[-1] if merged else None
+        if last is not None and lk.start < last.end and lk.in_replacement == last.in_replacement:
+            best = lk if order.get(lk.kind, 9) < order.get(last.kind, 9) else last
+            merged[-1] = Leak(last.start, max(last.end, lk.end), best.kind, best.category,
+                              last.in_replacement)
+        else:
+            merged.append(lk)
+    return merged

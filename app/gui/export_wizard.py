@@ -18,11 +18,12 @@ from pathlib import Path
 
 from app.deid import STRATEGIES
 from app.errors import UserError
-from app.gui.qt import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout,
+from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog,
+                        QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
 from app.gui.workers import TaskRunner
-from app.services.redaction import redact_project
+from app.services.redaction import project_note_sources, project_secret, redact_project
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 SPLIT_VALUES = ("train", "dev", "test", "none")
@@ -56,6 +57,8 @@ class ExportOutcome:
     documents: int
     summary: object                    # app.deid.RedactionSummary
     report: dict = field(default_factory=dict)
+    #: Output name -> project document id (to open a suspected note in Preview).
+    doc_ids: dict = field(default_factory=dict)
 
     @property
     def leaks(self) -> int:
@@ -63,6 +66,11 @@ class ExportOutcome:
 
     def leaky_notes(self) -> list[str]:
         return [n["note"] for n in self.report["per_note"] if n["leaks"]]
+
+    def suspicions(self) -> list[tuple[str, int | None, dict]]:
+        """``(note, document id, suspicion)`` for every suspicion, note by note."""
+        return [(n["note"], self.doc_ids.get(n["note"]), s)
+                for n in self.report["per_note"] for s in n.get("suspicions", [])]
 
 
 def select_documents(project, scope: str = "all", value: str | None = None) -> list:
@@ -97,8 +105,12 @@ def export_documents(project, request: ExportRequest, *, progress=None,
         project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
         report_path=str(report_base), naming=request.naming, strict=request.strict,
         rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
+    from app.deid.folder import output_name
+    secret = project_secret(project)
+    doc_ids = {output_name(src.rel, request.naming, secret): info.id
+               for src, info in zip(project_note_sources(project, infos), infos)}
     return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
-                         len(infos), summary, report)
+                         len(infos), summary, report, doc_ids)
 
 
 def summary_html(outcome: ExportOutcome) -> str:
@@ -110,12 +122,13 @@ def summary_html(outcome: ExportOutcome) -> str:
             ("Identifiers replaced", t["spans"])]
     table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
     if t["leaks"]:
-        notes = ", ".join(outcome.leaky_notes()[:10])
-        scan = (f"<p style='color:#a40000'><b>Leak re-scan: {t['leaks']} suspected leak(s) in "
-                f"{t['notes_with_leaks']} note(s)</b> — review: {notes}</p>")
+        scan = (f"<p style='color:#a40000'><b>Leak scan: {t['leaks']} suspected identifier(s) "
+                f"in {t['notes_with_leaks']} note(s)</b>, listed below: double-click one (or "
+                f"press Enter) to open the note in Preview at that place, flag what was "
+                f"missed, then export again into this folder.</p>")
     else:
-        scan = ("<p style='color:#0a6d2a'><b>Leak re-scan: no suspected identifiers left</b> "
-                "(the rules re-read every written note)</p>")
+        scan = ("<p style='color:#0a6d2a'><b>Leak scan: nothing suspected</b> (known "
+                "identifiers, rules and the model re-read every written note)</p>")
     per_label = ", ".join(f"{k} {v['spans']}" for k, v in outcome.report["per_label"].items())
     return (f"<h3>Export finished</h3><table>{table}</table>{scan}"
             f"<p>Per label: {per_label or 'none'}</p>"
@@ -133,10 +146,15 @@ class ExportWizard(QDialog):
         The :class:`ExportOutcome` of a finished export.
     failed(str)
         Why an export stopped (``"cancelled"`` when the user cancelled).
+    show_in_preview(int, int, int)
+        A suspected leak opened from the summary: document id, start, end
+        (code points of the original).
     """
 
     exported = Signal(object)
     failed = Signal(str)
+    #: A suspected leak was opened: (document id, start, end) in the original.
+    show_in_preview = Signal(int, int, int)
 
     def __init__(self, project, parent=None) -> None:
         super().__init__(parent)
@@ -264,7 +282,15 @@ class ExportWizard(QDialog):
         self.summary_label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.open_button = QPushButton("Open audit report")
         self.open_button.clicked.connect(self.open_report)
-        layout.addWidget(self.summary_label, 1)
+        self.suspicion_table = QTableWidget(0, 3)
+        self.suspicion_table.setHorizontalHeaderLabels(["Note", "What", "Where"])
+        self.suspicion_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.suspicion_table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.suspicion_table.verticalHeader().setVisible(False)
+        self.suspicion_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.suspicion_table.cellActivated.connect(self._open_suspicion)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.suspicion_table, 1)
         row = QHBoxLayout()
         row.addWidget(self.open_button)
         row.addStretch(1)
@@ -375,6 +401,7 @@ class ExportWizard(QDialog):
         self.outcome = outcome
         self.progress_bar.setValue(1000)
         self.summary_label.setText(summary_html(outcome))
+        self._fill_suspicions(outcome)
         self.go(3)
         self.exported.emit(outcome)
 
@@ -388,6 +415,27 @@ class ExportWizard(QDialog):
             self.progress_label.setText(f"Export failed: {reason}")
         self._update_nav()
         self.failed.emit(reason)
+
+    def _fill_suspicions(self, outcome: ExportOutcome) -> None:
+        """Every suspicion, one row each: the note, what, where (no text)."""
+        from app.deid.rescan import REASONS
+        rows = outcome.suspicions()
+        self.suspicion_table.setRowCount(len(rows))
+        for i, (note, doc_id, s) in enumerate(rows):
+            where = f"characters {s['in_start']}–{s['in_end']} of the original"
+            for j, text in enumerate((note, f"{REASONS.get(s['kind'], s['kind'])} "
+                                            f"({s['category']})", where)):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"]))
+                self.suspicion_table.setItem(i, j, item)
+        self.suspicion_table.setVisible(bool(rows))
+        self.suspicion_table.resizeColumnToContents(0)
+
+    @Slot(int, int)
+    def _open_suspicion(self, row: int, column: int) -> None:
+        doc_id, start, end = self.suspicion_table.item(row, column).data(Qt.UserRole)
+        if doc_id is not None:
+            self.show_in_preview.emit(doc_id, start, end)
 
     @Slot()
     def open_report(self) -> None:

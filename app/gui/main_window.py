@@ -403,7 +403,20 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         self.export_wizard = ExportWizard(self.project, self)
-        self.export_wizard.open()
+        self.export_wizard.show_in_preview.connect(self.show_in_preview)
+        self.export_wizard.show()        # not modal: a suspected leak opens in Preview beside it
+
+    @Slot(int, int, int)
+    def show_in_preview(self, doc_id: int, start: int, end: int) -> None:
+        """Open a note in Preview with ``start``..``end`` of the original selected."""
+        if self.editor.session is not None and self.editor.session.doc_id != doc_id:
+            self.open_document(doc_id)   # Preview follows the note open in Annotate
+        self.show_view("Preview")
+        if self.preview.doc_id != doc_id:
+            self.preview.load_document(doc_id)
+        self.preview.show_at(start, end)
+        self.raise_()
+        self.activateWindow()
 
     @Slot(int)
     def _on_document_edited(self, doc_id: int) -> None:

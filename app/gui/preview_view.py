@@ -670,6 +670,14 @@ class PreviewView(QWidget):
     def _session(self) -> CorrectionSession:
         return CorrectionSession(self.project, self.doc_id, self.annotator)
 
+    def show_at(self, start: int, end: int) -> None:
+        """Select ``start``..``end`` of the original (a suspected leak) and show
+        it: one click on Flag missed then records it."""
+        self.original.select(start, end)
+        self.original.ensureCursorVisible()
+        self.original.setFocus()
+        self._update_buttons()
+
     @Slot()
     def flag_miss(self, label: str | None = None) -> int | None:
         """Store the selection in the original as a missed identifier."""

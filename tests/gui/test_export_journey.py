@@ -26,20 +26,62 @@ def test_strategy_chosen_in_preview_is_exported(imported, qtbot, tmp_path, monke
     assert "1234567" not in shown                 # the rules replace the MRN, as the export will
 
     out = tmp_path / "export"
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
-    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)                      # File > Export
-    wizard = w.export_wizard
-    qtbot.waitExposed(wizard)
-    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
-    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
-                  if b.text().startswith("Browse"))
-    qtbot.mouseClick(browse, Qt.LeftButton)
-    assert wizard.folder_edit.text() == str(out)
-    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
-    with qtbot.waitSignal(wizard.exported, timeout=60000):
-        qtbot.mouseClick(wizard.start_button, Qt.LeftButton)
+    _export(w, qtbot, out, monkeypatch)                               # File > Export
     exported = (out / "P1_a.txt").read_text(encoding="utf-8")
     assert exported == shown                                           # byte for byte
     report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
     assert report["per_label"]["PERSON"]["strategy"] == "surrogate"
     assert report["policy"]["strategies"]["PERSON"] == "surrogate"
+
+
+def _export(w, qtbot, out, monkeypatch):
+    """File > Export into ``out`` (the folder dialog answered), to the summary."""
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    w.activateWindow()                       # back in the main window, as after a click on it
+    qtbot.waitUntil(w.isActiveWindow)
+    before = w.export_wizard
+    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
+    wizard = w.export_wizard
+    assert wizard is not before
+    qtbot.waitExposed(wizard)
+    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
+    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
+                  if b.text().startswith("Browse"))
+    qtbot.mouseClick(browse, Qt.LeftButton)
+    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
+    with qtbot.waitSignal(wizard.exported, timeout=60000) as blocker:
+        qtbot.mouseClick(wizard.start_button, Qt.LeftButton)
+    return wizard, blocker.args[0]
+
+
+def _rows(table):
+    return [[table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())]
+
+
+def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Issue 18 item 5: from a suspected leak to the note, side by side, and fixed."""
+    w = _shown(imported, qtbot)
+    out = tmp_path / "export"
+    wizard, outcome = _export(w, qtbot, out, monkeypatch)
+    # "Ann Lee" is annotated in P1_a; the rules miss it in P1_b: the scan knows the name.
+    rows = _rows(wizard.suspicion_table)
+    assert ["P1_b.txt", "a known identifier of this patient (PERSON)"] in [r[:2] for r in rows]
+    assert "Ann Lee" in (out / "P1_b.txt").read_text(encoding="utf-8")
+    row = [r[0] for r in rows].index("P1_b.txt")
+    table = wizard.suspicion_table
+    rect = table.visualItemRect(table.item(row, 1))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.keyClick(table, Qt.Key_Return)                   # open the selected suspicion
+    assert w.current_view() == "Preview" and w.preview.title.text() == "P1_b"
+    assert w.preview.original.textCursor().selectedText() == "Ann Lee"
+    w.preview.miss_label.setFocus()
+    qtbot.keyClicks(w.preview.miss_label, "PERSON")
+    qtbot.mouseClick(w.preview.miss_button, Qt.LeftButton)
+    assert "Ann Lee" not in w.preview.redacted.toPlainText()
+    wizard.close()
+    wizard, outcome = _export(w, qtbot, out, monkeypatch)
+    assert "Ann Lee" not in (out / "P1_b.txt").read_text(encoding="utf-8")
+    assert "P1_b.txt" not in [r[0] for r in _rows(wizard.suspicion_table)]
+    assert outcome.summary.redone() == {"its annotations changed": 1}

@@ -82,8 +82,8 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     report = json.loads(outcome.report_json.read_text(encoding="utf-8"))
     assert report["totals"]["notes_done"] == 3 and report["policy"]["default"] == "bracket"
     assert w.stack.currentIndex() == 3
-    assert "Leak re-scan" in w.summary_label.text()
-    assert str(outcome.leaks) in w.summary_label.text() or "no suspected" in w.summary_label.text()
+    assert "Leak scan" in w.summary_label.text()
+    assert str(outcome.leaks) in w.summary_label.text() or "nothing suspected" in w.summary_label.text()
     w.open_button.click()
     assert [u.toLocalFile() for u in w.opened] == [str(outcome.report_html)]
     assert project.audit_entries(limit=1)[0].event == "export_redacted"
