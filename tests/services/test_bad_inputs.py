@@ -1,0 +1,51 @@
+"""Every case of the bad-input corpus (bad_inputs.py): import and redact end
+with exit 0 (the odd file skipped with a reason, or taken as it is) or one
+clear error line, never exit 2, and the control note beside it is kept."""
+import pytest
+
+from app.cli.main import main
+from app.project import Project
+
+from bad_inputs import CASES, CONTROL_TEXT, write_case
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return tmp_path_factory.mktemp("bad")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_import_never_fails_internally_and_keeps_the_control_note(case, corpus, tmp_path, capsys):
+    folder, fmt = write_case(case, corpus)
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj)]) == 0
+    capsys.readouterr()
+    code = main(["-q", "import", str(proj), str(folder)]
+                + ([] if fmt == "auto-none" else ["--format", fmt]))
+    err = capsys.readouterr().err.strip().splitlines()
+    if fmt == "auto-none":
+        assert code == 1 and len(err) == 1 and err[0].startswith("deid: error: "), err
+        return
+    assert code == 0, err
+    with Project.open(proj, readonly=True) as p:
+        if fmt == "conll":        # the text is rebuilt from the tokens
+            kept = [i for i in p.document_infos() if i.name == "control"]
+        else:
+            kept = [i for i in p.document_infos() if p.document(i.id).text == CONTROL_TEXT]
+        assert len(kept) == 1, [i.name for i in p.document_infos()]
+        names = [i.name.casefold() for i in p.document_infos()]
+        assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("case", sorted(c for c, (fmt, _) in CASES.items() if fmt in ("txt", "brat")))
+def test_redact_never_fails_internally_and_redacts_the_control_note(case, corpus, tmp_path, capsys):
+    folder = corpus / case
+    if not folder.exists():
+        folder, _ = write_case(case, corpus)
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj)]) == 0
+    code = main(["-q", "redact", str(proj), str(folder), str(tmp_path / "out"), "--rules-only",
+                 "--report", str(tmp_path / "r.json")])
+    assert code == 0, capsys.readouterr().err
+    out = (tmp_path / "out" / "control.txt").read_text(encoding="utf-8")
+    assert "4455667" not in out and out != CONTROL_TEXT
