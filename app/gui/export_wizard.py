@@ -283,7 +283,7 @@ class ExportWizard(QDialog):
         self.open_button = QPushButton("Open audit report")
         self.open_button.clicked.connect(self.open_report)
         self.suspicion_table = QTableWidget(0, 3)
-        self.suspicion_table.setHorizontalHeaderLabels(["Note", "What", "Where"])
+        self.suspicion_table.setHorizontalHeaderLabels(["Note", "What", "Where (original)"])
         self.suspicion_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.suspicion_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.suspicion_table.verticalHeader().setVisible(False)
@@ -422,7 +422,7 @@ class ExportWizard(QDialog):
         rows = outcome.suspicions()
         self.suspicion_table.setRowCount(len(rows))
         for i, (note, doc_id, s) in enumerate(rows):
-            where = f"characters {s['in_start']}–{s['in_end']} of the original"
+            where = f"characters {s['in_start']}–{s['in_end']}"
             for j, text in enumerate((note, f"{REASONS.get(s['kind'], s['kind'])} "
                                             f"({s['category']})", where)):
                 item = QTableWidgetItem(text)
@@ -430,6 +430,7 @@ class ExportWizard(QDialog):
                 self.suspicion_table.setItem(i, j, item)
         self.suspicion_table.setVisible(bool(rows))
         self.suspicion_table.resizeColumnToContents(0)
+        self.suspicion_table.resizeColumnToContents(2)
 
     @Slot(int, int)
     def _open_suspicion(self, row: int, column: int) -> None:
