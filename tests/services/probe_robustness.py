@@ -1,0 +1,279 @@
+"""On-demand robustness probe (not collected by pytest; a few minutes).
+
+1. The bad-input corpus (bad_inputs.py) through ``deid import`` (named
+   format and auto-detection), ``deid redact --rules-only`` and ``deid
+   export``: counts of runs, exit codes, and control notes lost.
+2. ``kill -9`` at random moments of ``deid new``, ``import``, ``train``
+   (CRF + rules, quick), ``redact`` and ``export``: after each kill, is the
+   project file whole (``integrity_check``, and the file alone holding what
+   the full open holds), is the work kept (a re-run completes it), and is
+   any file holding an identifier of the notes left behind (private temp
+   folders after the next command, hidden files in output folders, the
+   system temp folder)?
+
+Every command runs as a subprocess of the code under ``--code`` (default:
+this checkout), so the same probe measures an older checkout too::
+
+    python tests/services/probe_robustness.py [--code DIR] [--kills N] [--seed S]
+        [--skip-bad-inputs] [--skip-kills]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bad_inputs import CASES, CONTROL_TEXT, write_case  # noqa: E402
+
+HERE = Path(__file__).resolve().parents[2]
+
+
+class Runner:
+    def __init__(self, code: Path, user: Path) -> None:
+        self.env = {**os.environ, "PYTHONPATH": str(code), "DEID_USER_DIR": str(user),
+                    "QT_QPA_PLATFORM": "offscreen", "HF_HUB_OFFLINE": "1",
+                    "TRANSFORMERS_OFFLINE": "1"}
+        self.code = code
+
+    def cmd(self, *args) -> list[str]:
+        return [sys.executable, "-m", "app.cli.main", "-q", *map(str, args)]
+
+    def run(self, *args, timeout: float = 600) -> tuple[int, str]:
+        p = subprocess.run(self.cmd(*args), cwd=self.code, env=self.env, capture_output=True,
+                           text=True, timeout=timeout)
+        return p.returncode, p.stderr
+
+    def start(self, *args) -> subprocess.Popen:
+        return subprocess.Popen(self.cmd(*args), cwd=self.code, env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def control_kept(project: Path, fmt: str) -> bool:
+    db = sqlite3.connect(f"file:{project}?mode=ro", uri=True)
+    try:
+        if fmt == "conll":
+            return db.execute("SELECT count(*) FROM documents WHERE name LIKE 'control%'"
+                              ).fetchone()[0] >= 1
+        return db.execute("SELECT count(*) FROM documents WHERE text = ?",
+                          (CONTROL_TEXT,)).fetchone()[0] == 1
+    finally:
+        db.close()
+
+
+def probe_bad_inputs(r: Runner, work: Path) -> dict:
+    corpus = work / "corpus"
+    codes: Counter = Counter()
+    lost, exit2, runs = [], [], 0
+    for case in sorted(CASES):
+        folder, fmt = write_case(case, corpus)
+        for variant in ("named", "auto"):
+            proj = work / f"{case}-{variant}.deid"
+            r.run("new", proj)
+            args = ["import", proj, folder] + (["--format", fmt]
+                                               if variant == "named" and fmt != "auto-none" else [])
+            code, err = r.run(*args)
+            runs += 1
+            codes[code] += 1
+            if code == 2:
+                exit2.append(f"import/{variant} {case}")
+            if fmt != "auto-none" and (code != 0 or not control_kept(proj, fmt)) \
+                    and not (variant == "auto" and code == 1):
+                lost.append(f"import/{variant} {case}")
+        proj = work / f"{case}-named.deid"
+        code, _ = r.run("export", proj, work / "exp" / case, "--format", "jsonl")
+        runs += 1
+        codes[code] += 1
+        if code == 2:
+            exit2.append(f"export {case}")
+        if fmt in ("txt", "brat"):
+            code, _ = r.run("redact", proj, folder, work / "red" / case, "--rules-only",
+                            "--report", work / "rep" / case / "r.json")
+            runs += 1
+            codes[code] += 1
+            if code == 2:
+                exit2.append(f"redact {case}")
+            out = work / "red" / case / "control.txt"
+            if code != 0 or not out.is_file():
+                lost.append(f"redact {case}")
+    return {"cases": len(CASES), "runs": runs, "exit_codes": dict(sorted(codes.items())),
+            "exit_2": exit2, "data_lost": lost}
+
+
+def _integrity(path: Path) -> bool:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        db.close()
+
+
+def _count(path: Path, table: str) -> int:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return -1
+    finally:
+        db.close()
+
+
+def _alone_copy_count(path: Path, table: str, scratch: Path) -> int:
+    """Rows of ``table`` in a copy of the .deid file alone (as a user moves it)."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / "alone.deid"
+    for f in scratch.glob("alone.deid*"):
+        f.unlink()
+    shutil.copyfile(path, copy)
+    return _count(copy, table)
+
+
+def identifiers_of(notes: Path) -> set[bytes]:
+    found = set()
+    for ann in notes.glob("*.ann"):
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0].startswith("T") and len(parts[2]) >= 6 \
+                    and not parts[2].isdigit():
+                found.add(parts[2].encode("utf-8"))
+    return found
+
+
+def leftovers(places: list[Path], idents: set[bytes], skip: set[Path]) -> list[str]:
+    """Files under ``places`` (recursively) holding any identifier."""
+    hits = []
+    for place in places:
+        if not place.exists():
+            continue
+        for root, _, files in os.walk(place):
+            for fn in files:
+                path = Path(root, fn)
+                if path in skip or any(s in path.parents for s in skip):
+                    continue
+                try:
+                    data = path.read_bytes()[:5_000_000]
+                except OSError:
+                    continue
+                if any(i in data for i in idents):
+                    hits.append(str(path))
+    return hits
+
+
+def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Random) -> dict:
+    notes = work / "notes"
+    r.run("synth", notes, "--n", "300", "--seed", "4", "--labels", "extended")
+    idents = identifiers_of(notes)
+    systmp = Path(tempfile.gettempdir())
+    before_tmp = set(systmp.iterdir())
+    base = work / "base.deid"
+    r.run("new", base, "--labels", "extended")
+    r.run("import", base, notes, "--patient-regex", r"^(P\d+)_")
+    trained = work / "trained.deid"
+    shutil.copyfile(base, trained)
+    r.run("train", trained, "--models", "crf", "rules", "--budget", "quick", "--data", "balanced")
+    results = {}
+    plans = {
+        "new": (lambda k: ["new", work / f"new{k}.deid", "--labels", "extended"], (0.2, 1.5)),
+        "import": (lambda k: ["import", work / f"imp{k}.deid", notes], (0.8, 3.0)),
+        "train": (lambda k: ["train", work / f"tr{k}.deid", "--models", "crf", "rules",
+                             "--budget", "quick", "--data", "balanced"], (3.0, 12.0)),
+        "redact": (lambda k: ["redact", trained, notes, work / f"red{k}", "--strategy",
+                              "surrogate", "--patient-regex", r"^(P\d+)_"], (2.0, 8.0)),
+        "export": (lambda k: ["export", trained, work / f"exp{k}", "--format", "brat"], (0.6, 2.0)),
+    }
+    for name, (make, (lo, hi)) in plans.items():
+        whole = kept = left = 0
+        notes_left: list[str] = []
+        for k in range(kills):
+            if name == "import":
+                r.run("new", work / f"imp{k}.deid", "--labels", "extended")
+            if name == "train":
+                shutil.copyfile(base, work / f"tr{k}.deid")
+            args = make(k)
+            proc = r.start(*args)
+            time.sleep(rng.uniform(lo, hi))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            project = {"new": work / f"new{k}.deid", "import": work / f"imp{k}.deid",
+                       "train": work / f"tr{k}.deid", "redact": trained, "export": trained}[name]
+            ok = True
+            if project.exists():
+                ok = _integrity(project)
+                if ok and name == "import":
+                    ok = _alone_copy_count(project, "documents", work / "scratch") \
+                        == _count(project, "documents")
+            if name == "new" and project.exists():
+                ok = ok and _count(project, "labels") == 11
+            if name == "redact":
+                out = work / f"red{k}"
+                for f in out.glob("*.txt") if out.exists() else []:
+                    try:
+                        f.read_text(encoding="utf-8")
+                    except (OSError, UnicodeDecodeError):
+                        ok = False
+            whole += ok
+            # Files holding an identifier once the next command has run (it
+            # sweeps what a killed one left): private temp folders, new deid-*
+            # folders in the system temp folder, hidden files in the output.
+            r.run("doctor")
+            out_dir = work / {"redact": f"red{k}", "export": f"exp{k}"}.get(name, "none")
+            hidden = [p for p in out_dir.rglob(".*") if p.is_file()] if out_dir.exists() else []
+            new_tmp = [p for p in systmp.iterdir() if p not in before_tmp
+                       and p.name.startswith(("deid-", "stanza-", "flair-"))]
+            left_now = (leftovers([user / "tmp"], idents, set()) + leftovers(new_tmp, idents, set())
+                        + [str(p) for p in hidden if any(i in p.read_bytes() for i in idents)])
+            left += bool(left_now)
+            notes_left += left_now
+            # Work kept: the same command again finishes the job.
+            again, err = r.run(*args) if name != "new" else (0, "")
+            if name == "new":
+                kept += (not project.exists()) or _count(project, "labels") == 11
+            elif name == "import":
+                kept += again == 0 and _count(project, "documents") == 300
+            elif name == "train":
+                kept += again == 0 and _count(project, "runs") >= 1
+            elif name == "redact":
+                kept += again == 0 and len(list((work / f"red{k}").glob("*.txt"))) == 300
+            else:
+                kept += again == 0 and len(list((work / f"exp{k}").glob("*.ann"))) == 300
+        results[name] = {"kills": kills, "files_whole": whole, "work_kept": kept,
+                         "kills_leaving_identifiers": left, "examples": notes_left[:3]}
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--code", type=Path, default=HERE)
+    ap.add_argument("--kills", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--skip-kills", action="store_true")
+    ap.add_argument("--skip-bad-inputs", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="probe-") as tmp:
+        work, user = Path(tmp, "work"), Path(tmp, "user")
+        work.mkdir()
+        r = Runner(args.code.resolve(), user)
+        report = {}
+        if not args.skip_bad_inputs:
+            report["bad_inputs"] = probe_bad_inputs(r, work / "bad")
+            print(json.dumps(report, indent=2), flush=True)
+        if not args.skip_kills:
+            report["kill_9"] = probe_kills(r, work / "kill", user, args.kills,
+                                           random.Random(args.seed))
+            print(json.dumps(report["kill_9"], indent=2), flush=True)
+
+
+if __name__ == "__main__":
+    main()
