@@ -3,7 +3,7 @@
 ::
 
     python -m app.bench accuracy --corpus meddocan|physionet|synthetic [--budget B] [--models ...]
-    python -m app.bench learning-curve [--budget B] [--models ...]
+    python -m app.bench learning-curve [--corpus meddocan|physionet] [--budget B] [--models ...]
     python -m app.bench speed [--budget B] [--models ...] [--project P.deid]
     python -m app.bench report                 # BENCHMARKS.md from OUT/*.json
     python -m app.bench all [--budget B]       # all of the above, then report
@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Reproduce the figures of BENCHMARKS.md.")
     p.add_argument("part", choices=PARTS)
     p.add_argument("--corpus", choices=("meddocan", "physionet", "synthetic"), default="meddocan",
-                   help="accuracy only (default meddocan)")
+                   help="accuracy and learning-curve (default meddocan; a learning curve on "
+                        "meddocan or physionet)")
     p.add_argument("--budget", choices=("quick", "standard", "full"), default="standard")
     p.add_argument("--models", nargs="+", default=None,
                    help="base model kinds (default: every kind: spacy stanza flair crf rules)")
@@ -140,8 +141,12 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         records.append(part("speed", "speed", lambda: run_speed(project=project, **common)))
     if args.part in ("learning-curve", "all"):
         from app.bench.learning import run_learning_curve
-        records.append(part("learning-curve", "learning-curve",
-                            lambda: run_learning_curve(**common)))
+        curves = (("meddocan", "physionet") if args.part == "all"
+                  else (args.corpus,))
+        for corpus in curves:
+            rec_id = "learning-curve" if corpus == "meddocan" else f"learning-curve-{corpus}"
+            records.append(part(rec_id, "learning-curve",
+                                lambda c=corpus: run_learning_curve(corpus=c, **common)))
     if args.part == "report":
         from app.bench.markdown import render_record
         records = load_records(out)

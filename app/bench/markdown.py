@@ -21,6 +21,7 @@ TITLES = {
     "accuracy-physionet": "Accuracy: PhysioNet English ICU notes, our dev patients",
     "accuracy-synthetic": "Accuracy: held-out synthetic English notes",
     "learning-curve": "Learning curve: MEDDOCAN",
+    "learning-curve-physionet": "Learning curve: PhysioNet English ICU notes",
     "speed": "Speed, memory and cost growth",
 }
 _TARGETS_RE = re.compile(r"<!-- targets-json: (.*?) -->")
@@ -139,16 +140,19 @@ def render_learning(rec: dict) -> list[str]:
     r = rec["results"]
     lines = _header(rec)
     test = r["test"] or {}
-    lines.append(f"Selected candidate scored on the test split ({test.get('notes')} notes, "
-                 f"{test.get('spans')} spans); dev subsampled proportionally (see "
-                 "`app/bench/learning.py`).")
+    lines.append(f"Selected candidate scored on the held-out notes ({test.get('notes')} notes, "
+                 f"{test.get('spans')} spans); the next notes chosen at random or by the "
+                 "models' uncertainty (see `app/bench/learning.py`).")
     lines.append("")
-    rows = [[p["train_notes"], p["dev_notes"], p["selected"],
+    rows = [[p.get("order", "random"), p.get("identified_notes", p["train_notes"]),
+             p["train_notes"], p["dev_notes"], p["selected"],
              _f(p["strict"]["f1"]) + _ci(p["strict"]["f1_ci"]), _f(p["relaxed"]["f1"]),
-             _f(p["token"]["recall"]) + _ci(p["token"]["recall_ci"]), _f(p["seconds"], 1)]
+             _f(p["token"]["recall"]) + _ci(p["token"]["recall_ci"]), _f(p["token"]["precision"]),
+             _f(p["seconds"], 1)]
             for p in r["points"]]
-    lines += _table(["train notes", "dev notes", "selected", "strict F1 [95% CI]",
-                     "relaxed F1", "token R [95% CI]", "training s"], rows)
+    lines += _table(["order", "notes with identifiers", "annotated notes", "dev notes",
+                     "selected", "strict F1 [95% CI]", "relaxed F1", "token R [95% CI]",
+                     "token P", "training s"], rows)
     return lines + _targets(rec)
 
 
@@ -234,6 +238,7 @@ python -m app.bench accuracy --corpus synthetic --budget quick --write-md
 python -m app.bench accuracy --corpus meddocan --budget standard --write-md   # hours on 2 cores
 python -m app.bench accuracy --corpus physionet --budget standard --write-md  # English ICU notes
 python -m app.bench learning-curve --budget standard --write-md               # hours on 2 cores
+python -m app.bench learning-curve --corpus physionet --budget quick --write-md
 python -m app.bench all --budget standard                                     # everything + report
 python -m app.bench report                                                    # BENCHMARKS.md from bench-out/
 ```

@@ -31,7 +31,8 @@ from pathlib import Path
 from app.bench.machine import load_average, machine_info
 
 SCHEMA = "deid.bench/1"
-PART_IDS = ("accuracy-meddocan", "accuracy-physionet", "accuracy-synthetic", "learning-curve", "speed")
+PART_IDS = ("accuracy-meddocan", "accuracy-physionet", "accuracy-synthetic", "learning-curve",
+            "learning-curve-physionet", "speed")
 
 
 def start_record(rec_id: str, part: str, *, command: str, budget: str, size: str,

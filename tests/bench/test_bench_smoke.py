@@ -180,3 +180,36 @@ def test_physionet_holds_out_whole_patients_and_checks_its_targets(tmp_path):
     assert [t["key"] for t in rec["targets"]] == [
         "physionet_token_recall", "physionet_token_precision", "physionet_notes_kept"]
     assert all(t["measured"] is not None for t in rec["targets"])
+
+
+def test_curve_takes_notes_until_enough_have_identifiers():
+    from app.bench.learning import take
+    from app.core.spans import Document, Span
+
+    def note(name, ids):
+        return Document(name, "x" * 10, [Span(0, 1, "NAME")] * ids)
+
+    order = [note("a", 0), note("b", 1), note("c", 0), note("d", 2), note("e", 1)]
+    first = take(order, [], 1)
+    assert [d.name for d in first] == ["a", "b"]           # notes without identifiers ride along
+    assert [d.name for d in take(order, first, 3)] == ["a", "b", "c", "d", "e"]
+    # An earlier choice is kept and the next notes come from the new order.
+    assert [d.name for d in take(order[::-1], first, 2)] == ["a", "b", "e"]
+    assert len(take(order, [], 99)) == 5                    # the pool runs out
+
+
+@pytest.mark.slow
+def test_physionet_curve_compares_random_and_uncertainty_order(tmp_path):
+    from app.bench.config import physionet_dir
+
+    if physionet_dir() is None:
+        pytest.skip("the PhysioNet deid notes are not beside the repository")
+    assert main(["learning-curve", "--corpus", "physionet", "--smoke", "--models", "crf", "rules",
+                 "--out", str(tmp_path), "-q"]) == 0
+    rec = json.loads((tmp_path / "learning-curve-physionet.json").read_text())
+    points = rec["results"]["points"]
+    assert [(p["order"], p["identified_notes"]) for p in points] == [
+        ("random", 4), ("random", 8), ("uncertainty", 4), ("uncertainty", 8)]
+    # The first point is the same sample; later ones are chosen differently.
+    assert points[0]["train_notes"] == points[2]["train_notes"]
+    assert all(0.0 <= p["token"]["recall"] <= 1.0 for p in points)
