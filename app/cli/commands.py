@@ -113,8 +113,9 @@ def _export_redacted(args) -> int:
     """``deid export P OUT --format redacted``: the project's documents,
     de-identified straight from the store (what the preview shows)."""
     from app.deid import LeakError
-    from app.services.redaction import redact_project
+    from app.services.redaction import dismiss_suspicions, redact_project
     with open_project(args.project) as project:
+        dismiss_suspicions(project, args.dismiss)
         ids = None if not args.split else [i.id for i in project.document_infos(split=args.split)]
         try:
             summary, _ = redact_project(
@@ -320,15 +321,16 @@ def suspicion_words(suspicions: list[dict]) -> str:
     characters 6-21, ...' (places and reasons, never the text)."""
     from app.deid.rescan import REASONS
     parts = [f"{REASONS.get(s['kind'], s['kind'])} ({s['category']}) at characters "
-             f"{s['start']}-{s['end']}" for s in suspicions[:3]]
+             f"{s['start']}-{s['end']} [id {s.get('id', '?')}]" for s in suspicions[:3]]
     more = f", and {len(suspicions) - 3} more" if len(suspicions) > 3 else ""
     return f"{len(suspicions)} suspected: " + "; ".join(parts) + more
 
 
 def cmd_redact(args) -> int:
     from app.deid import LeakError
-    from app.services.redaction import redact_corpus
+    from app.services.redaction import dismiss_suspicions, redact_corpus
     with open_project(args.project) as project:
+        dismiss_suspicions(project, args.dismiss)
         try:
             summary, report = redact_corpus(
                 project, args.in_dir, args.out_dir, strategy=args.strategy,

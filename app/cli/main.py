@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
     s.add_argument("--use-annotations", action="store_true",
                    help="redact the spans of brat .ann files beside the notes instead of predicting")
+    s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
+                   help="suspicions (ids as listed by an earlier run) that are not leaks: "
+                        "no longer reported, no longer withheld by --strict")
 
     s = sub.add_parser("export", help="export documents and annotations, or the documents "
                                       "de-identified (--format redacted)")
@@ -148,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rules-only", action="store_true",
                    help="redacted: use the rule recogniser, not the trained model")
     s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it)")
+    s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
+                   help="redacted: suspicions (ids as listed) that are not leaks")
 
     s = sub.add_parser("audit", help="measure the residual risk of an export: draw a sample "
                                      "to review, then bound the leak rate from the review")

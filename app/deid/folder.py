@@ -404,7 +404,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  strict: bool = False,
                  producer: Mapping[str, str] | None = None,
                  known: KnownIdentifiers | None = None,
-                 model_scan: Callable[[], RulesFn] | None = None) -> RedactionSummary:
+                 model_scan: Callable[[], RulesFn] | None = None,
+                 dismissed: Iterable[str] = ()) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -443,6 +444,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         Identifiers known before this run (the project's, hospital lists),
         by patient key: the leak scan searches them (with those replaced in
         this run) and no surrogate recreates one.
+    dismissed
+        Ids of suspicions a person judged not a leak (``suspicions[i]["id"]``,
+        keyed by the note, its version and the place): not reported, and
+        no longer withhold the note in strict mode.
     model_scan
         Picklable factory of the model's recall-biased scan (``text ->
         [(start, end, label)]``), built once in this process when needed.
@@ -517,7 +522,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # notes before it).
     seen = KnownIdentifiers(common_words())
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
-                       secret, known, seen, rules_fn, model_scan, strict, leaky)
+                       secret, known, seen, rules_fn, model_scan, strict, leaky,
+                       frozenset(dismissed))
 
     def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
         if error:
@@ -626,6 +632,7 @@ class _Context:
     model_scan: Callable[[], RulesFn] | None
     strict: bool
     leaky: dict[str, int]
+    dismissed: frozenset[str] = frozenset()
     _model_fn: RulesFn | None = None
 
     def model_fn(self) -> RulesFn | None:
@@ -646,10 +653,10 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                           name=policy.kind_for(m.label) == "name")
     if item.kept is not None:
         entry = item.kept
+        still = [sp for sp in entry.get("suspicions", []) if sp.get("id") not in ctx.dismissed]
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
-                           entry.get("strategies", {}), entry.get("leaks", 0),
-                           suspicions=list(entry.get("suspicions", [])))
+                           entry.get("strategies", {}), len(still), suspicions=still)
     found = rescan(result.text, (), ctx.rules_fn, patient=item.patient,
                    known=(ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known),
                    model_fn=ctx.model_fn(),
@@ -658,9 +665,17 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                                    if policy.kind_for(m.label) == "name"])
     leaks = [lk for lk in found if not lk.in_replacement]
     back = offset_mapper(result.span_map, forward=False)
-    suspicions = [{"start": lk.start, "end": lk.end,
-                   "in_start": back(lk.start), "in_end": back(lk.end),
-                   "kind": lk.kind, "category": lk.category} for lk in leaks]
+    suspicions = []
+    for lk in leaks:
+        a, b = back(lk.start), back(lk.end)
+        sid = keyed_hex(ctx.secret, "suspicion", item.key, item.sha256, item.version,
+                        str(a), str(b), lk.kind, length=16)
+        suspicions.append({"id": sid, "start": lk.start, "end": lk.end, "in_start": a,
+                           "in_end": b, "kind": lk.kind, "category": lk.category})
+    # A suspicion a person judged not a leak stays closed while the note is the same.
+    kept_leaks = [lk for lk, sp in zip(leaks, suspicions) if sp["id"] not in ctx.dismissed]
+    suspicions = [sp for sp in suspicions if sp["id"] not in ctx.dismissed]
+    leaks = kept_leaks
     labels = result.label_counts()
     strategies: dict[str, int] = {}
     for m in result.span_map:

@@ -289,8 +289,13 @@ class ExportWizard(QDialog):
         self.suspicion_table.verticalHeader().setVisible(False)
         self.suspicion_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
         self.suspicion_table.cellActivated.connect(self._open_suspicion)
+        self.dismiss_button = QPushButton("Not a leak")
+        self.dismiss_button.setToolTip("The selected suspicion is not an identifier: it is not "
+                                       "reported again (recorded with your name)")
+        self.dismiss_button.clicked.connect(self.dismiss_selected)
         layout.addWidget(self.summary_label)
         layout.addWidget(self.suspicion_table, 1)
+        layout.addWidget(self.dismiss_button, 0, Qt.AlignLeft)
         row = QHBoxLayout()
         row.addWidget(self.open_button)
         row.addStretch(1)
@@ -426,17 +431,31 @@ class ExportWizard(QDialog):
             for j, text in enumerate((note, f"{REASONS.get(s['kind'], s['kind'])} "
                                             f"({s['category']})", where)):
                 item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"]))
+                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"], s.get("id")))
                 self.suspicion_table.setItem(i, j, item)
         self.suspicion_table.setVisible(bool(rows))
+        self.dismiss_button.setVisible(bool(rows))
         self.suspicion_table.resizeColumnToContents(0)
         self.suspicion_table.resizeColumnToContents(2)
 
     @Slot(int, int)
     def _open_suspicion(self, row: int, column: int) -> None:
-        doc_id, start, end = self.suspicion_table.item(row, column).data(Qt.UserRole)
+        doc_id, start, end, _ = self.suspicion_table.item(row, column).data(Qt.UserRole)
         if doc_id is not None:
             self.show_in_preview.emit(doc_id, start, end)
+
+    @Slot()
+    def dismiss_selected(self) -> None:
+        """Record the selected suspicions as not leaks and drop their rows."""
+        from app.services.redaction import dismiss_suspicions
+        rows = sorted({i.row() for i in self.suspicion_table.selectedIndexes()}, reverse=True)
+        ids = [self.suspicion_table.item(r, 0).data(Qt.UserRole)[3] for r in rows]
+        if ids:
+            who = getattr(self.parent(), "annotator", None)
+            dismiss_suspicions(self.project, [i for i in ids if i],
+                               who() if callable(who) else None)
+            for r in rows:
+                self.suspicion_table.removeRow(r)
 
     @Slot()
     def open_report(self) -> None:

@@ -288,6 +288,28 @@ def project_known_identifiers(project, policy=None):
     return known
 
 
+DISMISSED_KEY = "leak_dismissed"
+
+
+def dismissed_suspicions(project) -> frozenset[str]:
+    """Ids of the suspicions people judged not a leak."""
+    return frozenset(d["id"] for d in project.get_setting(DISMISSED_KEY) or [])
+
+
+def dismiss_suspicions(project, ids, actor: str | None = None) -> int:
+    """Record that the suspicions ``ids`` are not leaks (who and when, no text);
+    the next export no longer reports them. Returns how many were new."""
+    import datetime as dt
+    stored = list(project.get_setting(DISMISSED_KEY) or [])
+    known = {d["id"] for d in stored}
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    new = [{"id": i, "by": actor or "", "at": now} for i in dict.fromkeys(ids) if i not in known]
+    if new:
+        project.set_setting(DISMISSED_KEY, stored + new)
+        project.log("suspicions_dismissed", {"count": len(new)}, actor=actor)
+    return len(new)
+
+
 def listed_identifiers(project):
     """The hospital lists of the project as ``(patient_id or None, label,
     text, is_name)``: a patient's listed names and numbers, and lists that
@@ -372,7 +394,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
-                            model_scan=model_scan)
+                            model_scan=model_scan, dismissed=dismissed_suspicions(project))
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
@@ -533,7 +555,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                            spans_format=spans_format, rules_fn=rule_leak_scan(project),
                            strict=strict, producer=producer,
                            known=project_known_identifiers(project, policy),
-                           model_scan=model_scan)
+                           model_scan=model_scan, dismissed=dismissed_suspicions(project))
     seconds = time.perf_counter() - t0
     model_info, evaluation = _model_info(project, rules_only)
     report_data = build_report(summary, model_info, evaluation, policy,

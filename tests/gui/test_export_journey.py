@@ -85,3 +85,20 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     assert "Ann Lee" not in (out / "P1_b.txt").read_text(encoding="utf-8")
     assert "P1_b.txt" not in [r[0] for r in _rows(wizard.suspicion_table)]
     assert outcome.summary.redone() == {"its annotations changed": 1}
+
+
+def test_not_a_leak_closes_a_suspicion(imported, qtbot, tmp_path, monkeypatch):
+    w = _shown(imported, qtbot)
+    out = tmp_path / "export"
+    wizard, _ = _export(w, qtbot, out, monkeypatch)
+    table = wizard.suspicion_table
+    before = table.rowCount()
+    assert before >= 1
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualItemRect(table.item(0, 1)).center())
+    qtbot.mouseClick(wizard.dismiss_button, Qt.LeftButton)
+    assert table.rowCount() == before - 1
+    wizard.close()
+    wizard, outcome = _export(w, qtbot, out, monkeypatch)       # every note kept: resumed
+    assert outcome.summary.count("resumed") == 3
+    assert wizard.suspicion_table.rowCount() == before - 1

@@ -131,6 +131,10 @@ def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, c
     assert name.split()[-1] not in body and name.split()[-1].upper() not in body
     assert main(args + ["--strict"]) == 1
     assert "suspected identifier leak" in capsys.readouterr().err
+    # A person judges them: dismissed suspicions close, strict then finishes.
+    ids = [s["id"] for n in per_note for s in n["suspicions"]]
+    assert main(args + ["--strict", "--dismiss", *ids]) == 0
+    assert "leak re-scan: 0 possible leftovers in 0 notes" in capsys.readouterr().out
 
 
 def test_redact_skips_a_file_name_that_is_not_utf8_and_redacts_the_rest(tmp_path, capsys):
