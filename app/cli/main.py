@@ -195,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--locale", default="en_AU", choices=("en_AU", "en_US", "mixed"))
     s.add_argument("--labels", default="paper", choices=("paper", "extended"))
+    s.add_argument("--style", default="discharge", choices=("discharge", "icu", "mixed"),
+                   help="discharge letters (default), ICU nursing notes, or both")
     return p
 
 

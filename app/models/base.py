@@ -175,7 +175,8 @@ def _import_builtin() -> None:
     # Importing the modules registers them; heavy libraries are imported
     # lazily inside each module's fit/load, so this stays cheap.
     import importlib
-    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model", "lists_model"):
+    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model", "lists_model",
+                 "names_model"):
         try:
             importlib.import_module(f"app.models.{name}")
         except ModuleNotFoundError as exc:

@@ -18,6 +18,7 @@ class AnnotateSummary:
     chars: int = 0
     seconds: float = 0.0
     problems: list[tuple[str, str]] = field(default_factory=list)
+    model: str = ""           # the candidate that predicted ("starter model" on day one)
 
 
 def _brat_meta(meta: dict) -> dict:
@@ -102,6 +103,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     summary = AnnotateSummary()
     t0 = time.perf_counter()
     with Predictor.from_project(project) as predictor:
+        summary.model = predictor.name
         out.mkdir(parents=True, exist_ok=True)
         sweep_temp_files(out)          # what a killed run left there
         pending: list = []
@@ -222,8 +224,11 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
 def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_progress,
                       cancel: CancelToken | None = None) -> tuple[str, int]:
     """Suggestions for notes just imported, so they arrive ready to review:
-    the active model's predictions in a trained project, else the rules'.
+    the active model's predictions in a trained project, the starter model's
+    in a new English one (`app.services.starter`), else the rules'.
     Returns ``("model" or "rules", notes processed)``."""
-    if has_model(project):
+    from app.services.starter import uses_starter
+
+    if has_model(project) or uses_starter(project):
         return "model", preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
     return "rules", suggest_rules(project, doc_ids=doc_ids, progress=progress, cancel=cancel)

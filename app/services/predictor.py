@@ -99,10 +99,17 @@ class Predictor:
     @classmethod
     def from_project(cls, project, *, run_id: int | None = None, model: str | None = None,
                      device: str = "cpu", all_members: bool = False) -> "Predictor":
-        """Load the selected candidate of the run (or ``model`` by name)."""
+        """Load the selected candidate of the run (or ``model`` by name).
+
+        An English project with no trained run predicts with the shipped
+        starter model (`app.services.starter`); its ``run_id`` is None.
+        """
         from app.ensemble import load_ensemble
         from app.models.base import load_model
+        from app.services.starter import starter_predictor, uses_starter
 
+        if run_id is None and model is None and uses_starter(project):
+            return starter_predictor(project)
         run = active_run(project, run_id)
         metrics = run.metrics or {}
         name = model or metrics.get("selected")

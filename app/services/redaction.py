@@ -343,6 +343,9 @@ def model_identity(project, *, rules_only: bool = False, annotations: "Annotatio
         return "rules " + _rules_mapping_digest(project)
     from app.services.finishing import fill_rules, propagation_labels
     from app.services.predictor import active_run
+    from app.services.starter import starter_identity, uses_starter
+    if uses_starter(project):
+        return starter_identity()
     run = active_run(project)
     name = (run.metrics or {}).get("selected")
     return json.dumps({"run": run.id, "candidate": name, "fill": fill_rules(run, name),
@@ -441,6 +444,9 @@ def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
         return {"model": "rules"}, None
     from app.services.finishing import finishing_summary
     from app.services.predictor import active_run
+    from app.services.starter import STARTER_NAME, STARTER_REASON, uses_starter
+    if uses_starter(project):
+        return {"model": STARTER_NAME, "reason": STARTER_REASON}, None
     run = active_run(project)
     m = run.metrics or {}
     sel = m.get("selection", {})

@@ -22,10 +22,13 @@ from app.synth.clinical import EPONYMS
 from app.synth.notes import NOTE_TYPES, Encounter, NoteWriter
 from app.synth.people import PeopleFactory
 
-__all__ = ["generate", "EPONYMS", "LABEL_SETS", "LOCALES"]
+__all__ = ["generate", "EPONYMS", "LABEL_SETS", "LOCALES", "STYLES"]
 
 LABEL_SETS = ("paper", "extended")
 LOCALES = ("en_AU", "en_US", "mixed")
+# "discharge": letters and summaries (the bundled sample); "icu": ICU nursing
+# notes (app.synth.icu); "mixed": both, half each.
+STYLES = ("discharge", "icu", "mixed")
 _US_SHARE_IN_MIXED = 0.2
 _NOTE_TYPE_WEIGHTS = {"discharge_summary": 4, "progress_note": 3, "clinic_letter": 2,
                       "referral_letter": 2}
@@ -33,7 +36,7 @@ _UPPER_SHARE = 0.15
 
 
 def generate(n: int, *, seed: int = 0, locale: str = "en_AU",
-             label_set: str = "paper") -> list[Document]:
+             label_set: str = "paper", style: str = "discharge") -> list[Document]:
     """Generate ``n`` synthetic notes with gold spans.
 
     Parameters
@@ -50,6 +53,11 @@ def generate(n: int, *, seed: int = 0, locale: str = "en_AU",
         ``"paper"`` (PERSON, ADDRESS, DOB, IDN, PHONE) or ``"extended"``
         (adds DATE, AGE, EMAIL, URL, HOSPITAL, LOCATION). Entities outside
         the set are still written but not annotated.
+    style
+        ``"discharge"`` (letters and summaries, the default: the bundled
+        sample), ``"icu"`` (ICU nursing notes, `app.synth.icu`; always US,
+        ``locale`` is ignored) or ``"mixed"`` (the first half discharge
+        notes, the second half ICU notes of other patients).
 
     Returns
     -------
@@ -64,6 +72,15 @@ def generate(n: int, *, seed: int = 0, locale: str = "en_AU",
         raise ValueError(f"unknown locale {locale!r} (choose from {', '.join(LOCALES)})")
     if label_set not in LABEL_SETS:
         raise ValueError(f"unknown label set {label_set!r} (choose from {', '.join(LABEL_SETS)})")
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r} (choose from {', '.join(STYLES)})")
+    if style != "discharge":
+        from app.synth.icu import generate_icu
+
+        n_icu = n if style == "icu" else n // 2
+        first = generate(n - n_icu, seed=seed, locale=locale, label_set=label_set)
+        start = int(first[-1].patient_id[1:]) + 1 if first else 1
+        return first + generate_icu(n_icu, seed=seed, label_set=label_set, first_patient=start)
     labels = frozenset(d.name for d in PRESETS[label_set])
     fakers = {loc: Faker(loc) for loc in ("en_AU", "en_US")}
     types, weights = list(_NOTE_TYPE_WEIGHTS), list(_NOTE_TYPE_WEIGHTS.values())

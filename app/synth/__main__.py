@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m app.synth OUT_DIR --n 300 --seed 2024 --locale mixed --labels paper
+    python -m app.synth OUT_DIR --n 300 --seed 2024 --locale mixed --labels paper [--style icu]
 
 OUT_DIR receives ``note_NNNN.txt`` + ``note_NNNN.ann`` per note and
 ``patients.tsv`` (note name, patient id) so per-patient grouping survives.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from app.core.spans import Document, sort_spans
-from app.synth import LABEL_SETS, LOCALES, generate
+from app.synth import LABEL_SETS, LOCALES, STYLES, generate
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--locale", choices=LOCALES, default="en_AU")
     parser.add_argument("--labels", choices=LABEL_SETS, default="paper")
+    parser.add_argument("--style", choices=STYLES, default="discharge",
+                        help="discharge letters (default), ICU nursing notes, or both")
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error("--n must be at least 1")
@@ -54,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         parser.error(f"{out} exists and is not an empty folder")
     try:
-        docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels)
+        docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels, style=args.style)
         out.mkdir(parents=True, exist_ok=True)
         for doc in docs:
             _write_brat(doc, out)

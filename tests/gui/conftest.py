@@ -27,8 +27,12 @@ def window(qtbot, settings):
 
 @pytest.fixture
 def imported(window, qtbot, tmp_path):
-    """A window with a new project holding the three NOTES, patient from the name."""
+    """A window with a new project holding the three NOTES, patient from the name
+    (the day-one starter model turned off: these tests check the rules'
+    suggestions and place their own; tests/gui/test_day_one.py has the starter)."""
+    from app.services.starter import STARTER_SETTING
     assert window.new_project(tmp_path / "p.deid")
+    window.project.set_setting(STARTER_SETTING, False)
     # The new notes then get rule suggestions in a worker: wait for both.
     with qtbot.waitSignal(window.suggestionsFinished, timeout=20000):
         with qtbot.waitSignal(window.importFinished, timeout=20000) as blocker:

@@ -1,0 +1,135 @@
+"""Dates as ward notes write them: no year, or a two-digit year alone.
+
+`app.rules.find_hits` asks for a year before it calls a number a date (it
+must stay precise on letters and on MEDDOCAN). Nursing notes mostly write
+"2/14", "S/P CABG '92", "MI 4/97": these shapes are found here, and the
+ratios that look the same are left alone by their context ("BP 110/60",
+"CPAP 5/5", "PAIN 4/10", "1/2 NS", "STRENGTH 5/5").
+
+>>> text = "LAST BM 2/14. CPAP 5/5. S/P CABG '92, MI 4/97. PAIN 4/10"
+>>> [text[s:e] for s, e in find_short_dates(text)]
+['2/14', '92', '4/97']
+"""
+from __future__ import annotations
+
+import re
+
+_SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
+_APOSTROPHE_YEAR_RE = re.compile(r"(?<=[\s(,;:/-])['\u2019](\d{2})(?![\w'])")
+# Words before a number pair that make it a measurement, a setting or a score.
+_RATIO_BEFORE = frozenset({
+    "bp", "sbp", "dbp", "nbp", "abp", "cpap", "bipap", "ps", "peep", "pap", "pa", "pas", "cvp",
+    "pcwp", "wedge", "map", "maps", "hr", "rr", "tv", "ie", "i:e", "ratio", "pain", "scale",
+    "strength", "str", "abg", "vbg", "gas", "settings", "set", "vent", "ac", "simv", "imv",
+    "mae", "grip", "grips", "bs", "k", "bun", "cr", "creat", "plt", "hct", "lytes",
+    "murmur", "grade", "o2", "fio2", "sats", "sat",
+    "c/o", "rated", "rates", "rating", "level", "levels", "dose", "doses", "ett",
+    "lasix", "ns", "d5", "dextrose", "saline", "art", "aline", "pressures", "pressure"})
+# Words after a number pair that make it a measurement or a fraction.
+_RATIO_AFTER = frozenset({
+    "ns", "nss", "strength", "pain", "peep", "ps", "cpap", "mmhg", "mg", "ml", "cc", "units",
+    "u", "l", "lpm", "liters", "nc", "fm", "x", "bilat", "bilaterally", "mae", "grips",
+    "tabs", "tab", "amp", "amps", "hrs", "hr", "min", "mins", "sec", "cm", "mm", "kg", "lb",
+    "lbs", "beats", "bpm", "murmur", "sem", "dose", "of", "ratio", "pressure", "systolic"})
+_WORD_RE = re.compile(r"[a-z0-9:/]+")
+
+
+def _word_before(low: str, start: int) -> str:
+    words = _WORD_RE.findall(low[max(0, start - 24):start])
+    return words[-1] if words else ""
+
+
+def _word_after(low: str, end: int) -> str:
+    m = _WORD_RE.search(low, end, min(len(low), end + 16))
+    return m.group() if m and low[end:m.start()].strip(" ") in ("", "-") else ""
+
+
+def find_short_dates(text: str) -> list[tuple[int, int]]:
+    """Offsets of yearless or short-year dates in ``text``, in order."""
+    low = text.lower()
+    out: list[tuple[int, int]] = []
+    for m in _SHORT_RE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        before, after = _word_before(low, m.start()), _word_after(low, m.end())
+        if before in _RATIO_BEFORE or after in _RATIO_AFTER:
+            continue
+        if 1 <= a <= 12 and 32 <= b <= 99:
+            out.append(m.span())                     # month/two-digit year: "4/97"
+        elif 1 <= a <= 12 and 1 <= b <= 31 and a != b and (a, b) not in _FRACTIONS:
+            out.append(m.span())                     # month/day: "2/14"
+    for m in _APOSTROPHE_YEAR_RE.finditer(text):
+        out.append(m.span(1))                        # "CABG '92": the year's digits
+    return sorted(out)
+
+
+# Fractions written in orders and doses far more often than these dates.
+_FRACTIONS = frozenset({(1, 2), (1, 3), (2, 3), (1, 4), (3, 4), (1, 8)})
+
+
+# ------------------------------------------------------------- care places
+
+# Words that end a hospital's name: "UNION HOSPITAL", "HOLY CROSS MED CENTER".
+_CARE_KINDS_RE = re.compile(
+    r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
+    r"nursing home|health center|infirmary|campus|vamc)\b", re.I)
+# Words that cannot be part of a name before a kind ("THE HOSPITAL", "OUTSIDE HOSP").
+_NOT_A_NAME = frozenset({
+    "the", "a", "an", "to", "from", "at", "in", "into", "and", "or", "was", "is", "pt", "patient",
+    "transferred", "transfered", "transfer", "taken", "went", "sent", "admitted", "per", "report",
+    "with", "by", "for", "outside", "other", "another", "this", "that", "local", "previous",
+    "referring", "same", "home", "her", "his", "their", "general", "community", "county", "city",
+    "state", "day", "acute", "chronic", "rehab", "hospital", "hosp", "osh", "d/c", "dc", "tx",
+    "arrived", "back", "while", "during", "since", "after", "before", "on", "s/p", "of"})
+_CARE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'-]*")
+# A unit named after someone or somewhere, with its floor: "TRANSFER TO FELDMAN 2".
+_NAMED_WARD_RE = re.compile(
+    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|to|from)"
+    r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+(\d{1,2})\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
+    re.I)
+# Hospitals written as initials ending in GH / MC after "to", "from", "at".
+_HOSPITAL_INITIALS_RE = re.compile(r"\b(?i:to|from|at)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC))\b")
+# Unit types every hospital has (not identifiers; see app.synth.icu).
+_UNIT_TYPES = frozenset({
+    "micu", "sicu", "ccu", "csru", "icu", "nicu", "tsicu", "cvicu", "picu", "floor", "unit",
+    "bed", "room", "rm", "step", "stepdown", "rehab", "pacu", "cath", "north", "south", "east",
+    "west", "tower", "level", "pod", "ward", "wing", "building", "bldg", "floors",
+    # drips titrated "to"/"from" a rate
+    "neo", "levo", "levophed", "dopa", "dopamine", "dobutamine", "dobut", "propofol", "prop",
+    "fentanyl", "versed", "ativan", "lasix", "insulin", "heparin", "nitro", "ntg", "amio",
+    "dilt", "pressors", "vaso", "vasopressin", "epi", "milrinone", "nipride", "esmolol",
+    "peep", "cpap", "fio2", "rate", "tidal"})
+
+
+def find_care_places(text: str) -> list[tuple[int, int]]:
+    """Offsets of hospital names and named wards found by their context:
+    a name before a kind of care place ("UNION MEMORIAL", "Sacred Heart
+    hosp"), a unit named after someone with its floor after a transfer
+    ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
+    from app.rules.dictionaries import is_common_word
+
+    out: list[tuple[int, int]] = []
+    for m in _CARE_KINDS_RE.finditer(text):
+        words = list(_CARE_WORD_RE.finditer(text, max(0, m.start() - 48), m.start()))
+        name_start = None
+        k = len(words) - 1
+        taken = 0
+        while k >= 0 and taken < 4:
+            w = words[k]
+            gap = text[w.end():(words[k + 1].start() if k + 1 < len(words) else m.start())]
+            if gap.strip(" ") not in ("", ".") or "\n" in gap:
+                break
+            low = w.group().lower().strip(".")
+            if low in _NOT_A_NAME and not (low == "of" and name_start is not None and k > 0):
+                break
+            name_start = w.start()
+            taken += 1
+            k -= 1
+        if name_start is not None and text[name_start:m.start()].strip().lower() not in ("of", "st", "st."):
+            out.append((name_start, m.end()))
+    for m in _NAMED_WARD_RE.finditer(text):
+        word = m.group(1)
+        if word.lower() not in _UNIT_TYPES and not is_common_word(word):
+            out.append(m.span(1))
+    for m in _HOSPITAL_INITIALS_RE.finditer(text):
+        out.append(m.span(1))
+    return sorted(out)

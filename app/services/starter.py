@@ -1,0 +1,292 @@
+"""The starter model: useful English predictions before any annotation.
+
+A new English project has no trained run; it predicts with the starter
+that ships with the application (``resources/starter/``):
+
+* ``crf`` -- a CRF (`app.models.crf_ner`) trained only on synthetic notes
+  from `app.synth` (discharge letters and ICU nursing notes, half each),
+  with the generator's extended labels;
+* ``rules`` -- the rule recogniser (`app.rules`) with a fixed mapping;
+* ``names`` -- the shipped name lists with their context cues
+  (`app.models.names_model`).
+
+Their spans are joined (a union, rules first, then names, then the CRF:
+day one favours recall) and mapped onto the project's labels
+(`label_map`): "PERSON" becomes the project's NAME in a HIPAA project,
+HOSPITAL and LOCATION become its LOCATION, and so on; a kind of identifier
+the project has no label for is dropped. Ages under 90 are dropped too:
+only ages over 89 identify (HIPAA).
+
+The starter is rebuilt by ``python -m app.services.starter OUT_DIR`` (the
+same command wrote the shipped one; see ``resources/starter/README.md``):
+deterministic synthetic notes, a fixed seed, no benchmark data.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.spans import Span
+from app.core.tokenize import Segment
+from app.models.base import TagSeq
+from app.paths import resources_dir
+
+STARTER_NAME = "starter model"
+STARTER_REASON = ("no trained run yet: the starter model that ships with DeID Studio "
+                  "(trained on synthetic notes only, with rules and name lists)")
+MANIFEST = "starter.json"
+# Member order is the union's priority where spans overlap.
+MEMBERS = ("rules", "names", "crf")
+DEFAULT_NOTES = 6000
+DEFAULT_SEED = 19
+
+# Starter label -> the project labels it may become, first present wins.
+LABEL_TARGETS: dict[str, tuple[str, ...]] = {
+    "PERSON": ("PERSON", "NAME", "NOMBRE_SUJETO_ASISTENCIA"),
+    "DATE": ("DATE", "FECHAS"),
+    "DOB": ("DOB", "DATE", "FECHAS"),
+    "AGE": ("AGE", "EDAD_SUJETO_ASISTENCIA"),
+    "HOSPITAL": ("HOSPITAL", "LOCATION", "ADDRESS"),
+    "LOCATION": ("LOCATION", "ADDRESS", "TERRITORIO"),
+    "ADDRESS": ("ADDRESS", "LOCATION", "CALLE"),
+    "PHONE": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
+    "EMAIL": ("EMAIL", "CONTACT", "CORREO_ELECTRONICO"),
+    "URL": ("URL", "CONTACT"),
+    "IDN": ("IDN", "ID", "ID_SUJETO_ASISTENCIA"),
+}
+# Rule categories -> starter labels (a fixed mapping: there is no training
+# data to learn one from). A bare year is a date element in clinical notes.
+RULE_LABELS = {"DATE": "DATE", "YEAR": "DATE", "PHONE": "PHONE", "EMAIL": "EMAIL", "URL": "URL",
+               "IP": "URL", "ID": "IDN", "POSTCODE": "ADDRESS", "AGE": "AGE",
+               "HOSPITAL": "HOSPITAL"}
+# Ages below this are not identifiers (HIPAA: ages over 89).
+MIN_IDENTIFYING_AGE = 90
+
+
+def starter_dir() -> Path:
+    """Folder of the shipped starter (``resources/starter``)."""
+    return resources_dir() / "starter"
+
+
+def starter_manifest(folder: Path | None = None) -> dict | None:
+    """The starter's manifest (how it was built), or None when none ships."""
+    path = (folder or starter_dir()) / MANIFEST
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# Project setting: False turns the starter off (no day-one suggestions).
+STARTER_SETTING = "starter_model"
+
+
+def uses_starter(project) -> bool:
+    """True when ``project`` predicts with the starter: English, no trained
+    run, and not turned off (project setting ``starter_model`` False)."""
+    from app.services.training import ACTIVE_RUN
+
+    return (project.get_setting(ACTIVE_RUN) is None and project.language == "en"
+            and project.get_setting(STARTER_SETTING, True) is not False
+            and starter_manifest() is not None)
+
+
+def starter_identity() -> str:
+    """Names the shipped starter precisely (for resume fingerprints); no identifier."""
+    import hashlib
+
+    digest = hashlib.sha256((starter_dir() / "crf" / "model.crfsuite").read_bytes()).hexdigest()
+    return json.dumps({"model": STARTER_NAME, "crf": digest[:16]}, sort_keys=True)
+
+
+def label_map(project_labels: Sequence[str]) -> dict[str, str]:
+    """Starter label -> project label, for the labels the project can hold.
+
+    A project with no labels at all (preset ``none``) gets the starter's own.
+    """
+    present = set(project_labels)
+    if not present:
+        return {label: label for label in LABEL_TARGETS}
+    out = {}
+    for label, targets in LABEL_TARGETS.items():
+        target = next((t for t in targets if t in present), None)
+        if target is not None:
+            out[label] = target
+    return out
+
+
+class _RulesMember:
+    """The rule recogniser with the starter's fixed category mapping, plus
+    the dates ward notes write without a year and the hospitals and named
+    wards found by their context (`app.rules.nursing`)."""
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        from app.models.rules_model import _HitCache, _hits_on_tokens
+        from app.rules import RuleHit
+        from app.rules.nursing import find_care_places, find_short_dates
+
+        cache = _HitCache()
+        short: dict[int, tuple[str, tuple[list[RuleHit], list[int]]]] = {}
+        out = []
+        for text, seg in items:
+            if id(text) not in short or short[id(text)][0] is not text:
+                hits = sorted([RuleHit(a, b, "DATE", None) for a, b in find_short_dates(text)]
+                              + [RuleHit(a, b, "HOSPITAL", None) for a, b in find_care_places(text)])
+                short[id(text)] = (text, (hits, [h.end for h in hits]))
+            spans = []
+            found = _hits_on_tokens(cache.get(text), seg) + _hits_on_tokens(short[id(text)][1], seg)
+            for hit, i, j in found:
+                label = RULE_LABELS.get(hit.category)
+                if label is not None:
+                    spans.append(Span(seg.tokens[i].start, seg.tokens[j - 1].end, label, 0.9))
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TagSeq(tags, [0.9] * len(tags)))
+        return out
+
+
+class StarterEnsemble:
+    """Union of the members' spans mapped to the project's labels."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def predict_from_members(self, outputs: dict[str, list[TagSeq]],
+                             items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        result = []
+        for k, (text, seg) in enumerate(items):
+            taken = [False] * len(seg.tokens)
+            chosen: list[Span] = []
+            for member in MEMBERS:
+                seq = outputs[member][k]
+                for span in tags_to_spans(seg.tokens, seq.tags, seq.confidences):
+                    label = self.mapping.get(span.label)
+                    if label is None or not _identifying(text, span, member):
+                        continue
+                    idx = [i for i, t in enumerate(seg.tokens) if span.start <= t.start < span.end]
+                    if not idx or any(taken[i] for i in idx):
+                        continue
+                    for i in idx:
+                        taken[i] = True
+                    chosen.append(Span(span.start, span.end, label, span.confidence))
+            tags, _ = spans_to_tags(seg.tokens, chosen)
+            conf = [1.0] * len(tags)
+            for span in chosen:
+                for i, t in enumerate(seg.tokens):
+                    if span.start <= t.start < span.end:
+                        conf[i] = span.confidence if span.confidence is not None else 0.9
+            result.append(TagSeq(tags, conf))
+        return result
+
+
+_NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
+
+
+def _identifying(text: str, span: Span, member: str) -> bool:
+    """Shape checks a span must pass, whichever member found it.
+
+    Every hospital's numbers look like dates and phones: "BP 110/60",
+    "CVP 9-15", "HR 105-130". A numeric date must be a valid month/day (a
+    hyphen needs a year: "9-12" is a range); a phone from the CRF needs
+    seven digits or more; an age must be over 89, and only the rules (which
+    need a cue: "93 yo", "aged 93") find ages.
+    """
+    surface = text[span.start:span.end]
+    if span.label == "AGE":
+        digits = "".join(ch for ch in surface if ch.isdigit())
+        return member == "rules" and bool(digits) and int(digits) >= MIN_IDENTIFYING_AGE
+    if span.label in ("DATE", "DOB"):
+        m = _NUMERIC_DATE_RE.fullmatch(surface)
+        if m is None:
+            return True
+        a, sep, b, year = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
+        if year is None and len(m.group(1)) == 4:
+            return False          # "2014/12" is not how these notes write a date
+        if year is None and sep != "/":
+            return False
+        return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31) \
+            or len(m.group(1)) == 4
+    if span.label == "PHONE" and member == "crf":
+        return sum(ch.isdigit() for ch in surface) >= 7
+    return True
+
+
+def starter_predictor(project):
+    """A `Predictor` over the shipped starter, its labels mapped to ``project``'s."""
+    from app.models.base import load_model
+    from app.models.names_model import NamesModel
+    from app.services.predictor import Predictor, project_matcher
+
+    folder = starter_dir()
+    if starter_manifest(folder) is None:
+        from app.errors import UserError
+        raise UserError("this installation has no starter model: run `deid train` first")
+    members = {"rules": _RulesMember(), "names": NamesModel("PERSON"),
+               "crf": load_model(folder / "crf")}
+    mapping = label_map([label.name for label in project.labels()])
+    lists, list_labels = project_matcher(project)       # the hospital lists' floor
+    return Predictor(STARTER_NAME, members, StarterEnsemble(mapping), lists=lists,
+                     list_labels=list_labels)
+
+
+# -------------------------------------------------------------------- build
+
+def build_starter(out_dir: Path, *, n_notes: int = DEFAULT_NOTES, seed: int = DEFAULT_SEED,
+                  iterations: int = 150) -> dict:
+    """Train the starter's CRF on synthetic notes only and write it to ``out_dir``.
+
+    ``out_dir/crf/`` holds the saved CRF, ``out_dir/starter.json`` the
+    manifest (how it was built). Returns the manifest.
+    """
+    from app.models.base import TrainContext
+    from app.models.crf_ner import CrfSpec
+    from app.models.datasets import build_corpus
+    from app.synth import generate
+
+    out_dir = Path(out_dir)
+    t0 = time.monotonic()
+    docs = generate(n_notes, seed=seed, locale="en_US", label_set="extended", style="mixed")
+    built = build_corpus(docs, dev_fraction=0.0, seed=seed)
+    corpus = built.corpus
+    spec = CrfSpec(max_iterations=iterations, max_seconds=3600)
+    model = spec.fit(corpus, TrainContext(workdir=out_dir / "work", budget="standard", seed=seed))
+    model.save(out_dir / "crf")
+    for leftover in (out_dir / "work").glob("*"):
+        leftover.unlink()
+    (out_dir / "work").rmdir()
+    manifest = {
+        "name": STARTER_NAME, "version": 1, "members": list(MEMBERS),
+        "labels": sorted(corpus.labels),
+        "trained_on": {"generator": "app.synth.generate", "n_notes": n_notes, "seed": seed,
+                       "style": "mixed", "locale": "en_US", "label_set": "extended",
+                       "train_segments": len(corpus.train)},
+        "crf": {"iterations": iterations, **model.info},
+        "command": f"python -m app.services.starter OUT_DIR --n {n_notes} --seed {seed}",
+        "build_seconds": round(time.monotonic() - t0, 1),
+    }
+    (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n",
+                                    encoding="utf-8")
+    return manifest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m app.services.starter",
+                                     description="Build the starter model from synthetic notes.")
+    parser.add_argument("out_dir", type=Path, help="e.g. resources/starter")
+    parser.add_argument("--n", type=int, default=DEFAULT_NOTES)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--iterations", type=int, default=150)
+    args = parser.parse_args(argv)
+    manifest = build_starter(args.out_dir, n_notes=args.n, seed=args.seed,
+                             iterations=args.iterations)
+    print(f"starter written to {args.out_dir} in {manifest['build_seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

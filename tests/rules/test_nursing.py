@@ -1,0 +1,35 @@
+"""Yearless dates of ward notes, and the ratios that look like them."""
+from app.rules.nursing import find_short_dates
+
+
+def dates(text):
+    return [text[s:e] for s, e in find_short_dates(text)]
+
+
+def test_month_day_and_short_years():
+    assert dates("LAST BM 2/14. LINE PLACED 10/31, CT 7/22") == ["2/14", "10/31", "7/22"]
+    assert dates("PMH: MI '92, S/P AVR 4/97, CABG \u201995") == ["92", "4/97", "95"]
+
+
+def test_measurements_scores_and_fractions_are_not_dates():
+    for text in ("BP 110/60", "CPAP 5/5", "PS 10/5 PEEP", "PAIN 4/10", "1/2 NS AT 75",
+                 "STRENGTH 5/5", "SATS 95/97%", "ABG 7.38/40/90", "DATED 10/19/09"):
+        assert dates(text) == [], text
+
+
+def places(text):
+    from app.rules.nursing import find_care_places
+    return [text[s:e] for s, e in find_care_places(text)]
+
+
+def test_hospitals_and_named_wards_by_their_context():
+    assert places("TAKEN TO UNION HOSPITAL WHERE") == ["UNION HOSPITAL"]
+    assert places("went to U of Maryland Hosp and") == ["U of Maryland Hosp"]
+    assert places("transfer to feldman 2 today") == ["feldman"]
+    assert places("PT WAS TX TO BGH FOR FOLLOW UP") == ["BGH"]
+
+
+def test_generic_places_and_drips_are_not_names():
+    for text in ("IN THE HOSPITAL", "TRANSFERRED FROM OUTSIDE HOSPITAL", "transfer to floor 2",
+                 "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5"):
+        assert places(text) == [], text

@@ -1,0 +1,150 @@
+"""Day one: a new English project predicts with the shipped starter model,
+from `deid annotate`, `deid redact` and at import, offline."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from app.cli.main import main
+from app.project import Project
+from app.services import starter as S
+
+NOTE = ("NPN 7P-7A\nNEURO: A+OX3, MAE. SEEN BY DR. QUINTERO, AWARE.\n"
+        "CV: HR 80S SR. BP 110/60. LAST BM 2/14.\n"
+        "SOCIAL: WIFE MARGARET IN TO VISIT, SPOKE WITH HER AT 410-555-2387.\n"
+        "PT IS 93 YO, TRANSFERRED FROM ST. AGNES HOSPITAL.\n")
+EMPTY_NOTE = "RESP: LS CLEAR, CPAP 5/5, SATS 98%. PLAN: CONT TO MONITOR.\n"
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    """Any attempt to open a network connection fails the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def notes(tmp_path):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "p1_n1.txt").write_text(NOTE, encoding="utf-8")
+    (d / "p1_n2.txt").write_text(EMPTY_NOTE, encoding="utf-8")
+    return d
+
+
+def _ann(path):
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        _, mid, surface = line.split("\t")
+        rows.append((mid.split(" ")[0], surface))
+    return rows
+
+
+def test_the_starter_ships_with_the_source_install():
+    manifest = S.starter_manifest()
+    assert manifest is not None and manifest["name"] == S.STARTER_NAME
+    assert (S.starter_dir() / "crf" / "model.crfsuite").is_file()
+    assert manifest["trained_on"]["generator"] == "app.synth.generate"
+    # Small enough for git.
+    assert (S.starter_dir() / "crf" / "model.crfsuite").stat().st_size < 8_000_000
+
+
+def test_label_map_follows_the_project_labels():
+    assert S.label_map(["NAME", "LOCATION", "AGE", "DATE", "CONTACT", "ID"]) == {
+        "PERSON": "NAME", "DATE": "DATE", "DOB": "DATE", "AGE": "AGE", "HOSPITAL": "LOCATION",
+        "LOCATION": "LOCATION", "ADDRESS": "LOCATION", "PHONE": "CONTACT", "EMAIL": "CONTACT",
+        "URL": "CONTACT", "IDN": "ID"}
+    paper = S.label_map(["PERSON", "ADDRESS", "DOB", "IDN", "PHONE"])
+    assert "DATE" not in paper and paper["HOSPITAL"] == "ADDRESS"
+    assert S.label_map([])["PERSON"] == "PERSON"
+
+
+def test_cli_annotate_on_a_new_project_uses_the_starter(tmp_path, notes, offline, capsys):
+    proj = tmp_path / "day1.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    out = tmp_path / "out"
+    capsys.readouterr()
+    assert main([*map(str, ("annotate", proj, notes, out, "--format", "brat"))]) == 0
+    assert "starter model" in capsys.readouterr().out
+    found = _ann(out / "p1_n1.ann")
+    labels = {label for label, _ in found}
+    assert labels <= {"NAME", "LOCATION", "AGE", "DATE", "CONTACT", "ID"}
+    surfaces = {s for _, s in found}
+    assert {"QUINTERO", "MARGARET", "2/14", "410-555-2387", "93"} <= surfaces
+    assert any("AGNES" in s for s in surfaces)
+    assert not any(s in ("110/60", "5/5", "80S") for s in surfaces)
+    assert _ann(out / "p1_n2.ann") == []
+
+
+def test_a_trained_run_replaces_the_starter(tmp_path):
+    from app.services.training import ACTIVE_RUN
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    with Project.open(proj) as p:
+        assert S.uses_starter(p)
+        p.set_setting(ACTIVE_RUN, 1)
+        assert not S.uses_starter(p)
+    with Project.open(proj) as p:
+        p.set_setting(ACTIVE_RUN, None)
+        assert S.uses_starter(p)
+        p.set_setting(S.STARTER_SETTING, False)          # turned off by the user
+        assert not S.uses_starter(p)
+    es = tmp_path / "es.deid"
+    assert run("new", es, "--labels", "meddocan", "--language", "es") == 0
+    with Project.open(es) as p:
+        assert not S.uses_starter(p)       # the starter is English
+
+
+def test_new_notes_get_the_starters_suggestions(tmp_path, notes, offline):
+    from app.services.annotating import suggest_new_notes
+    from app.services.importing import import_path
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    with Project.open(proj) as p:
+        summary = import_path(p, notes)
+        assert suggest_new_notes(p, summary.doc_ids) == ("model", 2)
+        by_name = {i.name: i.id for i in p.document_infos()}
+        rows = p.span_records(by_name["p1_n1"], status="suggested")
+        assert rows and all(r.source == "model" for r in rows)
+        text = p.document(by_name["p1_n1"]).text
+        assert "QUINTERO" in {text[r.start:r.end] for r in rows}
+        assert {r.label for r in rows} <= {"NAME", "LOCATION", "AGE", "DATE", "CONTACT", "ID"}
+
+
+def test_redact_on_day_one_says_starter_model(tmp_path, notes, offline):
+    import json
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    out = tmp_path / "red"
+    assert run("redact", proj, notes, out, "--strategy", "tag",
+               "--report", tmp_path / "rep.json") == 0
+    red = (out / "p1_n1.txt").read_text(encoding="utf-8")
+    assert "QUINTERO" not in red and "410-555-2387" not in red
+    report = json.loads((tmp_path / "rep.json").read_text(encoding="utf-8"))
+    assert "starter model" in json.dumps(report)
+
+
+def test_the_shipped_crf_fits_the_current_features():
+    """A CRF predicts with the features it was trained with: if `crf_ner`'s
+    features change, the starter must be rebuilt (resources/starter/README.md)."""
+    from app.core.bio import tags_to_spans
+    from app.core.tokenize import segment
+    from app.models.base import load_model
+    from app.synth import generate
+    crf = load_model(S.starter_dir() / "crf")
+    docs = generate(60, seed=4242, label_set="extended", style="icu")
+    gold = found = 0
+    for d in docs:
+        segs = segment(d.text)
+        pred = {(sp.start, sp.end) for seg, out in zip(segs, crf.predict([(d.text, s) for s in segs]))
+                for sp in tags_to_spans(seg.tokens, out.tags)}
+        gold += len(d.spans)
+        found += sum((s.start, s.end) in pred for s in d.spans)
+    assert gold > 50 and found / gold > 0.8
