@@ -48,6 +48,10 @@ FUNCTION_WORDS = frozenset({
     "will", "may", "can", "could", "would", "should", "is", "was", "has", "had", "did", "does",
     "and", "or", "to", "at", "in", "here", "there", "also", "not", "who", "called", "visited",
     "aware", "notified", "paged", "updated", "present", "the", "a", "an", "of", "on", "by"})
+# Genus initials look like a person's: "S. AUREUS", "E. COLI", "C. DIFF".
+GERMS = frozenset({"aureus", "coli", "diff", "difficile", "dif", "pneumoniae", "albicans",
+                   "epidermidis", "faecalis", "faecium", "influenzae", "glabrata", "cloacae",
+                   "aeruginosa", "pneumo", "flu", "mrsa", "vre"})
 _CONF_CUE, _CONF_BARE = 0.9, 0.6
 
 
@@ -86,11 +90,13 @@ class NamesModel(TrainedModel):
         out: list[tuple[int, int, float]] = []
         i = 0
         while i < n:
-            start, conf = None, 0.0
+            start, conf, stop = None, 0.0, i + 1
             w = words[i]
-            if self._alpha(w) and len(w) >= 2:
+            if self._alpha(w) and len(w) == 1 and i + 2 < n and low[i + 1] == "." \
+                    and self._initial_surname(w, words[i + 2]):
+                start, conf, stop = i, _CONF_CUE, i + 3    # "E. WELSH", "B. KARGAS"
+            elif self._alpha(w) and len(w) >= 2:
                 prev = _prev_word(low, i)
-                nxt = low[i + 1] if i + 1 < n else ""
                 after_comma = _next_word(low, i)
                 if prev in TITLES and not (D.is_common_word(w) and not self._listed(w)):
                     start, conf = i, _CONF_CUE
@@ -99,10 +105,6 @@ class NamesModel(TrainedModel):
                 elif (prev in RELATIVES or prev in ROLES) and D.is_first_name(w) and len(w) >= 3 \
                         and low[i] not in FUNCTION_WORDS:
                     start, conf = i, _CONF_CUE        # "SON BILL", "NP GRACE"
-                elif len(w) == 1 and w.isupper() | w.islower() and nxt == "." and i + 2 < n \
-                        and self._alpha(words[i + 2]) and D.is_surname(words[i + 2]) \
-                        and len(words[i + 2]) >= 3:
-                    start, conf = i, _CONF_CUE        # "E. WELSH"
                 elif self._listed(w) and (after_comma in ROLES or after_comma in RELATIVES) \
                         and len(w) >= 3 and low[i] not in FUNCTION_WORDS:
                     start, conf = i, _CONF_CUE        # "SNELL, RN", "JOHN (SON)"
@@ -111,19 +113,34 @@ class NamesModel(TrainedModel):
             if start is None:
                 i += 1
                 continue
-            start, end = self._extend(words, low, start, i + 1)
+            start, end = self._extend(words, low, start, stop)
             if out and start < out[-1][1]:
                 start = out[-1][1]
             out.append((start, end, conf))
             i = end
         return out
 
+    def _initial_surname(self, initial: str, word: str) -> bool:
+        """An initial and a surname: "E. WELSH". "L." and "R." before a
+        common word are sides ("R. ARM"); germs are not people ("S. AUREUS")."""
+        if not (self._alpha(word) and len(word) >= 3) or word.lower() in GERMS:
+            return False
+        if not D.is_common_word(word):
+            return True
+        return D.is_surname(word) and initial.lower() not in ("l", "r")
+
     def _extend(self, words: list[str], low: list[str], start: int, end: int) -> tuple[int, int]:
         """Grow a name over the name words, initials and hyphens around it:
-        "DR. JOHN C. SMITH", "irene snell, rn", "FORMAN-LYONS"."""
+        "DR. JOHN C. SMITH", "irene snell, rn", "FORMAN-LYONS", and an
+        unlisted word after a first name, its surname unless it is a common
+        word ("EDWIN PRZYBYLO")."""
         n = len(words)
         while True:
             if end < n and self._strong(words[end]):
+                end += 1
+            elif end < n and D.is_first_name(words[end - 1]) and self._alpha(words[end]) \
+                    and len(words[end]) >= 3 and not D.is_common_word(words[end]) \
+                    and low[end] not in ROLES:
                 end += 1
             elif end + 1 < n and low[end] == "-" and self._alpha(words[end + 1]) \
                     and not D.is_common_word(words[end + 1]):

@@ -23,7 +23,8 @@ _RATIO_BEFORE = frozenset({
     "strength", "str", "abg", "vbg", "gas", "settings", "set", "vent", "ac", "simv", "imv",
     "mae", "grip", "grips", "bs", "k", "bun", "cr", "creat", "plt", "hct", "lytes",
     "murmur", "grade", "o2", "fio2", "sats", "sat",
-    "c/o", "rated", "rates", "rating", "level", "levels", "dose", "doses", "ett",
+    "c/o", "rated", "rates", "rating", "level", "levels", "dose", "doses", "ett", "psv", "spo2",
+    "tvs", "vt", "mv", "vent", "pip", "plat",
     "lasix", "ns", "d5", "dextrose", "saline", "art", "aline", "pressures", "pressure"})
 # Words after a number pair that make it a measurement or a fraction.
 _RATIO_AFTER = frozenset({
@@ -72,6 +73,9 @@ _FRACTIONS = frozenset({(1, 2), (1, 3), (2, 3), (1, 4), (3, 4), (1, 8)})
 _CARE_KINDS_RE = re.compile(
     r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
     r"nursing home|health center|infirmary|campus|vamc)\b", re.I)
+# Kinds that are also everyday clinical words ("CARDIAC REHAB", "REGIONAL
+# ANESTHESIA"): their name needs a word that is not a common word.
+_WEAK_KINDS = frozenset({"rehab", "memorial", "regional", "campus"})
 # Words that cannot be part of a name before a kind ("THE HOSPITAL", "OUTSIDE HOSP").
 _NOT_A_NAME = frozenset({
     "the", "a", "an", "to", "from", "at", "in", "into", "and", "or", "was", "is", "pt", "patient",
@@ -83,7 +87,7 @@ _NOT_A_NAME = frozenset({
 _CARE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'-]*")
 # A unit named after someone or somewhere, with its floor: "TRANSFER TO FELDMAN 2".
 _NAMED_WARD_RE = re.compile(
-    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|to|from)"
+    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from)"
     r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+(\d{1,2})\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
     re.I)
 # Hospitals written as initials ending in GH / MC after "to", "from", "at".
@@ -97,7 +101,8 @@ _UNIT_TYPES = frozenset({
     "neo", "levo", "levophed", "dopa", "dopamine", "dobutamine", "dobut", "propofol", "prop",
     "fentanyl", "versed", "ativan", "lasix", "insulin", "heparin", "nitro", "ntg", "amio",
     "dilt", "pressors", "vaso", "vasopressin", "epi", "milrinone", "nipride", "esmolol",
-    "peep", "cpap", "fio2", "rate", "tidal"})
+    "peep", "cpap", "fio2", "rate", "tidal", "psv", "simv", "imv", "bipap", "trach", "mask",
+    "high", "low", "mid", "upper", "lower"})
 
 
 def find_care_places(text: str) -> list[tuple[int, int]]:
@@ -124,8 +129,12 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
             name_start = w.start()
             taken += 1
             k -= 1
-        if name_start is not None and text[name_start:m.start()].strip().lower() not in ("of", "st", "st."):
-            out.append((name_start, m.end()))
+        if name_start is None or text[name_start:m.start()].strip().lower() in ("of", "st", "st."):
+            continue
+        name = _CARE_WORD_RE.findall(text, name_start, m.start())
+        if m.group(1).lower() in _WEAK_KINDS and all(is_common_word(w) for w in name):
+            continue
+        out.append((name_start, m.end()))
     for m in _NAMED_WARD_RE.finditer(text):
         word = m.group(1)
         if word.lower() not in _UNIT_TYPES and not is_common_word(word):

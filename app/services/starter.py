@@ -182,6 +182,40 @@ class StarterEnsemble:
         return result
 
 
+_NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_YEAR_CUE_RE = re.compile(r"(?:\bin|\bsince|\byear|\byr|\bs/p|\bof|['\u2019])\s*$", re.I)
+
+
+# Hospitals written as initials: "BGH", "GH", "UMMC".
+_HOSPITAL_INITIALS_RE = re.compile(r"[A-Z]{0,3}(?:GH|MC|H)")
+
+
+def _has_name_word(surface: str, label: str) -> bool:
+    """A name or a place has a word that could be one: three letters or more
+    and not a common word, a listed place for a place, or a hospital's
+    initials ("LINE", "COMFORT", "HO", "both LE" are not names)."""
+    from app.rules import dictionaries as D
+
+    for word in _WORD_RE.findall(surface):
+        if len(word) >= 3 and not D.is_common_word(word):
+            return True
+        if label != "PERSON" and (D.is_place(word) or _HOSPITAL_INITIALS_RE.fullmatch(word)):
+            return True
+    return False
+
+
+def _is_clock_time(text: str, start: int, surface: str) -> bool:
+    """"1845", "2000": a four-digit time of day, not a year, unless a year cue
+    comes before it ("CABG IN 1998", "SINCE 2005")."""
+    if not (len(surface) == 4 and surface.isdigit()):
+        return False
+    hours, minutes = int(surface[:2]), int(surface[2:])
+    if hours > 23 or minutes > 59:
+        return False
+    return _YEAR_CUE_RE.search(text, max(0, start - 8), start) is None
+
+
 _NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
 
 
@@ -195,6 +229,10 @@ def _identifying(text: str, span: Span, member: str) -> bool:
     need a cue: "93 yo", "aged 93") find ages.
     """
     surface = text[span.start:span.end]
+    if span.label in _NAMED_LABELS and member == "crf" and not _has_name_word(surface, span.label):
+        return False
+    if span.label in ("DATE", "DOB") and _is_clock_time(text, span.start, surface):
+        return False
     if span.label == "AGE":
         digits = "".join(ch for ch in surface if ch.isdigit())
         return member == "rules" and bool(digits) and int(digits) >= MIN_IDENTIFYING_AGE
