@@ -27,12 +27,27 @@ def _nice_range(lo: float, hi: float) -> tuple[float, float]:
     return math.floor(lo / step) * step, math.ceil(hi / step) * step
 
 
-def _fmt(value: float) -> str:
+def _fmt(value: float, step: float | None = None) -> str:
+    """A tick label; with ``step`` (the distance to the next tick) it has
+    enough decimals that neighbouring ticks never read the same
+    (a loss between 2836.9 and 2837.3 is not five times "2,837")."""
+    if step is not None and step > 0:
+        return f"{value:,.{max(0, -math.floor(math.log10(step)))}f}"
     if value == 0:
         return "0"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 10 else f"{value:.0f}"
+
+
+def tick_labels(lo: float, hi: float, n: int = 5) -> list[str]:
+    """The ``n`` y-axis labels from ``lo`` to ``hi``, distinct whenever the range is not empty."""
+    step = (hi - lo) / (n - 1)
+    values = [lo + step * k for k in range(n)]
+    labels = [_fmt(v) for v in values]
+    if len(set(labels)) < n and step > 0:
+        labels = [_fmt(v, step) for v in values]
+    return labels
 
 
 class LineChart(QWidget):
@@ -79,6 +94,14 @@ class LineChart(QWidget):
     def colour(self, name: str) -> QColor:
         return QColor(PALETTE[list(self.series).index(name) % len(PALETTE)])
 
+    def y_range_shown(self) -> tuple[float, float]:
+        values = [v for pts in self.series.values() for v in pts]
+        return self.y_range or _nice_range(min(values, default=0.0), max(values, default=1.0))
+
+    def y_labels(self) -> list[str]:
+        """The five y-axis labels drawn, bottom to top."""
+        return tick_labels(*self.y_range_shown())
+
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
@@ -92,16 +115,14 @@ class LineChart(QWidget):
         p.setPen(QColor("#202020"))
         p.drawText(8, 15, self.title)
         p.setFont(self.font())
-        values = [v for pts in self.series.values() for v in pts]
-        lo, hi = self.y_range or _nice_range(min(values, default=0.0), max(values, default=1.0))
+        lo, hi = self.y_range_shown()
         n = max((len(v) for v in self.series.values()), default=0)
-        for k in range(5):                              # grid and y labels
+        for k, label in enumerate(self.y_labels()):    # grid and y labels
             y = y0 - (y0 - y1) * k / 4
             p.setPen(QPen(_GRID))
             p.drawLine(x0, int(y), x1, int(y))
             p.setPen(_AXIS)
-            p.drawText(2, int(y) - 7, _MARGIN_L - 6, 14, Qt.AlignRight | Qt.AlignVCenter,
-                       _fmt(lo + (hi - lo) * k / 4))
+            p.drawText(2, int(y) - 7, _MARGIN_L - 6, 14, Qt.AlignRight | Qt.AlignVCenter, label)
         p.setPen(QPen(_AXIS))
         p.drawLine(x0, y0, x1, y0)
         p.drawLine(x0, y0, x0, y1)

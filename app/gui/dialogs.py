@@ -129,9 +129,12 @@ class AboutDialog(QDialog):
         layout.addWidget(buttons)
 
 
-#: Split choices of an import: ``None`` lets training split the notes by patient.
-IMPORT_SPLITS = ((None, "Decide when training (split by patient)"), ("train", "train"),
-                 ("dev", "dev"), ("test", "test"))
+#: Split choices of an import. "patient": each patient's notes go to train, dev
+#: or test (70/15/15, see app.services.splits), so the test figures are on
+#: patients the model never saw; ``None`` leaves it to training (train/dev only).
+IMPORT_SPLITS = (("patient", "By patient: 70% train, 15% dev, 15% test"),
+                 (None, "None yet (training splits train/dev by patient)"),
+                 ("train", "All train"), ("dev", "All dev"), ("test", "All test"))
 #: Example file names shown under the patient-id pattern.
 _EXAMPLES = 3
 

@@ -126,7 +126,7 @@ class MainWindow(QMainWindow):
         self.training.preannotated.connect(self._on_preannotated)
         self.training.message.connect(self._show_message)
         self.preview.message.connect(self._show_message)
-        self.preview.corrected.connect(self._on_document_edited)
+        self.preview.corrected.connect(self._on_corrected)
         self._build_menus()
         self._set_project_actions(False)
         self.statusBar().showMessage("Open or create a project to start.")
@@ -422,6 +422,14 @@ class MainWindow(QMainWindow):
     def _on_document_edited(self, doc_id: int) -> None:
         self.documents.refresh_document(doc_id)
 
+    @Slot(int)
+    def _on_corrected(self, doc_id: int) -> None:
+        """A correction made in Preview: the note open in Annotate shows it
+        (a stale one would refuse the next edit as a conflict)."""
+        self._on_document_edited(doc_id)
+        if self.editor.session is not None and self.editor.session.doc_id == doc_id:
+            self.editor.reload_document()
+
     @Slot(int, str, str)
     def open_adjudication(self, doc_id: int, a: str, b: str) -> None:
         self.adjudication.load(doc_id, a, b)
@@ -442,15 +450,22 @@ class MainWindow(QMainWindow):
     def import_folder(self, path: str | Path, *, fmt: str = "auto", split: str | None = None,
                       patient_regex: str | None = None) -> None:
         """Import in a worker thread; ``importFinished`` reports the summary,
-        then the new notes get suggestions (``suggestionsFinished``)."""
+        then the new notes get suggestions (``suggestionsFinished``).
+        ``split="patient"`` splits the notes without one by patient
+        (train/dev/test) once imported."""
         if self.project is None or self.importer.busy():
             return
         project, path = self.project, str(path)
 
         def work(progress, cancel):
             from app.services.importing import import_path
-            return import_path(project, path, fmt=fmt, split=split, patient_regex=patient_regex,
-                               progress=progress, cancel=cancel)
+            from app.services.splits import assign_splits
+            summary = import_path(project, path, fmt=fmt,
+                                  split=None if split == "patient" else split,
+                                  patient_regex=patient_regex, progress=progress, cancel=cancel)
+            if split == "patient":
+                assign_splits(project)
+            return summary
 
         self._progress = QProgressDialog("Importing notes…", "Cancel", 0, 1000, self)
         self._progress.setWindowTitle("Import")

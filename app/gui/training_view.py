@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from html import escape
 from typing import Sequence
 
@@ -29,6 +28,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
+from app.services.evaluating import evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.services.training import (BASE_KINDS, META_MODELS, TARGETED, VARIANTS, TrainConfig,
                                    member_name)
@@ -44,9 +44,16 @@ RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "T
                   "Test F1", "Test token R", "Train s", "Peak MB")
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
-BUDGETS = (("quick", "Quick — one try per model, minutes"),
+# No durations here: they depend on the notes, models and cores (Quick took
+# 43 minutes on 2 CPU cores); the estimate label says what this machine did.
+BUDGETS = (("quick", "Quick — one try per model"),
            ("standard", "Standard — small hyperparameter search"),
-           ("full", "Full — thorough search, hours"))
+           ("full", "Full — thorough search (slowest)"))
+#: Project setting keeping the last training log (model names and figures, no note text).
+LOG_KEY = "training.log"
+LOG_KEPT = 500
+#: Fewer dev notes or identifiers than these: the dev scores get a sample-size warning.
+MIN_DEV_NOTES, MIN_DEV_IDENTIFIERS = 5, 30
 ENSEMBLES = (("voting", "Majority voting"), ("pruned", "Pruned voting"),
              ("stacking", "Stacking"))
 #: Messages of the per-model summary reports (their dev F1 is not a new curve point).
@@ -96,57 +103,33 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
     return rows
 
 
-@dataclass(frozen=True)
-class ErrorRow:
-    """One evaluation error, located by document id and code-point offsets."""
-
-    kind: str            # "missed" (false negative) or "false hit" (false positive)
-    doc_id: int
-    doc_name: str
-    start: int
-    end: int
-    label: str
-    before: str
-    span: str
-    after: str
+def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str | None:
+    """A warning when the dev scores rest on too few notes or identifiers to trust."""
+    if dev_notes is None or dev_identifiers is None:
+        return None
+    if dev_notes >= MIN_DEV_NOTES and dev_identifiers >= MIN_DEV_IDENTIFIERS:
+        return None
+    return (f"Small sample: the dev scores come from {dev_notes} note(s) with "
+            f"{dev_identifiers} identifier(s), too few to trust (one error moves them by "
+            f"{100 / max(dev_identifiers, 1):.0f} points). Annotate more notes before relying "
+            "on them.")
 
 
-def error_rows(project, errors: dict, split: str, context: int = 30) -> list[ErrorRow]:
-    """Evaluation errors (``report.to_dict()['errors']``), missed ones first.
-
-    Note indices refer to ``gold_documents(project, splits=(split,))``,
-    the list :func:`app.services.evaluating.evaluate_project` scored.
-    """
-    from app.services.training import gold_documents
-    docs = gold_documents(project, splits=(split,))
-    names = {info.id: info.name for info in project.document_infos(split=split)}
-    rows = []
-    for kind, key in (("missed", "false_negatives"), ("false hit", "false_positives")):
-        for note, start, end, label in errors.get(key, []):
-            doc = docs[note]
-            text = doc.text
-            rows.append(ErrorRow(kind, int(doc.name), names.get(int(doc.name), doc.name),
-                                 start, end, label,
-                                 text[max(0, start - context):start].replace("\n", " "),
-                                 text[start:end].replace("\n", " "),
-                                 text[end:end + context].replace("\n", " ")))
-    return rows
-
-
-def evaluation_summary(project, split: str = "test") -> dict:
-    """What the results tab shows after "Evaluate on test" (runs in a worker)."""
-    from app.services.evaluating import evaluate_project
-    result = evaluate_project(project, split=split, table=True, bootstrap=0)
-    report = result.report.to_dict()
-    return {"model": result.model, "split": split,
-            "table": {r["name"]: {**r["strict"], "token_recall": r["token"]["recall"]}
-                      for r in result.table},
-            "per_label": {label: {"P": v["strict"]["precision"], "R": v["strict"]["recall"],
-                                  "F1": v["strict"]["f1"], "support": v["support"]}
-                          for label, v in report["per_label"].items()},
-            "micro": report["micro"]["strict"],
-            "token": report["micro"]["token"],
-            "errors": error_rows(project, report["errors"], split)}
+def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
+    """What the last finished run of ``budget`` in this project took, or why
+    there is no estimate yet (``runs``: the project's training runs)."""
+    done = [r for r in runs if r.status == "done" and (r.config or {}).get("budget") == budget
+            and (r.metrics or {}).get("seconds") is not None]
+    if done:
+        last = done[-1]
+        notes = sum(((last.config or {}).get("documents") or {}).values())
+        return (f"The last {budget} run here took {_clock(last.metrics['seconds'])}"
+                + (f" for {notes} notes" if notes else "") + ".")
+    if gpu:
+        return f"No {budget} run here yet to estimate from; time grows with the notes and models."
+    where = f"{cores} CPU cores" if cores else "this computer"
+    return (f"No {budget} run here yet to estimate from. Time grows with the notes and the "
+            f"models; without a GPU, on {where}, even Quick can take most of an hour.")
 
 
 def _clock(seconds: float) -> str:
@@ -188,6 +171,7 @@ class TrainingView(QWidget):
         self.evaluation: dict | None = None
         self._selected: str | None = None
         self._started = 0.0
+        self._cancelling = False
         self._fraction = 0.0
         # Members training now (several at once with "Members at once" > 1).
         self._running: list[str] = []
@@ -294,6 +278,11 @@ class TrainingView(QWidget):
                                     "redo only the ensembles and the selection, e.g. to select by "
                                     "recall instead: minutes instead of hours.")
         rl.addRow("Budget:", self.budget_box)
+        self.estimate_label = QLabel()
+        self.estimate_label.setWordWrap(True)
+        self.estimate_label.setStyleSheet("color: #555;")
+        rl.addRow("", self.estimate_label)
+        self.budget_box.currentIndexChanged.connect(self._update_estimate)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
         self.fill_check = QCheckBox("Fill gaps with members' finds")
@@ -459,10 +448,23 @@ class TrainingView(QWidget):
         self.project = project
         self.evaluation = None
         self.last_result = None
+        self._started = 0.0
         self._show_rows([], None, "No trained model yet.")
         self._show_evaluation(None)
+        # Progress, log and figures are the project's own: nothing of the
+        # previous project stays, and a restart shows the last run again.
+        self.log.clear()
+        self.stage_label.setText("Not training.")
+        self.time_label.setText("")
+        self.overall_bar.setValue(0)
+        self.loss_chart.clear()
+        self.f1_chart.clear()
         if project is not None:
+            self.log.appendPlainText("\n".join(project.get_setting(LOG_KEY) or []))
             self._load_active_run()
+            if self._selected is not None:
+                self._show_evaluation(stored_evaluation(project))
+        self._update_estimate()
         self._update_buttons()
 
     def _load_active_run(self) -> None:
@@ -475,7 +477,36 @@ class TrainingView(QWidget):
         sel = m.get("selection", {})
         self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
                         m.get("selected"), sel.get("reason", ""),
-                        finishing_summary(m.get("fill"), m.get("propagation")) + m.get("notes", []))
+                        self._run_notes(run.id, sel.get("rows", []))
+                        + finishing_summary(m.get("fill"), m.get("propagation"))
+                        + m.get("notes", []))
+        try:
+            config = TrainConfig(**{k: v for k, v in (run.config or {}).items()
+                                    if k in TrainConfig.__dataclass_fields__})
+        except TypeError:                  # a run of an older version: keep the controls
+            return
+        self.set_config(config)
+        self.stage_label.setText(f"Showing the active run ({m.get('selected')}).")
+
+    def _run_notes(self, run_id: int, selection_rows: list[dict]) -> list[str]:
+        """The sample-size warning of a run's dev scores, if it needs one."""
+        run = self.project.run(run_id)
+        dev_notes = ((run.config or {}).get("documents") or {}).get("dev") if run else None
+        best = selection_rows[0] if selection_rows else {}
+        identifiers = best["tp"] + best["fn"] if "tp" in best and "fn" in best else None
+        note = sample_size_note(dev_notes, identifiers)
+        return [note] if note else []
+
+    @Slot()
+    def _update_estimate(self) -> None:
+        if self.project is None:
+            self.estimate_label.setText("")
+            return
+        info = self.device_info
+        cores = (info.cpu_physical or info.cpu_logical) if info is not None else None
+        gpu = info is not None and info.cuda_available and not self.force_cpu.isChecked()
+        self.estimate_label.setText(run_estimate(self.project.runs("train"),
+                                                 self.budget_box.currentData(), cores, gpu))
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -514,6 +545,7 @@ class TrainingView(QWidget):
                 # spaCy on the CPU beside Stanza and Flair on the GPU, and the rules.
                 self.jobs_box.setValue(4)
             self._update_device_label()
+            self._update_estimate()
         return self.device_info
 
     @Slot()
@@ -559,7 +591,9 @@ class TrainingView(QWidget):
             box.setChecked(key in config.meta_models)
         for key, box in self.group_checks.items():
             box.setChecked(key in config.groups.get(PICKED_GROUP, []))
-        self.force_cpu.setChecked(config.device == "cpu" and self.ensure_devices().cuda_available)
+        # Probing devices imports torch: not for a project just opened.
+        self.force_cpu.setChecked(config.device == "cpu" and self.device_info is not None
+                                  and self.device_info.cuda_available)
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)
         self.reuse_check.setChecked(config.reuse_members)
@@ -602,11 +636,15 @@ class TrainingView(QWidget):
         """Ask the running task to stop (training stops at its next report)."""
         if self.runner.busy():
             self.runner.cancel()
+            self._cancelling = True
             self.stage_label.setText("Cancelling…")
+            self.time_label.setText("Cancelling…")
             self._log("Cancel requested")
 
     def _reset_progress(self, names: list[str]) -> None:
         self._started = time.monotonic()
+        self._cancelling = False
+        self.log.clear()
         self._fraction = 0.0
         self._running = []
         self.last_failure = None
@@ -629,6 +667,12 @@ class TrainingView(QWidget):
             self._model_bars[name] = bar
         self.stage_label.setText("Starting…")
         self.time_label.setText("")
+
+    def _keep_log(self) -> None:
+        """Keep the log in the project, shown again after a restart."""
+        if self.project is not None and not self.project.readonly:
+            lines = self.log.toPlainText().splitlines()[-LOG_KEPT:]
+            self.project.set_setting(LOG_KEY, lines)
 
     def _log(self, text: str) -> None:
         stamp = _clock(time.monotonic() - self._started) if self._started else "--:--"
@@ -690,7 +734,9 @@ class TrainingView(QWidget):
             return
         elapsed = time.monotonic() - self._started
         text = f"Elapsed {_clock(elapsed)}"
-        if self._fraction > 0.02:
+        if self._cancelling:
+            text += "  ·  cancelling"
+        elif self._fraction > 0.02:
             left = elapsed * (1 - self._fraction) / self._fraction
             text += f"  ·  about {_clock(left)} left"
         self.time_label.setText(text)
@@ -709,7 +755,11 @@ class TrainingView(QWidget):
             self._log(f"Selected {result.selected}: {result.reason}")
             self._show_rows(result_rows(result.table, result.members), result.selected,
                             result.reason,
-                            finishing_summary(result.fill, result.propagation) + result.notes)
+                            self._run_notes(result.run_id, result.table)
+                            + finishing_summary(result.fill, result.propagation) + result.notes)
+            self.time_label.setText(f"Took {_clock(result.seconds)}")
+            self._keep_log()
+            self._update_estimate()
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
             self.message.emit(f"Training finished: {result.selected} selected")
@@ -739,7 +789,12 @@ class TrainingView(QWidget):
         else:
             self.stage_label.setText(f"Failed: {reason}")
             self.eval_label.setText(f"Failed: {reason}")
+        if self.runner.name == "train":
+            # No "about 41:51 left" from a run that is over.
+            self.time_label.setText(f"Stopped after {_clock(time.monotonic() - self._started)}"
+                                    if self._started else "")
         self._log(f"Stopped: {reason}")
+        self._keep_log()
         self.message.emit(f"Stopped: {reason}")
         self._update_buttons()
 

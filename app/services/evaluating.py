@@ -158,3 +158,97 @@ def render_table(rows: list[dict], selected: str) -> str:
         lines.append(f"{(r['name'] + mark):<{w}} {s['precision']:8.4f} {s['recall']:6.4f} {s['f1']:6.4f}"
                      f"  {rl['f1']:10.4f}  {t['precision']:7.4f} {t['recall']:6.4f} {t['f1']:6.4f}")
     return "\n".join(lines)
+
+
+#: Project setting keeping the last test evaluation (figures and error offsets).
+EVALUATION_KEY = "evaluation.latest"
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """One evaluation error, located by document id and code-point offsets."""
+
+    kind: str            # "missed" (false negative) or "false hit" (false positive)
+    doc_id: int
+    doc_name: str
+    start: int
+    end: int
+    label: str
+    before: str
+    span: str
+    after: str
+
+
+def error_rows(project, errors: dict, split: str, context: int = 30) -> list[ErrorRow]:
+    """Evaluation errors (``report.to_dict()['errors']``), missed ones first.
+
+    Note indices refer to ``gold_documents(project, splits=(split,))``,
+    the list :func:`app.services.evaluating.evaluate_project` scored.
+    """
+    from app.services.training import gold_documents
+    docs = gold_documents(project, splits=(split,))
+    names = {info.id: info.name for info in project.document_infos(split=split)}
+    rows = []
+    for kind, key in (("missed", "false_negatives"), ("false hit", "false_positives")):
+        for note, start, end, label in errors.get(key, []):
+            doc = docs[note]
+            rows.append(_error_row(kind, int(doc.name), names.get(int(doc.name), doc.name),
+                                   doc.text, start, end, label, context))
+    return rows
+
+
+def _error_row(kind: str, doc_id: int, name: str, text: str, start: int, end: int, label: str,
+               context: int = 30) -> ErrorRow:
+    return ErrorRow(kind, doc_id, name, start, end, label,
+                    text[max(0, start - context):start].replace("\n", " "),
+                    text[start:end].replace("\n", " "),
+                    text[end:end + context].replace("\n", " "))
+
+
+def evaluation_summary(project, split: str = "test") -> dict:
+    """The candidates' scores on ``split``, per-label figures and the errors
+    (what the GUI's results tab shows after "Evaluate on test").
+
+    The summary is also kept in the project (figures and error offsets, no
+    text), so it is shown again after a restart: see :func:`stored_evaluation`.
+    """
+    result = evaluate_project(project, split=split, table=True, bootstrap=0)
+    report = result.report.to_dict()
+    summary = {"run": result.run_id, "model": result.model, "split": split,
+               "table": {r["name"]: {**r["strict"], "token_recall": r["token"]["recall"]}
+                         for r in result.table},
+               "per_label": {label: {"P": v["strict"]["precision"], "R": v["strict"]["recall"],
+                                     "F1": v["strict"]["f1"], "support": v["support"]}
+                             for label, v in report["per_label"].items()},
+               "micro": report["micro"]["strict"],
+               "token": report["micro"]["token"],
+               "errors": error_rows(project, report["errors"], split)}
+    if not project.readonly:
+        kept = {k: v for k, v in summary.items() if k != "errors"}
+        kept["errors"] = [[e.kind, e.doc_id, e.start, e.end, e.label] for e in summary["errors"]]
+        project.set_setting(EVALUATION_KEY, kept)
+    return summary
+
+
+def stored_evaluation(project) -> dict | None:
+    """The last :func:`evaluation_summary` of the active run, if one was made."""
+    from app.services.predictor import active_run
+    kept = project.get_setting(EVALUATION_KEY)
+    try:
+        run = active_run(project)
+    except UserError:
+        return None
+    if not kept or kept.get("run") != run.id:
+        return None
+    errors = []
+    texts: dict[int, tuple[str, str]] = {}
+    for kind, doc_id, start, end, label in kept["errors"]:
+        if doc_id not in texts:
+            try:
+                doc = project.document(doc_id)
+            except Exception:  # noqa: BLE001 - the note was deleted since
+                continue
+            texts[doc_id] = (doc.text, doc.name)
+        text, name = texts[doc_id]
+        errors.append(_error_row(kind, doc_id, name, text, start, end, label))
+    return {**kept, "errors": errors}

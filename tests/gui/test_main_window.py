@@ -205,9 +205,10 @@ def test_import_asks_for_the_patient_pattern_and_the_split(window, qtbot, tmp_pa
     assert "Not a valid pattern" in dialog.examples.text()
     qtbot.keyClicks(dialog.pattern, ")_")
     assert "P1_a → P1" in dialog.examples.text()
-    dialog.split.setFocus()
-    _key(qtbot, w, Qt.Key_Down, widget=dialog.split)                # train
-    _key(qtbot, w, Qt.Key_Down, widget=dialog.split)                # dev
+    assert dialog.split.currentText().startswith("By patient")
+    for _ in range(3):                                              # none, train, dev
+        _key(qtbot, w, Qt.Key_Down, widget=dialog.split)
+    assert dialog.split.currentText() == "All dev"
     with qtbot.waitSignal(w.suggestionsFinished, timeout=20000):
         _key(qtbot, w, Qt.Key_Return, widget=dialog.pattern)
     model = w.documents.model

@@ -1,0 +1,160 @@
+"""What a person does in the main window, as helpers for the journey tests:
+menus, keys, mouse clicks and file dialogs answered by patched
+``QFileDialog``/``QInputDialog`` static calls. Nothing here calls a view's
+methods or sets a view's state: helpers only press, click and read.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.gui.qt import QApplication, QFileDialog, QInputDialog, Qt, QWidget
+
+#: Where journeys save their screenshots (README images) when asked to.
+SHOTS = os.environ.get("DEID_JOURNEY_SHOTS")
+
+
+def shown(window, qtbot, size=(1280, 720)):
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
+
+
+def key(qtbot, window, k, mods=Qt.NoModifier, widget: QWidget | None = None) -> None:
+    """Press a key where the keyboard focus is (or on ``widget``)."""
+    if QApplication.activeWindow() is None:
+        # A window manager gives the focus back to the main window when a
+        # dialog closes; the offscreen platform does not.
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow)
+    target = widget or QApplication.focusWidget() or window
+    qtbot.keyClick(target, k, mods)
+
+
+def click(qtbot, widget: QWidget, pos=None) -> None:
+    """A left click (on a check box: on its box, where a click always hits)."""
+    from app.gui.qt import QCheckBox, QPoint
+    if pos is None and isinstance(widget, QCheckBox):
+        pos = QPoint(8, widget.height() // 2)
+    if pos is None:
+        qtbot.mouseClick(widget, Qt.LeftButton)
+    else:
+        qtbot.mouseClick(widget, Qt.LeftButton, pos=pos)
+
+
+def go(qtbot, window, view: str) -> None:
+    """Go > view by its Ctrl+number shortcut."""
+    index = list(window.views).index(view) + 1
+    key(qtbot, window, getattr(Qt, f"Key_{index}"), Qt.ControlModifier)
+    assert window.current_view() == view, (window.current_view(), QApplication.activeWindow(), QApplication.focusWidget())
+
+
+def menu_action(window, menu: str, text: str):
+    """The action ``text`` of menu ``menu`` (as shown, without '&')."""
+    for top in window.menuBar().actions():
+        if top.text().replace("&", "") == menu:
+            for action in top.menu().actions():
+                if action.text().replace("&", "") == text:
+                    return action
+    raise AssertionError(f"no {menu} > {text}")
+
+
+def choose(qtbot, window, menu: str, text: str) -> None:
+    """Click a menu item (a QAction, as the menu does)."""
+    action = menu_action(window, menu, text)
+    assert action.isEnabled(), f"{menu} > {text} is disabled"
+    action.trigger()
+
+
+def new_project(qtbot, window, monkeypatch, path: Path, preset: str = "paper") -> None:
+    """File > New project…, answering the save dialog and the label-set question."""
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (preset, True))
+    key(qtbot, window, Qt.Key_N, Qt.ControlModifier)
+    assert window.windowTitle().startswith(path.name)
+
+
+def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str = "",
+                  split_steps: int = 0) -> None:
+    """File > Import folder…: the folder, then the patient pattern typed and
+    the split chosen with the arrow keys; waits for the notes' suggestions."""
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    key(qtbot, window, Qt.Key_I, Qt.ControlModifier)
+    dialog = window.import_dialog
+    if pattern:
+        qtbot.keyClicks(dialog.pattern, pattern)
+    for _ in range(split_steps):
+        qtbot.keyClick(dialog.split, Qt.Key_Down)
+    with qtbot.waitSignal(window.suggestionsFinished, timeout=120000):
+        qtbot.keyClick(dialog.pattern, Qt.Key_Return)
+        qtbot.waitUntil(lambda: window.summary_dialog is not None
+                        and window.summary_dialog.isVisible(), timeout=120000)
+    qtbot.keyClick(window.summary_dialog, Qt.Key_Return)            # OK
+
+
+def open_row(qtbot, window, name: str) -> None:
+    """Documents, then a double-click on the note's row."""
+    go(qtbot, window, "Documents")
+    table = window.documents.table
+    model = table.model()
+    row = next(r for r in range(model.rowCount())
+               if model.data(model.index(r, 0)) == name)
+    rect = table.visualRect(model.index(row, 0))
+    table.scrollTo(model.index(row, 0))
+    rect = table.visualRect(model.index(row, 0))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    assert window.current_view() == "Annotate"
+
+
+def row_values(window, name: str) -> dict[str, str]:
+    """The Documents row of a note, by column title."""
+    model = window.documents.table.model()
+    headers = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())]
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == name)
+    return {h: model.data(model.index(row, c)) for c, h in enumerate(headers)}
+
+
+def screenshot(window, name: str) -> Path | None:
+    """Save the window as ``$DEID_JOURNEY_SHOTS/<name>.png`` when that is set."""
+    if not SHOTS:
+        return None
+    out = Path(SHOTS) / f"{name}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()
+    assert window.grab().save(str(out))
+    return out
+
+
+def write_synth(folder: Path, n: int, seed: int = 3, annotated: bool = True) -> Path:
+    """``n`` synthetic notes as brat files (with their .ann when ``annotated``)."""
+    from app.formats import write_documents
+    from app.synth import generate
+    docs = generate(n, seed=seed)
+    write_documents(docs, folder, "brat")
+    if not annotated:
+        for ann in folder.rglob("*.ann"):
+            ann.unlink()
+    return folder
+
+
+def select_text(qtbot, view, start: int, end: int) -> None:
+    """Select ``[start, end)`` of a note with the mouse: a click, then a
+    Shift+click (code-point offsets located on screen, never by text search)."""
+    from app.gui.qt import QTextCursor
+    def point(offset):
+        cursor = QTextCursor(view.document())
+        cursor.setPosition(view.offsets.to_qt(offset))
+        return view.cursorRect(cursor).center()
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=point(start))
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, pos=point(end))
+    assert view.selection() == (start, end)
+
+
+def spans_shown(window) -> list[str]:
+    """The editor's side list, as shown ("✓ PERSON: Bob Ray", "? IDN: …")."""
+    model = window.editor.span_list.model()
+    return [model.data(model.index(r, 0)) for r in range(model.rowCount())]

@@ -1,0 +1,99 @@
+"""Trainer journey: train a quick model, watch it, cancel a second run (the
+first model stays active), evaluate on test, restart the app: results,
+settings and log are still there, and belong to this project only."""
+from __future__ import annotations
+
+import pytest
+
+from app.gui.qt import Qt
+
+from journey import (choose, click, go, import_folder, key, new_project, screenshot, shown,
+                     write_synth)
+
+pytestmark = pytest.mark.slow
+
+
+def _untick(qtbot, view, group: str, texts):
+    """Click the ticked check boxes ``texts`` of the settings group ``group``."""
+    from app.gui.qt import QCheckBox, QGroupBox
+    box_group = next(g for g in view.findChildren(QGroupBox) if g.title() == group)
+    boxes = {b.text(): b for b in box_group.findChildren(QCheckBox)}
+    for text in texts:
+        box = boxes[text]
+        if box.isChecked():
+            click(qtbot, box)
+        assert not box.isChecked()
+
+
+def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    path = tmp_path / "trainer.deid"
+    new_project(qtbot, w, monkeypatch, path)
+    import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 30),
+                  pattern=r"^(P\d+)_")
+    go(qtbot, w, "Train")
+    t = w.training
+    # Estimates: no promise of minutes, and no run here yet to go by.
+    assert "minutes" not in t.budget_box.currentText()
+    qtbot.keyClick(t.budget_box, Qt.Key_Up)                          # Standard -> Quick
+    assert t.budget_box.currentText().startswith("Quick")
+    assert t.estimate_label.text().startswith("No quick run here yet")
+    # A light run: crf (balanced data) and the rules, majority voting.
+    _untick(qtbot, t, "Base models", ["spacy", "stanza", "flair", "imbalanced data"])
+    _untick(qtbot, t, "Ensembles", ["Pruned voting", "Stacking"])
+    with qtbot.waitSignal(t.trained, timeout=240000):
+        click(qtbot, t.train_button)
+        assert not t.train_button.isEnabled() and t.cancel_button.isEnabled()
+        qtbot.waitUntil(lambda: t.overall_bar.value() > 0, timeout=90000)
+    assert t.stage_label.text().startswith("Done in")
+    assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
+    selected = t.reason_label.text()
+    assert selected.startswith("<b>Selected: ")
+    names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]
+    assert any(n.startswith("★ ") for n in names) and "rules" in " ".join(names)
+    assert t.estimate_label.text().startswith("The last quick run here took")
+    # A second run, cancelled as it starts: the first model stays active.
+    click(qtbot, t.train_button)
+    assert t.cancel_button.isEnabled()
+    click(qtbot, t.cancel_button)
+    qtbot.waitUntil(lambda: t.train_button.isEnabled(), timeout=90000)
+    assert t.stage_label.text().startswith("Cancelled")
+    assert "left" not in t.time_label.text() and t.time_label.text().startswith("Stopped after")
+    assert t.reason_label.text() == selected
+    # Test figures on request.
+    t.tabs.setCurrentIndex(1)
+    click(qtbot, t.evaluate_button)
+    qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test ("), timeout=90000)
+    test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
+    assert all(test_f1)
+    log = t.log.toPlainText()
+    assert "Cancel requested" in log
+    screenshot(w, "trainer")
+
+    # Restart: a new window, File > Open recent > the project.
+    w.close()
+    w2 = MainWindow(settings)
+    qtbot.addWidget(w2)
+    shown(w2, qtbot)
+    recent = next(a for a in w2.menuBar().actions() if a.text() == "&File").menu()
+    submenu = next(a for a in recent.actions() if a.text() == "Open &recent").menu()
+    submenu.actions()[0].trigger()
+    go(qtbot, w2, "Train")
+    t2 = w2.training
+    assert t2.reason_label.text() == selected
+    assert [t2.results_table.item(r, 8).text() for r in range(t2.results_table.rowCount())] \
+        == test_f1
+    assert t2.eval_label.text().startswith("Test (")
+    assert t2.log.toPlainText() == log
+    boxes = {k: b.isChecked() for k, b in t2.model_checks.items()}
+    assert boxes == {"spacy": False, "stanza": False, "flair": False, "crf": True, "rules": True}
+    assert t2.budget_box.currentText().startswith("Quick")
+    # Another project shows nothing of this one.
+    new_project(qtbot, w2, monkeypatch, tmp_path / "other.deid")
+    go(qtbot, w2, "Train")
+    assert t2.log.toPlainText() == "" and t2.reason_label.text() == "No trained model yet."
+    assert t2.results_table.rowCount() == 0
+    w2.close()
