@@ -48,6 +48,14 @@ FUNCTION_WORDS = frozenset({
     "will", "may", "can", "could", "would", "should", "is", "was", "has", "had", "did", "does",
     "and", "or", "to", "at", "in", "here", "there", "also", "not", "who", "called", "visited",
     "aware", "notified", "paged", "updated", "present", "the", "a", "an", "of", "on", "by"})
+# Words that follow a title without being a name ("DR AWARE", "MD NOTIFIED").
+NOT_AFTER_TITLE = FUNCTION_WORDS | frozenset({
+    "office", "team", "service", "note", "notes", "order", "orders", "ordered", "rounds", "here",
+    "came", "saw", "seen", "spoke", "states", "stated", "wants", "feels", "said", "wrote",
+    "ok", "okd", "consulted", "consult", "re", "regarding", "about", "for", "with", "that"})
+# Verbs that follow a clinician's name in a note: "E. WELSH AWARE".
+REPORTED = frozenset({"aware", "notified", "paged", "called", "ordered", "informed", "made",
+                      "updated", "in", "at"})
 # Genus initials look like a person's: "S. AUREUS", "E. COLI", "C. DIFF".
 GERMS = frozenset({"aureus", "coli", "diff", "difficile", "dif", "pneumoniae", "albicans",
                    "epidermidis", "faecalis", "faecium", "influenzae", "glabrata", "cloacae",
@@ -93,18 +101,27 @@ class NamesModel(TrainedModel):
             start, conf, stop = None, 0.0, i + 1
             w = words[i]
             if self._alpha(w) and len(w) == 1 and i + 2 < n and low[i + 1] == "." \
-                    and self._initial_surname(w, words[i + 2]):
-                start, conf, stop = i, _CONF_CUE, i + 3    # "E. WELSH", "B. KARGAS"
+                    and (self._initial_surname(w, words[i + 2])
+                         or (i + 3 < n and low[i + 3] in REPORTED and self._alpha(words[i + 2])
+                             and len(words[i + 2]) >= 3)):
+                start, conf, stop = i, _CONF_CUE, i + 3    # "B. KARGAS", "E. WELSH AWARE"
+            elif self._alpha(w) and len(w) == 1 and _prev_word(low, i) in TITLES and i + 1 < n \
+                    and self._alpha(words[i + 1]) and len(words[i + 1]) >= 3 \
+                    and low[i + 1] not in NOT_AFTER_TITLE:
+                start, conf, stop = i, _CONF_CUE, i + 2    # "Dr B Muse"
             elif self._alpha(w) and len(w) >= 2:
                 prev = _prev_word(low, i)
                 after_comma = _next_word(low, i)
-                if prev in TITLES and not (D.is_common_word(w) and not self._listed(w)):
-                    start, conf = i, _CONF_CUE
+                if _title_before(low, i) and low[i] not in NOT_AFTER_TITLE \
+                        and (low[i - 1] == "." or _prev_word(low, i) != "ms" or self._strong(w)):
+                    start, conf = i, _CONF_CUE        # "DR. PRICE", "dr pica"
                 elif prev in RELATIVES | VERBS and self._strong(w):
                     start, conf = i, _CONF_CUE
-                elif (prev in RELATIVES or prev in ROLES) and D.is_first_name(w) and len(w) >= 3 \
+                elif prev in RELATIVES and D.is_first_name(w) and len(w) >= 3 \
                         and low[i] not in FUNCTION_WORDS:
-                    start, conf = i, _CONF_CUE        # "SON BILL", "NP GRACE"
+                    start, conf = i, _CONF_CUE        # "SON BILL"
+                elif prev in ROLES and D.is_first_name(w) and self._strong(w):
+                    start, conf = i, _CONF_CUE        # "NP KAREN"
                 elif self._listed(w) and (after_comma in ROLES or after_comma in RELATIVES) \
                         and len(w) >= 3 and low[i] not in FUNCTION_WORDS:
                     start, conf = i, _CONF_CUE        # "SNELL, RN", "JOHN (SON)"
@@ -201,6 +218,15 @@ def _prev_word(low: list[str], i: int) -> str:
     if j >= 0 and low[j] in (".", "(", ":", ","):
         j -= 1
     return low[j] if j >= 0 else ""
+
+
+def _title_before(low: list[str], i: int) -> bool:
+    """A title right before ``i``, with or without its period ("DR. X",
+    "DR X"); not across a colon ("MS: SEDATED" is mental status)."""
+    j = i - 1
+    if j >= 0 and low[j] == ".":
+        j -= 1
+    return j >= 0 and low[j] in TITLES
 
 
 def _next_word(low: list[str], i: int) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 _SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
-_APOSTROPHE_YEAR_RE = re.compile(r"(?<=[\s(,;:/-])['\u2019](\d{2})(?![\w'])")
+_APOSTROPHE_YEAR_RE = re.compile(r"(?<=[A-Za-z\s(,;:/-])['\u2019](\d{2})(?![\w'])")
 # Words before a number pair that make it a measurement, a setting or a score.
 _RATIO_BEFORE = frozenset({
     "bp", "sbp", "dbp", "nbp", "abp", "cpap", "bipap", "ps", "peep", "pap", "pa", "pas", "cvp",
@@ -87,11 +87,12 @@ _NOT_A_NAME = frozenset({
 _CARE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'-]*")
 # A unit named after someone or somewhere, with its floor: "TRANSFER TO FELDMAN 2".
 _NAMED_WARD_RE = re.compile(
-    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from)"
-    r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+(\d{1,2})\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
+    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from|to|on)"
+    r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+([1-9]|1[0-2])\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
     re.I)
 # Hospitals written as initials ending in GH / MC after "to", "from", "at".
-_HOSPITAL_INITIALS_RE = re.compile(r"\b(?i:to|from|at)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC))\b")
+_HOSPITAL_INITIALS_RE = re.compile(
+    r"\b(?i:to|from|at)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
 # Unit types every hospital has (not identifiers; see app.synth.icu).
 _UNIT_TYPES = frozenset({
     "micu", "sicu", "ccu", "csru", "icu", "nicu", "tsicu", "cvicu", "picu", "floor", "unit",

@@ -184,7 +184,8 @@ class StarterEnsemble:
 
 _NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
-_YEAR_CUE_RE = re.compile(r"(?:\bin|\bsince|\byear|\byr|\bs/p|\bof|['\u2019])\s*$", re.I)
+_TIME_BEFORE_RE = re.compile(r"(?:\bat|@|\bby|\buntil|\btill|\baround|~|\d-|->|\bfrom)\s*$", re.I)
+_TIME_AFTER_RE = re.compile(r"\s*(?:-+>?\s*\d{3,4}|hrs?\b|h\b|am\b|pm\b|:)", re.I)
 
 
 # Hospitals written as initials: "BGH", "GH", "UMMC".
@@ -206,14 +207,19 @@ def _has_name_word(surface: str, label: str) -> bool:
 
 
 def _is_clock_time(text: str, start: int, surface: str) -> bool:
-    """"1845", "2000": a four-digit time of day, not a year, unless a year cue
-    comes before it ("CABG IN 1998", "SINCE 2005")."""
+    """"1845", "AT 2000", "1900-0700": a four-digit time of day, not a year.
+    A number outside 1900-2030 is no year of these notes; one inside is a
+    time when a time cue is around it ("AT", "@", "BY", a range, "HRS")."""
     if not (len(surface) == 4 and surface.isdigit()):
         return False
-    hours, minutes = int(surface[:2]), int(surface[2:])
+    value, hours, minutes = int(surface), int(surface[:2]), int(surface[2:])
     if hours > 23 or minutes > 59:
         return False
-    return _YEAR_CUE_RE.search(text, max(0, start - 8), start) is None
+    if not 1900 <= value <= 2030:
+        return True
+    end = start + 4
+    return bool(_TIME_BEFORE_RE.search(text, max(0, start - 8), start)
+                or _TIME_AFTER_RE.match(text, end))
 
 
 _NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
@@ -245,6 +251,8 @@ def _identifying(text: str, span: Span, member: str) -> bool:
             return False          # "2014/12" is not how these notes write a date
         if year is None and sep != "/":
             return False
+        if year is None and sep == "/" and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
+            return True           # month/two-digit year: "S/P AVR 8/88"
         return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31) \
             or len(m.group(1)) == 4
     if span.label == "PHONE" and member == "crf":
