@@ -107,7 +107,6 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
     key(qtbot, w, Qt.Key_Y, Qt.ControlModifier)
     assert (spans_shown(w), w.editor.status_label.text()) == before
     open_row(qtbot, w, "P1_b")
-    screenshot(w, "editor")
 
     # Close and reopen: everything is there, undo included.
     choose(qtbot, w, "File", "Close project")
@@ -118,12 +117,13 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
     assert (row_values(w, "P1_b")["Human"], row_values(w, "P1_b")["Model"]) == ("3", "0")
     assert row_values(w, "P2_a")["Status"] == "In progress"
     assert (row_values(w, "P2_a")["Human"], row_values(w, "P2_a")["Model"]) == ("1", "0")
-    screenshot(w, "documents")
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # nothing to do is left
     assert "No note left to do" in w.statusBar().currentMessage()
     open_row(qtbot, w, "P2_a")
     assert spans_shown(w) == ["✓ PERSON: Cara Moss"] and w.editor.undo_button.isEnabled()
     assert w.windowTitle().startswith("ward.deid")
+    go(qtbot, w, "Documents")
+    screenshot(w, "documents")                       # the journey's final state
     w.close()
 
 
@@ -155,6 +155,9 @@ def test_notes_imported_into_a_trained_project_arrive_with_suggestions(qtbot, se
     assert w.editor.span_count.text().startswith("0 accepted · ")
     name = w.editor.title.text().split()[0]
     assert int(row_values(w, name)["Model"]) == len(shown_spans)
-    go(qtbot, w, "Annotate")
-    screenshot(w, "editor_suggestions")
+    key(qtbot, w, Qt.Key_Tab)                        # the first suggestion: accept it
+    key(qtbot, w, Qt.Key_A)
+    key(qtbot, w, Qt.Key_A)                          # and the next one
+    assert w.editor.span_count.text().startswith("2 accepted · ")
+    screenshot(w, "editor")
     w.close()

@@ -71,7 +71,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert all(test_f1)
     log = t.log.toPlainText()
     assert "Cancel requested" in log
-    screenshot(w, "trainer")
+    screenshot(w, "training_results")
 
     # Restart: a new window, File > Open recent > the project.
     w.close()
