@@ -101,7 +101,6 @@ def test_a_locale_given_at_creation_is_the_projects_date_order(tmp_path):
             assert p.get_setting(POLICY_KEY) == {"locale": locale, "date_order": order}
 
 
-
 def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, capsys):
     """Issue 20 problem 2: the rules miss the name, the scan knows it from the project."""
     import json
