@@ -157,3 +157,28 @@ def test_floor_before_any_training(tmp_path):
                "--patient-regex", r"^(p\d+)_") == 0
     red = (out / "p1_n2.txt").read_text(encoding="utf-8")
     assert "VARGA" not in red and "QUILLAN" not in red
+
+
+def test_floor_on_day_one_with_the_starter(tmp_path):
+    """A new English project (no annotation, no training) annotates with the
+    starter model, and the lists' floor is in its output (the starter alone
+    misses both identifiers of this note)."""
+    from app.services.starter import uses_starter
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    text = "seen by quillan today. TO STOURBRIDGE IN AM.\n"
+    (plain / "p1_n9.txt").write_text(text, encoding="utf-8")
+    proj = tmp_path / "day1.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    with Project.open(proj, readonly=True) as p:
+        if not uses_starter(p):
+            import pytest
+            pytest.skip("this installation has no starter model")
+    assert run("annotate", proj, plain, tmp_path / "before") == 0
+    assert _ann_texts(tmp_path / "before", "p1_n9") == []
+    (tmp_path / "staff.txt").write_text("QUILLAN\n", encoding="utf-8")
+    (tmp_path / "places.txt").write_text("Stourbridge\n", encoding="utf-8")
+    assert run("lists", proj, "add", tmp_path / "staff.txt", "--kind", "staff") == 0
+    assert run("lists", proj, "add", tmp_path / "places.txt", "--kind", "places") == 0
+    assert run("annotate", proj, plain, tmp_path / "out") == 0
+    assert _ann_texts(tmp_path / "out", "p1_n9") == ["LOCATION STOURBRIDGE", "NAME quillan"]
