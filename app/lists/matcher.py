@@ -74,6 +74,7 @@ infirmary health healthcare memorial general system""".split())
 # Trailing words left out of a hospital hit's span.
 _TRIMMED = _INSTITUTION - {"memorial", "general"}
 _DROPPED = frozenset("-.'\u2019")
+_CONTRACTIONS = frozenset({"t", "ve", "re", "ll", "d", "m"})
 _GAP_MERGE = re.compile(r"[ \t]*")
 _GAP_PERSON = re.compile(r"[ \t]*,?[ \t]*")
 _GAP_CODE = re.compile(r"[ \t\-./()]{0,3}")
@@ -118,11 +119,18 @@ def _units(text: str) -> list[_Unit]:
         elif ch.isdigit():
             out.append(_Unit(str(int(text[s:e])), s, e, False, line))
         elif ch in _DROPPED:
-            # A possessive 's glued to a word is dropped with its apostrophe.
-            if (ch in "'\u2019" and k + 1 < n and toks[k + 1].start == e
-                    and text[e:toks[k + 1].end].lower() == "s" and out and out[-1].end == s):
+            glued = (ch in "'\u2019" and k + 1 < n and toks[k + 1].start == e
+                     and out and out[-1].end == s and out[-1].alpha)
+            after = text[e:toks[k + 1].end].lower() if glued else ""
+            if after == "s":
+                # A possessive 's glued to a word is dropped with its apostrophe.
                 k += 1
                 e = toks[k].end
+            elif after in _CONTRACTIONS:
+                # "DON'T" is no name DON: the contraction is one word.
+                k += 1
+                last = out.pop()
+                out.append(_Unit(last.norm + "'" + after, last.start, toks[k].end, True, last.line))
         elif ch == "&":
             out.append(_Unit("and", s, e, True, line))
         else:
@@ -250,7 +258,10 @@ def _phrase_entries(value: str, category: str, stop: frozenset[str]) -> list[_En
     words = _words(value)
     out = []
     while words and not (len(words) == 1 and len(words[0]) < 2):
-        out.append(_Entry(words, category, all(w in stop for w in words if w.isalpha())))
+        # A number makes a phrase specific ("12 Larch Close", "Ward 7").
+        ambiguous = not any(w.isdigit() for w in words) and all(
+            w in stop for w in words if w.isalpha())
+        out.append(_Entry(words, category, ambiguous))
         if category not in ("hospital", "ward") or words[-1] not in _INSTITUTION:
             break
         words = words[:-1]

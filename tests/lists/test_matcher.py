@@ -72,6 +72,14 @@ def test_ambiguous_entries_need_context(matcher):
     assert found(matcher, "went to General Hospital today") == [("General", "hospital")]
 
 
+def test_contractions_are_not_names():
+    lists = HospitalLists()
+    lists.add("patients", "Don", patient_id="p1", field_name="first_name")
+    lists.add("patients", "Ree", patient_id="p1", field_name="last_name")
+    matcher = ListMatcher(lists)
+    assert found(matcher, "PT DON'T WANT FOOD; WE'RE ASKING DON REE") == [("DON REE", "patient_name")]
+
+
 def test_capitalised_in_mixed_case_note(matcher):
     text = "the family will call when the daughter and dr quillan agree; later May came"
     assert ("May", "staff_name") in found(matcher, text)
