@@ -17,8 +17,9 @@ resources/dictionaries/LICENSES.md):
   English lorem word list and our hand-written list of clinical words and
   names that are also words (build/common_clinical_words.txt). The most
   common US first names (Faker en_US, SSA) and surnames (Faker en_US, Census
-  top 1,000) are taken out of the SCOWL part ("john", "smith" are names in a
-  note first), unless our hand-written list names them ("will", "brown").
+  top 1,000) that SCOWL also lists as proper nouns are taken out of the
+  SCOWL part ("john", "smith" are names in a note first), unless our
+  hand-written list names them ("will", "brown").
 
 Nothing here comes from a benchmark corpus. The output is deterministic
 (sorted, one lower-case entry a line).
@@ -90,9 +91,12 @@ def common_words(scowl: Path) -> set[str]:
     lines = scowl.read_text(encoding="utf-8").splitlines()
     # Lower-case entries are common words; capitalised ones are proper nouns.
     words = {w for w in lines if w.isalpha() and w.isascii() and w.islower()}
+    proper = {w.lower() for w in lines if w.isalpha() and w.isascii() and w.istitle()}
+    # A common US name that SCOWL also lists as a proper noun is a name first
+    # ("john", "smith"); one it lists only in lower case stays a word ("weeks").
     names = {n.lower() for n in (*UsPerson.first_names_male, *UsPerson.first_names_female,
                                  *UsPerson.last_names)}
-    words -= names
+    words -= names & proper
     words |= {w.lower() for w in Lorem.word_list}
     hand = (ROOT / "build" / "common_clinical_words.txt").read_text(encoding="utf-8")
     words.update(w.strip().lower() for w in hand.splitlines() if w.strip() and not w.startswith("#"))

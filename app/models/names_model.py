@@ -52,7 +52,8 @@ FUNCTION_WORDS = frozenset({
 NOT_AFTER_TITLE = FUNCTION_WORDS | frozenset({
     "office", "team", "service", "note", "notes", "order", "orders", "ordered", "rounds", "here",
     "came", "saw", "seen", "spoke", "states", "stated", "wants", "feels", "said", "wrote",
-    "ok", "okd", "consulted", "consult", "re", "regarding", "about", "for", "with", "that"})
+    "ok", "okd", "consulted", "consult", "re", "regarding", "about", "for", "with", "that",
+    "per"})
 # Verbs that follow a clinician's name in a note: "E. WELSH AWARE".
 REPORTED = frozenset({"aware", "notified", "paged", "called", "ordered", "informed", "made",
                       "updated", "in", "at"})
@@ -101,9 +102,8 @@ class NamesModel(TrainedModel):
             start, conf, stop = None, 0.0, i + 1
             w = words[i]
             if self._alpha(w) and len(w) == 1 and i + 2 < n and low[i + 1] == "." \
-                    and (self._initial_surname(w, words[i + 2])
-                         or (i + 3 < n and low[i + 3] in REPORTED and self._alpha(words[i + 2])
-                             and len(words[i + 2]) >= 3)):
+                    and self._initial_surname(w, words[i + 2], low[i + 3] if i + 3 < n else "",
+                                              _prev_word(low, i)):
                 start, conf, stop = i, _CONF_CUE, i + 3    # "B. KARGAS", "E. WELSH AWARE"
             elif self._alpha(w) and len(w) == 1 and _prev_word(low, i) in TITLES and i + 1 < n \
                     and self._alpha(words[i + 1]) and len(words[i + 1]) >= 3 \
@@ -137,14 +137,17 @@ class NamesModel(TrainedModel):
             i = end
         return out
 
-    def _initial_surname(self, initial: str, word: str) -> bool:
-        """An initial and a surname: "E. WELSH". "L." and "R." before a
-        common word are sides ("R. ARM"); germs are not people ("S. AUREUS")."""
+    def _initial_surname(self, initial: str, word: str, after: str, before: str) -> bool:
+        """An initial and a surname: "B. KARGAS", "E. WELSH AWARE". The word
+        must be a listed surname, or have a cue around it: what clinicians do
+        ("AWARE", "NOTIFIED"), their role, or "PER", "TO", "AND" before it;
+        abbreviations follow initials too ("S. NEO", "D. RIJ"). "L." and
+        "R." are sides ("R. ARM")."""
         if not (self._alpha(word) and len(word) >= 3) or word.lower() in GERMS:
             return False
-        if not D.is_common_word(word):
-            return True
-        return D.is_surname(word) and initial.lower() not in ("l", "r")
+        if after in REPORTED or after in ROLES or after == "," or before in VERBS | TITLES:
+            return initial.lower() not in ("l", "r") or not D.is_common_word(word)
+        return D.is_surname(word) and not D.is_common_word(word) and initial.lower() not in ("l", "r")
 
     def _extend(self, words: list[str], low: list[str], start: int, end: int) -> tuple[int, int]:
         """Grow a name over the name words, initials and hyphens around it:

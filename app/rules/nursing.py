@@ -45,19 +45,23 @@ def _word_after(low: str, end: int) -> str:
     return m.group() if m and low[end:m.start()].strip(" ") in ("", "-") else ""
 
 
+def _short_date_at(text: str, low: str, m: re.Match) -> bool:
+    a, b = int(m.group(1)), int(m.group(2))
+    before, after = _word_before(low, m.start()), _word_after(low, m.end())
+    if before in _RATIO_BEFORE or after in _RATIO_AFTER:
+        return False
+    if 1 <= a <= 12 and 32 <= b <= 99:
+        return True                                  # month/two-digit year: "4/97"
+    return 1 <= a <= 12 and 1 <= b <= 31 and a != b and (a, b) not in _FRACTIONS  # "2/14"
+
+
 def find_short_dates(text: str) -> list[tuple[int, int]]:
     """Offsets of yearless or short-year dates in ``text``, in order."""
     low = text.lower()
     out: list[tuple[int, int]] = []
     for m in _SHORT_RE.finditer(text):
-        a, b = int(m.group(1)), int(m.group(2))
-        before, after = _word_before(low, m.start()), _word_after(low, m.end())
-        if before in _RATIO_BEFORE or after in _RATIO_AFTER:
-            continue
-        if 1 <= a <= 12 and 32 <= b <= 99:
-            out.append(m.span())                     # month/two-digit year: "4/97"
-        elif 1 <= a <= 12 and 1 <= b <= 31 and a != b and (a, b) not in _FRACTIONS:
-            out.append(m.span())                     # month/day: "2/14"
+        if _short_date_at(text, low, m):
+            out.append(m.span())
     for m in _APOSTROPHE_YEAR_RE.finditer(text):
         out.append(m.span(1))                        # "CABG '92": the year's digits
     return sorted(out)

@@ -184,6 +184,15 @@ class StarterEnsemble:
 
 _NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
+_YEAR_BEFORE_RE = re.compile(r"(?:\bin|\bsince|\byear|\byr|\bs/p|\bof|['\u2019])\s*$", re.I)
+US_STATES = frozenset({
+    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+    "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
+    "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
+    "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire", "new jersey",
+    "new mexico", "new york", "north carolina", "north dakota", "ohio", "oklahoma", "oregon",
+    "pennsylvania", "rhode island", "south carolina", "south dakota", "tennessee", "texas",
+    "utah", "vermont", "virginia", "washington", "west virginia", "wisconsin", "wyoming"})
 _TIME_BEFORE_RE = re.compile(r"(?:\bat|@|\bby|\buntil|\btill|\baround|~|\d-|->|\bfrom)\s*$", re.I)
 _TIME_AFTER_RE = re.compile(r"\s*(?:-+>?\s*\d{3,4}|hrs?\b|h\b|am\b|pm\b|:)", re.I)
 
@@ -201,7 +210,8 @@ def _has_name_word(surface: str, label: str) -> bool:
     for word in _WORD_RE.findall(surface):
         if len(word) >= 3 and not D.is_common_word(word):
             return True
-        if label != "PERSON" and (D.is_place(word) or _HOSPITAL_INITIALS_RE.fullmatch(word)):
+        if label != "PERSON" and not D.is_common_word(word) \
+                and (D.is_place(word) or _HOSPITAL_INITIALS_RE.fullmatch(word)):
             return True
     return False
 
@@ -217,6 +227,8 @@ def _is_clock_time(text: str, start: int, surface: str) -> bool:
         return False
     if not 1900 <= value <= 2030:
         return True
+    if minutes == 0 and not _YEAR_BEFORE_RE.search(text, max(0, start - 12), start):
+        return True               # "1900", "2000": the hour, unless "IN 2000", "SINCE 1900"
     end = start + 4
     return bool(_TIME_BEFORE_RE.search(text, max(0, start - 8), start)
                 or _TIME_AFTER_RE.match(text, end))
@@ -237,6 +249,8 @@ def _identifying(text: str, span: Span, member: str) -> bool:
     surface = text[span.start:span.end]
     if span.label in _NAMED_LABELS and member == "crf" and not _has_name_word(surface, span.label):
         return False
+    if span.label in ("LOCATION", "ADDRESS") and surface.lower() in US_STATES:
+        return False              # a state alone identifies no one (HIPAA keeps states)
     if span.label in ("DATE", "DOB") and _is_clock_time(text, span.start, surface):
         return False
     if span.label == "AGE":
@@ -251,6 +265,8 @@ def _identifying(text: str, span: Span, member: str) -> bool:
             return False          # "2014/12" is not how these notes write a date
         if year is None and sep != "/":
             return False
+        if (year is None or len(year) == 2) and a > 12:
+            return False          # US notes write the month first: "16/5/40" is a setting
         if year is None and sep == "/" and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
             return True           # month/two-digit year: "S/P AVR 8/88"
         return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31) \
