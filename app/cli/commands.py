@@ -293,6 +293,19 @@ def cmd_annotate(args) -> int:
     return 0
 
 
+def cmd_preannotate(args) -> int:
+    from app.services.annotating import suggest_new_notes
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be at least 1")
+    with open_project(args.project) as project:
+        todo = [i.id for i in project.document_infos() if i.status in ("todo", "in_progress")]
+        source, n = suggest_new_notes(project, todo[:args.limit] if args.limit else todo,
+                                      progress=TerminalProgress(quiet=args.quiet))
+    what = "the model's" if source == "model" else "the rules'"
+    _print(f"{n} note(s) to do now have {what} suggestions to review")
+    return 0
+
+
 #: Suspected notes listed one by one; the rest are counted.
 SHOWN_SUSPECTS = 10
 

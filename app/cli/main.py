@@ -112,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
 
+    s = sub.add_parser("preannotate",
+                       help="suggest labels for the project's notes still to do (the learning "
+                            "loop): the trained model's, the starter model's, else the rules'")
+    s.add_argument("project")
+    s.add_argument("--limit", type=int,
+                   help="only the first N notes to do (the annotation queue's order is right "
+                        "afterwards: their uncertainty is stored)")
+
     s = sub.add_parser("redact", help="write a de-identified copy of a folder of notes")
     s.add_argument("project")
     s.add_argument("in_dir")

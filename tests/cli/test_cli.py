@@ -222,3 +222,24 @@ def test_a_full_disk_is_a_user_error(tmp_path, notes, capsys, monkeypatch):
     capsys.readouterr()
     assert run("import", proj, notes) == 1
     _one_error_line(capsys, "disk is full")
+
+
+def test_preannotate_suggests_for_the_notes_to_do(tmp_path, capsys):
+    from app.project import Project
+    from app.services.starter import STARTER_SETTING
+    d = tmp_path / "todo"
+    d.mkdir()
+    (d / "P1_a.txt").write_text("Call 0412 345 678 about DOB 01/02/1950.\n", encoding="utf-8")
+    (d / "P2_b.txt").write_text("MRN 998877 reviewed.\n", encoding="utf-8")
+    path = tmp_path / "p.deid"
+    assert run("new", path, "--labels", "paper") == 0
+    assert run("import", path, d) == 0
+    with Project.open(path) as p:
+        p.set_setting(STARTER_SETTING, False)            # the rules, whatever ships
+    capsys.readouterr()
+    assert run("preannotate", path, "--limit", "1") == 0
+    assert "1 note(s) to do now have the rules' suggestions" in capsys.readouterr().out
+    with Project.open(path, readonly=True) as p:
+        counts = [len(p.span_records(i.id, status="suggested")) for i in p.document_infos()]
+    assert counts == [2, 0]                             # the phone and the date of birth
+    assert run("preannotate", path, "--limit", "0") == 1
