@@ -48,7 +48,10 @@ DEFAULT_SEED = 19
 # Starter label -> the project labels it may become, first present wins.
 LABEL_TARGETS: dict[str, tuple[str, ...]] = {
     "PERSON": ("PERSON", "NAME", "NOMBRE_SUJETO_ASISTENCIA"),
-    "DATE": ("DATE", "FECHAS"),
+    # A project with the paper's five labels has no DATE: its dates still
+    # identify (HIPAA), and day one favours recall, so they go to its one
+    # date label, to be corrected there.
+    "DATE": ("DATE", "FECHAS", "DOB"),
     "DOB": ("DOB", "DATE", "FECHAS"),
     "AGE": ("AGE", "EDAD_SUJETO_ASISTENCIA"),
     "HOSPITAL": ("HOSPITAL", "LOCATION", "ADDRESS"),
