@@ -29,15 +29,15 @@ from collections import Counter
 from pathlib import Path
 
 
-def measure(project, split: str = "test", *, model_scan: bool = True, limit: int | None = None
-            ) -> dict:
+def measure(project, split: str = "test", *, model_scan: bool = True, limit: int | None = None,
+            debug: list | None = None) -> dict:
     from app.deid import Policy, Redactor
     from app.deid.folder import common_words
     from app.deid.redact import map_offset
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
     from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, document_patient_key,
-                                        project_policy, rule_leak_scan)
+                                        project_policy, rule_leak_scan, scan_shapes)
 
     policy = Policy.from_dict({**project_policy(project).to_dict(), "default": "tag",
                                "strategies": {}})
@@ -55,11 +55,13 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 known.add(document_patient_key(info), r.label, text[r.start:r.end],
                           name=kind == "name")
     rules = rule_leak_scan(project)
+    shapes = scan_shapes(project, kinds)
     scan = ModelScanFactory(str(project.path))() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
     sources: Counter = Counter()
     unflagged: Counter = Counter()
+    by_category: Counter = Counter()
     t0 = time.perf_counter()
     with Predictor.from_project(project) as predictor:
         for info in infos:
@@ -75,7 +77,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 result.text, (), rules, known=known, patient=key, model_fn=scan,
                 replaced=[(m.out_start, m.out_end) for m in result.span_map],
                 names_replaced=[(m.out_start, m.out_end) for m in result.span_map
-                                if kinds.kind_for(m.label) == "name"]) if not lk.in_replacement]
+                                if kinds.kind_for(m.label) == "name"],
+                shapes=shapes) if not lk.in_replacement]
             gold = project.gold_spans(info.id)
             missed_out, clear_out, missed_labels = [], [], []
             for w in _WORD.finditer(text):
@@ -89,9 +92,11 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 if label:
                     missed_labels.append(label)
             flagged = [any(lk.start < ob and oa < lk.end for lk in found) for oa, ob in missed_out]
-            for label, hit in zip(missed_labels, flagged):
+            for label, hit, (oa, ob) in zip(missed_labels, flagged, missed_out):
                 if not hit:
                     unflagged[label] += 1
+                    if debug is not None:
+                        debug.append(("MISSED", label, result.text[max(0, oa - 25):ob + 10]))
             counts["notes"] += 1
             counts["missed_tokens"] += len(missed_out)
             counts["flagged_missed_tokens"] += sum(flagged)
@@ -105,6 +110,9 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 hit = any(lk.start < ob and oa < lk.end for oa, ob in missed_out)
                 counts["true_suspicions"] += hit
                 sources[f"{lk.kind}:{'hit' if hit else 'false'}"] += 1
+                by_category[f"{lk.kind}:{lk.category}:{'hit' if hit else 'false'}"] += 1
+                if debug is not None and not hit:
+                    debug.append((lk.kind, lk.category, result.text[lk.start:lk.end]))
             counts["gold_tokens"] += sum(
                 1 for w in _WORD.finditer(text)
                 if any(g.start < w.end() and w.start() < g.end for g in gold))
@@ -123,6 +131,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
         "clear_words_flagged": round(c["clear_words_flagged"] / max(c["clear_words"], 1), 4),
         "suspicions_by_source": dict(sorted(sources.items())),
         "unflagged_missed_by_label": dict(unflagged.most_common()),
+        "suspicions_by_source_and_label": dict(by_category.most_common()),
         "model_scan": model_scan, "seconds": round(time.perf_counter() - t0, 1),
     }
 

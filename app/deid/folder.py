@@ -405,7 +405,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  producer: Mapping[str, str] | None = None,
                  known: KnownIdentifiers | None = None,
                  model_scan: Callable[[], RulesFn] | None = None,
-                 dismissed: Iterable[str] = ()) -> RedactionSummary:
+                 dismissed: Iterable[str] = (),
+                 shapes: Iterable[str] = ()) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -444,6 +445,9 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         Identifiers known before this run (the project's, hospital lists),
         by patient key: the leak scan searches them (with those replaced in
         this run) and no surrogate recreates one.
+    shapes
+        Identifier shapes the scan searches too (``app.deid.rescan.SHAPES``:
+        ``"date"``, ``"number"``), for the kinds the project protects.
     dismissed
         Ids of suspicions a person judged not a leak (``suspicions[i]["id"]``,
         keyed by the note, its version and the place): not reported, and
@@ -523,7 +527,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     seen = KnownIdentifiers(common_words())
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
                        secret, known, seen, rules_fn, model_scan, strict, leaky,
-                       frozenset(dismissed))
+                       frozenset(dismissed), tuple(shapes))
 
     def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
         if error:
@@ -633,6 +637,7 @@ class _Context:
     strict: bool
     leaky: dict[str, int]
     dismissed: frozenset[str] = frozenset()
+    shapes: tuple[str, ...] = ()
     _model_fn: RulesFn | None = None
 
     def model_fn(self) -> RulesFn | None:
@@ -662,7 +667,8 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                    model_fn=ctx.model_fn(),
                    replaced=[(m.out_start, m.out_end) for m in result.span_map],
                    names_replaced=[(m.out_start, m.out_end) for m in result.span_map
-                                   if policy.kind_for(m.label) == "name"])
+                                   if policy.kind_for(m.label) == "name"],
+                   shapes=ctx.shapes)
     leaks = [lk for lk in found if not lk.in_replacement]
     back = offset_mapper(result.span_map, forward=False)
     suspicions = []

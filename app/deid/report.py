@@ -140,6 +140,8 @@ _KIND_WORDS = {
     "rule": "a pattern the rules recognise",
     "model": "something the model reads as an identifier",
     "name": "a listed name beside a replaced name",
+    "residue": "the rest of an identifier glued to a replacement",
+    "shape": "the shape of a date or number the project protects",
 }
 _METRIC_WORDS = {"precision": "Precision", "recall": "Recall", "f1": "F1", "tp": "Found",
                  "fp": "False alarms", "fn": "Missed"}

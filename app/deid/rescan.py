@@ -57,6 +57,8 @@ REASONS = {
     "rule": "the rules recognise an identifier",
     "model": "the model (recall-biased) sees an identifier",
     "name": "a listed name beside a replaced name or after a title",
+    "residue": "the rest of an identifier glued to a replacement",
+    "shape": "the shape of a date or number the project protects",
 }
 
 
@@ -180,6 +182,9 @@ class KnownIdentifiers:
                     continue
                 if all(words[i + k][2] == phrase[k] for k in range(1, n)):
                     best = (n, phrase)
+            if best is not None and len(best[1]) == 1 and not best[1][0].isdigit() and (
+                    best[1][0] in self._common or not text[start].isupper()):
+                best = None                  # "will", "Heart", "may": a word, not a name
             if best is not None:
                 n, phrase = best
                 hit = kind(self._phrases[phrase], "patient", "project")
@@ -243,6 +248,59 @@ def _outside(start: int, end: int, ranges: _Ranges,
     return out
 
 
+_RESIDUE = re.compile(r"[^\W_]+")
+#: Shapes of identifiers a model often misses, searched outside replacements
+#: when the project protects that kind: partial dates and years, long numbers.
+SHAPES = {
+    "date": re.compile(r"(?<![\w/.])(?:\d{1,2}/\d{1,2}(?:/\d{2,4})?|'\d{2}|(?:19|20)\d{2})"
+                       r"(?![\w/])"),
+    "number": re.compile(r"(?<![\w.])#?\d{5,}(?![\w.])"),
+}
+
+
+def _residues(text: str, ranges: _Ranges) -> list[Leak]:
+    """Letters or digits glued to a replacement ("<**DATE**>9 AM"): the rest
+    of an identifier whose span was cut short."""
+    out = []
+    starts = {s for s, e in ranges.ranges if e > s}
+    ends = {e for s, e in ranges.ranges if e > s}
+    for s, e in ranges.ranges:
+        if e < len(text) and text[e].isalnum() and e not in starts:
+            m = _RESIDUE.match(text, e)
+            if m:
+                out.append(Leak(m.start(), m.end(), "residue", "residue"))
+        if s > 0 and text[s - 1].isalnum() and s not in ends:
+            j = s
+            while j > 0 and text[j - 1].isalnum():
+                j -= 1
+            out.append(Leak(j, s, "residue", "residue"))
+    return out
+
+
+def _could_be_date(shape: str) -> bool:
+    """"3/5" or "4/97" may be a date, "80/30" (a blood pressure) may not: one
+    part is a month, the other a day or a year."""
+    parts = shape.split("/")
+    if len(parts) < 2:
+        return True
+    a, b = int(parts[0]), int(parts[1])
+    if a < 1 or (b < 1 and len(parts[1]) < 2):
+        return False
+    # month/day, day/month, or month/year ("4/97")
+    return (a <= 12 and (b <= 31 or len(parts[1]) >= 2)) or (b <= 12 and a <= 31)
+
+
+def _shapes(text: str, kinds: Iterable[str], ranges: _Ranges) -> list[Leak]:
+    out = []
+    for kind in kinds:
+        for m in SHAPES[kind].finditer(text):
+            if kind == "date" and not _could_be_date(m.group()):
+                continue
+            if not ranges.meeting(m.start(), m.end()):
+                out.append(Leak(m.start(), m.end(), "shape", kind))
+    return out
+
+
 def _names_beside(text: str, ranges: _Ranges,
                   name_ranges: Sequence[tuple[int, int]]) -> list[Leak]:
     """Listed names written with a capital beside a replaced name or after a title."""
@@ -276,7 +334,8 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
            known: KnownIdentifiers | Sequence[KnownIdentifiers] | None = None,
            patient: str | None = None,
            model_fn: RulesFn | None = None,
-           names_replaced: Sequence[tuple[int, int]] = ()) -> list[Leak]:
+           names_replaced: Sequence[tuple[int, int]] = (),
+           shapes: Iterable[str] = ()) -> list[Leak]:
     """Find suspected leaks in ``out_text``.
 
     Parameters
@@ -300,6 +359,9 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
         The known identifiers (one table or several) and the note's patient key.
     names_replaced
         Output ranges of replaced names (the ``name`` check looks beside them).
+    shapes
+        Keys of ``SHAPES`` to search (``"date"`` when the project protects
+        dates, ``"number"`` for phones and ids).
 
     Returns
     -------
@@ -332,9 +394,12 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
                 leaks.append(Leak(a, b, kind, str(category)))
     if names_replaced or known is not None:
         leaks += _names_beside(out_text, ranges, names_replaced)
+    leaks += _residues(out_text, ranges)
+    leaks += _shapes(out_text, shapes, ranges)
     # One suspicion per place: overlapping ones are merged, and the first
     # source in this order explains it best.
-    order = {k: i for i, k in enumerate(("patient", "part", "project", "rule", "model", "name"))}
+    order = {k: i for i, k in enumerate(("patient", "part", "project", "rule", "model", "name",
+                                         "residue", "shape"))}
     merged: list[Leak] = []
     for lk in sorted(leaks, key=lambda lk: (lk.start, -lk.end)):
         last = merged[-1] if merged else None

@@ -288,6 +288,14 @@ def project_known_identifiers(project, policy=None):
     return known
 
 
+def scan_shapes(project, policy) -> tuple[str, ...]:
+    """The identifier shapes the leak scan searches: dates when a label is a
+    date, long numbers when one is a phone or an id."""
+    kinds = {policy.kind_for(label.name) for label in project.labels()}
+    return tuple(k for k, wanted in (("date", {"date"}), ("number", {"phone", "id", "contact"}))
+                 if kinds & wanted)
+
+
 DISMISSED_KEY = "leak_dismissed"
 
 
@@ -388,7 +396,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     factory = annotations or ProjectPredictorFactory(str(project.path), rules_only=rules_only)
     model_scan = None if (rules_only or use_annotations) else ModelScanFactory(str(project.path))
     producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
-                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}",
+                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
+                        f"shapes {scan_shapes(project, policy)}",
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
@@ -397,7 +406,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
-                            model_scan=model_scan, dismissed=dismissed_suspicions(project))
+                            model_scan=model_scan, dismissed=dismissed_suspicions(project),
+                           shapes=scan_shapes(project, policy))
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
@@ -551,7 +561,8 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
     model_scan = None if rules_only else ModelScanFactory(str(project.path))
     producer = {"model": model_identity(project, rules_only=rules_only),
-                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}",
+                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
+                        f"shapes {scan_shapes(project, policy)}",
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
@@ -561,7 +572,8 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                            spans_format=spans_format, rules_fn=rule_leak_scan(project),
                            strict=strict, producer=producer,
                            known=project_known_identifiers(project, policy),
-                           model_scan=model_scan, dismissed=dismissed_suspicions(project))
+                           model_scan=model_scan, dismissed=dismissed_suspicions(project),
+                           shapes=scan_shapes(project, policy))
     seconds = time.perf_counter() - t0
     model_info, evaluation = _model_info(project, rules_only)
     report_data = build_report(summary, model_info, evaluation, policy,

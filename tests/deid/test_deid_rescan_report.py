@@ -104,3 +104,12 @@ def test_rescan_and_offset_mapping_scale_to_a_huge_note():
     back = offset_mapper(span_map, forward=False)
     assert [back(20 * i + 9) for i in range(0, n, 1000)] == [25 * i + 14 for i in range(0, n, 1000)]
     assert back(20 * 7 + 3) == 25 * 7
+
+
+def test_residues_and_shapes_outside_replacements():
+    out = "Seen <**DATE**>9 AM; fx 4/97, BP 80/30, strength 5/5; pager #12345; CABG '92."
+    r = out.index("<**DATE**>")
+    leaks = rescan(out, [], replaced=[(r, r + len("<**DATE**>"))], shapes=("date", "number"))
+    found = [(out[lk.start:lk.end], lk.kind) for lk in leaks]
+    assert found == [("9", "residue"), ("4/97", "shape"), ("5/5", "shape"),
+                     ("#12345", "shape"), ("'92", "shape")]   # not the blood pressure
