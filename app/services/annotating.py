@@ -170,11 +170,23 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                                       patients=[r.patient_id for r in records])
             with project.transaction():
                 for info, p in zip(chunk, preds):
-                    project.replace_suggestions(info.id, p.spans, predictor.run_id)
+                    project.replace_suggestions(info.id, undecided(project, info.id, p.spans),
+                                                predictor.run_id)
                     project.set_document_fields(info.id, uncertainty=p.uncertainty)
             progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "predict"))
     project.log("preannotate", {"notes": len(infos)})
     return len(infos)
+
+
+def undecided(project, doc_id: int, spans: list) -> list:
+    """``spans`` less those overlapping a span a person accepted: that text is
+    decided. (A model trained on the note's accepted spans also re-finds them
+    at full confidence, and "1.00" on a suggestion over a person's label
+    misleads.) Blind notes keep every suggestion: each annotator decides alone."""
+    if project.assignments(doc_id):
+        return list(spans)
+    accepted = project.span_records(doc_id, status="accepted")
+    return [s for s in spans if not any(a.start < s.end and s.start < a.end for a in accepted)]
 
 
 def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool) -> list:
@@ -212,7 +224,8 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
             with project.transaction():
                 for info in chunk:
                     spans = predictor.predict_spans(project.document(info.id).text)
-                    project.replace_suggestions(info.id, spans, None, source="rule")
+                    project.replace_suggestions(info.id, undecided(project, info.id, spans),
+                                                None, source="rule")
             progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "rules"))
     finally:
         if hasattr(predictor, "close"):

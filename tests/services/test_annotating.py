@@ -79,3 +79,20 @@ def test_annotate_to_a_path_that_is_a_file_is_a_user_error(trained, gold_folder,
     target.write_text("keep me", encoding="utf-8")
     assert main(["-q", "annotate", str(trained), str(gold_folder), str(target)]) == 1
     assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def test_suggestions_never_cover_text_a_person_labelled(tmp_path):
+    """A suggestion over an accepted span was shown at confidence 1.00 (the
+    model re-finds what it was trained on); the person's label decides that text."""
+    from app.core.labels import PRESETS
+    from app.services.annotating import suggest_rules
+    text = "Call 0412 345 678 about DOB 01/02/1950."
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        doc = p.add_document("n1", text)
+        p.add_span(doc, text.index("01/02"), text.index("01/02") + 5, "IDN", annotator="ann")
+        assert suggest_rules(p, doc_ids=[doc]) == 1
+        suggested = [(text[r.start:r.end], r.label) for r in p.span_records(doc, status="suggested")]
+        assert suggested == [("0412 345 678", "PHONE")]
+        p.assign(doc, "bob")                    # blind: each annotator decides for themself
+        suggest_rules(p, doc_ids=[doc])
+        assert len(p.span_records(doc, status="suggested")) == 2
