@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from app.gui.editing import visible_records
+from app.services.editing import visible_records
 from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QEvent, QHBoxLayout,
                         Role,
                         QHeaderView, QLabel, QLineEdit, QModelIndex, QPushButton,

@@ -15,12 +15,12 @@ Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y   undo / redo (kept per note, across restarts;
                     also while a button of the editor has the focus)
 Esc                 clear the current span
 
-Every action is saved at once through :class:`app.gui.editing.AnnotationSession`.
+Every action is saved at once through :class:`app.services.editing.AnnotationSession`.
 """
 from __future__ import annotations
 
 from app.core.labels import LabelDef
-from app.gui.editing import AnnotationSession, Edit, EditConflict
+from app.services.editing import AnnotationSession, Edit, EditConflict
 from app.gui.qt import (QAbstractItemView, QAbstractListModel, QColor, QDoubleSpinBox, QFont, Role,
                         QHBoxLayout, QKeySequence, QLabel, QListView, QModelIndex, QPushButton,
                         QShortcut,

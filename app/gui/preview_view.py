@@ -9,7 +9,7 @@ prediction runs in a worker, and the loaded predictor is kept for the next
 notes.
 
 Corrections made here go back to the annotation workspace through
-:class:`CorrectionSession` (an :class:`~app.gui.editing.AnnotationSession`):
+:class:`CorrectionSession` (an :class:`~app.services.editing.AnnotationSession`):
 a missed identifier becomes an accepted human span of the current
 annotator, a false hit becomes a rejected span; both are undoable in the
 editor and written to the audit log (label and document only, no text).
@@ -22,7 +22,7 @@ from app.core.spans import Span
 from app.deid import STRATEGIES, Policy
 from app.deid.redact import map_offset
 from app.errors import UserError
-from app.gui.editing import AnnotationSession, Edit, state_of
+from app.services.editing import AnnotationSession, Edit, state_of
 from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
                         QHeaderView, QLabel, QPoint, QPushButton, QSplitter,
                         Qt, QTableWidget, QTableWidgetItem, QTextCharFormat, QTextCursor,

@@ -6,7 +6,7 @@ import pytest
 
 from app.core.labels import PRESETS
 from app.deid import MappedSpan
-from app.gui.editing import AnnotationSession
+from app.services.editing import AnnotationSession
 from app.gui.qt import Qt
 from app.project import Project
 from app.services.training import TrainConfig, train_project

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app.core.labels import PRESETS
-from app.gui.editing import AnnotationSession, snap_to_tokens, token_occurrences
+from app.services.editing import AnnotationSession, snap_to_tokens, token_occurrences
 from app.core.tokenize import tokenize
 from app.project import Project
 

@@ -1,4 +1,4 @@
-"""Annotation edits of one document, saved at once, undoable across sessions (no Qt).
+"""Annotation edits of one document, saved at once, undoable across sessions.
 
 Every user action becomes an :class:`Edit`: the span *states* it removes
 (``before``) and the ones it creates (``after``), plus an optional document
