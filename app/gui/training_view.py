@@ -24,8 +24,8 @@ from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                        QObject, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, Qt,
-                        QTableWidget, QTableWidgetItem, QTabWidget, QTimer, QThread,
+                        QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, Qt,
+                        QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.evaluating import evaluation_summary, stored_evaluation

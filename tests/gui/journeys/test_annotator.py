@@ -9,7 +9,7 @@ import pytest
 from app.gui.qt import QFileDialog, QSettings, Qt
 
 from gui_helpers import NOTES, write_brat
-from journey import (choose, go, import_folder, key, new_project, open_row, row_values,
+from journey import (choose, go, import_folder, key, open_row, row_values,
                      screenshot, select_text, shown, spans_shown, write_synth)
 
 

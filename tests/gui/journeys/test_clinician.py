@@ -10,7 +10,7 @@ import pytest
 
 from app.gui.qt import QCheckBox, QGroupBox, Qt
 
-from journey import (click, go, import_folder, key, new_project, open_row, row_values,
+from journey import (click, go, import_folder, new_project, open_row, row_values,
                      screenshot, select_text, shown, spans_shown, write_synth)
 
 pytestmark = pytest.mark.slow
