@@ -4,7 +4,8 @@
    format and auto-detection), ``deid redact --rules-only`` and ``deid
    export``: counts of runs, exit codes, and control notes lost.
 2. ``kill -9`` at random moments of ``deid new``, ``import``, ``train``
-   (CRF + rules, quick), ``redact`` and ``export``: after each kill, is the
+   (CRF + rules, quick), ``redact`` (rules only) and ``export`` of 120
+   synthetic notes: after each kill, is the
    project file whole (``integrity_check``, and the file alone holding what
    the full open holds), is the work kept (a re-run completes it), and is
    any file holding an identifier of the notes left behind (private temp
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import CASES, CONTROL_TEXT, write_case  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[2]
+N_NOTES = 120          # notes of the kill -9 probes (synthetic)
 
 
 class Runner:
@@ -173,7 +175,7 @@ def leftovers(places: list[Path], idents: set[bytes], skip: set[Path]) -> list[s
 
 def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Random) -> dict:
     notes = work / "notes"
-    r.run("synth", notes, "--n", "300", "--seed", "4", "--labels", "extended")
+    r.run("synth", notes, "--n", str(N_NOTES), "--seed", "4", "--labels", "extended")
     idents = identifiers_of(notes)
     systmp = Path(tempfile.gettempdir())
     before_tmp = set(systmp.iterdir())
@@ -190,7 +192,8 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
         "train": (lambda k: ["train", work / f"tr{k}.deid", "--models", "crf", "rules",
                              "--budget", "quick", "--data", "balanced"], (3.0, 12.0)),
         "redact": (lambda k: ["redact", trained, notes, work / f"red{k}", "--strategy",
-                              "surrogate", "--patient-regex", r"^(P\d+)_"], (2.0, 8.0)),
+                              "surrogate", "--patient-regex", r"^(P\d+)_", "--rules-only"],
+                   (1.5, 5.0)),
         "export": (lambda k: ["export", trained, work / f"exp{k}", "--format", "brat"], (0.6, 2.0)),
     }
     for name, (make, (lo, hi)) in plans.items():
@@ -241,15 +244,16 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
             if name == "new":
                 kept += (not project.exists()) or _count(project, "labels") == 11
             elif name == "import":
-                kept += again == 0 and _count(project, "documents") == 300
+                kept += again == 0 and _count(project, "documents") == N_NOTES
             elif name == "train":
                 kept += again == 0 and _count(project, "runs") >= 1
             elif name == "redact":
-                kept += again == 0 and len(list((work / f"red{k}").glob("*.txt"))) == 300
+                kept += again == 0 and len(list((work / f"red{k}").glob("*.txt"))) == N_NOTES
             else:
-                kept += again == 0 and len(list((work / f"exp{k}").glob("*.ann"))) == 300
+                kept += again == 0 and len(list((work / f"exp{k}").glob("*.ann"))) == N_NOTES
         results[name] = {"kills": kills, "files_whole": whole, "work_kept": kept,
                          "kills_leaving_identifiers": left, "examples": notes_left[:3]}
+        print(name, json.dumps(results[name]), flush=True)
     return results
 
 
