@@ -30,7 +30,7 @@ from pathlib import Path
 
 
 def measure(project, split: str = "test", *, model_scan: bool = True, limit: int | None = None,
-            debug: list | None = None) -> dict:
+            debug: list | None = None, model: str | None = None) -> dict:
     from app.deid import Policy, Redactor
     from app.deid.folder import common_words
     from app.deid.redact import map_offset
@@ -54,16 +54,17 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             if r.status != "rejected" and kind not in _KEPT_KINDS:
                 known.add(document_patient_key(info), r.label, text[r.start:r.end],
                           name=kind == "name")
+    seen = KnownIdentifiers(common_words(), own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)
-    scan = ModelScanFactory(str(project.path))() if model_scan else None
+    scan = ModelScanFactory(str(project.path), model)() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
     sources: Counter = Counter()
     unflagged: Counter = Counter()
     by_category: Counter = Counter()
     t0 = time.perf_counter()
-    with Predictor.from_project(project) as predictor:
+    with Predictor.from_project(project, model=model) as predictor:
         for info in infos:
             text = project.document(info.id).text
             spans = predictor.predict_spans(text)
@@ -72,9 +73,9 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             for m in result.span_map:
                 kind = kinds.kind_for(m.label)
                 if kind not in _KEPT_KINDS:
-                    known.add(key, m.label, text[m.in_start:m.in_end], name=kind == "name")
+                    seen.add(key, m.label, text[m.in_start:m.in_end], name=kind == "name")
             found = [lk for lk in rescan(
-                result.text, (), rules, known=known, patient=key, model_fn=scan,
+                result.text, (), rules, known=(seen, known), patient=key, model_fn=scan,
                 replaced=[(m.out_start, m.out_end) for m in result.span_map],
                 names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                 if kinds.kind_for(m.label) == "name"],
@@ -132,7 +133,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
         "suspicions_by_source": dict(sorted(sources.items())),
         "unflagged_missed_by_label": dict(unflagged.most_common()),
         "suspicions_by_source_and_label": dict(by_category.most_common()),
-        "model_scan": model_scan, "seconds": round(time.perf_counter() - t0, 1),
+        "model": predictor.name, "model_scan": model_scan,
+        "seconds": round(time.perf_counter() - t0, 1),
     }
 
 
@@ -144,10 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="test")
     ap.add_argument("--no-model-scan", action="store_true")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--model", help="a candidate of the active run (default: the selected one)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     with Project.open(Path(args.project), readonly=True) as project:
-        figures = measure(project, args.split, model_scan=not args.no_model_scan, limit=args.limit)
+        figures = measure(project, args.split, model_scan=not args.no_model_scan, limit=args.limit,
+                          model=args.model)
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:

@@ -524,7 +524,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # What this run replaces, by patient: searched by the scan, but not used
     # to draw surrogates (that would make a note's surrogates depend on the
     # notes before it).
-    seen = KnownIdentifiers(common_words())
+    seen = KnownIdentifiers(common_words(), own_patient_only=True)
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
                        secret, known, seen, rules_fn, model_scan, strict, leaky,
                        frozenset(dismissed), tuple(shapes))

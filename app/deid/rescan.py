@@ -115,8 +115,11 @@ class KnownIdentifiers:
     memory only.
     """
 
-    def __init__(self, common: Iterable[str] = ()) -> None:
+    def __init__(self, common: Iterable[str] = (), *, own_patient_only: bool = False) -> None:
         self._common = frozenset(common)
+        # What a model replaced (not what people annotated or listed): a wrong
+        # guess must not be searched in every other patient's notes.
+        self._own_only = own_patient_only
         # folded word tuple -> {patient or None: label}
         self._phrases: dict[tuple[str, ...], dict[str | None, str]] = defaultdict(dict)
         self._by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
@@ -166,7 +169,7 @@ class KnownIdentifiers:
         def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
             if patient is not None and patient in owners:
                 return own, owners[patient]
-            if owners:
+            if owners and not self._own_only:
                 return other, next(iter(owners.values()))
             return None
 
@@ -189,18 +192,20 @@ class KnownIdentifiers:
                 n, phrase = best
                 hit = kind(self._phrases[phrase], "patient", "project")
                 end = words[i + n - 1][1]
-                found.append(Leak(start, end, hit[0], hit[1]))
-                covered_until = max(covered_until, end)
-                continue
+                if hit is not None:
+                    found.append(Leak(start, end, hit[0], hit[1]))
+                    covered_until = max(covered_until, end)
+                    continue
             owners = self._parts.get(w)
             if owners and text[start].isupper():
                 hit = kind(owners, "part", "part")
-                found.append(Leak(start, words[i][1], hit[0], hit[1]))
+                if hit is not None:
+                    found.append(Leak(start, words[i][1], hit[0], hit[1]))
         if self._numbers:
             for m in _DIGIT_RUN.finditer(text):
                 owners = self._numbers.get(_digits(m.group()))
-                if owners:
-                    hit = kind(owners, "patient", "project")
+                hit = kind(owners, "patient", "project") if owners else None
+                if hit is not None:
                     found.append(Leak(m.start(), m.end(), hit[0], hit[1]))
         return found
 

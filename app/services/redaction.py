@@ -226,6 +226,7 @@ class ModelScanFactory:
     """
 
     project_path: str
+    model: str | None = None          # a candidate of the run (default: the selected one)
 
     def __call__(self) -> "_ModelScan":
         from app.project import Project
@@ -233,7 +234,7 @@ class ModelScanFactory:
 
         project = Project.open(Path(self.project_path), readonly=True)
         try:
-            return _ModelScan(Predictor.from_project(project, all_members=True))
+            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True))
         finally:
             project.close()
 
