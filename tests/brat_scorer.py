@@ -54,7 +54,12 @@ def score_tokens(gold_dir: Path, pred_dir: Path) -> dict:
     tp = fp = fn = 0
     with_pii = leaking = 0
     for gold_ann in sorted(gold_dir.glob("*.ann")):
-        text = gold_ann.with_suffix(".txt").read_text(encoding="utf-8")
+        # The note's text: beside the gold file, else beside the prediction
+        # (deid annotate writes the text it read).
+        txt = gold_ann.with_suffix(".txt")
+        if not txt.exists():
+            txt = pred_dir / txt.name
+        text = txt.read_text(encoding="utf-8")
         gold = token_flags(text, read_entities(gold_ann))
         pred = token_flags(text, read_entities(pred_dir / gold_ann.name))
         missed = sum(g and not p for g, p in zip(gold, pred))

@@ -5,7 +5,9 @@ strict entity micro P/R/F1 on the same dev segments. Objectives:
 
 * ``"privacy"`` (the default): the best strict F1 among candidates that
   tag at least ``target`` of the binary PII tokens (the leak measure,
-  below). When none does, the candidate hiding the most identifier tokens
+  below) with a token precision of at least ``USABLE_PRECISION`` (tagging
+  every word reaches any recall). When none does, the candidate hiding the
+  most identifier tokens
   is chosen, among those whose token precision is at least
   ``USABLE_PRECISION`` when any is (a candidate tagging mostly ordinary
   words is no answer), and the reason says plainly that the target was
@@ -137,7 +139,9 @@ def _objective(prf: PRF, token: PRF, objective: str, target: float | None
                ) -> tuple[float, float, bool]:
     """(score, constrained metric, eligible)."""
     if objective == "privacy":
-        return prf.f1, token.recall, token.recall >= target
+        # Tagging every token reaches any recall: such a candidate is no answer.
+        return prf.f1, token.recall, (token.recall >= target
+                                      and token.precision >= USABLE_PRECISION)
     if objective == "f1":
         return prf.f1, 0.0, True
     if objective == "f2":

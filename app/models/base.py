@@ -60,7 +60,7 @@ class Corpus:
 BUDGETS = ("quick", "standard", "full")
 #: Kinds trained once per run, on every training line, with no search:
 #: nothing in them depends on the data variant or a hyperparameter.
-FIXED_KINDS = ("rules", "lists")
+FIXED_KINDS = ("rules", "lists", "names")
 
 
 @dataclass

@@ -39,11 +39,13 @@ BASE_KINDS = ("spacy", "stanza", "flair", "crf")
 VARIANTS = ("balanced", "imbalanced")
 META_MODELS = ("lr", "svm", "xgb")
 # Relative cost of one member, to spread the progress bar sensibly.
-_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0, "rules": 0.2, "lists": 0.2}
+_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
+           "rules": 0.2, "lists": 0.2, "names": 0.2}
 # How a run budget is shared between members: spaCy learns the most per
 # second on a CPU, so it gets more; the CRF converges in minutes and the
 # rules take no time to speak of.
-_TIME_SHARE = {"spacy": 1.5, "stanza": 1.0, "flair": 1.0, "crf": 0.5, "rules": 0.0, "lists": 0.0}
+_TIME_SHARE = {"spacy": 1.5, "stanza": 1.0, "flair": 1.0, "crf": 0.5,
+               "rules": 0.0, "lists": 0.0, "names": 0.0}
 # Part of a run budget kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
 # No member gets less than this, even in an overrun run.

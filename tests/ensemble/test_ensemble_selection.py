@@ -76,6 +76,18 @@ def test_privacy_target_missed_is_said_plainly_and_junk_is_not_chosen():
     assert select({**cands, "half": system(10, 10)}, GOLD, "privacy", 1.0).best_name == "half"
 
 
+def test_privacy_never_takes_a_tag_everything_candidate_that_meets_the_target():
+    # "everything" hides every identifier token, but fewer than half of its
+    # tags are identifiers: it does not count as meeting the target.
+    gold = GOLD + [("O",)] * 5
+    cands = {"everything": [TagSeq(["B-X"], [1.0])] * 25,
+             "ok": system(8, 2) + [TagSeq(["O"], [1.0])] * 5}
+    res = select(cands, gold, "privacy", target=0.99)
+    assert res.best_name == "ok"
+    assert [r.eligible for r in res.rows] == [False, False]
+    assert "the privacy target is missed" in res.reason
+
+
 def test_ties_prefer_f1_then_earlier_candidate():
     res = select({"b": system(7, 0), "a": system(7, 0)}, GOLD)
     assert res.best_name == "b"

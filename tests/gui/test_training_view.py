@@ -81,6 +81,9 @@ def test_config_from_controls(trained):
     assert view.recall_target.isEnabled()
     assert view.config().objective == "precision_at_recall"
     view.set_config(QUICK)
+    # The default objective (privacy) keeps a token-recall target; F1 has none.
+    assert view.config().objective == "privacy" and view.recall_target.isEnabled()
+    view.objective_box.setCurrentIndex(view.objective_box.findData("f1"))
     assert not view.recall_target.isEnabled()
     assert view.config().jobs == 1               # no GPU: members one after another
     view.jobs_box.setValue(3)
