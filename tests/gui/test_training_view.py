@@ -126,9 +126,10 @@ def test_training_reports_progress_and_shows_results(trained):
     names = [table.item(r, 0).text() for r in range(table.rowCount())]
     assert len(names) == len(result.table)
     assert names.count("★ " + result.selected) == 1
-    assert result.reason in view.reason_label.text()
-    # What the finishing steps learned (a line each) is shown under the reason.
+    # The label is rich text: the reason ("token recall >= 0.990") is escaped.
     from html import escape
+    assert escape(result.reason) in view.reason_label.text()
+    # What the finishing steps learned (a line each) is shown under the reason.
     from app.services.finishing import finishing_summary
     lines = finishing_summary(result.fill, result.propagation)
     assert lines and all(escape(line) in view.reason_label.text() for line in lines)
