@@ -107,25 +107,30 @@ def _lexicon_flags(word: str) -> tuple[str, ...]:
     return tuple(flags)
 
 
-# One document's rule hits: the segments of a document come one after another.
-_HITS: list = [None, []]
+# One document's rule hits and their ends: the segments of a document come
+# one after another, so one entry serves them all (found once per note).
+_HITS: list = [None, [], []]
 
 
 def _rule_categories(text: str, seg: Segment) -> list[str | None]:
     """For each token of ``seg``: the rule category of the hit covering it."""
     if _HITS[0] is not text:
-        _HITS[0], _HITS[1] = text, find_hits(text)
+        hits = find_hits(text)
+        _HITS[:] = [text, hits, [h.end for h in hits]]
     hits: list[RuleHit] = _HITS[1]
     out: list[str | None] = [None] * len(seg.tokens)
     if not hits or not seg.tokens:
         return out
-    k = bisect_right([h.end for h in hits], seg.start)
-    for hit in hits[k:]:
+    starts = [t.start for t in seg.tokens]
+    for hit in hits[bisect_right(_HITS[2], seg.start):]:
         if hit.start >= seg.end:
             break
-        for i, t in enumerate(seg.tokens):
-            if t.start < hit.end and hit.start < t.end:
+        # Tokens overlapping the hit: from the one holding its start on.
+        i = max(bisect_right(starts, hit.start) - 1, 0)
+        while i < len(starts) and starts[i] < hit.end:
+            if seg.tokens[i].end > hit.start:
                 out[i] = hit.category
+            i += 1
     return out
 
 

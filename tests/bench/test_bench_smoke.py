@@ -156,14 +156,19 @@ def test_quiet_filters_flair_info_like_deid_q(tmp_path, monkeypatch):
     assert not flair.filter(info) and flair.filter(warning)
 
 
-@pytest.mark.slow
-def test_physionet_holds_out_whole_patients_and_checks_its_targets(tmp_path):
+@pytest.fixture
+def physionet():
     from app.bench.config import physionet_dir
-    from app.bench.corpora import physionet_is_dev
-    from app.project import Project
 
     if physionet_dir() is None:
         pytest.skip("the PhysioNet deid notes are not beside the repository")
+
+
+@pytest.mark.slow
+def test_physionet_holds_out_whole_patients_and_checks_its_targets(physionet, tmp_path):
+    from app.bench.corpora import physionet_is_dev
+    from app.project import Project
+
     assert main(["accuracy", "--corpus", "physionet", "--smoke", "--models", "crf", "rules",
                  "--out", str(tmp_path), "-q"]) == 0
     rec = json.loads((tmp_path / "accuracy-physionet.json").read_text())
@@ -199,11 +204,7 @@ def test_curve_takes_notes_until_enough_have_identifiers():
 
 
 @pytest.mark.slow
-def test_physionet_curve_compares_random_and_uncertainty_order(tmp_path):
-    from app.bench.config import physionet_dir
-
-    if physionet_dir() is None:
-        pytest.skip("the PhysioNet deid notes are not beside the repository")
+def test_physionet_curve_compares_random_and_uncertainty_order(physionet, tmp_path):
     assert main(["learning-curve", "--corpus", "physionet", "--smoke", "--models", "crf", "rules",
                  "--out", str(tmp_path), "-q"]) == 0
     rec = json.loads((tmp_path / "learning-curve-physionet.json").read_text())
