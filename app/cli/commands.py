@@ -281,6 +281,7 @@ def cmd_annotate(args) -> int:
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = annotate_folder(project, args.in_dir, args.out_dir, fmt=args.format,
                             force=args.force, patient_regex=args.patient_regex,
+                            workers=args.workers, cluster=args.cluster,
                             progress=TerminalProgress(quiet=args.quiet))
     rate = s.chars / s.seconds if s.seconds else 0
     _print(f"annotated {s.notes} notes ({s.spans} spans) in {s.seconds:.1f} s "
@@ -351,7 +352,8 @@ def cmd_redact(args) -> int:
         try:
             summary, report = redact_corpus(
                 project, args.in_dir, args.out_dir, strategy=args.strategy,
-                report_path=args.report, workers=args.workers, naming=args.naming,
+                report_path=args.report, workers=args.workers, cluster=args.cluster,
+                naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
                 use_annotations=args.use_annotations,
                 progress=TerminalProgress(quiet=args.quiet))

@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
     s.add_argument("--force", action="store_true",
                    help="replace .ann/.jsonl files already in OUT_DIR (never done unasked)")
+    _add_scale_options(s)
     s.add_argument("--read-only", action="store_true",
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
@@ -128,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one strategy for every label (default: the project's policy, "
                         "as set in the preview)")
     s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
-    s.add_argument("--workers", type=int, default=1)
+    _add_scale_options(s)
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
     s.add_argument("--patient-regex")
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
@@ -278,5 +279,17 @@ def _run(args) -> int:
         return EXIT_INTERNAL
 
 
+def _add_scale_options(s) -> None:
+    """``--workers`` and ``--cluster``, shared by annotate and redact."""
+    s.add_argument("--workers", type=int, default=None,
+                   help="processes running the models (default: every core of this machine; "
+                        "a folder of one batch of notes is done in one process)")
+    s.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the models on a Dask cluster: a scheduler address "
+                        "(tcp://host:8786) or local:N for N worker processes here; needs the "
+                        "optional extra: pip install \"deid-studio[cluster]\"")
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -31,12 +31,11 @@ import os
 import re
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from app.core.parallel import Engine, forget, loaded, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
@@ -45,7 +44,8 @@ from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
 from app.deid.textin import UnreadableNote, decode_note
-from app.formats.base import atomic_write, printable_path, sweep_temp_files, utf8_name
+from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sync_folder,
+                              utf8_name)
 
 MANIFEST = ".deid-manifest.jsonl"
 NAMINGS = ("same", "pseudonymous")
@@ -111,29 +111,66 @@ class RedactionSummary:
 
 
 # ----------------------------------------------------------------- workers
-_WORKER_PREDICTOR: Any = None
+#: Notes per task: enough for the models to batch segments across notes,
+#: few enough that a task lost with its worker costs little. Fixed, so the
+#: batches (and so the output) are the same whatever runs them.
+BATCH_NOTES = 16
 
 
-def _init_worker(factory: Callable[[], Any]) -> None:
-    global _WORKER_PREDICTOR
-    _WORKER_PREDICTOR = factory()
-
-
-def _predict_with(predictor: Any, text: str, patient: str | None = None
-                  ) -> list[tuple[int, int, str]]:
+def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
+                   ) -> list[list[tuple[int, int, str]]]:
+    """Spans of each text; ``patients`` are patient ids (or ``None``) for the
+    patient table of a predictor holding hospital lists."""
+    with_lists = getattr(predictor, "lists", None) is not None
+    ids = [p if with_lists else None for p in patients]
+    if hasattr(predictor, "predict") and hasattr(predictor, "set_patients"):
+        # A `Predictor`: segments batched through the models across notes.
+        preds = predictor.predict(texts, patients=ids)
+        return [[(s.start, s.end, s.label) for s in p.spans] for p in preds]
     fn = getattr(predictor, "predict_spans", None) or predictor
-    # A predictor holding hospital lists (app.services.predictor) also takes
-    # the note's patient id, for that patient's entries.
-    if patient is not None and patient.startswith(_PATIENT_PREFIX) \
-            and getattr(predictor, "lists", None) is not None:
-        spans = fn(text, patient[len(_PATIENT_PREFIX):])
-    else:
-        spans = fn(text)
-    return [(s.start, s.end, s.label) for s in spans]
+    return [[(s.start, s.end, s.label) for s in (fn(t, pid) if pid is not None else fn(t))]
+            for t, pid in zip(texts, ids)]
 
 
-def _worker_predict(text: str, patient: str | None = None) -> list[tuple[int, int, str]]:
-    return _predict_with(_WORKER_PREDICTOR, text, patient)
+def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
+                  patients: list[str | None]) -> list[tuple[list | None, str]]:
+    """Worker side of a batch: ``(spans, "")`` or ``(None, reason)`` per note.
+
+    ``factory`` builds the predictor, once per worker process for ``key``
+    (``app.core.parallel.loaded``); ``patients`` are patient ids or ``None``.
+    Pure (a cluster may run it twice), shared by redaction and annotation.
+    """
+    predictor, lock = loaded(factory, ("predict", key))
+    with lock:
+        try:
+            return [(spans, "") for spans in _predict_batch(predictor, texts, patients)]
+        except Exception:   # find the note that fails; the others go on
+            out: list[tuple[list | None, str]] = []
+            for text, patient in zip(texts, patients):
+                try:
+                    out.append((_predict_batch(predictor, [text], [patient])[0], ""))
+                except Exception as exc:  # one bad note must not stop the export
+                    out.append((None, f"prediction failed ({type(exc).__name__})"))
+            return out
+
+
+def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: str,
+               texts: list[str]) -> list[tuple[list, list]]:
+    """Worker side: the rules' and the model's hits in each redacted text
+    (the leak scan's recognisers, the expensive part of the scan). Pure."""
+    rules = [list(rules_fn(t)) if rules_fn is not None else [] for t in texts]
+    if model_scan is None:
+        return [(r, []) for r in rules]
+    scan, lock = loaded(model_scan, ("scan", key))
+    with lock:
+        many = getattr(scan, "many", None)
+        models = many(texts) if callable(many) else [list(scan(t)) for t in texts]
+    return list(zip(rules, models))
+
+
+def _patient_id(patient: str | None) -> str | None:
+    return patient[len(_PATIENT_PREFIX):] if patient and patient.startswith(_PATIENT_PREFIX) \
+        else None
 
 
 # ------------------------------------------------------------------- files
@@ -186,11 +223,23 @@ def _read_manifest(path: Path) -> dict[str, dict]:
     return entries
 
 
-def _append_manifest(path: Path, entry: dict) -> None:
+def _append_manifest(path: Path, entries: list[dict]) -> None:
+    """Append the entries of a batch with one fsync. The outputs they name
+    were written without one: each entry holds its outputs' SHA-256, and a
+    resume redoes a note whose output does not match (lost in a crash)."""
+    if not entries:
+        return
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+        fh.write("".join(json.dumps(e, sort_keys=True) + "\n" for e in entries))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _sha256_file(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 # ---------------------------------------------------------------- helpers
@@ -299,6 +348,9 @@ def _redo_reason(entry: dict | None, digest: str, fingerprint: str, parts: Mappi
         return "changed: " + ", ".join(changed)
     if not (out_dir / str(entry.get("output", ""))).is_file():
         return "its output was missing"
+    for name_key, sha_key in (("output", "output_sha256"), ("spans", "spans_sha256")):
+        if sha_key in entry and _sha256_file(out_dir / str(entry.get(name_key, ""))) != entry[sha_key]:
+            return "its output was damaged (written just before a crash)"
     return None
 
 
@@ -395,7 +447,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  predictor_factory: Callable[[], Any], policy: Policy, *,
                  secret: str | bytes,
                  memory_path_or_factory: Any = None,
-                 workers: int = 1,
+                 workers: int | None = None,
+                 cluster: str | None = None,
                  naming: str = "same",
                  progress: ProgressFn = no_progress,
                  cancel: CancelToken | None = None,
@@ -406,7 +459,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  known: KnownIdentifiers | None = None,
                  model_scan: Callable[[], RulesFn] | None = None,
                  dismissed: Iterable[str] = (),
-                 shapes: Iterable[str] = ()) -> RedactionSummary:
+                 shapes: Iterable[str] = (),
+                 batch: int | None = None) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -429,8 +483,14 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         keyed hashes only), a factory returning a memory or store, a memory
         or store object, or ``None`` (this run only). Saved at the end, also
         after a cancel.
-    workers
-        Prediction processes (``spawn`` context, safe with torch and Qt).
+    workers, cluster
+        Where the models run (``app.core.parallel.open_engine``): ``workers``
+        processes (default every core; a job of one batch runs in this
+        process), or the Dask scheduler ``cluster`` (an address or
+        ``local:N``). Workers predict and scan batches of
+        :data:`BATCH_NOTES` notes; this process redacts, in order, and
+        writes every file and the manifest, so the output is the same
+        whatever runs the models and a task run twice changes nothing.
     naming
         ``"same"`` relative paths or ``"pseudonymous"`` keyed-hash names.
     progress, cancel
@@ -526,34 +586,36 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # notes before it).
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
-                       secret, known, seen, rules_fn, model_scan, strict, leaky,
+                       secret, known, seen, rules_fn, strict, leaky,
                        frozenset(dismissed), tuple(shapes))
 
-    def finish(item: _Pending, spans: list[tuple[int, int, str]] | None, error: str) -> None:
-        if error:
-            outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
-        else:
-            spans = spans or []
-            if item.adjust is not None and item.spans is None:   # predicted now
-                spans = item.adjust(spans)
-            outcomes.append(_finish_note(item, spans, context))
-        state["done"] += 1
+    def report(n: int) -> None:
+        state["done"] += n
         progress(Progress(state["done"] / max(total, 1), "redact",
                           message=f"{state['done']}/{total} notes"))
 
+    n_workers = 1 if cluster else resolve_workers(workers)
+    batch = max(1, batch or BATCH_NOTES)
+    batches = [items[i:i + batch] for i in range(0, len(items), batch)]
+    engine = open_engine(n_workers, cluster, batches=sum(
+        1 for b in batches if any(it.spans is None for it in b)))
+    keys = (f"{fingerprint}:{type(predictor_factory).__name__}", f"{fingerprint}:scan")
     try:
         if items:
-            _run(items, predictor_factory, workers, cancel, finish)
+            _pipeline(batches, engine, predictor_factory, model_scan, keys, context, cancel,
+                      outcomes, report)
     finally:
-        close = getattr(context._model_fn, "close", None)
-        if callable(close):
-            close()
+        engine.close()
+        if engine.workers == 1 and not cluster:
+            forget(("predict", keys[0]))
+            forget(("scan", keys[1]))
         save = getattr(memory, "save", None)
         if callable(save):
             save()
         sweep_temp_files(out_dir)
+        sync_folder(out_dir)
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
-                               max(1, workers), time.perf_counter() - t0)
+                               engine.workers, time.perf_counter() - t0)
     if strict and leaky:
         err = LeakError(leaky)
         err.summary = summary  # type: ignore[attr-defined]
@@ -561,62 +623,79 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     return summary
 
 
-def _run(items: list[_Pending], factory: Callable[[], Any], workers: int,
-         cancel: CancelToken, finish: Callable[[_Pending, Any, str], None]) -> None:
-    """Predict the ``items`` without known spans (in workers or in-process)
-    and ``finish`` every item in order."""
-    todo_predict = [it for it in items if it.spans is None]
-    if not todo_predict:
-        for item in items:
-            cancel.check()
-            finish(item, item.spans, "")
-        return
-    if workers <= 1:
-        predictor = factory()
-        for item in items:
-            cancel.check()
-            if item.spans is not None:
-                finish(item, item.spans, "")
-                continue
-            try:
-                spans = _predict_with(predictor, item.text, item.patient)
-            except Exception as exc:  # one bad note must not stop the export
-                finish(item, None, f"prediction failed ({type(exc).__name__})")
-                continue
-            finish(item, spans, "")
-        return
-    window: deque[tuple[_Pending, Future | None]] = deque()
-    todo = iter(items)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                             initializer=_init_worker, initargs=(factory,)) as pool:
-        try:
-            def top_up() -> None:
-                while len(window) < 2 * workers:
-                    item = next(todo, None)
-                    if item is None:
-                        return
-                    window.append((item, None if item.spans is not None
-                                   else pool.submit(_worker_predict, item.text, item.patient)))
+def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[], Any],
+              model_scan: Callable[[], Any] | None, keys: tuple[str, str], ctx: "_Context",
+              cancel: CancelToken, outcomes: list[NoteOutcome],
+              report: Callable[[int], None]) -> None:
+    """Predict (workers) -> redact in order (here) -> scan (workers) -> write (here).
 
-            top_up()
-            while window:
+    Predictions run ahead by ``2 x workers`` batches; a batch's scan is
+    sent as soon as it is redacted, ahead of the predictions (priority), and
+    its notes are written as soon as it comes back, oldest batch first.
+    """
+    ahead = max(2, 2 * engine.workers)
+    predicting: deque = deque()
+    scanning: deque = deque()
+    todo = iter(batches)
+
+    def top_up() -> None:
+        while len(predicting) < ahead:
+            b = next(todo, None)
+            if b is None:
+                return
+            need = [it for it in b if it.spans is None]
+            fut = engine.submit(predict_task, factory, keys[0], [it.text for it in need],
+                                [_patient_id(it.patient) for it in need]) if need else None
+            predicting.append((b, need, fut))
+
+    def write_oldest() -> None:
+        records, fut = scanning.popleft()
+        hits = fut.result() if fut is not None else []
+        entries: list[dict] = []
+        try:
+            for record, (rule_hits, model_hits) in zip(records, hits):
                 cancel.check()
-                item, fut = window.popleft()
-                if fut is None:
-                    spans, error = item.spans, ""
+                outcomes.append(_write_note(record, rule_hits, model_hits, ctx, entries))
+                report(1)
+        finally:
+            _append_manifest(ctx.manifest_path, entries)
+
+    try:
+        top_up()
+        while predicting:
+            cancel.check()
+            b, need, fut = predicting.popleft()
+            results = dict(zip((id(it) for it in need), fut.result())) if fut is not None else {}
+            top_up()
+            records = []
+            for item in b:
+                spans, error = (item.spans, "") if item.spans is not None else results[id(item)]
+                if error:
+                    outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
+                    report(1)
+                    continue
+                spans = spans or []
+                if item.adjust is not None and item.spans is None:   # predicted now
+                    spans = item.adjust(spans)
+                record = _redact_note(item, spans, ctx)
+                if isinstance(record, NoteOutcome):              # kept from an earlier run
+                    outcomes.append(record)
+                    report(1)
                 else:
-                    try:
-                        spans, error = fut.result(), ""
-                    except Exception as exc:
-                        spans, error = None, f"prediction failed ({type(exc).__name__})"
-                finish(item, spans, error)
-                top_up()
-        except BaseException:
-            for _, fut in window:
-                if fut is not None:
-                    fut.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
+                    records.append(record)
+            texts = [r.result.text for r in records]
+            scan = engine.submit(_scan_task, model_scan, ctx.rules_fn, keys[1], texts,
+                                 priority=1) if records else None
+            scanning.append((records, scan))
+            while len(scanning) > engine.workers:
+                write_oldest()
+        while scanning:
+            write_oldest()
+    except BaseException:
+        for _, _, fut in predicting:
+            if fut is not None and hasattr(fut, "cancel"):
+                fut.cancel()
+        raise
 
 
 @dataclass
@@ -633,21 +712,36 @@ class _Context:
     known: KnownIdentifiers | None
     seen: KnownIdentifiers
     rules_fn: RulesFn | None
-    model_scan: Callable[[], RulesFn] | None
     strict: bool
     leaky: dict[str, int]
     dismissed: frozenset[str] = frozenset()
     shapes: tuple[str, ...] = ()
-    _model_fn: RulesFn | None = None
-
-    def model_fn(self) -> RulesFn | None:
-        if self._model_fn is None and self.model_scan is not None:
-            self._model_fn = self.model_scan()
-        return self._model_fn
 
 
-def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
-                 ctx: _Context) -> NoteOutcome:
+class _Found:
+    """Known-identifier hits found when the note was redacted, given back to
+    ``rescan`` later: the tables grow with every note, and a note is
+    searched for what was known when it was redacted, as in one pass."""
+
+    def __init__(self, leaks: list) -> None:
+        self.leaks = leaks
+
+    def find(self, text: str, patient: str | None) -> list:
+        return self.leaks
+
+
+@dataclass
+class _Redacted:
+    item: _Pending
+    spans: list[Span]
+    result: RedactionResult
+    found: tuple[_Found, ...]
+
+
+def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
+                 ctx: _Context) -> "_Redacted | NoteOutcome":
+    """Redact one note (in order: surrogate memory and the run's identifiers
+    grow note by note); a note kept from an earlier run is done here."""
     spans = [Span(s, e, label) for s, e, label in raw_spans if 0 <= s < e <= len(item.text)]
     result = ctx.redactor.redact(item.text, spans, patient_key=item.patient)
     policy = ctx.redactor.policy
@@ -662,9 +756,20 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still)
-    found = rescan(result.text, (), ctx.rules_fn, patient=item.patient,
-                   known=(ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known),
-                   model_fn=ctx.model_fn(),
+    tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
+    return _Redacted(item, spans, result,
+                     tuple(_Found(t.find(result.text, item.patient)) for t in tables))
+
+
+def _write_note(record: _Redacted, rule_hits: list, model_hits: list, ctx: _Context,
+                entries: list[dict]) -> NoteOutcome:
+    """Scan a redacted note (its recognisers' hits computed by a worker),
+    write it and its spans file, and add its manifest entry to ``entries``."""
+    item, spans, result = record.item, record.spans, record.result
+    policy = ctx.redactor.policy
+    found = rescan(result.text, (), (lambda _: rule_hits) if ctx.rules_fn is not None else None,
+                   patient=item.patient, known=record.found,
+                   model_fn=(lambda _: model_hits) if model_hits else None,
                    replaced=[(m.out_start, m.out_end) for m in result.span_map],
                    names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                    if policy.kind_for(m.label) == "name"],
@@ -699,13 +804,16 @@ def _finish_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
     out_path = ctx.out_dir / item.out_name
     suffix, payload = _spans_payload(result, ctx.spans_format)
     spans_name = _stem(item.out_name) + suffix
-    atomic_write(out_path, result.text.encode("utf-8"))
-    atomic_write(ctx.out_dir / spans_name, payload)
+    text_bytes = result.text.encode("utf-8")
+    atomic_write(out_path, text_bytes, sync=False)
+    atomic_write(ctx.out_dir / spans_name, payload, sync=False)
     used = [(s.start, s.end, s.label) for s in spans]
-    _append_manifest(ctx.manifest_path, {
+    entries.append({
         "key": item.key, "sha256": item.sha256, "version": item.version,
         "settings": ctx.fingerprint,
         "parts": dict(ctx.parts), "output": item.out_name, "spans": spans_name,
+        "output_sha256": hashlib.sha256(text_bytes).hexdigest(),
+        "spans_sha256": hashlib.sha256(payload).hexdigest(),
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
         "replay": _seal_spans(ctx.secret, _replay_nonce(item.key, item.sha256, ctx.fingerprint),

@@ -215,7 +215,7 @@ def _temp_dir(folder: Path) -> Path:
     return folder
 
 
-def atomic_write(path: Path, data: bytes) -> Path:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> Path:
     """Write ``data`` to ``path`` via a temporary file and ``os.replace``, so a
     crash never leaves a half-written note.
 
@@ -224,6 +224,10 @@ def atomic_write(path: Path, data: bytes) -> Path:
     is on the same file system, else beside ``path`` as ``.deid-tmp-*``
     (removed by :func:`sweep_temp_files` when the folder is next written).
     It is removed on failure: it may hold note text.
+
+    ``sync=False`` skips the fsync before the rename, for a caller that
+    records what it wrote (a hash in a manifest fsynced once per batch) and
+    redoes what a crash lost, then calls :func:`sync_folder` once at the end.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=_temp_dir(path.parent), prefix=TEMP_PREFIX, suffix=".tmp")
@@ -231,7 +235,8 @@ def atomic_write(path: Path, data: bytes) -> Path:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())      # whole on disk before it takes the name
+            if sync:
+                os.fsync(fh.fileno())  # whole on disk before it takes the name
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -240,6 +245,28 @@ def atomic_write(path: Path, data: bytes) -> Path:
             pass
         raise
     return path
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush everything written to ``folder``'s file system to disk: one
+    ``syncfs`` on Linux (the file system of ``folder`` only), else ``os.sync``
+    where there is one."""
+    import ctypes
+    import ctypes.util
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        syncfs = getattr(libc, "syncfs", None)
+    except OSError:
+        syncfs = None
+    if syncfs is not None:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            if syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    if hasattr(os, "sync"):
+        os.sync()
 
 
 def sweep_temp_files(folder: Path) -> int:

@@ -3,11 +3,14 @@ and pre-annotation of the project's own notes for the learning loop."""
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.parallel import InProcess, forget, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
-from app.core.spans import Document
+from app.core.spans import Document, Span
+from app.deid.folder import predict_task
 from app.errors import UserError
 
 
@@ -19,6 +22,24 @@ class AnnotateSummary:
     seconds: float = 0.0
     problems: list[tuple[str, str]] = field(default_factory=list)
     model: str = ""           # the candidate that predicted ("starter model" on day one)
+
+
+def _model_name(project) -> str:
+    """The candidate that predicts (the starter model on day one); raises
+    ``UserError`` when the project has none, before anything is written."""
+    from app.services.predictor import active_run
+    from app.services.starter import STARTER_NAME, uses_starter
+    if uses_starter(project):
+        return STARTER_NAME
+    return str((active_run(project).metrics or {}).get("selected"))
+
+
+def _checked(results: list) -> list:
+    """A batch's predictions; a note the model failed on stops the job (as before)."""
+    for _, error in results:
+        if error:
+            raise RuntimeError(error)
+    return results
 
 
 def _brat_meta(meta: dict) -> dict:
@@ -57,6 +78,7 @@ def _existing_outputs(src: Path, out: Path, files: list[Path], fmt: str) -> list
 
 def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int = 32,
                     force: bool = False, patient_regex: str | None = None,
+                    workers: int | None = None, cluster: str | None = None,
                     progress: ProgressFn = no_progress,
                     cancel: CancelToken | None = None) -> AnnotateSummary:
     """Predict every ``*.txt`` under ``in_dir``; write ``fmt`` files to ``out_dir``.
@@ -75,12 +97,16 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     note's patient from its file name, for the patient table of the
     project's hospital lists; with neither, a part of the file name that is
     a patient id of that table does.
+
+    ``workers`` processes (default every core; a folder of one batch is
+    done in this process) or the Dask scheduler ``cluster`` (an address or
+    ``local:N``) predict batches of ``batch`` notes; this process writes.
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files, sweep_temp_files
     from app.services.importing import PATIENT_REGEX, compile_patient_regex
     from app.services.lists import patient_namer
-    from app.services.predictor import Predictor
+    from app.services.redaction import ProjectPredictorFactory, model_identity
 
     patient_of = patient_namer(project, compile_patient_regex(
         patient_regex or project.get_setting(PATIENT_REGEX)))
@@ -100,28 +126,18 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     if existing:
         raise UserError(f"{out} already holds {len(existing)} file(s) annotate would replace "
                         f"(e.g. {existing[0].name}); choose an empty folder or pass --force")
-    summary = AnnotateSummary()
+    summary = AnnotateSummary(model=_model_name(project))
     t0 = time.perf_counter()
-    with Predictor.from_project(project) as predictor:
-        summary.model = predictor.name
-        out.mkdir(parents=True, exist_ok=True)
-        sweep_temp_files(out)          # what a killed run left there
+    out.mkdir(parents=True, exist_ok=True)
+    sweep_temp_files(out)          # what a killed run left there
+    if not project.readonly:
+        project.checkpoint()       # workers open the file read-only
+    factory = ProjectPredictorFactory(str(project.path))
+    key = f"{project.path}:{model_identity(project)}"
+    written: list[Document] = []
+
+    def batches():
         pending: list = []
-        written: list[Document] = []
-
-        def flush() -> None:
-            preds = predictor.predict([d.text for d in pending],
-                                      patients=[patient_of(d.name) for d in pending])
-            docs = [Document(d.name, d.text, p.spans,
-                             meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
-                    for d, p in zip(pending, preds)]
-            if fmt == "brat":
-                write_documents(docs, out, "brat")
-            else:
-                written.extend(docs)
-            summary.spans += sum(len(d.spans) for d in docs)
-            pending.clear()
-
         for item in read_path(src, "txt"):
             if cancel is not None:
                 cancel.check()
@@ -130,14 +146,47 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
                 summary.notes += 1
                 summary.chars += len(item.text)
                 if len(pending) >= batch:
-                    flush()
+                    yield pending
+                    pending = []
             else:
                 summary.problems.append((str(item.path), item.reason))
-            progress(Progress((summary.notes + len(summary.problems)) / max(len(files), 1), "annotate"))
         if pending:
-            flush()
-        if fmt == "jsonl":
-            write_documents(written, out, "jsonl")
+            yield pending
+
+    def write(pending: list, spans: list) -> None:
+        docs = [Document(d.name, d.text, [Span(*s) for s in found],
+                         meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
+                for d, (found, _) in zip(pending, spans)]
+        if fmt == "brat":
+            write_documents(docs, out, "brat")
+        else:
+            written.extend(docs)
+        summary.spans += sum(len(d.spans) for d in docs)
+        progress(Progress((summary.notes + len(summary.problems)) / max(len(files), 1),
+                          "annotate"))
+
+    n_batches = -(-len(files) // max(1, batch))
+    with open_engine(1 if cluster else resolve_workers(workers), cluster,
+                     batches=n_batches) as engine:
+        ahead: deque = deque()
+        try:
+            for pending in batches():
+                ahead.append((pending, engine.submit(
+                    predict_task, factory, key, [d.text for d in pending],
+                    [patient_of(d.name) for d in pending])))
+                while len(ahead) > 2 * engine.workers:
+                    pending, fut = ahead.popleft()
+                    write(pending, _checked(fut.result()))
+            while ahead:
+                if cancel is not None:
+                    cancel.check()
+                pending, fut = ahead.popleft()
+                write(pending, _checked(fut.result()))
+        finally:
+            if isinstance(engine, InProcess):
+                forget(("predict", key))
+    if fmt == "jsonl":
+        write_documents(written, out, "jsonl")
     summary.seconds = time.perf_counter() - t0
     if not project.readonly:
         project.log("annotate_folder", {"notes": summary.notes, "format": fmt})

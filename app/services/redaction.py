@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app import __version__
 from app.core.labels import PRESETS
+from app.core.parallel import resolve_workers
 from app.core.progress import CancelToken, ProgressFn, no_progress
 from app.core.spans import Span
 from app.errors import UserError
@@ -244,9 +245,15 @@ class _ModelScan:
         self.predictor = predictor
 
     def __call__(self, text: str) -> list[tuple[int, int, str]]:
-        pred = self.predictor.predict([text], with_members=True)[0]
-        spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
-        return [(s.start, s.end, s.label) for s in spans]
+        return self.many([text])[0]
+
+    def many(self, texts: list[str]) -> list[list[tuple[int, int, str]]]:
+        """The scan of several texts, their segments batched through the models."""
+        out = []
+        for pred in self.predictor.predict(texts, with_members=True):
+            spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
+            out.append([(s.start, s.end, s.label) for s in spans])
+        return out
 
     def close(self) -> None:
         self.predictor.close()
@@ -368,7 +375,8 @@ def _rules_mapping_digest(project) -> str:
 
 
 def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
-                  report_path: str | None = None, workers: int = 1, naming: str = "same",
+                  report_path: str | None = None, workers: int | None = None,
+                  cluster: str | None = None, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
                   use_annotations: bool = False,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
@@ -376,6 +384,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
 
     ``strategy`` overrides every label's strategy; ``None`` applies the
     project's policy (the per-label strategies set in the preview).
+    ``workers`` (default every core) or ``cluster`` (a Dask scheduler
+    address or ``local:N``): where the models run (``redact_notes``).
     """
     from app.deid import build_report, redact_folder, write_report
     from app.services.importing import compile_patient_regex
@@ -389,8 +399,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError(f"the output path is a file, not a folder: {out}")
     report_files = _report_paths(report_path)
     compile_patient_regex(patient_regex)
-    if workers < 1:
-        raise UserError("--workers must be at least 1")
+    workers = resolve_workers(workers)
     policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
@@ -403,7 +412,8 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
     summary = redact_folder(src, out, factory, policy, secret=secret, memory_path_or_factory=project,
-                            workers=workers, naming=naming, patient_regex=patient_regex,
+                            workers=workers, cluster=cluster, naming=naming,
+                            patient_regex=patient_regex,
                             progress=progress, cancel=cancel, rules_fn=rule_leak_scan(project),
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
@@ -414,12 +424,13 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         else _model_info(project, rules_only)
     date_order = policy.date_order or ("dmy" if policy.day_first else "mdy")
     report_data = build_report(summary, model_info, evaluation, policy,
-                               {"workers": workers, "naming": naming, "strict": strict,
+                               {"workers": summary.workers, "cluster": bool(cluster),
+                                "naming": naming, "strict": strict,
                                 "rules_only": rules_only, "use_annotations": use_annotations,
                                 "date_order": f"{date_order} ({date_order_source})"},
                                {"total_s": round(seconds, 3)}, __version__)
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
-                           "naming": naming, "workers": workers,
+                           "naming": naming, "workers": summary.workers,
                            "redone": sum(summary.redone().values())})
     if report_files is not None:
         try:
@@ -532,7 +543,7 @@ def project_note_sources(project, infos) -> list:
 def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                    strategy: str | None = None, report_path: str | None = None,
                    naming: str = "same", strict: bool = False, rules_only: bool = False,
-                   spans_format: str = "jsonl", workers: int = 1,
+                   spans_format: str = "jsonl", workers: int | None = None,
                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """De-identify project documents into ``out_dir``, straight from the store.
 
@@ -550,8 +561,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     if out.exists() and not out.is_dir():
         raise UserError(f"the output path is a file, not a folder: {out}")
     report_files = _report_paths(report_path)
-    if workers < 1:
-        raise UserError("--workers must be at least 1")
+    workers = resolve_workers(workers)
     infos = project.document_infos()
     if doc_ids is not None:
         wanted = set(doc_ids)

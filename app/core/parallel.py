@@ -1,0 +1,196 @@
+"""Where batch work runs: in this process, a local process pool, or a Dask cluster.
+
+Redaction and annotation hand *pure* tasks to an engine (predict the spans
+of a batch of notes, scan a batch of redacted notes) and keep everything
+that writes or holds order-dependent state (surrogate memory, manifest,
+output files) in the calling process. So a task that a cluster runs twice
+(Dask reschedules the tasks of a worker that died) changes nothing.
+
+An engine's ``submit(fn, *args)`` returns an object with ``result()``. The
+worker side loads a model once per process with :func:`loaded`, keyed by
+the caller (project path, run and settings), not once per task.
+
+Dask (``dask.distributed``) is an optional extra (``pip install
+"deid-studio[cluster]"``): it is imported only when a cluster is asked for,
+so the desktop application and the core never need it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any, Callable
+
+from app.errors import UserError
+
+#: What ``--cluster`` takes besides a scheduler address: a local cluster of N processes.
+LOCAL_PREFIX = "local:"
+
+
+def default_workers() -> int:
+    """Every core this process may run on (its CPU affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``workers`` checked, ``None`` meaning every core."""
+    if workers is None:
+        return default_workers()
+    if workers < 1:
+        raise UserError("--workers must be at least 1")
+    return int(workers)
+
+
+# ------------------------------------------------------------ worker side
+_LOADED: dict[Any, Any] = {}
+_LOAD_LOCK = threading.Lock()
+_USE_LOCKS: dict[Any, threading.Lock] = {}
+
+
+def loaded(factory: Callable[[], Any], key: Any) -> tuple[Any, threading.Lock]:
+    """``factory()`` built once per process for ``key``, and a lock to use it by.
+
+    ``key`` must change when what the factory builds changes (the project's
+    active run, the settings), so a long-lived cluster worker never predicts
+    with a stale model. Objects of an older key of the same role
+    (``key[0]``) are closed and dropped. The lock serialises the use of one
+    model by several threads of a worker (models are not thread-safe).
+    """
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            role = key[0] if isinstance(key, tuple) and key else None
+            for old in [k for k in _LOADED if isinstance(k, tuple) and k and k[0] == role]:
+                close = getattr(_LOADED.pop(old), "close", None)
+                _USE_LOCKS.pop(old, None)
+                if callable(close):
+                    close()
+            _LOADED[key] = factory()
+            _USE_LOCKS[key] = threading.Lock()
+        return _LOADED[key], _USE_LOCKS[key]
+
+
+def forget(key: Any) -> None:
+    """Close and drop what :func:`loaded` built for ``key`` in this process
+    (the in-process engine, at the end of its job)."""
+    with _LOAD_LOCK:
+        obj = _LOADED.pop(key, None)
+        _USE_LOCKS.pop(key, None)
+    close = getattr(obj, "close", None)
+    if callable(close):
+        close()
+
+
+# ------------------------------------------------------------------ engines
+class _Deferred:
+    """A task of the in-process engine: computed when its result is asked."""
+
+    def __init__(self, fn: Callable, args: tuple) -> None:
+        self._fn, self._args = fn, args
+
+    def result(self) -> Any:
+        return self._fn(*self._args)
+
+
+class Engine:
+    """Runs tasks; ``workers`` is how many run at once (the look-ahead is sized by it)."""
+
+    workers = 1
+    description = "this process"
+
+    def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
+        return _Deferred(fn, args)
+
+    def close(self) -> None:
+        """Release the workers (tasks not yet asked for are dropped)."""
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class InProcess(Engine):
+    """Each task runs in this process when its result is asked, in order."""
+
+
+class ProcessPool(Engine):
+    """``workers`` spawned processes (safe with torch, CUDA and the frozen app)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.description = f"{workers} worker processes"
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+    def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
+        return self._pool.submit(fn, *args)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskEngine(Engine):
+    """Tasks sent to a ``dask.distributed`` scheduler.
+
+    ``address``: a scheduler (``tcp://host:8786``) or ``local:N`` (a
+    ``LocalCluster`` of N single-threaded worker processes on this machine,
+    loopback only, no dashboard). Tasks are submitted impure (every batch is
+    its own task) with the caller's priority; a task lost with its worker is
+    run again elsewhere by the scheduler.
+    """
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("--cluster needs the optional Dask extra: "
+                            'pip install "deid-studio[cluster]" (dask and distributed)') from None
+        self._cluster = None
+        if address.startswith(LOCAL_PREFIX):
+            try:
+                n = int(address[len(LOCAL_PREFIX):])
+            except ValueError:
+                n = 0
+            if n < 1:
+                raise UserError(f"--cluster {address}: say how many worker processes, "
+                                f"e.g. {LOCAL_PREFIX}4")
+            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                         host="127.0.0.1", dashboard_address=None)
+            address = self._cluster.scheduler_address
+        try:
+            self._client = Client(address, timeout="30s")
+        except (OSError, TimeoutError) as exc:
+            if self._cluster is not None:
+                self._cluster.close()
+            raise UserError(f"cannot reach the Dask scheduler at {address} "
+                            f"({type(exc).__name__})") from None
+        threads = sum(w.get("nthreads", 1) for w in
+                      self._client.scheduler_info().get("workers", {}).values())
+        self.workers = max(1, threads)
+        self.description = f"Dask cluster {address} ({threads} worker threads)"
+
+    def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
+        return self._client.submit(fn, *args, pure=False, priority=priority)
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def open_engine(workers: int, cluster: str | None = None, *, batches: int | None = None) -> Engine:
+    """The engine for one job: ``cluster`` (an address or ``local:N``) if given,
+    else ``workers`` processes, else this process.
+
+    ``batches``: how many tasks the job has, when known; a job of one batch
+    runs in this process (spawning workers that each load the model would
+    cost more than it saves).
+    """
+    if cluster:
+        return DaskEngine(cluster)
+    n = workers if batches is None else min(workers, batches)
+    return ProcessPool(n) if n > 1 else InProcess()
