@@ -4,7 +4,8 @@
 
     python -m app.bench accuracy --corpus meddocan|physionet|synthetic [--budget B] [--models ...]
     python -m app.bench learning-curve [--corpus meddocan|physionet] [--budget B] [--models ...]
-    python -m app.bench speed [--budget B] [--models ...] [--project P.deid]
+    python -m app.bench speed [--budget B] [--models ...] [--project P.deid] [--notes DIR]
+    python -m app.bench cluster --project P.deid [--notes DIR]   # Dask, 1 vs 2 workers
     python -m app.bench report                 # BENCHMARKS.md from OUT/*.json
     python -m app.bench all [--budget B]       # all of the above, then report
 
@@ -28,7 +29,7 @@ from pathlib import Path
 from app.bench.config import BENCHMARKS_MD, DEFAULT_OUT, size_for
 from app.errors import UserError
 
-PARTS = ("accuracy", "learning-curve", "speed", "report", "all")
+PARTS = ("accuracy", "learning-curve", "speed", "cluster", "report", "all")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", type=Path, default=None,
                    help="speed and accuracy: measure this trained project instead of "
                         "building and training one")
+    p.add_argument("--notes", type=Path, default=None,
+                   help="speed and cluster: time annotate/redact on these .txt notes (e.g. "
+                        "MEDDOCAN test for a MEDDOCAN model; default: the synthetic notes)")
     p.add_argument("--write-md", action="store_true", help="update BENCHMARKS.md afterwards")
     p.add_argument("--benchmarks", type=Path, default=BENCHMARKS_MD,
                    help="the BENCHMARKS.md to update (default: the repository's)")
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         rec = start_record(rec_id, name, command=command, budget=args.budget, size=size.name,
                            models=models, seed=args.seed)
         results, targets = fn()
-        if name in ("speed", "accuracy"):
+        if name in ("speed", "accuracy", "cluster"):
             # A reused project says itself what was trained, and how.
             rec["budget"] = results["train"]["budget"] or rec["budget"]
             rec["models"] = results["train"]["models"] or rec["models"]
@@ -138,7 +142,18 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         if project is None and args.part == "all":
             # The synthetic accuracy run trained the same models on the same sample.
             project = Path(records[0]["results"]["project"])
-        records.append(part("speed", "speed", lambda: run_speed(project=project, **common)))
+        records.append(part("speed", "speed", lambda: run_speed(project=project, notes=args.notes,
+                                                                **common)))
+    if args.part == "cluster":
+        from app.bench.speed import run_cluster
+        records.append(part("cluster", "cluster", lambda: run_cluster(
+            project=args.project, notes=args.notes, **common)))
+    from app.bench.markdown import render_cluster, scale_lines
+    for rec in records:          # the scaling tables, on the terminal too (also with -q)
+        if rec["part"] == "speed" and "scale" in rec["results"]:
+            print("\n".join(scale_lines(rec["results"]["scale"])), flush=True)
+        elif rec["part"] == "cluster":
+            print("\n".join(render_cluster(rec)), flush=True)
     if args.part in ("learning-curve", "all"):
         from app.bench.learning import run_learning_curve
         curves = (("meddocan", "physionet") if args.part == "all"

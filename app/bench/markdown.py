@@ -23,6 +23,7 @@ TITLES = {
     "learning-curve": "Learning curve: MEDDOCAN",
     "learning-curve-physionet": "Learning curve: PhysioNet English ICU notes",
     "speed": "Speed, memory and cost growth",
+    "cluster": "Cluster: Dask workers and the hospital-scale projection",
 }
 _TARGETS_RE = re.compile(r"<!-- targets-json: (.*?) -->")
 
@@ -205,10 +206,53 @@ def render_speed(rec: dict) -> list[str]:
               f"{o['create_s']} s): `Project.open` + `count_documents` + first page of "
               f"`document_infos` ({o['first_page_rows']} rows) in **{_f(o['median_s'], 3)} s** "
               f"(median of {len(o['open_s'])}, warm file cache)."]
+    if "scale" in r:
+        lines += [""] + scale_lines(r["scale"])
     return lines + _targets(rec)
 
 
-_RENDER = {"accuracy": render_accuracy, "learning-curve": render_learning, "speed": render_speed}
+def scale_lines(sc: dict) -> list[str]:
+    """The jobs table: throughput as a ratio to plain file copy in the same run."""
+    b, f = sc["copy"], sc["fsync"]
+    lines = [f"Jobs (`deid annotate` / `deid redact --strategy surrogate`, read + predict "
+             f"[+ redact + leak scan] + write, workers started and models loaded inside the "
+             f"time). Baseline: {b['what']}, **{_rate(b['chars_per_s'])} chars/s** (median of "
+             f"{len(b['seconds'])}); ratio = job throughput / copy throughput:", ""]
+    lines += _table(["job", "how", "notes", "s", "chars/s", "ratio to copy", "x before"],
+                    [[r["job"], r["how"], r["notes"], r["seconds"], _rate(r["chars_per_s"]),
+                      f"{r['ratio']:.3g}", r["speedup"]] for r in sc.get("jobs", [])])
+    ms = f["ms_per_note"]
+    lines += ["", f"Per-file fsync ({f['notes']} notes, {f['files_per_note']} files each, "
+              f"atomic writes): {ms['fsync per file']} ms a note with an fsync per file, "
+              f"{ms['one sync at the end']} ms with none and one `syncfs` at the end: "
+              f"**{f['saved_ms_per_note']} ms saved per note** (the manifest, fsynced once a "
+              f"batch, holds the outputs' hashes; a resume redoes an output a crash lost)."]
+    return lines
+
+
+def render_cluster(rec: dict) -> list[str]:
+    from app.bench.scale import projection_lines
+    r = rec["results"]
+    b = r["copy"]
+    lines = _header(rec)
+    lines += [f"Notes: {r['chars']:,} chars. Dask `LocalCluster` on 127.0.0.1 (no dashboard), "
+              f"single-threaded worker processes, warm (a first run loaded the model). "
+              f"Baseline: {b['what']}, {_rate(b['chars_per_s'])} chars/s.", ""]
+    lines += _table(["job", "workers", "notes", "s", "chars/s", "ratio to copy",
+                     "client CPU s"],
+                    [[x["job"], x["workers"], x["notes"], x["seconds"], _rate(x["chars_per_s"]),
+                      f"{x['ratio']:.3g}", x["client_cpu_s"]] for x in r["rows"]])
+    by = {(x["job"], x["workers"]): x["chars_per_s"] for x in r["rows"]}
+    for job in ("annotate", "redact"):
+        if (job, 1) in by and (job, 2) in by:
+            lines += ["", f"Scaling, {job}: 2 workers / 1 worker = "
+                      f"{by[(job, 2)] / by[(job, 1)]:.2f}x on this 2-core machine."]
+    lines += ["", "Projection, `deid redact`, 1,000,000 notes on 10 nodes x 16 cores:", ""]
+    return lines + projection_lines(r["projection"])
+
+
+_RENDER = {"accuracy": render_accuracy, "learning-curve": render_learning, "speed": render_speed,
+           "cluster": render_cluster}
 
 
 def section_body(rec: dict) -> str:

@@ -212,8 +212,8 @@ def measure_project_open(directory: Path, n: int, repeats: int,
 
 
 def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed: int = 13,
-              project: Path | None = None, log: Callable[[str], None] = print
-              ) -> tuple[dict, list[dict]]:
+              project: Path | None = None, notes: Path | None = None,
+              log: Callable[[str], None] = print) -> tuple[dict, list[dict]]:
     """Train (or reuse ``project``'s active run) and measure; ``(results, targets)``."""
     import torch
 
@@ -275,6 +275,9 @@ def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed
                                                             size.repeats)
         results["project_open"] = measure_project_open(Path(tmp), size.open_notes,
                                                        size.repeats, log)
+        from app.bench.scale import run_scale
+        results["scale"] = run_scale(path, job_notes(notes, speed_files), repeats=size.repeats,
+                                     log=log)
 
     cpu = results["devices"]["cpu"]["end_to_end"]
     sel = cpu["selected"]["name"]
@@ -286,4 +289,44 @@ def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed
                TARGETS["rules_cpu_chars_per_s"].check(
                    cpu["rules"]["chars_per_s"] if "rules" in cpu else None,
                    f"rules model end to end (segment + match + decode); {machine_note}")]
+    jobs = [r for r in results["scale"]["jobs"] if r["job"] == "annotate"]
+    targets.append(TARGETS["every_core_chars_per_s"].check(
+        jobs[-1]["chars_per_s"],
+        f"{jobs[-1]['how']}: read, predict, write brat; {jobs[-1]['speedup']}x one process; "
+        f"ratio to file copy {jobs[-1]['ratio']}; {machine_note}"))
     return results, targets
+
+
+def job_notes(notes: Path | None, default: Sequence[Path]) -> list[Path]:
+    """The notes the jobs are timed on: ``*.txt`` of ``notes`` (e.g. MEDDOCAN
+    test, the text a MEDDOCAN model is made for), else ``default``."""
+    if notes is None:
+        return list(default)
+    files = sorted(Path(notes).glob("*.txt"))
+    if not files:
+        raise UserError(f"no .txt notes in {notes}")
+    return files
+
+
+def run_cluster(*, project: Path | None, notes: Path | None, size: Size,
+                log: Callable[[str], None] = print, **_) -> tuple[dict, list[dict]]:
+    """``python -m app.bench cluster``: the jobs on 1 and 2 Dask workers, and the projection."""
+    from app.bench.scale import measure_cluster, copy_baseline, notes_folder
+    from app.project import Project
+    import shutil
+
+    if project is None or not Path(project).is_file():
+        raise UserError("the cluster benchmark measures a trained project: pass --project P.deid")
+    with tempfile.TemporaryDirectory(prefix="deid-bench-cluster-") as tmp_name:
+        tmp = Path(tmp_name)
+        files = job_notes(notes, write_notes(tmp / "synthetic", size.speed_notes)
+                          if notes is None else [])
+        folder = notes_folder(files, tmp)
+        work = tmp / "project.deid"
+        shutil.copyfile(project, work)
+        base = copy_baseline(sorted(folder.glob("*.txt")), tmp, size.repeats)
+        with Project.open(work, readonly=True) as proj:
+            train_summary = run_summary(proj)
+        results = {"project": str(project), "train": train_summary, "copy": base,
+                   **measure_cluster(work, folder, tmp, base["chars_per_s"], log)}
+    return results, []

@@ -22,6 +22,7 @@ class AnnotateSummary:
     seconds: float = 0.0
     problems: list[tuple[str, str]] = field(default_factory=list)
     model: str = ""           # the candidate that predicted ("starter model" on day one)
+    workers: int = 1          # processes (or cluster worker threads) that predicted
 
 
 def _model_name(project) -> str:
@@ -168,6 +169,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     n_batches = -(-len(files) // max(1, batch))
     with open_engine(1 if cluster else resolve_workers(workers), cluster,
                      batches=n_batches) as engine:
+        summary.workers = engine.workers
         ahead: deque = deque()
         try:
             for pending in batches():

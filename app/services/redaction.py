@@ -378,14 +378,15 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   report_path: str | None = None, workers: int | None = None,
                   cluster: str | None = None, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
-                  use_annotations: bool = False,
+                  use_annotations: bool = False, batch: int | None = None,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """Redact every note under ``in_dir`` into ``out_dir``; write the audit report.
 
     ``strategy`` overrides every label's strategy; ``None`` applies the
     project's policy (the per-label strategies set in the preview).
     ``workers`` (default every core) or ``cluster`` (a Dask scheduler
-    address or ``local:N``): where the models run (``redact_notes``).
+    address or ``local:N``): where the models run, ``batch`` notes a task
+    (``redact_notes``).
     """
     from app.deid import build_report, redact_folder, write_report
     from app.services.importing import compile_patient_regex
@@ -418,7 +419,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
                             model_scan=model_scan, dismissed=dismissed_suspicions(project),
-                           shapes=scan_shapes(project, policy))
+                            shapes=scan_shapes(project, policy), batch=batch)
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)

@@ -64,7 +64,7 @@ def test_speed_measures_every_model_against_the_baseline(bench_out):
     rec = _load(out, "speed")
     res = rec["results"]
     assert list(res) == ["project", "train", "corpus", "baseline", "devices", "find_hits",
-                         "growth", "project_open"]
+                         "growth", "project_open", "scale"]
     cpu = res["devices"]["cpu"]
     names = {r["name"] for r in cpu["rows"]}
     assert {"spacy-imbalanced", "rules"} <= names
@@ -77,8 +77,18 @@ def test_speed_measures_every_model_against_the_baseline(bench_out):
     assert [p["factor"] for p in res["growth"]["selected"]["points"]] == [1, 4, 16]
     assert res["project_open"]["notes"] == 200 and res["project_open"]["first_page_rows"] == 200
     assert [t["key"] for t in rec["targets"]] == ["selected_cpu_chars_per_s",
-                                                  "rules_cpu_chars_per_s"]
+                                                  "rules_cpu_chars_per_s",
+                                                  "every_core_chars_per_s"]
     assert all(isinstance(t["pass"], bool) for t in rec["targets"])
+    # The jobs, each as a ratio to copying the same files in the same run.
+    scale = res["scale"]
+    copy = scale["copy"]["chars_per_s"]
+    assert [(r["job"], r["how"].split()[0]) for r in scale["jobs"]] == [
+        ("annotate", "one"), ("annotate", "every"), ("redact", "one"), ("redact", "every")]
+    for r in scale["jobs"]:
+        assert r["notes"] == res["corpus"]["notes"]
+        assert r["ratio"] == pytest.approx(r["chars_per_s"] / copy, rel=1e-3)
+    assert set(scale["fsync"]["ms_per_note"]) == {"fsync per file", "one sync at the end"}
 
 
 @pytest.mark.slow
@@ -91,6 +101,7 @@ def test_markdown_renders_and_report_rewrites_only_its_sections(bench_out, tmp_p
     assert "| candidate | type | strict P |" in text and "| model | type | chars/s |" in text
     assert "| member | kind | data | trained in run |" in text
     assert "`python -m app.bench speed --project" in text
+    assert "| job | how | notes | s | chars/s | ratio to copy | x before |" in text
     assert (out / "speed.md").read_text().startswith("## Speed")
 
     # A hand-kept MEDDOCAN section survives a report that has no MEDDOCAN record.
@@ -214,3 +225,18 @@ def test_physionet_curve_compares_random_and_uncertainty_order(physionet, tmp_pa
     # The first point is the same sample; later ones are chosen differently.
     assert points[0]["train_notes"] == points[2]["train_notes"]
     assert all(0.0 <= p["token"]["recall"] <= 1.0 for p in points)
+
+
+def test_cluster_projection_shows_its_arithmetic():
+    from app.bench.scale import project, projection_lines
+    rows = [{"job": "redact", "workers": 1, "chars_per_s": 10_000.0,
+             "client_chars_per_cpu_s": 500_000.0},
+            {"job": "redact", "workers": 2, "chars_per_s": 18_000.0,
+             "client_chars_per_cpu_s": 400_000.0}]
+    pr = project(rows)
+    # 160 workers x 10,000 x 0.9 = 1,440,000 chars/s, above the client's 400,000.
+    assert pr["workers"] == 160 and pr["efficiency_2"] == 0.9
+    assert pr["cluster_chars_per_s"] == 1_440_000 and pr["bound"] == "client"
+    assert pr["hours"] == round(2e9 / 400_000 / 3600, 2)
+    text = "\n".join(projection_lines(pr))
+    assert "160 x 10,000 x 0.9 = 1,440,000 chars/s" in text and "client bound" in text

@@ -1,0 +1,222 @@
+"""Throughput of the real jobs (``deid annotate``, ``deid redact``) on one
+machine and on a Dask cluster, as ratios to plain file copy in the same run.
+
+* Baseline: ``shutil.copyfile`` of every note into an empty folder (what
+  any export costs at least). Ratio = job throughput / copy throughput.
+* Rows ``one process``: today's defaults before every core was used
+  (annotate: batches of 32 in this process; redact: one note at a time in
+  this process, ``batch=1``). Rows ``every core``: the new defaults
+  (``app.core.parallel.default_workers()`` processes, batches of
+  ``app.deid.folder.BATCH_NOTES``). Every time includes starting the
+  workers and loading the model in each.
+* Per-file fsync: writing each note's two output files with an fsync each
+  (what every note cost before) against no fsync and one ``syncfs`` at the
+  end (the manifest, fsynced once per batch, holds the outputs' hashes).
+* Cluster (``python -m app.bench cluster``): the same jobs on a Dask
+  ``LocalCluster`` of 1 and 2 single-threaded worker processes (127.0.0.1,
+  no dashboard), each timed on warm workers (a first run loads the model),
+  and the projection for 1,000,000 notes of 2,000 characters on 10 nodes of
+  16 cores, arithmetic shown. The client (this process: redaction in
+  order, writes, manifest) is timed too (its CPU seconds): it bounds the
+  cluster's throughput whatever the number of workers.
+"""
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+PROJECTION = {"notes": 1_000_000, "chars_per_note": 2_000, "nodes": 10, "cores_per_node": 16}
+
+
+def _chars(files: Sequence[Path]) -> int:
+    return sum(len(p.read_text(encoding="utf-8")) for p in files)
+
+
+def copy_baseline(files: Sequence[Path], tmp: Path, repeats: int) -> dict:
+    """Median time to copy every note into an empty folder."""
+    chars = _chars(files)
+    times = []
+    for k in range(max(1, repeats)):
+        dest = tmp / f"copy-{k}"
+        dest.mkdir()
+        t = time.perf_counter()
+        for p in files:
+            shutil.copyfile(p, dest / p.name)
+        times.append(time.perf_counter() - t)
+        shutil.rmtree(dest)
+    med = statistics.median(times)
+    return {"what": "shutil.copyfile of every note", "seconds": [round(t, 4) for t in times],
+            "median_s": round(med, 4), "chars_per_s": round(chars / med, 1)}
+
+
+def fsync_cost(files: Sequence[Path], tmp: Path) -> dict:
+    """Two output files per note written with an fsync each, against none
+    and one ``syncfs`` at the end."""
+    from app.formats.base import atomic_write, sync_folder
+
+    data = [p.read_bytes() for p in files]
+    out = {}
+    for mode in ("fsync per file", "one sync at the end"):
+        dest = tmp / ("fsync" if mode.startswith("fsync") else "nosync")
+        dest.mkdir()
+        sync = mode.startswith("fsync")
+        t = time.perf_counter()
+        for i, raw in enumerate(data):
+            atomic_write(dest / f"n{i}.txt", raw, sync=sync)
+            atomic_write(dest / f"n{i}.spans.jsonl", raw[:200], sync=sync)
+        if not sync:
+            sync_folder(dest)
+        out[mode] = time.perf_counter() - t
+        shutil.rmtree(dest)
+    n = len(data)
+    per = {k: round(1000 * v / n, 3) for k, v in out.items()}
+    return {"notes": n, "files_per_note": 2, "ms_per_note": per,
+            "saved_ms_per_note": round(per["fsync per file"] - per["one sync at the end"], 3)}
+
+
+def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw
+         ) -> tuple[float, float, int, int]:
+    """Run one job; ``(wall s, this process's CPU s, notes done, workers used)``."""
+    from app.project import Project
+    from app.services.annotating import annotate_folder
+    from app.services.redaction import redact_corpus
+
+    t, c = time.perf_counter(), time.process_time()
+    if kind == "annotate":
+        with Project.open(project_path, readonly=True) as p:
+            s = annotate_folder(p, notes, out, **kw)
+        done, workers = s.notes, s.workers
+    else:
+        with Project.open(project_path) as p:
+            summary, _ = redact_corpus(p, notes, out, strategy="surrogate", **kw)
+        done, workers = summary.count("done"), summary.workers
+    return time.perf_counter() - t, time.process_time() - c, done, workers
+
+
+def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
+                 log: Callable[[str], None]) -> list[dict]:
+    """annotate and redact, one process (today's default) vs every core."""
+    from app.core.parallel import default_workers
+
+    chars = _chars(sorted(notes.glob("*.txt")))
+    n = default_workers()
+    runs = [("annotate", "one process (before)", dict(workers=1)),
+            ("annotate", "every core", dict(workers=n)),
+            ("redact", "one process, note by note (before)", dict(workers=1, batch=1)),
+            ("redact", "every core", dict(workers=n))]
+    rows, before = [], {}
+    for i, (kind, how, kw) in enumerate(runs):
+        wall, _, done, used = _job(kind, project_path, notes, tmp / f"job-{i}", **kw)
+        if how == "every core":
+            how += f" ({used} process{'es' if used > 1 else ', one batch'})"
+        rate = chars / wall
+        before.setdefault(kind, rate)
+        rows.append({"job": kind, "how": how, "notes": done, "seconds": round(wall, 3),
+                     "chars_per_s": round(rate, 1), "ratio": float(f"{rate / copy_rate:.5g}"),
+                     "speedup": round(rate / before[kind], 2)})
+        log(f"scale: {kind} {how}: {rate:,.0f} chars/s")
+    return rows
+
+
+def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
+                    log: Callable[[str], None], sizes: Sequence[int] = (1, 2)) -> dict:
+    """The jobs on Dask LocalClusters of ``sizes`` worker processes (warm), and the projection."""
+    from app.errors import UserError
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise UserError('the cluster benchmark needs the Dask extra: pip install '
+                        '"deid-studio[cluster]"') from None
+    chars = _chars(sorted(notes.glob("*.txt")))
+    rows = []
+    for n in sizes:
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cluster:
+            for kind in ("annotate", "redact"):
+                _job(kind, project_path, notes, tmp / f"warm-{kind}-{n}",
+                     cluster=cluster.scheduler_address)           # loads the model
+                wall, cpu, done, _ = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}",
+                                       cluster=cluster.scheduler_address)
+                rows.append({"job": kind, "workers": n, "notes": done, "seconds": round(wall, 3),
+                             "chars_per_s": round(chars / wall, 1),
+                             "ratio": float(f"{chars / wall / copy_rate:.5g}"),
+                             "client_cpu_s": round(cpu, 3),
+                             "client_chars_per_cpu_s": round(chars / cpu, 1) if cpu else None})
+                log(f"cluster: {kind} on {n} worker(s): {chars / wall:,.0f} chars/s")
+    return {"chars": chars, "rows": rows, "projection": project(rows)}
+
+
+def project(rows: list[dict]) -> dict:
+    """1M notes x 2,000 chars on 10 nodes x 16 cores, from the 1- and 2-worker redact rows."""
+    red = {r["workers"]: r for r in rows if r["job"] == "redact"}
+    one, two = red.get(1), red.get(2)
+    if one is None or two is None:
+        return {}
+    p = PROJECTION
+    total = p["notes"] * p["chars_per_note"]
+    workers = p["nodes"] * p["cores_per_node"]
+    per_worker = one["chars_per_s"]
+    efficiency = two["chars_per_s"] / (2 * per_worker)
+    cluster_rate = workers * per_worker * efficiency
+    client_cap = min(r["client_chars_per_cpu_s"] or float("inf") for r in red.values())
+    rate = min(cluster_rate, client_cap)
+    return {**p, "total_chars": total, "workers": workers, "per_worker_chars_per_s": per_worker,
+            "efficiency_2": round(efficiency, 3), "cluster_chars_per_s": round(cluster_rate, 1),
+            "client_cap_chars_per_s": round(client_cap, 1), "chars_per_s": round(rate, 1),
+            "hours": round(total / rate / 3600, 2),
+            "one_machine_hours": round(total / two["chars_per_s"] / 3600, 1),
+            "bound": "client" if client_cap < cluster_rate else "workers"}
+
+
+def projection_lines(pr: dict) -> list[str]:
+    """The projection's arithmetic, one step a line."""
+    if not pr:
+        return []
+    return [
+        f"- corpus: {pr['notes']:,} notes x {pr['chars_per_note']:,} chars = "
+        f"{pr['total_chars']:,} chars",
+        f"- workers: {pr['nodes']} nodes x {pr['cores_per_node']} cores = {pr['workers']} "
+        f"single-threaded worker processes",
+        f"- per worker (measured, 1 worker): {pr['per_worker_chars_per_s']:,.0f} chars/s; "
+        f"efficiency at 2 workers on this 2-core machine (measured): {pr['efficiency_2']}",
+        f"- workers together: {pr['workers']} x {pr['per_worker_chars_per_s']:,.0f} x "
+        f"{pr['efficiency_2']} = {pr['cluster_chars_per_s']:,.0f} chars/s (assuming each node "
+        f"keeps this machine's per-core efficiency)",
+        f"- client cap (redaction in order, writes, manifest; its CPU time measured): "
+        f"{pr['client_cap_chars_per_s']:,.0f} chars/s",
+        f"- throughput: min of the two = {pr['chars_per_s']:,.0f} chars/s ({pr['bound']} bound)",
+        f"- time: {pr['total_chars']:,} / {pr['chars_per_s']:,.0f} = "
+        f"{pr['hours']} hours (this 2-core machine alone: {pr['one_machine_hours']} hours)",
+    ]
+
+
+def notes_folder(files: Sequence[Path], tmp: Path) -> Path:
+    """The measured notes in a folder of their own (jobs take a folder)."""
+    folder = tmp / "scale-notes"
+    folder.mkdir()
+    for p in files:
+        shutil.copyfile(p, folder / p.name)
+    return folder
+
+
+def run_scale(project_path: Path, files: Sequence[Path], *, repeats: int,
+              log: Callable[[str], None], cluster: bool = False) -> dict:
+    """Copy baseline, fsync cost, the jobs (and the cluster part when asked)."""
+    with tempfile.TemporaryDirectory(prefix="deid-bench-scale-") as tmp_name:
+        tmp = Path(tmp_name)
+        notes = notes_folder(files, tmp)
+        # redact writes the project's secret and log: a copy is measured.
+        work = tmp / "project.deid"
+        shutil.copyfile(project_path, work)
+        base = copy_baseline(sorted(notes.glob("*.txt")), tmp, repeats)
+        log(f"scale: copy baseline {base['chars_per_s']:,.0f} chars/s")
+        out = {"copy": base, "fsync": fsync_cost(sorted(notes.glob("*.txt")), tmp)}
+        if cluster:
+            out["cluster"] = measure_cluster(work, notes, tmp, base["chars_per_s"], log)
+        else:
+            out["jobs"] = measure_jobs(work, notes, tmp, base["chars_per_s"], log)
+    return out
