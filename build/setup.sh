@@ -16,7 +16,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   # torch first and pinned: an unpinned resolve pulls gigabytes of CUDA wheels.
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev]"
+  # cluster: CI runs the Dask tests (scheduler and workers on 127.0.0.1).
+  .venv/bin/python -m pip install -q -e ".[dev,cluster]"
   echo "$want" > "$stamp"
 fi
 export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1

@@ -45,6 +45,11 @@ class NetworkBlocked(RuntimeError):
     pass
 
 
+# The real socket functions, for `loopback_only`.
+_REAL_CONNECT, _REAL_CONNECT_EX = socket.socket.connect, socket.socket.connect_ex
+_REAL_GETADDRINFO = socket.getaddrinfo
+
+
 def _blocked(*args, **kwargs):
     raise NetworkBlocked("network access attempted during tests (the product must work offline)")
 
@@ -64,3 +69,32 @@ def _no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect_ex", lambda self, address: _blocked())
     monkeypatch.setattr(socket, "create_connection", _blocked)
     monkeypatch.setattr(socket, "getaddrinfo", _blocked)
+
+
+def _loopback(address) -> bool:
+    host = address[0] if isinstance(address, tuple) else address
+    return isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1"))
+
+
+@pytest.fixture
+def loopback_only(_no_network, monkeypatch):
+    """Connections to this machine's loopback address only (a Dask scheduler
+    and its workers on 127.0.0.1); anything else still fails the test."""
+    def connect(self, address):
+        if self.family == getattr(socket, "AF_UNIX", None) or _loopback(address):
+            return _REAL_CONNECT(self, address)
+        _blocked()
+
+    def connect_ex(self, address):
+        if _loopback(address):
+            return _REAL_CONNECT_EX(self, address)
+        _blocked()
+
+    def getaddrinfo(host, *args, **kwargs):
+        if _loopback((host,)):
+            return _REAL_GETADDRINFO(host, *args, **kwargs)
+        _blocked()
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
