@@ -68,6 +68,10 @@ def cmd_new(args) -> int:
     except ProjectError as exc:
         raise UserError(str(exc)) from None
     _print(f"created {path} with {len(labels)} labels: {', '.join(l.name for l in labels) or '(none yet)'}")
+    if labels:
+        from app.services.coverage import labels_coverage
+        for line in labels_coverage(labels)[2]:
+            _print(line)
     return 0
 
 
@@ -90,7 +94,11 @@ def cmd_import(args) -> int:
     with open_project(args.project) as project:
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
+        from app.services.coverage import project_rule_gaps
+        gaps = project_rule_gaps(project)
     print_import_summary(s)
+    for gap in gaps:
+        _print(f"warning: {gap.sentence}")
     return 0
 
 

@@ -8,7 +8,7 @@ import sys
 from app import __version__
 from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QComboBox, QDialog,
                         QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
-                        QLineEdit, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
+                        QLineEdit, QSpinBox, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 
 def _table(headers: list[str], rows: list[tuple[str, str]]) -> QTableWidget:
@@ -234,3 +234,73 @@ class AnnotatorDialog(QDialog):
 
     def chosen(self) -> str:
         return self.name.currentText().strip()
+
+
+class LabelSetDialog(QDialog):
+    """The label set of a new project, with what each preset protects
+    against the HIPAA Safe Harbor list and what the rules see that its
+    labels would leave in clear (``app.services.coverage``)."""
+
+    _STATUS = {"protected": "protected by", "partly": "partly, by", "in clear": "LEFT IN CLEAR",
+               "not text": "not in note text"}
+
+    def __init__(self, presets: list[str], parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Label set")
+        self.resize(720, 560)
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.preset = QComboBox()
+        self.preset.addItems(presets)
+        form.addRow("Labels:", self.preset)
+        layout.addLayout(form)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.table = _table(["HIPAA Safe Harbor identifier", "In this label set"], [])
+        layout.addWidget(self.table, 1)
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet("color: #a40000")
+        layout.addWidget(self.warnings)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.preset.currentTextChanged.connect(self._show)
+        self._show(self.preset.currentText())
+
+    def _show(self, preset: str) -> None:
+        from app.core.labels import PRESETS
+        from app.services.coverage import labels_coverage
+        labels = PRESETS[preset]
+        rows, gaps, _ = labels_coverage(labels)
+        protected = sum(r.status == "protected" for r in rows)
+        partly = sum(r.status == "partly" for r in rows)
+        in_text = sum(r.status != "not text" for r in rows)
+        self.summary.setText(
+            f"<b>{preset}</b>: {len(labels)} labels ({', '.join(l.name for l in labels)}). "
+            f"They protect <b>{protected} of the {in_text}</b> kinds of identifier of the "
+            f"HIPAA Safe Harbor list that notes can hold"
+            + (f", {partly} partly" if partly else "") + ". Only labelled kinds are replaced.")
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            status = self._STATUS[r.status]
+            shown = f"{status} {', '.join(r.labels)}" if r.labels else status
+            for j, text in enumerate((r.what, shown)):
+                item = QTableWidgetItem(text)
+                if r.status == "in clear":
+                    item.setForeground(Qt.darkRed)
+                self.table.setItem(i, j, item)
+        self.warnings.setText("<br>".join(f"⚠ {g.sentence}." for g in gaps))
+        self.warnings.setVisible(bool(gaps))
+
+    def chosen(self) -> str:
+        return self.preset.currentText()
+
+    @classmethod
+    def get_preset(cls, parent, presets: list[str]) -> tuple[str, bool]:
+        """Ask for the label set (modal): ``(preset, accepted)``."""
+        dialog = cls(presets, parent)
+        ok = dialog.exec() == QDialog.Accepted
+        return dialog.chosen(), ok

@@ -12,7 +12,7 @@ from app.core.labels import PRESETS
 from app.gui.adjudication_view import AdjudicationView
 from app.gui.agreement_view import AgreementView
 from app.gui.dialogs import (AboutDialog, AnnotatorDialog, ImportOptionsDialog,
-                             ImportSummaryDialog, SettingsDialog)
+                             ImportSummaryDialog, LabelSetDialog, SettingsDialog)
 from app.gui.documents_view import DocumentListView
 from app.gui.editor_view import EditorView
 from app.gui.export_wizard import ExportWizard
@@ -20,7 +20,7 @@ from app.gui.guidelines_view import GuidelinesView
 from app.gui.lists_dialog import open_lists_dialog
 from app.gui.preview_view import PreviewView
 from app.gui.training_view import TrainingView
-from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout, QInputDialog,
+from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout,
                         QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
                         QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot)
 from app.gui.workers import TaskRunner
@@ -552,8 +552,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "New project", "", "DeID projects (*.deid)")
         if not path:
             return
-        preset, ok = QInputDialog.getItem(self, "Label set", "Labels:",
-                                          [p for p in PRESETS if p != "none"], 0, False)
+        preset, ok = LabelSetDialog.get_preset(self, [p for p in PRESETS if p != "none"])
         if ok:
             self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
 

@@ -243,3 +243,25 @@ def test_preannotate_suggests_for_the_notes_to_do(tmp_path, capsys):
         counts = [len(p.span_records(i.id, status="suggested")) for i in p.document_infos()]
     assert counts == [2, 0]                             # the phone and the date of birth
     assert run("preannotate", path, "--limit", "0") == 1
+
+
+def test_new_and_import_say_what_the_labels_leave_in_clear(tmp_path, capsys):
+    """The paper's five labels take no e-mail: `deid new` says so against
+    the Safe Harbor list, `deid import` when the rules find one in the notes."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    out = capsys.readouterr().out
+    assert "HIPAA Safe Harbor: 12 of 17 kinds of identifier protected, 1 partly" in out
+    assert "left in clear: ages over 89; e-mail addresses; web addresses (URLs); IP addresses" in out
+    assert "warning: e-mail addresses: the rules recognise them" in out
+    notes = tmp_path / "n"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Write to jo@example.org or jo2@example.org.\n", encoding="utf-8")
+    assert run("import", proj, notes) == 0
+    out = capsys.readouterr().out
+    assert ("warning: e-mail addresses: the rules find 2 in the project's notes, but no label "
+            "takes them, so they stay in clear") in out
+    assert "web addresses" not in out                         # none in these notes
+    assert run("new", tmp_path / "h.deid", "--labels", "hipaa") == 0
+    out = capsys.readouterr().out
+    assert "17 of 17" in out and "warning" not in out

@@ -2,7 +2,7 @@
 starter model's suggestions in the editor, with no training."""
 from __future__ import annotations
 
-from app.gui.qt import QFileDialog, QInputDialog, Qt
+from app.gui.qt import QFileDialog, Qt
 
 NOTE = ("NPN 7P-7A\nNEURO: A+OX3, MAE. SEEN BY DR. QUINTERO, AWARE.\n"
         "SOCIAL: WIFE MARGARET IN TO VISIT. LAST BM 2/14.\n")
@@ -23,7 +23,8 @@ def test_new_project_imported_note_shows_starter_suggestions(window, qtbot, tmp_
     (notes / "p1_n1.txt").write_text(NOTE, encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(tmp_path / "day1.deid"), "")))
-    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda *a, **k: ("hipaa", True)))
+    from app.gui.dialogs import LabelSetDialog
+    monkeypatch.setattr(LabelSetDialog, "get_preset", classmethod(lambda *a, **k: ("hipaa", True)))
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(notes)))
 
     _menu_action(window, "File", "New project").trigger()

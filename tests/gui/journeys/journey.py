@@ -1,6 +1,6 @@
 """What a person does in the main window, as helpers for the journey tests:
 menus, keys, mouse clicks and file dialogs answered by patched
-``QFileDialog``/``QInputDialog`` static calls. Nothing here calls a view's
+``QFileDialog`` and dialog static calls. Nothing here calls a view's
 methods or sets a view's state: helpers only press, click and read.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.gui.qt import QApplication, QFileDialog, QInputDialog, Qt, QWidget
+from app.gui.qt import QApplication, QFileDialog, Qt, QWidget
 
 #: Where journeys save their screenshots (README images) when asked to.
 SHOTS = os.environ.get("DEID_JOURNEY_SHOTS")
@@ -72,7 +72,8 @@ def choose(qtbot, window, menu: str, text: str) -> None:
 def new_project(qtbot, window, monkeypatch, path: Path, preset: str = "paper") -> None:
     """File > New project…, answering the save dialog and the label-set question."""
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
-    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (preset, True))
+    from app.gui.dialogs import LabelSetDialog
+    monkeypatch.setattr(LabelSetDialog, "get_preset", classmethod(lambda *a, **k: (preset, True)))
     key(qtbot, window, Qt.Key_N, Qt.ControlModifier)
     assert window.windowTitle().startswith(path.name)
 

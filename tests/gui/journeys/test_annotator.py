@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.gui.qt import QFileDialog, QSettings, Qt
+from app.gui.qt import QApplication, QFileDialog, QSettings, Qt
 
 from gui_helpers import NOTES, write_brat
 from journey import (choose, go, import_folder, key, open_row, row_values,
@@ -77,10 +77,30 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
     settings = QSettings(str(tmp_path / "fresh.ini"), QSettings.IniFormat)
     w = _window(qtbot, settings)
     path = tmp_path / "ward.deid"
-    from app.gui.qt import QFileDialog as FD, QInputDialog
+    from app.gui.qt import QFileDialog as FD, QTimer
     monkeypatch.setattr(FD, "getSaveFileName", lambda *a, **k: (str(path), ""))
-    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("paper", True))
+    picker: dict = {}
+
+    def pick_labels():
+        """The label set picker: what each preset protects, the warnings; paper kept."""
+        dialog = QApplication.activeModalWidget()
+        picker["paper"] = (dialog.summary.text(), dialog.warnings.text(), dialog.warnings.isVisible())
+        qtbot.keyClick(dialog.preset, Qt.Key_Down)                   # extended
+        picker["extended"] = (dialog.summary.text(), dialog.warnings.isVisible())
+        qtbot.keyClick(dialog.preset, Qt.Key_Up)                     # back to paper
+        rows = [(dialog.table.item(r, 0).text(), dialog.table.item(r, 1).text())
+                for r in range(dialog.table.rowCount())]
+        picker["rows"] = rows
+        qtbot.keyClick(dialog.preset, Qt.Key_Return)                 # OK
+
+    QTimer.singleShot(0, pick_labels)
     key(qtbot, w, Qt.Key_N, Qt.ControlModifier)                     # File > New project
+    summary, warnings, warned = picker["paper"]
+    assert "protect <b>12 of the 17</b>" in summary and "1 partly" in summary
+    assert warned and "e-mail addresses" in warnings and "ages" in warnings
+    assert "protect <b>17 of the 17</b>" in picker["extended"][0] and not picker["extended"][1]
+    assert ("e-mail addresses", "LEFT IN CLEAR") in picker["rows"]
+    assert ("names", "protected by PERSON") in picker["rows"]
     # Pick a name (the login name is offered, typing replaces it).
     dialog = w.annotator_dialog
     assert dialog.isVisible()
