@@ -23,7 +23,8 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileD
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
 from app.gui.workers import TaskRunner
-from app.services.redaction import project_note_sources, project_secret, redact_project
+from app.services.auditing import export_document_ids
+from app.services.redaction import redact_project
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 SPLIT_VALUES = ("train", "dev", "test", "none")
@@ -105,10 +106,7 @@ def export_documents(project, request: ExportRequest, *, progress=None,
         project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
         report_path=str(report_base), naming=request.naming, strict=request.strict,
         rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
-    from app.deid.folder import output_name
-    secret = project_secret(project)
-    doc_ids = {output_name(src.rel, request.naming, secret): info.id
-               for src, info in zip(project_note_sources(project, infos), infos)}
+    doc_ids = export_document_ids(project, infos, (request.naming,))
     return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
                          len(infos), summary, report, doc_ids)
 
@@ -142,6 +140,8 @@ class ExportWizard(QDialog):
 
     Signals
     -------
+    review_requested(object)
+        The residual-risk review of the finished export (its outcome).
     exported(object)
         The :class:`ExportOutcome` of a finished export.
     failed(str)
@@ -155,6 +155,8 @@ class ExportWizard(QDialog):
     failed = Signal(str)
     #: A suspected leak was opened: (document id, start, end) in the original.
     show_in_preview = Signal(int, int, int)
+    #: The residual-risk review of the finished export was asked for (its outcome).
+    review_requested = Signal(object)
 
     def __init__(self, project, parent=None) -> None:
         super().__init__(parent)
@@ -296,8 +298,14 @@ class ExportWizard(QDialog):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.suspicion_table, 1)
         layout.addWidget(self.dismiss_button, 0, Qt.AlignLeft)
+        self.review_button = QPushButton("Review a sample (residual risk)…")
+        self.review_button.setToolTip("Read a random sample of the written notes beside their "
+                                      "originals, mark what is left, sign: the report states "
+                                      "the leak rate with its 95 % upper bound")
+        self.review_button.clicked.connect(lambda: self.review_requested.emit(self.outcome))
         row = QHBoxLayout()
         row.addWidget(self.open_button)
+        row.addWidget(self.review_button)
         row.addStretch(1)
         layout.addLayout(row)
         return page

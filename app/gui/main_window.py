@@ -23,6 +23,7 @@ from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout,
                         QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
                         QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot)
+from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
 
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.training = TrainingView()
         self.preview = PreviewView()
         self.export_wizard: ExportWizard | None = None
+        self.audit_dialog = None
         self.add_view("Documents", self.documents)
         self.add_view("Annotate", self.editor)
         self.add_view("Train", self.training)
@@ -212,6 +214,8 @@ class MainWindow(QMainWindow):
                                           "Ctrl+I")
         self.export_action = self._action(file_menu, "&Export de-identified notes…",
                                           self.open_export, "Ctrl+E")
+        self.audit_action = self._action(file_menu, "&Residual-risk review of an export…",
+                                         self._ask_audit)
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
@@ -230,8 +234,8 @@ class MainWindow(QMainWindow):
         self._rebuild_recent()
 
     def _set_project_actions(self, enabled: bool) -> None:
-        for action in (self.import_action, self.export_action, self.close_action, self.next_action,
-                       self.previous_action):
+        for action in (self.import_action, self.export_action, self.audit_action,
+                       self.close_action, self.next_action, self.previous_action):
             action.setEnabled(enabled)
 
     def _rebuild_recent(self) -> None:
@@ -404,7 +408,31 @@ class MainWindow(QMainWindow):
             return
         self.export_wizard = ExportWizard(self.project, self)
         self.export_wizard.show_in_preview.connect(self.show_in_preview)
+        self.export_wizard.review_requested.connect(
+            lambda outcome: self.open_audit(outcome.out_dir, outcome.doc_ids))
         self.export_wizard.show()        # not modal: a suspected leak opens in Preview beside it
+
+    def _ask_audit(self) -> None:
+        """Choose an export folder, then review a sample of it."""
+        if self.project is None:
+            return
+        path = QFileDialog.getExistingDirectory(self, "Export folder to review")
+        if path:
+            from app.services.auditing import export_document_ids
+            self.open_audit(path, export_document_ids(self.project))
+
+    def open_audit(self, folder, doc_ids: dict | None = None) -> None:
+        """The residual-risk review of the export in ``folder`` (not modal)."""
+        from app.gui.audit_view import AuditReviewDialog
+        try:
+            self.audit_dialog = AuditReviewDialog(self.project, folder, doc_ids,
+                                                  self.annotator(), self)
+        except UserError as exc:
+            self.show_error("Cannot review this folder", str(exc))
+            return
+        self.audit_dialog.signed.connect(lambda r: self.statusBar().showMessage(
+            r["notes_sentence"], 15000))
+        self.audit_dialog.show()
 
     @Slot(int, int, int)
     def show_in_preview(self, doc_id: int, start: int, end: int) -> None:

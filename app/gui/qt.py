@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
                                QProgressDialog, QPushButton, QScrollArea, QSpinBox, QSplitter,
                                QStackedWidget, QStatusBar, QTableView, QTableWidget,
-                               QTableWidgetItem, QTabWidget, QTextEdit, QToolBar, QToolButton,
+                               QTableWidgetItem, QTabWidget, QTextBrowser, QTextEdit, QToolBar, QToolButton,
                                QToolTip, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 QT_VERSION = qVersion()

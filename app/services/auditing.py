@@ -105,6 +105,54 @@ def read_review(path: Path) -> list[tuple[str, int, int]]:
     return rows
 
 
+def export_document_ids(project, infos=None, namings=("same", "pseudonymous")) -> dict[str, int]:
+    """Output name -> project document id, for the names an export of the
+    project's documents gives them (``namings``: those that may have been
+    used), so a reviewer sees a written note beside its original."""
+    from app.deid.folder import output_name
+    from app.services.redaction import project_note_sources, project_secret
+    infos = project.document_infos() if infos is None else infos
+    secret = project_secret(project)
+    sources = project_note_sources(project, infos)
+    return {output_name(src.rel, naming, secret): info.id
+            for naming in namings for src, info in zip(sources, infos)}
+
+
+def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
+    """The open review of ``folder``: ``(note, replaced, left)`` per sampled
+    note, ``left`` None where the reviewer has not written a count yet."""
+    path = Path(folder) / REVIEW_FILE
+    if not path.is_file():
+        raise UserError(f"no review file in {folder}: start the audit first")
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith("note\t"):
+            continue
+        cells = (line.split("\t") + ["", "", ""])[:3]
+        left = cells[2].strip()
+        rows.append((cells[0], int(cells[1] or 0) if cells[1].strip().isdigit() else 0,
+                     int(left) if left.isdigit() else None))
+    return rows
+
+
+def save_review(folder, counts: dict[str, int]) -> Path:
+    """Write the reviewer's counts (note -> identifiers left in clear) into
+    the review file of ``folder``, for ``finish_audit`` to read: the GUI
+    review and a hand-filled file end in the same place."""
+    path = Path(folder) / REVIEW_FILE
+    rows = sampled_notes(folder)
+    missing = [name for name, _, _ in rows if name not in counts]
+    if missing:
+        raise UserError(f"{len(missing)} sampled note(s) are not reviewed yet "
+                        f"(first: {missing[0]})")
+    if any(n < 0 for n in counts.values()):
+        raise UserError("a count cannot be negative")
+    body = "".join(f"{name}\t{replaced}\t{counts[name]}\t\n" for name, replaced, _ in rows)
+    path.write_text(_HEADER + "note\tidentifiers_replaced\tidentifiers_left\tcomment\n" + body,
+                    encoding="utf-8")
+    return path
+
+
 def finish_audit(project, folder, *, reviewer: str, review_file=None,
                  confidence: float = 0.95) -> dict:
     """Read the filled review, bound the residual risk, store and report it."""

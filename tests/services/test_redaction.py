@@ -9,6 +9,7 @@ import pytest
 
 from app.cli.main import main
 from app.deid.dates import parse_date
+from app.errors import UserError
 from app.project import Project
 from app.rules import find_hits
 from app.services.redaction import POLICY_KEY
@@ -252,3 +253,28 @@ def test_audit_flow_from_the_cli(rules_trained, tmp_path, capsys):
     assert "at most 39.4 % of notes leak" in page and "R. Officer read 10 notes" in page
     with Project.open(rules_trained, readonly=True) as p:
         assert p.get_setting("audit_reviews")[-1]["identifiers_left"] == 2
+
+
+def test_a_review_saved_from_counts_finishes_like_a_filled_file(rules_trained, tmp_path):
+    """The GUI's review (counts per sampled note) ends in the same review file
+    and report as a hand-filled one; an unreviewed note is refused."""
+    from app.services.auditing import (export_document_ids, finish_audit, sampled_notes,
+                                       save_review, start_audit)
+    out = tmp_path / "out"
+    assert main(["-q", "export", str(rules_trained), str(out), "--format", "redacted",
+                 "--rules-only", "--report", str(out / "deid-report")]) == 0
+    with Project.open(rules_trained) as p:
+        audit = start_audit(p, out, notes=4, seed=5)
+        rows = sampled_notes(out)
+        assert [n for n, _, _ in rows] == audit["sample"] and all(left is None for *_, left in rows)
+        ids = export_document_ids(p)
+        assert {p.document(ids[n]).name + ".txt" for n, _, _ in rows} == set(audit["sample"])
+        counts = {n: 0 for n, _, _ in rows}
+        with pytest.raises(UserError, match="1 sampled note"):
+            save_review(out, {n: 0 for n in list(counts)[1:]})
+        counts[rows[0][0]] = 1
+        save_review(out, counts)
+        assert [left for *_, left in sampled_notes(out)] == [1, 0, 0, 0]
+        result = finish_audit(p, out, reviewer="R. Officer")
+    assert result["notes_sentence"] == ("1 leak in 4 notes (25.0 % observed): at most 75.1 % of "
+                                        "notes leak, 95 % confidence.")

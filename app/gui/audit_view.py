@@ -1,0 +1,267 @@
+"""Residual-risk review of an export: a random sample of its notes, each
+read side by side with its original, every identifier left in clear marked,
+then signed (`app.services.auditing`).
+
+The dialog presents and forwards: the sample is drawn by ``start_audit``,
+the counts go into the export's review file (``save_review``) and the bound
+is computed and written into the audit report by ``finish_audit`` — the same
+steps ``deid audit`` runs. Marks live in the window only (counts are what
+the review keeps, never the text).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.errors import UserError
+from app.gui.qt import (QColor, QDesktopServices, QDialog, QEvent, QHBoxLayout, QKeySequence, QLabel,
+                        QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+                        QShortcut, QSplitter, Qt, QTextEdit, QUrl, QVBoxLayout, QWidget, Signal,
+                        Slot)
+from app.services.auditing import (REPORT_STEM, finish_audit, sampled_notes, save_review,
+                                   start_audit)
+
+_MARK = QColor("#ffb3b3")
+
+
+class AuditReviewDialog(QDialog):
+    """Review a sample of an export and sign the measured residual risk.
+
+    Signals
+    -------
+    signed(dict)
+        The finished audit (``finish_audit``'s result).
+    """
+
+    signed = Signal(dict)
+
+    def __init__(self, project, folder, doc_ids: dict[str, int] | None = None,
+                 reviewer: str | None = None, parent=None, *, seed: int | None = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.folder = Path(folder)
+        self.doc_ids = dict(doc_ids or {})
+        self.result: dict | None = None
+        #: Opens the HTML report; tests replace it.
+        self.open_url = QDesktopServices.openUrl
+        rows = self._open_or_start(seed)
+        self.notes = [name for name, _, _ in rows]
+        #: Identifiers left, per note: a count once the note is reviewed.
+        self.counts: dict[str, int] = {n: left for n, _, left in rows if left is not None}
+        self.marks: dict[str, list[tuple[int, int]]] = {}
+        self.setWindowTitle(f"Residual-risk review — {self.folder.name}")
+        self.resize(1180, 700)
+
+        self.intro = QLabel(
+            f"<b>{len(self.notes)} notes</b> drawn at random from this export. Read each note "
+            f"whole, beside its original. Select every identifier left in clear in the "
+            f"de-identified text and press <b>Mark left in clear</b> (M); then "
+            f"<b>Reviewed ▶</b> (Ctrl+Enter). When every note is reviewed, sign: the audit "
+            f"report states the leak rate with its 95 % upper bound.")
+        self.intro.setWordWrap(True)
+        self.note_list = QListWidget()
+        self.note_list.currentRowChanged.connect(self._show_note)
+        self.original = QPlainTextEdit(readOnly=True)
+        self.redacted = QPlainTextEdit(readOnly=True)
+        self.original_title = QLabel("Original")
+        self.redacted_title = QLabel("De-identified (as exported)")
+        split = QSplitter(Qt.Horizontal)
+        for title, view in ((self.original_title, self.original),
+                            (self.redacted_title, self.redacted)):
+            box = QWidget()
+            col = QVBoxLayout(box)
+            col.setContentsMargins(0, 0, 0, 0)
+            col.addWidget(title)
+            col.addWidget(view, 1)
+            split.addWidget(box)
+        self.mark_button = QPushButton("Mark left in clear")
+        self.mark_button.setToolTip("The text selected in the de-identified note is an "
+                                    "identifier the export left in clear (M)")
+        self.mark_button.clicked.connect(self.mark_selection)
+        self.unmark_button = QPushButton("Undo mark")
+        self.unmark_button.clicked.connect(self.undo_mark)
+        self.count_label = QLabel()
+        self.reviewed_button = QPushButton("Reviewed ▶")
+        self.reviewed_button.setToolTip("This note is read whole; its marks are every "
+                                        "identifier left (Ctrl+Enter)")
+        self.reviewed_button.clicked.connect(self.note_reviewed)
+        # A text view takes plain letters before any shortcut: M is read there.
+        self.redacted.installEventFilter(self)
+        QShortcut(QKeySequence("Ctrl+Return"), self, self.note_reviewed)
+        marks = QHBoxLayout()
+        for w in (self.mark_button, self.unmark_button, self.count_label):
+            marks.addWidget(w)
+        marks.addStretch(1)
+        marks.addWidget(self.reviewed_button)
+        self.reviewer = QLineEdit(reviewer or "")
+        self.reviewer.setPlaceholderText("Your name (signs the review)")
+        self.reviewer.textChanged.connect(self._update)
+        self.sign_button = QPushButton("Sign review")
+        self.sign_button.setStyleSheet("font-weight: 600;")
+        self.sign_button.clicked.connect(self.sign)
+        self.report_button = QPushButton("Open audit report")
+        self.report_button.clicked.connect(self.open_report)
+        self.progress_label = QLabel()
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextFormat(Qt.RichText)
+        sign = QHBoxLayout()
+        sign.addWidget(self.progress_label)
+        sign.addStretch(1)
+        sign.addWidget(QLabel("Reviewer:"))
+        sign.addWidget(self.reviewer)
+        sign.addWidget(self.sign_button)
+        sign.addWidget(self.report_button)
+
+        main = QSplitter(Qt.Horizontal)
+        main.addWidget(self.note_list)
+        main.addWidget(split)
+        main.setStretchFactor(1, 1)
+        main.setSizes([220, 960])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.intro)
+        layout.addWidget(main, 1)
+        layout.addLayout(marks)
+        layout.addWidget(self.result_label)
+        layout.addLayout(sign)
+        for name in self.notes:
+            self.note_list.addItem(QListWidgetItem(name))
+        self._refresh_list()
+        first = next((i for i, n in enumerate(self.notes) if n not in self.counts), 0)
+        self.note_list.setCurrentRow(first)
+        self._update()
+
+    def eventFilter(self, watched, event) -> bool:
+        if (watched is self.redacted and event.type() == QEvent.KeyPress
+                and event.key() == Qt.Key_M and not event.modifiers()):
+            self.mark_selection()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _open_or_start(self, seed: int | None) -> list[tuple[str, int, int | None]]:
+        """Go on with an unfinished review of this export, else draw a sample."""
+        try:
+            rows = sampled_notes(self.folder)
+            if any(left is None for _, _, left in rows):
+                return rows
+        except UserError:
+            pass
+        start_audit(self.project, self.folder, seed=seed)
+        return sampled_notes(self.folder)
+
+    # ------------------------------------------------------------------ notes
+    def current_note(self) -> str | None:
+        row = self.note_list.currentRow()
+        return self.notes[row] if 0 <= row < len(self.notes) else None
+
+    @Slot(int)
+    def _show_note(self, row: int) -> None:
+        name = self.current_note()
+        if name is None:
+            return
+        self.redacted.setPlainText((self.folder / name).read_text(encoding="utf-8"))
+        doc_id = self.doc_ids.get(name)
+        if doc_id is not None:
+            self.original.setPlainText(self.project.document(doc_id).text)
+            self.original_title.setText(f"Original ({self.project.document(doc_id).name})")
+        else:
+            self.original.setPlainText("")
+            self.original_title.setText("Original: not a document of this project")
+        self._paint_marks()
+        self._update()
+
+    def _paint_marks(self) -> None:
+        selections = []
+        for start, end in self.marks.get(self.current_note() or "", []):
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(_MARK)
+            cursor = self.redacted.textCursor()
+            cursor.setPosition(start)
+            cursor.setPosition(end, cursor.MoveMode.KeepAnchor)
+            sel.cursor = cursor
+            selections.append(sel)
+        self.redacted.setExtraSelections(selections)
+
+    @Slot()
+    def mark_selection(self) -> None:
+        """The selection of the de-identified note is an identifier left in clear."""
+        name = self.current_note()
+        cursor = self.redacted.textCursor()
+        if name is None or not cursor.hasSelection():
+            self.count_label.setText("Select the identifier in the de-identified note first")
+            return
+        self.marks.setdefault(name, []).append((cursor.selectionStart(), cursor.selectionEnd()))
+        self.counts.pop(name, None)                  # changed: to be confirmed again
+        self._paint_marks()
+        self._refresh_list()
+        self._update()
+
+    @Slot()
+    def undo_mark(self) -> None:
+        name = self.current_note()
+        if name and self.marks.get(name):
+            self.marks[name].pop()
+            self.counts.pop(name, None)
+            self._paint_marks()
+            self._refresh_list()
+            self._update()
+
+    @Slot()
+    def note_reviewed(self) -> None:
+        """This note is read: its marks are every identifier left; go to the next."""
+        name = self.current_note()
+        if name is None:
+            return
+        self.counts[name] = len(self.marks.get(name, []))
+        self._refresh_list()
+        following = [i for i, n in enumerate(self.notes) if n not in self.counts]
+        if following:
+            self.note_list.setCurrentRow(following[0])
+        self._update()
+
+    def _refresh_list(self) -> None:
+        for i, name in enumerate(self.notes):
+            if name in self.counts:
+                left = self.counts[name]
+                text = f"✓ {name} — {left} left" if left else f"✓ {name} — none left"
+            else:
+                text = f"  {name}"
+            item = self.note_list.item(i)
+            item.setText(text)
+            item.setForeground(QColor("#a40000") if self.counts.get(name) else QColor("#202020"))
+
+    def _update(self) -> None:
+        name = self.current_note()
+        marked = len(self.marks.get(name or "", []))
+        self.count_label.setText(f"Identifiers left in this note: {marked}")
+        done = sum(n in self.counts for n in self.notes)
+        self.progress_label.setText(f"{done} of {len(self.notes)} notes reviewed")
+        self.unmark_button.setEnabled(marked > 0)
+        self.sign_button.setEnabled(done == len(self.notes) and bool(self.reviewer.text().strip())
+                                    and self.result is None)
+        self.report_button.setEnabled(self.result is not None)
+
+    # ------------------------------------------------------------------ sign
+    @Slot()
+    def sign(self) -> None:
+        """Save the counts, bound the residual risk, write it into the report."""
+        try:
+            save_review(self.folder, self.counts)
+            self.result = finish_audit(self.project, self.folder,
+                                       reviewer=self.reviewer.text().strip())
+        except UserError as exc:
+            self.result_label.setText(f"<span style='color:#a40000'>{exc}</span>")
+            return
+        r = self.result
+        self.result_label.setText(
+            f"<b>{r['notes_sentence']}</b><br>{r['identifiers_sentence']}<br>"
+            f"Signed by {r['reviewer']} on {r['reviewed_at']}; written into the audit report.")
+        self._update()
+        self.signed.emit(r)
+
+    def report_path(self) -> Path:
+        own = self.folder / f"{REPORT_STEM}.html"
+        return own if own.is_file() else self.folder / "audit-report.html"
+
+    @Slot()
+    def open_report(self) -> None:
+        self.open_url(QUrl.fromLocalFile(str(self.report_path())))

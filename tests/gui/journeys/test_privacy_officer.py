@@ -1,0 +1,117 @@
+"""Privacy officer journey (issue 20): export, the leak scan's suspicions, one
+opened in Preview at its place, then the residual-risk review: a random
+sample of the export read side by side with the originals, the identifiers
+left marked, the review signed, and the measured bound in the audit report.
+Menus, keys and clicks only; file dialogs answered by a patched QFileDialog."""
+from __future__ import annotations
+
+import pytest
+
+from app.gui.qt import QApplication, QFileDialog, QTextBrowser, Qt
+
+from journey import (click, import_folder, key, new_project, screenshot, shown, write_synth)
+
+pytestmark = pytest.mark.slow
+
+
+def _select(qtbot, view, start: int, end: int) -> None:
+    """Select [start, end) of a plain text view with a click and a Shift+click."""
+    def point(offset):
+        cursor = view.textCursor()
+        cursor.setPosition(offset)
+        return view.cursorRect(cursor).center()
+    view.ensureCursorVisible()
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=point(start))
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, pos=point(end))
+
+
+def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
+    from app.deid.audit import risk_sentence
+    from app.gui.main_window import MainWindow
+    settings.setValue("annotator", "R. Officer")
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
+    import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 12), pattern=r"^(P\d+)_")
+
+    # File > Export (Ctrl+E), no model yet: the rules only, names stay in clear.
+    out = tmp_path / "export"
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
+    wizard = w.export_wizard
+    qtbot.waitExposed(wizard)
+    click(qtbot, wizard.next_button)
+    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
+                  if b.text().startswith("Browse"))
+    click(qtbot, browse)
+    click(qtbot, wizard.next_button)
+    with qtbot.waitSignal(wizard.exported, timeout=120000):
+        click(qtbot, wizard.start_button)
+    assert "Leak scan:" in wizard.summary_label.text() and "suspected identifier" in \
+        wizard.summary_label.text()
+    table = wizard.suspicion_table
+    assert table.isVisible() and table.rowCount() > 0
+    wizard.resize(900, 620)
+    screenshot(wizard, "leak_review")
+
+    # A suspicion opens the note in Preview, side by side, at its place.
+    note, doc_id, first = next((n, d, s) for n, d, s in wizard.outcome.suspicions()
+                               if s["kind"] in ("part", "project", "patient"))
+    row = [table.item(r, 0).text() for r in range(table.rowCount())].index(note)
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualItemRect(table.item(row, 1)).center())
+    qtbot.keyClick(table, Qt.Key_Return)
+    assert w.current_view() == "Preview" and w.preview.title.text() == note.removesuffix(".txt")
+    original = w.project.document(doc_id).text
+    assert w.preview.original.textCursor().selectedText() == \
+        original[first["in_start"]:first["in_end"]]
+    screenshot(w, "leak_in_preview")
+
+    # The residual-risk review of this export, from the summary.
+    click(qtbot, wizard.review_button)
+    review = w.audit_dialog
+    qtbot.waitExposed(review)
+    review.resize(1180, 700)
+    assert review.reviewer.text() == "R. Officer"
+    notes = review.notes
+    assert len(notes) == 12                               # 59 asked for, all 12 drawn
+    assert not review.sign_button.isEnabled()
+    # The suspected note beside its original; what is left in clear, marked.
+    row = notes.index(note)
+    item = review.note_list.item(row)
+    qtbot.mouseClick(review.note_list.viewport(), Qt.LeftButton,
+                     pos=review.note_list.visualItemRect(item).center())
+    assert review.current_note() == note
+    assert review.original.toPlainText() == original
+    assert review.redacted.toPlainText() == (out / note).read_text(encoding="utf-8")
+    _select(qtbot, review.redacted, first["start"], first["end"])     # the reader sees it there
+    qtbot.keyClick(review.redacted, Qt.Key_M)
+    assert review.count_label.text() == "Identifiers left in this note: 1"
+    screenshot(review, "audit_review")
+    for _ in notes:                                        # every note read: Ctrl+Enter
+        qtbot.keyClick(review.redacted, Qt.Key_Return, Qt.ControlModifier)
+    assert review.progress_label.text() == "12 of 12 notes reviewed"
+    assert review.note_list.item(row).text() == f"✓ {note} — 1 left"
+    click(qtbot, review.sign_button)
+    sentence = risk_sentence(1, 12, "notes")
+    assert sentence in review.result_label.text()
+    assert "Signed by R. Officer" in review.result_label.text()
+
+    # The audit report now leads with the measured residual risk.
+    opened = []
+    review.open_url = opened.append
+    click(qtbot, review.report_button)
+    html = (out / "deid-report.html").read_text(encoding="utf-8")
+    assert opened and opened[0].toLocalFile().endswith("deid-report.html")
+    assert sentence in html and "R. Officer" in html
+    assert html.index("Residual risk") < html.index("What was removed")
+    report = QTextBrowser()
+    report.setHtml(html)
+    report.resize(1000, 1300)
+    qtbot.addWidget(report)
+    screenshot(report, "audit_report")
+    review.close()
+    wizard.close()
+    QApplication.processEvents()
+    w.close()
