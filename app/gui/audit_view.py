@@ -116,7 +116,7 @@ class AuditReviewDialog(QDialog):
         main.addWidget(self.note_list)
         main.addWidget(split)
         main.setStretchFactor(1, 1)
-        main.setSizes([220, 960])
+        main.setSizes([290, 890])
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
         layout.addWidget(main, 1)
@@ -191,6 +191,8 @@ class AuditReviewDialog(QDialog):
             return
         self.marks.setdefault(name, []).append((cursor.selectionStart(), cursor.selectionEnd()))
         self.counts.pop(name, None)                  # changed: to be confirmed again
+        cursor.clearSelection()                      # the mark's colour shows at once
+        self.redacted.setTextCursor(cursor)
         self._paint_marks()
         self._refresh_list()
         self._update()
@@ -223,8 +225,10 @@ class AuditReviewDialog(QDialog):
             if name in self.counts:
                 left = self.counts[name]
                 text = f"✓ {name} — {left} left" if left else f"✓ {name} — none left"
+            elif self.marks.get(name):
+                text = f"… {name} — {len(self.marks[name])} marked"
             else:
-                text = f"  {name}"
+                text = f"   {name}"
             item = self.note_list.item(i)
             item.setText(text)
             item.setForeground(QColor("#a40000") if self.counts.get(name) else QColor("#202020"))

@@ -430,9 +430,12 @@ class ExportWizard(QDialog):
         self.failed.emit(reason)
 
     def _fill_suspicions(self, outcome: ExportOutcome) -> None:
-        """Every suspicion, one row each: the note, what, where (no text)."""
-        from app.deid.rescan import REASONS
-        rows = outcome.suspicions()
+        """Every suspicion, one row each: the note, what, where (no text),
+        the strongest reasons first."""
+        from app.deid.rescan import BY_WEIGHT, REASONS
+        weight = {k: i for i, k in enumerate(BY_WEIGHT)}
+        # The strongest first: a known identifier before a date's shape.
+        rows = sorted(outcome.suspicions(), key=lambda r: weight.get(r[2]["kind"], len(weight)))
         self.suspicion_table.setRowCount(len(rows))
         for i, (note, doc_id, s) in enumerate(rows):
             where = f"characters {s['in_start']}–{s['in_end']}"

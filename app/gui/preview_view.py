@@ -675,6 +675,10 @@ class PreviewView(QWidget):
         it: one click on Flag missed then records it."""
         self.original.select(start, end)
         self.original.ensureCursorVisible()
+        if self.result is not None:          # the same place in the de-identified text
+            out = map_offset(self.result.span_map, start)
+            self.redacted.select(out, min(out + end - start, len(self.result.text)))
+            self.redacted.ensureCursorVisible()
         self.original.setFocus()
         self._update_buttons()
 

@@ -83,7 +83,11 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     wizard.close()
     wizard, outcome = _export(w, qtbot, out, monkeypatch)
     assert "Ann Lee" not in (out / "P1_b.txt").read_text(encoding="utf-8")
-    assert "P1_b.txt" not in [r[0] for r in _rows(wizard.suspicion_table)]
+    assert ["P1_b.txt", "a known identifier of this patient (PERSON)"] not in [
+        r[:2] for r in _rows(wizard.suspicion_table)]
+    # "Bob Ray phoned": no label, but the shipped name lists still see it.
+    assert ["P1_b.txt", "a first name, surname or place of the shipped lists, with a capital "
+            "(name)"] in [r[:2] for r in _rows(wizard.suspicion_table)]
     assert outcome.summary.redone() == {"its annotations changed": 1}
 
 
