@@ -54,6 +54,11 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             if r.status != "rejected" and kind not in _KEPT_KINDS:
                 known.add(document_patient_key(info), r.label, text[r.start:r.end],
                           name=kind == "name")
+    # The hospital lists, as an export knows them (project_known_identifiers).
+    from app.deid import patient_key
+    from app.services.redaction import listed_identifiers
+    for patient_id, label, text, is_name in listed_identifiers(project):
+        known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)

@@ -46,6 +46,10 @@ MIN_ID_DIGITS = 6
 
 _WORD = re.compile(r"[^\W_]+")
 _DIGIT_RUN = re.compile(r"\d(?:[\s\-./()]{0,2}\d)+")
+_RELATIVE = re.compile(r"(?:\b(?:son|daughter|wife|husband|friend|brother|sister|mother|father|"
+                       r"niece|nephew|grandson|granddaughter|hijo|hija|esposa|esposo|marido|"
+                       r"madre|padre|hermano|hermana)\b[,:]?\s+(?:named\s+|is\s+)?)$",
+                       re.IGNORECASE)
 _TITLE = re.compile(r"(?:\b(?:dr|dra|dres|mr|mrs|ms|miss|sr|sra|srta|prof|d|dª|don|doña|nurse|rn)"
                     r"\.?\s+)$", re.IGNORECASE)
 
@@ -56,10 +60,17 @@ REASONS = {
     "part": "part of a known name",
     "rule": "the rules recognise an identifier",
     "model": "the model (recall-biased) sees an identifier",
-    "name": "a listed name beside a replaced name or after a title",
+    "unsure": "the model gives it some chance of being an identifier",
+    "name": "a name beside a replaced name, or after a title or a relative",
+    "listed": "a first name, surname or place of the shipped lists, with a capital",
     "residue": "the rest of an identifier glued to a replacement",
     "shape": "the shape of a date or number the project protects",
 }
+
+#: Sources from the one that explains a suspicion best to the weakest hint:
+#: overlapping suspicions keep the first, review lists show them in this order.
+BY_WEIGHT = ("patient", "part", "project", "rule", "model", "name", "residue", "shape",
+             "listed", "unsure")
 
 
 @dataclass(frozen=True)
@@ -258,9 +269,19 @@ _RESIDUE = re.compile(r"[^\W_]+")
 #: when the project protects that kind: partial dates and years, long numbers.
 SHAPES = {
     "date": re.compile(r"(?<![\w/.])(?:\d{1,2}/\d{1,2}(?:/\d{2,4})?|'\d{2}|(?:19|20)\d{2})"
-                       r"(?![\w/])"),
-    "number": re.compile(r"(?<![\w.])#?\d{5,}(?![\w.])"),
+                       r"(?![\w/])"
+                       # a year glued to a word or an apostrophe ("CA'88", "IN 14'"),
+                       # a decade ("1980S")
+                       r"|(?<=[A-Za-z]')\d{2}\b|(?<![\w/.])\d{2}(?=')"
+                       r"|(?<![\w/.])(?:19|20)\d{2}'?[sS]\b"),
+    "number": re.compile(r"(?<![\w.])#?\d{5,}(?![\w.])"
+                         # a phone number in groups: (202) 232-4455, 232 4455
+                         r"|(?<![\w.])\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]\d{3,4}(?!\w|\.\d)"
+                         r"|(?<![\w.])\d{3}-\d{4}(?!\w|\.\d)"),
 }
+#: Digits joined to a replacement by a date separator ("<**DATE**>/5", "2/<**NAME**>").
+_JOINED_AFTER = re.compile(r"[/\-.]\d{1,4}\b")
+_JOINED_BEFORE = re.compile(r"\b\d{1,4}[/\-.]$")
 
 
 def _residues(text: str, ranges: _Ranges) -> list[Leak]:
@@ -274,11 +295,19 @@ def _residues(text: str, ranges: _Ranges) -> list[Leak]:
             m = _RESIDUE.match(text, e)
             if m:
                 out.append(Leak(m.start(), m.end(), "residue", "residue"))
+        elif e < len(text) and e not in starts:
+            m = _JOINED_AFTER.match(text, e)
+            if m:
+                out.append(Leak(m.start() + 1, m.end(), "residue", "residue"))
         if s > 0 and text[s - 1].isalnum() and s not in ends:
             j = s
             while j > 0 and text[j - 1].isalnum():
                 j -= 1
             out.append(Leak(j, s, "residue", "residue"))
+        elif s > 0 and s not in ends:
+            m = _JOINED_BEFORE.search(text, max(0, s - 5), s)
+            if m:
+                out.append(Leak(m.start(), m.end() - 1, "residue", "residue"))
     return out
 
 
@@ -308,9 +337,18 @@ def _shapes(text: str, kinds: Iterable[str], ranges: _Ranges) -> list[Leak]:
 
 def _names_beside(text: str, ranges: _Ranges,
                   name_ranges: Sequence[tuple[int, int]]) -> list[Leak]:
-    """Listed names written with a capital beside a replaced name or after a title."""
+    """Names the model may have missed, by the shipped lists and by context:
+
+    * a listed first name or surname written with a capital beside a
+      replaced name ("<**NAME**> Rueping" when Rueping is listed);
+    * any word after a title or a relative, in any case, unless it is a
+      common word that is no name ("dr small", "son, Ed", "mrs. powers");
+    * a listed first name, surname or place written with a capital (or all
+      in capitals) that is not a common English or clinical word
+      (``listed``).
+    """
     try:
-        from app.rules.dictionaries import is_common_word, is_name
+        from app.rules.dictionaries import is_common_word, is_name, is_place
     except ImportError:              # the lists are optional for the core
         return []
     out = []
@@ -318,16 +356,21 @@ def _names_beside(text: str, ranges: _Ranges,
     ends = {e for _, e in name_ranges}
     for m in _WORD.finditer(text):
         w = m.group()
-        if len(w) < MIN_IDENTIFIER_CHARS or not w[0].isupper():
+        if len(w) < 2 or w.isdigit() or ranges.meeting(m.start(), m.end()):
             continue
-        if ranges.meeting(m.start(), m.end()):
+        before = text[max(0, m.start() - 16):m.start()]
+        if _TITLE.search(before) or _RELATIVE.search(before):
+            if is_name(w) or not is_common_word(w):
+                out.append(Leak(m.start(), m.end(), "name", "name"))
+            continue
+        if len(w) < MIN_IDENTIFIER_CHARS or not w[0].isupper() or is_common_word(w):
             continue
         beside = ((m.start() - 1 in ends and text[m.start() - 1] == " ")
                   or (m.end() + 1 in starts and text[m.end()] == " "))
-        if not beside and not _TITLE.search(text[max(0, m.start() - 12):m.start()]):
-            continue
-        if is_name(w) and not is_common_word(w):
+        if is_name(w) and beside:
             out.append(Leak(m.start(), m.end(), "name", "name"))
+        elif is_name(w) or is_place(w):
+            out.append(Leak(m.start(), m.end(), "listed", "name" if is_name(w) else "place"))
     return out
 
 
@@ -394,17 +437,16 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     for fn, kind in ((rules_fn, "rule"), (model_fn, "model")):
         if fn is None:
             continue
-        for start, end, category in fn(out_text):
+        for start, end, category, *why in fn(out_text):      # a 4th item: the source
             for a, b in _outside(start, end, ranges, out_text):
-                leaks.append(Leak(a, b, kind, str(category)))
+                leaks.append(Leak(a, b, why[0] if why else kind, str(category)))
     if names_replaced or known is not None:
         leaks += _names_beside(out_text, ranges, names_replaced)
     leaks += _residues(out_text, ranges)
     leaks += _shapes(out_text, shapes, ranges)
     # One suspicion per place: overlapping ones are merged, and the first
     # source in this order explains it best.
-    order = {k: i for i, k in enumerate(("patient", "part", "project", "rule", "model", "name",
-                                         "residue", "shape"))}
+    order = {k: i for i, k in enumerate(BY_WEIGHT)}
     merged: list[Leak] = []
     for lk in sorted(leaks, key=lambda lk: (lk.start, -lk.end)):
         last = merged[-1] if merged else None

@@ -321,6 +321,30 @@ class CrfModel(TrainedModel):
             out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
         return out
 
+    def suspicions(self, items: Sequence[tuple[str, Segment]],
+                   threshold: float) -> list[list[tuple[int, str]]]:
+        """Tokens whose probability of being part of an identifier is at least
+        ``threshold``: ``(token index, most likely label)`` per segment.
+
+        The leak scan's recall-biased reading of the model: the probability is
+        one minus the marginal of ``O``, so a token the decoder tags ``O`` at
+        90 % is still suspected at a threshold of 0.05.
+        """
+        tagger = self._tagger
+        tags = [t for t in tagger.labels() if t != "O"]
+        out = []
+        for text, seg in items:
+            found: list[tuple[int, str]] = []
+            if seg.tokens:
+                tagger.set(segment_features(text, seg))
+                tagger.tag()                     # marginals need a tagged sequence
+                for i in range(len(seg.tokens)):
+                    if 1.0 - tagger.marginal("O", i) >= threshold:
+                        best = max(tags, key=lambda t: tagger.marginal(t, i))
+                        found.append((i, best.split("-", 1)[-1]))
+            out.append(found)
+        return out
+
     def save(self, directory: Path) -> None:
         directory = Path(directory)
         write_meta(directory, self.kind, self.params, crf_version=CRF_VERSION, info=self.info)

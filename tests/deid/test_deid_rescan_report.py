@@ -113,3 +113,22 @@ def test_residues_and_shapes_outside_replacements():
     found = [(out[lk.start:lk.end], lk.kind) for lk in leaks]
     assert found == [("9", "residue"), ("4/97", "shape"), ("5/5", "shape"),
                      ("#12345", "shape"), ("'92", "shape")]   # not the blood pressure
+
+
+def test_names_by_context_and_lists_dates_glued_or_short():
+    """What a model most often leaves: a name after a title or a relative in
+    any case, a listed name with a capital, years glued to words, digits
+    joined to a replaced date, a phone in groups."""
+    text = ("dr small saw her. Son, Ed, visited. Seen by Margaret today.\n"
+            "PMH: CA'88, AAA repair in 14', MI in 1980S. Echo <**DATE**>/5 and 2/<**DATE**>.\n"
+            "Call (202) 232-4455. Heart rate 80/60 at 0700.")
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*DATE\*\*>", text)]
+    found = {text[lk.start:lk.end]: lk.kind for lk in rescan(
+        text, replaced=repl, names_replaced=[], known=[], shapes=("date", "number"))}
+    assert found["small"] == found["Ed"] == "name"
+    assert found["Margaret"] == "listed"
+    assert found["88"] == found["14"] == found["1980S"] == "shape"
+    assert found["5"] == found["2"] == "residue"
+    assert "(202) 232-4455" in found or "202) 232-4455" in found
+    for word in ("saw", "Seen", "Heart", "80/60", "0700", "visited", "PMH", "Echo"):
+        assert word not in found

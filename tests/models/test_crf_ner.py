@@ -109,3 +109,19 @@ def test_search_tunes_the_penalties(corpus, tmp_path):
     assert len({tuple(sorted(t.point.items())) for t in trials}) == 3
     assert all(set(t.point) == {"c1", "c2"} and t.dev_f1 is not None for t in trials)
     assert params == max(trials, key=lambda t: t.dev_f1).params
+
+
+def test_suspicions_read_the_marginals_below_the_decision(corpus, trained):
+    """The leak scan's reading: every token the decoder tags is suspected at
+    any threshold below its confidence, and a lower threshold only adds."""
+    model, _ = trained
+    items = _items(corpus)[:40]
+    decided = [{i for i, t in enumerate(out.tags) if t != "O"} for out in model.predict(items)]
+    strict = model.suspicions(items, 0.5)
+    loose = model.suspicions(items, 0.01)
+    for tags, s, l in zip(decided, strict, loose):
+        assert {i for i, _ in s} <= {i for i, _ in l}
+        assert tags <= {i for i, _ in l}
+        assert all(label in {"PERSON", "PHONE", "DOB", "IDN", "ADDRESS"} for _, label in l)
+    every = model.suspicions(items, 0.0)                      # no threshold: every token
+    assert [len(s) for s in every] == [len(seg.tokens) for _, seg in items]
