@@ -84,7 +84,8 @@ class AuditReviewDialog(QDialog):
         self.reviewed_button.setToolTip("This note is read whole; its marks are every "
                                         "identifier left (Ctrl+Enter)")
         self.reviewed_button.clicked.connect(self.note_reviewed)
-        # A text view takes plain letters before any shortcut: M is read there.
+        # A text view takes plain letters before any shortcut: M (and Ctrl+Enter,
+        # wherever the window's focus is) are read there.
         self.redacted.installEventFilter(self)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.note_reviewed)
         marks = QHBoxLayout()
@@ -131,10 +132,14 @@ class AuditReviewDialog(QDialog):
         self._update()
 
     def eventFilter(self, watched, event) -> bool:
-        if (watched is self.redacted and event.type() == QEvent.KeyPress
-                and event.key() == Qt.Key_M and not event.modifiers()):
-            self.mark_selection()
-            return True
+        if watched is self.redacted and event.type() == QEvent.KeyPress:
+            if event.key() == Qt.Key_M and not event.modifiers():
+                self.mark_selection()
+                return True
+            if event.key() in (Qt.Key_Return, Qt.Key_Enter) and \
+                    event.modifiers() & Qt.ControlModifier:
+                self.note_reviewed()
+                return True
         return super().eventFilter(watched, event)
 
     def _open_or_start(self, seed: int | None) -> list[tuple[str, int, int | None]]:

@@ -75,6 +75,8 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     click(qtbot, wizard.review_button)
     review = w.audit_dialog
     qtbot.waitExposed(review)
+    review.activateWindow()                    # the reviewer works in the review window
+    qtbot.waitUntil(review.isActiveWindow)
     review.resize(1180, 700)
     assert review.reviewer.text() == "R. Officer"
     notes = review.notes
