@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="members trained at once, each in its own process (default 1); "
                         "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")
     s.add_argument("--max-minutes", type=float,
-                   help="wall-time limit of the whole run, replacing the budget's")
+                   help="safety stop on the clock for the whole run, replacing the budget's "
+                        "(the budget bounds the work; the run says so when the clock stops it)")
     s.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
                    help="learn on dev which members' spans of which labels are added where the "
                         "selected model found nothing (default: on)")

@@ -18,6 +18,7 @@ from app.core.bio import tags_to_spans
 from app.core.progress import ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import Segment, segment
+from app.models.budget import Budget, get_budget
 
 
 class TagSeq(NamedTuple):
@@ -57,7 +58,6 @@ class Corpus:
     raw_texts: list[str] = field(default_factory=list)
 
 
-BUDGETS = ("quick", "standard", "full")
 #: Kinds trained once per run, on every training line, with no search:
 #: nothing in them depends on the data variant or a hyperparameter.
 FIXED_KINDS = ("rules", "lists", "names")
@@ -70,13 +70,18 @@ class TrainContext:
     workdir: Path
     device: str = "cpu"          # "cpu" or "cuda"
     seed: int = 13
-    budget: str = "standard"
+    # The run's Budget (a budget name is accepted and looked up): it bounds
+    # the work of every fit (app.models.budget).
+    budget: Budget = "standard"  # type: ignore[assignment]
     progress: ProgressFn = no_progress
-    # The caller's wall-time cap on this fit (a share of the run budget);
-    # specs apply the smaller of it and the budget's own (see budget.time_cap).
+    # The safety stop of this fit: what is left of the run's clock (see
+    # budget.safety_seconds); None = no clock at all.
     max_seconds: float | None = None
     # Shared resources built once per run (e.g. {"word_vectors": Path}).
     resources: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.budget = get_budget(self.budget)
 
 
 class TrainedModel(ABC):

@@ -1,84 +1,172 @@
-"""Training budgets: how much time and search a run may spend per model.
+"""Training budgets: how much work a run may do, and the clock as a safety stop.
 
-``quick`` is for smoke runs and tests (seconds on tiny data, no search),
-``standard`` for an everyday retrain in the learning loop, ``full`` for a
-final model. A model spec may still override single fields through its own
-params (``max_epochs``, ``patience``, ``max_seconds``).
+``quick`` is for smoke runs, tests and the demo (seconds on tiny data, no
+search), ``standard`` for an everyday retrain in the learning loop,
+``full`` for a final model.
 
-``run_seconds`` bounds a whole training run (every member and the
-ensembles): the training service hands each member a share of what is left
-(`TrainContext.max_seconds`), and the hyperparameter search spends a
-member's share on as many trials as fit (the defaults first). On a big
-corpus and a small CPU that means one well-trained trial per member rather
-than eight half-trained ones; on a few hundred annotated notes, or a GPU,
-the search runs in full.
+A budget bounds *work*, never time: passes over the data (epochs), optimiser
+steps, L-BFGS iterations and search trials, derived from the budget and the
+size of the training set (``Budget.epochs``, ``Budget.steps``,
+``Budget.trials``). With a seed, the same data and budget therefore give
+the same models whatever the machine's load: a hospital desktop busy with
+other work trains more slowly, not less. Tiny corpora get ``min_steps``
+updates so that they learn something; big ones are capped at ``max_steps``
+per trial, and the search runs fewer trials (one well-trained trial on a big
+corpus rather than eight half-trained ones; on a few hundred notes the
+search runs in full).
+
+The clock is only a safety stop (``safety_seconds`` for a whole run,
+``--max-minutes`` replacing it): a member is handed what is left of it, and
+when it fires the model keeps its best state so far, the model reports a
+``SAFETY_STOP`` progress event and the member's record says
+``clock_stop``. A run stopped by the clock depends on the machine's speed,
+and says so.
+
+A model spec may still override single limits through its own params
+(``max_epochs``, ``patience``, ``max_steps``, ``max_iterations``,
+``max_seconds``).
 """
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, replace
 
-from app.models.base import BUDGETS
+from app.core.progress import Progress, ProgressFn
 
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """Limits applied to the training of one base model.
+    """Limits on the training of a run and of each of its members.
 
     Parameters
     ----------
     name
         ``"quick"``, ``"standard"`` or ``"full"``.
     max_epochs
-        Upper bound on passes over the training set.
+        Passes over the training set of an epoch-based model (spaCy, Flair)
+        and the epochs' worth of steps of a step-based one (Stanza), before
+        ``min_steps``/``max_steps`` adjust them to the data size.
     patience
         Epochs without a dev strict-F1 improvement before stopping early.
     hpo_trials
-        Hyperparameter-search trials; 1 means "train the defaults, no search".
-    max_seconds
-        Wall-time cap for one model (one HPO trial counts as one model).
-    run_seconds
-        Wall-time cap for a whole training run, or ``None`` for no cap.
+        Hyperparameter-search trials on small data; 1 means "train the
+        defaults, no search".
+    min_steps, max_steps
+        Optimiser updates of one trial: at least ``min_steps`` (tiny
+        corpora), at most ``max_steps`` (whole epochs, at least one).
+    search_steps
+        Updates the whole search may spend: trials beyond the first run
+        only while they fit (``trials``).
+    max_iterations
+        Iterations of a full-batch optimiser (the CRF's L-BFGS).
+    safety_seconds
+        The clock's safety stop for a whole run, or ``None`` for none.
     """
 
     name: str
     max_epochs: int
     patience: int
     hpo_trials: int
-    max_seconds: float
-    run_seconds: float | None = None
+    min_steps: int
+    max_steps: int
+    search_steps: int
+    max_iterations: int
+    safety_seconds: float | None
 
     def with_overrides(self, params: dict) -> "Budget":
         """Return a copy where ``params`` may override single limits."""
-        fields = {k: params[k] for k in ("max_epochs", "patience", "max_seconds")
+        fields = {k: params[k] for k in ("max_epochs", "patience", "max_steps", "max_iterations")
                   if params.get(k) is not None}
         return replace(self, **fields) if fields else self
 
+    def epochs(self, n_train: int, batch_size: int) -> int:
+        """Epochs of one trial over ``n_train`` examples in batches of ``batch_size``."""
+        n_batches = max(1, math.ceil(n_train / max(1, batch_size)))
+        return max(1, min(max(self.max_epochs, math.ceil(self.min_steps / n_batches)),
+                          self.max_steps // n_batches))
+
+    def steps(self, n_train: int, batch_size: int) -> int:
+        """Optimiser steps of one trial (a step-based trainer's bound)."""
+        n_batches = max(1, math.ceil(n_train / max(1, batch_size)))
+        return min(self.max_steps, max(self.min_steps, self.max_epochs * n_batches))
+
+    def trials(self, n_train: int, batch_size: int = 32) -> int:
+        """Search trials for ``n_train`` examples: ``hpo_trials`` while the
+        trials' steps fit in ``search_steps``, never fewer than one."""
+        per_trial = self.epochs(n_train, batch_size) * max(1, math.ceil(n_train / max(1, batch_size)))
+        return max(1, min(self.hpo_trials, self.search_steps // max(1, per_trial)))
+
 
 _BUDGETS: dict[str, Budget] = {
-    "quick": Budget("quick", max_epochs=4, patience=2, hpo_trials=1, max_seconds=120.0),
-    # A retrain over a long lunch break on a two-core desktop.
-    "standard": Budget("standard", max_epochs=30, patience=4, hpo_trials=8,
-                       max_seconds=30 * 60.0, run_seconds=100 * 60.0),
-    # Overnight.
-    "full": Budget("full", max_epochs=100, patience=8, hpo_trials=20,
-                   max_seconds=4 * 3600.0, run_seconds=14 * 3600.0),
+    "quick": Budget("quick", max_epochs=4, patience=2, hpo_trials=1, min_steps=50,
+                    max_steps=1000, search_steps=1000, max_iterations=30,
+                    safety_seconds=3600.0),
+    # A retrain in the learning loop.
+    "standard": Budget("standard", max_epochs=30, patience=4, hpo_trials=8, min_steps=200,
+                       max_steps=8000, search_steps=12000, max_iterations=150,
+                       safety_seconds=8 * 3600.0),
+    # Overnight and more.
+    "full": Budget("full", max_epochs=100, patience=8, hpo_trials=20, min_steps=500,
+                   max_steps=30000, search_steps=120000, max_iterations=300,
+                   safety_seconds=48 * 3600.0),
 }
-assert tuple(_BUDGETS) == BUDGETS
+#: The budget names, in order of size (the training schema's choices).
+BUDGETS: tuple[str, ...] = tuple(_BUDGETS)
 
 
-def get_budget(name: str) -> Budget:
-    """The ``Budget`` called ``name``; ``ValueError`` for an unknown name."""
+def get_budget(name: "str | Budget") -> Budget:
+    """The ``Budget`` called ``name`` (a ``Budget`` is returned as it is);
+    ``ValueError`` for an unknown name."""
+    if isinstance(name, Budget):
+        return name
     try:
         return _BUDGETS[name]
     except KeyError:
         raise ValueError(f"unknown budget {name!r} (known: {', '.join(BUDGETS)})") from None
 
 
-def time_cap(ctx, params: dict | None = None) -> float:
-    """Seconds one fit may take: the budget's ``max_seconds`` (or the spec's
-    own override in ``params``), lowered to the caller's ``ctx.max_seconds``
-    (a share of the run budget) when that is set."""
-    cap = get_budget(ctx.budget).with_overrides(params or {}).max_seconds
-    if getattr(ctx, "max_seconds", None) is not None:
-        cap = min(cap, ctx.max_seconds)
-    return max(1e-3, cap)
+#: ``Progress.stage`` of the event a model reports when the safety clock stops it.
+SAFETY_STOP = "safety_stop"
+
+
+def safety_seconds(ctx, params: dict | None = None) -> float | None:
+    """Seconds one fit may take before the safety stop: the caller's
+    ``ctx.max_seconds`` (what is left of the run), lowered to the spec's own
+    ``max_seconds`` param when set; ``None`` for no stop."""
+    caps = [c for c in ((params or {}).get("max_seconds"), getattr(ctx, "max_seconds", None))
+            if c is not None]
+    return max(1e-3, min(caps)) if caps else None
+
+
+class SafetyClock:
+    """The clock of one fit, as a safety stop that says so when it fires.
+
+    ``expired()`` is cheap to call every batch; the first time it returns
+    ``True`` it reports a ``SAFETY_STOP`` event through ``progress``, which
+    the search records as the trial's ``clock_stop`` (and the run as the
+    member's).
+    """
+
+    def __init__(self, seconds: float | None, progress: ProgressFn, model: str) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds if seconds else None
+        self.fired = False
+        self._progress = progress
+        self._model = model
+
+    def expired(self) -> bool:
+        if self.fired or self.deadline is None:
+            return self.fired
+        if time.monotonic() > self.deadline:
+            self.fire()
+        return self.fired
+
+    def fire(self) -> None:
+        """Record (once) that the safety stop ended this fit early."""
+        if not self.fired:
+            self.fired = True
+            self._progress(Progress(0.0, SAFETY_STOP, model=self._model,
+                                    message=f"safety time limit ({self.seconds:.0f} s) reached: "
+                                            "training stopped early, so this model depends on "
+                                            "the machine's speed"))

@@ -25,9 +25,9 @@ Every feature made of word material (forms, prefixes and suffixes of three
 letters or more, neighbours, bigrams, the header) is stored as a hash, as
 spaCy stores its features: the saved model holds no training word in clear.
 
-L-BFGS cannot stop early and keep its weights, so the time cap is kept
-by measuring the first iteration and restarting with as many iterations
-as fit.
+L-BFGS cannot stop early and keep its weights, so under a safety stop on
+the clock the first iteration is measured and training restarts with as
+many iterations as fit (fewer than the budget's: the stop fired).
 """
 from __future__ import annotations
 
@@ -44,14 +44,12 @@ from app.rules import dictionaries
 from app.rules.recognizer import RuleHit, find_hits
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
-from app.models.budget import get_budget, time_cap
+from app.models.budget import SafetyClock, safety_seconds
 
 # 2: dictionary, rule and number-range features (a version 1 model ignores
 # them as unknown attributes and still tags as it did).
 CRF_VERSION = 2
 _MODEL_FILE = "model.crfsuite"
-# L-BFGS iterations per budget (it usually converges before on big data).
-_ITERATIONS = {"quick": 30, "standard": 150, "full": 300}
 _WINDOW = 2
 
 
@@ -235,7 +233,7 @@ def _trainer_class():
 
 class CrfSpec(ModelSpec):
     """CRF member. Params: ``c1`` (L1), ``c2`` (L2), ``max_iterations``
-    (default: by budget), ``max_seconds`` (override of the budget's cap)."""
+    (default: the budget's), ``max_seconds`` (a safety stop below the run's)."""
 
     kind = "crf"
     # The search tunes the penalties, not the neural grid of app.models.hpo.
@@ -244,8 +242,9 @@ class CrfSpec(ModelSpec):
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "CrfModel":
         p = {**self.DEFAULTS, **self.params}
-        iterations = int(p.get("max_iterations") or _ITERATIONS[get_budget(ctx.budget).name])
-        max_seconds = time_cap(ctx, self.params)
+        iterations = int(p.get("max_iterations") or ctx.budget.max_iterations)
+        clock = SafetyClock(safety_seconds(ctx, self.params), ctx.progress, self.kind)
+        max_seconds = clock.seconds
         start = time.monotonic()
         ctx.progress(Progress(0.0, "train", model=self.kind, model_fraction=0.0,
                               message="extracting features"))
@@ -276,17 +275,22 @@ class CrfSpec(ModelSpec):
                                 "feature.possible_transitions": True})
             trainer.train(str(path))
 
-        try:
-            run(iterations, probe=True)
-        except _IterationCost as cost:
-            # The probe paid one iteration plus the set-up (feature generation
-            # inside CRFsuite); the real run pays them again.
-            left = max_seconds - (time.monotonic() - start)
-            fit = int(left / max(cost.seconds * 1.15, 1e-3)) - 1
-            iterations = max(1, min(iterations, fit))
+        if max_seconds is not None:
+            try:
+                run(iterations, probe=True)
+            except _IterationCost as cost:
+                # The probe paid one iteration plus the set-up (feature generation
+                # inside CRFsuite); the real run pays them again. Fewer
+                # iterations than the budget's is the safety stop firing.
+                left = max_seconds - (time.monotonic() - start)
+                fit = int(left / max(cost.seconds * 1.15, 1e-3)) - 1
+                if fit < iterations:
+                    clock.fire()
+                    iterations = max(1, fit)
         run(iterations, probe=False)
         model = CrfModel.from_file(path, p)
-        model.info = {"iterations": iterations, "features_s": round(features_s, 1),
+        model.info = {"iterations": iterations, "clock_stop": clock.fired,
+                      "features_s": round(features_s, 1),
                       "train_seconds": round(time.monotonic() - start, 1)}
         return model
 

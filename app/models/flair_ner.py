@@ -26,11 +26,9 @@ folder is deleted after training, the tagger is kept in memory.
 """
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,7 +41,7 @@ from app.core.progress import Progress, ProgressFn  # noqa: E402
 from app.core.tokenize import Segment  # noqa: E402
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,  # noqa: E402
                              read_meta, register, write_meta)
-from app.models.budget import time_cap  # noqa: E402
+from app.models.budget import SafetyClock, safety_seconds  # noqa: E402
 from app.models.vectors import ensure_word_vectors  # noqa: E402
 
 MODEL_FILE = "flair.pt"
@@ -58,11 +56,6 @@ DEFAULTS: dict[str, Any] = {
     "transformer": None,    # None: on for CUDA, off for CPU
 }
 
-# (epochs, min steps, max steps) per budget: tiny corpora get enough
-# updates to learn, big ones are capped. "quick" takes seconds on a few
-# sentences.
-_BUDGET = {"quick": (8, 60, 400), "standard": (30, 300, 20000), "full": (100, 1000, 100000)}
-
 _PREDICT_BATCH = 64
 _PREDICT_CHUNK = 512
 
@@ -75,12 +68,6 @@ def _bio_tag(tag: str) -> str:
     if prefix in ("I-", "E-"):
         return "I-" + tag[2:]
     return "O"
-
-
-def _max_epochs(budget: str, n_train: int, batch_size: int) -> int:
-    epochs, lo, hi = _BUDGET.get(budget, _BUDGET["standard"])
-    n_batches = max(1, math.ceil(n_train / batch_size))
-    return max(1, min(max(epochs, math.ceil(lo / n_batches)), hi // n_batches))
 
 
 def transformer_path() -> Path:
@@ -120,10 +107,10 @@ def _tag_seq(sent) -> TagSeq:
     return TagSeq(tags, conf)
 
 
-def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float | None = None):
+def _progress_plugin(progress: ProgressFn, max_epochs: int, clock: SafetyClock):
     """A Flair ``TrainerPlugin`` forwarding epochs, loss and dev F1 to ``progress``.
 
-    Past ``max_seconds`` it raises Flair's ``TrainingInterrupt``, which the
+    When the safety ``clock`` fires it raises Flair's ``TrainingInterrupt``, which the
     trainer turns into a normal end (keeping the best epoch so far). The
     trainer ends the same way on a ``KeyboardInterrupt`` (Ctrl-C, or the
     SIGTERM that `deid` turns into one): ``interrupted`` records it so that
@@ -131,8 +118,6 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float |
     Built in a function because Flair is imported lazily.
     """
     from flair.trainers.plugins import TrainerPlugin, TrainingInterrupt
-
-    deadline = time.monotonic() + max_seconds if max_seconds else None
 
     class ProgressPlugin(TrainerPlugin):
         def __init__(self) -> None:
@@ -150,9 +135,9 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, max_seconds: float |
         def after_training_batch(self, epoch, batch_no, total_number_of_batches, **_):
             frac = (epoch - 1 + (batch_no + 1) / max(1, total_number_of_batches)) / max_epochs
             self._report(frac, epoch=epoch, loss=self.loss, message=f"epoch {epoch}/{max_epochs}")
-            if deadline is not None and time.monotonic() > deadline:
+            if clock.expired():
                 self.timed_out = True
-                raise TrainingInterrupt("time budget reached")
+                raise TrainingInterrupt("safety time limit reached")
 
         @TrainerPlugin.hook
         def training_interrupt(self, **_):
@@ -179,8 +164,9 @@ class FlairSpec(ModelSpec):
 
     Parameters (``params``): ``hidden_size``, ``learning_rate``,
     ``mini_batch_size``, ``dropout``, ``patience``, ``transformer``
-    (bool or None = only on CUDA), ``max_epochs`` (overrides the budget),
-    ``max_seconds`` (ends training early, keeping the best epoch so far).
+    (bool or None = only on CUDA), ``max_epochs`` (overrides the budget's
+    epochs for the data size), ``max_seconds`` (a safety stop below the
+    run's: ends training early, keeping the best epoch so far).
     """
 
     kind = "flair"
@@ -203,8 +189,8 @@ class FlairSpec(ModelSpec):
         train_items = [s for s in corpus.train if s.segment.tokens]
         if not train_items:
             raise ValueError("no training segments")
-        max_epochs = int(params.get("max_epochs") or _max_epochs(
-            ctx.budget, len(train_items), int(params["mini_batch_size"])))
+        max_epochs = int(params.get("max_epochs") or ctx.budget.epochs(
+            len(train_items), int(params["mini_batch_size"])))
         dev_items = [s for s in corpus.dev if s.segment.tokens]
 
         ctx.progress(Progress(0.0, "train", model="flair", model_fraction=0.0,
@@ -243,7 +229,8 @@ class FlairSpec(ModelSpec):
 
         Path(ctx.workdir).mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix="flair-", dir=ctx.workdir))
-        plugin = _progress_plugin(ctx.progress, max_epochs, time_cap(ctx, params))
+        plugin = _progress_plugin(ctx.progress, max_epochs,
+                                  SafetyClock(safety_seconds(ctx, params), ctx.progress, self.kind))
         try:
             trainer = ModelTrainer(tagger, FlairCorpus(
                 train=FlairDatapointDataset(train), dev=FlairDatapointDataset(dev), test=None,

@@ -13,14 +13,15 @@ whose optimiser needs other values defines a classmethod
 spaCy member maps them to Adam rates); otherwise the point is used as is.
 
 The first trial is always the default point, so one trial (the ``quick``
-budget) means "train the defaults, no search". Under a time cap
-(``ctx.max_seconds``, a member's share of the run budget) the defaults may
-use all of it; a further trial gets at least what the first one took (more
-when the time left is plenty for the trials still planned) and starts only
-while at least half that is left, so the trials stay comparable. The
-trials table says how many ran. A point is never trained
-twice: when the optimiser proposes a known point, an untried one is drawn
-with the seed instead. Everything is deterministic for a given seed.
+budget) means "train the defaults, no search". How many trials run is
+work, not time: ``Budget.trials`` of the training set's size (every trial
+on a few hundred notes, one well-trained trial on a big corpus). The clock
+(``ctx.max_seconds``, what is left of the run) is only a safety stop: each
+trial gets what is left of it, no trial starts after it fired, and the
+trial it stopped says ``clock_stop``. A point is never trained twice: when
+the optimiser proposes a known point, an untried one is drawn with the
+seed instead. Everything is deterministic for a given seed and budget,
+whatever the machine's load.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from app.core.bio import tags_to_spans
 from app.core.progress import Cancelled, Progress
 from app.eval.metrics import PRF, strict_counts
 from app.models.base import Corpus, ModelSpec, TrainContext, TrainedModel
-from app.models.budget import get_budget
+from app.models.budget import SAFETY_STOP, SafetyClock
 
 GRID: dict[str, tuple] = {
     "batch_size": (16, 32, 64),
@@ -52,7 +53,8 @@ class Trial:
     ``point`` is the grid point (``None`` for a defaults-only run), ``params``
     what the spec was built with. ``model`` is kept for the best trial only.
     ``error`` holds the exception type of a failed trial (no message: it
-    could quote note text).
+    could quote note text). ``clock_stop``: the safety stop on the clock
+    ended this trial, or the search after it.
     """
 
     index: int
@@ -61,12 +63,14 @@ class Trial:
     dev_f1: float | None
     seconds: float
     error: str | None = None
+    clock_stop: bool = False
     model: TrainedModel | None = dataclasses.field(default=None, repr=False)
 
     def as_row(self) -> dict[str, Any]:
         """A JSON-friendly row (without the model)."""
         return {"trial": self.index, "point": self.point, "params": self.params,
-                "dev_f1": self.dev_f1, "seconds": round(self.seconds, 2), "error": self.error}
+                "dev_f1": self.dev_f1, "seconds": round(self.seconds, 2), "error": self.error,
+                "clock_stop": self.clock_stop}
 
 
 def dev_strict_f1(model: TrainedModel, corpus: Corpus) -> float:
@@ -105,7 +109,8 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
         progress callback scaled into the whole search. ``Cancelled``
         propagates.
     n_trials
-        Default: the budget's ``hpo_trials``. 1 trains ``base_params`` only.
+        Default: ``ctx.budget.trials`` of the training set's size. 1 trains
+        ``base_params`` only.
     grid
         The categorical space (default: the spec class's ``HPO_GRID`` if it
         has one, else ``GRID``).
@@ -120,7 +125,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
     from skopt.space import Categorical
 
     grid = dict(grid or getattr(spec_cls, "HPO_GRID", None) or GRID)
-    n = n_trials if n_trials is not None else get_budget(ctx.budget).hpo_trials
+    n = n_trials if n_trials is not None else ctx.budget.trials(len(corpus.train))
     if n < 1:
         raise ValueError("n_trials must be >= 1")
     if n > 1 and not corpus.dev:
@@ -143,18 +148,15 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
     tried: set[tuple] = set()
     trials: list[Trial] = []
     best: Trial | None = None
-    deadline = time.monotonic() + ctx.max_seconds if ctx.max_seconds else None
+    clock = SafetyClock(ctx.max_seconds, ctx.progress, spec_cls.kind)
     for i in range(n):
         trial_ctx = ctx
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            cap = left
-            if i > 0:
-                first = trials[0].seconds
-                if left < 0.5 * first:
-                    break
-                cap = min(left, max(first, left / (n - i)))
-            trial_ctx = dataclasses.replace(ctx, max_seconds=max(1.0, cap))
+        if clock.deadline is not None:
+            if i > 0 and clock.expired():
+                trials[-1].clock_stop = True
+                break
+            trial_ctx = dataclasses.replace(
+                ctx, max_seconds=max(1.0, clock.deadline - time.monotonic()))
         if opt is None:
             point = None
         else:
@@ -163,8 +165,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             tried.add(tuple(x))
             point = dict(zip(names, x))
         params = _spec_params(spec_cls, base_params, point)
-        trial = _run_trial(spec_cls, params, point, corpus, trial_ctx, i, n,
-                           deadline, ctx.max_seconds)
+        trial = _run_trial(spec_cls, params, point, corpus, trial_ctx, i, n)
         trials.append(trial)
         if opt is not None:
             opt.tell(x, -(trial.dev_f1 or 0.0))
@@ -174,10 +175,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             best = trial
         else:
             trial.model = None
-        done = (i + 1) / n
-        if deadline is not None:
-            done = min(1.0, max(done, 1.0 - (deadline - time.monotonic()) / ctx.max_seconds))
-        ctx.progress(Progress(done, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
+        ctx.progress(Progress((i + 1) / n, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
                               message=f"trial {i + 1}/{n} done"))
     if best is None:
         raise RuntimeError(f"every {spec_cls.kind} trial failed ({trials[-1].error})")
@@ -209,16 +207,13 @@ def _all_points(names: list[str], grid: dict[str, Sequence]) -> list[list]:
 
 
 def _run_trial(spec_cls: type[ModelSpec], params: dict[str, Any], point: dict[str, Any] | None,
-               corpus: Corpus, ctx: TrainContext, i: int, n: int,
-               deadline: float | None = None, search_seconds: float | None = None) -> Trial:
+               corpus: Corpus, ctx: TrainContext, i: int, n: int) -> Trial:
+    stopped = [False]
+
     def scaled(p: Progress) -> None:
-        fraction = (i + p.fraction) / n
-        if deadline is not None and search_seconds:
-            # Under a time cap the trials that will run are not known in
-            # advance: the clock is the better measure of progress.
-            spent = 1.0 - (deadline - time.monotonic()) / search_seconds
-            fraction = min(1.0, max(fraction, spent))
-        ctx.progress(dataclasses.replace(p, fraction=fraction,
+        if p.stage == SAFETY_STOP:
+            stopped[0] = True
+        ctx.progress(dataclasses.replace(p, fraction=(i + p.fraction) / n,
                                          message=f"trial {i + 1}/{n}: {p.message}".rstrip(": ")))
 
     trial_ctx = dataclasses.replace(ctx, workdir=ctx.workdir / f"trial_{i:02d}", progress=scaled)
@@ -229,5 +224,7 @@ def _run_trial(spec_cls: type[ModelSpec], params: dict[str, Any], point: dict[st
     except Cancelled:
         raise
     except Exception as exc:  # one bad point must not end the search
-        return Trial(i, point, params, None, time.monotonic() - start, error=type(exc).__name__)
-    return Trial(i, point, params, f1, time.monotonic() - start, model=model)
+        return Trial(i, point, params, None, time.monotonic() - start, error=type(exc).__name__,
+                     clock_stop=stopped[0])
+    return Trial(i, point, params, f1, time.monotonic() - start, clock_stop=stopped[0],
+                 model=model)

@@ -33,7 +33,7 @@ from app.core.tokenize import Segment
 from app.eval.metrics import PRF, strict_counts
 from app.models.base import (Corpus, ModelSpec, TaggedSegment, TagSeq, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
-from app.models.budget import get_budget, time_cap
+from app.models.budget import SafetyClock, safety_seconds
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +125,11 @@ class SpacyNERSpec(ModelSpec):
         Path of static word vectors (word2vec text/.bin or gensim .kv).
     width, depth, window_size, hidden_width : int
         Tok2vec width/depth/window and the NER hidden layer width.
-    max_epochs, patience, max_seconds
-        Override the budget's limits.
+    max_epochs, patience
+        Override the budget's limits (by default the epochs follow the
+        budget and the size of the training set).
+    max_seconds
+        A safety stop on the clock, below the run's.
     """
 
     kind = "spacy"
@@ -162,8 +165,9 @@ class SpacyNERSpec(ModelSpec):
         from thinc.api import Adam
 
         p = self.params
-        budget = get_budget(ctx.budget).with_overrides(p)
-        max_seconds = time_cap(ctx, p)
+        budget = ctx.budget.with_overrides(p)
+        clock = SafetyClock(safety_seconds(ctx, p), ctx.progress, self.kind)
+        max_seconds = clock.seconds
         _use_gpu(ctx.device)
         fix_random_seed(ctx.seed)
         nlp = _blank(corpus.language)
@@ -201,23 +205,24 @@ class SpacyNERSpec(ModelSpec):
         rng = random.Random(ctx.seed)
         batch_size, dropout = int(p["batch_size"]), float(p["dropout"])
         n_batches = math.ceil(len(train) / batch_size)
+        max_epochs = int(p.get("max_epochs") or budget.epochs(len(train), batch_size))
         start = last_report = time.monotonic()
         best_f1, best_bytes, best_epoch, bad_epochs = -1.0, None, 0, 0
         history: list[dict[str, float]] = []
         stop_reason = "max_epochs"
-        for epoch in range(1, budget.max_epochs + 1):
+        for epoch in range(1, max_epochs + 1):
             rng.shuffle(train)
             losses: dict[str, float] = {}
             out_of_time = False
             for b, batch in enumerate(minibatch(train, size=batch_size), 1):
                 nlp.update(batch, drop=dropout, sgd=optimizer, losses=losses)
                 now = time.monotonic()
-                if now - start > max_seconds:
+                if clock.expired():
                     out_of_time = True
                     break
                 if now - last_report > _REPORT_EVERY_S:
                     last_report = now
-                    frac = (epoch - 1 + b / n_batches) / budget.max_epochs
+                    frac = (epoch - 1 + b / n_batches) / max_epochs
                     ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
                                           epoch=epoch, loss=losses.get("ner"),
                                           eta_s=_eta(now - start, frac, max_seconds)))
@@ -231,29 +236,31 @@ class SpacyNERSpec(ModelSpec):
             else:
                 bad_epochs += 1
             elapsed = time.monotonic() - start
-            frac = epoch / budget.max_epochs
+            frac = epoch / max_epochs
             ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
                                   epoch=epoch, loss=loss, dev_f1=f1,
                                   eta_s=_eta(elapsed, frac, max_seconds),
                                   message=f"epoch {epoch} done"))
             if out_of_time:
-                stop_reason = "max_seconds"
+                stop_reason = "safety_stop"
                 break
             if dev_items and bad_epochs >= budget.patience:
                 stop_reason = "early_stopping"
                 break
         ner.from_bytes(best_bytes, exclude=["vocab"])
         model.info = {"best_epoch": best_epoch, "dev_f1": best_f1 if dev_items else None,
-                      "epochs": len(history), "stop_reason": stop_reason,
+                      "epochs": len(history), "max_epochs": max_epochs,
+                      "stop_reason": stop_reason, "clock_stop": clock.fired,
                       "train_seconds": round(time.monotonic() - start, 1),
                       "spacy_version": spacy.__version__, "history": history}
         return model
 
 
-def _eta(elapsed: float, frac: float, cap: float) -> float | None:
+def _eta(elapsed: float, frac: float, cap: float | None) -> float | None:
     if frac <= 0:
         return None
-    return max(0.0, min(elapsed / frac - elapsed, cap - elapsed))
+    left = elapsed / frac - elapsed
+    return max(0.0, left if cap is None else min(left, cap - elapsed))
 
 
 class SpacyNERModel(TrainedModel):

@@ -32,7 +32,6 @@ import re
 import shutil
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,7 +42,7 @@ from app.core.progress import Cancelled, Progress, ProgressFn
 from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TaggedSegment, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
-from app.models.budget import time_cap
+from app.models.budget import Budget, SafetyClock, safety_seconds
 from app.models.vectors import ensure_word_vectors
 
 MODEL_FILE = "stanza_ner.pt"
@@ -57,11 +56,6 @@ DEFAULTS: dict[str, Any] = {
     "hidden_dim": 256,
     "char_hidden_dim": 100,
 }
-
-# (epochs, min steps, max steps) per budget. "quick" is for smoke runs and
-# must take seconds on a few sentences (yet learn an obvious pattern).
-_BUDGET_STEPS = {"quick": (4, 50, 200), "standard": (30, 200, 8000),
-                 "full": (100, 500, 30000)}
 
 # Segments per Pipeline call at prediction time (bounds memory).
 _PREDICT_CHUNK = 1024
@@ -85,11 +79,10 @@ def to_bio(tags: Sequence[str]) -> list[str]:
     return repair_tags([_bio_tag(t) for t in tags])
 
 
-def _budget_schedule(budget: str, n_train: int, batch_size: int,
+def _budget_schedule(budget: Budget, n_train: int, batch_size: int,
                      max_steps: int | None = None) -> dict[str, int]:
-    epochs, lo, hi = _BUDGET_STEPS.get(budget, _BUDGET_STEPS["standard"])
     n_batches = max(1, math.ceil(n_train / batch_size))
-    max_steps = int(max_steps or min(hi, max(lo, epochs * n_batches)))
+    max_steps = int(max_steps or budget.steps(n_train, batch_size))
     # About ten dev evaluations per run, the best one kept; at most 100 steps
     # apart, since a time cap can only stop training at an evaluation.
     eval_interval = max(1, min(max_steps // 10, 100))
@@ -105,7 +98,7 @@ def _budget_schedule(budget: str, n_train: int, batch_size: int,
 
 
 class _TimeUp(Exception):
-    """Raised by the handler when ``max_seconds`` ran out (after a dev evaluation)."""
+    """Raised by the handler when the safety clock fired (after a dev evaluation)."""
 
 
 class _ProgressHandler(logging.Handler):
@@ -116,12 +109,11 @@ class _ProgressHandler(logging.Handler):
     never forwarded.
     """
 
-    def __init__(self, progress: ProgressFn, max_steps: int,
-                 max_seconds: float | None = None) -> None:
+    def __init__(self, progress: ProgressFn, max_steps: int, clock: SafetyClock) -> None:
         super().__init__(level=logging.INFO)
         self._progress = progress
         self._max_steps = max_steps
-        self._deadline = time.monotonic() + max_seconds if max_seconds else None
+        self._clock = clock
         self._thread = threading.get_ident()
         self._cancelled = False
         self.best_dev: float | None = None
@@ -154,8 +146,7 @@ class _ProgressHandler(logging.Handler):
                 raise
             # Stop on a step line (no try around it in Stanza) once a model
             # has been saved by a dev evaluation.
-            if (self._deadline is not None and self.best_dev is not None
-                    and time.monotonic() > self._deadline and report.loss is not None):
+            if self.best_dev is not None and report.loss is not None and self._clock.expired():
                 raise _TimeUp()
 
 
@@ -184,9 +175,10 @@ class StanzaSpec(ModelSpec):
 
     Parameters (``params``): ``batch_size``, ``lr``, ``dropout``, ``optim``,
     ``hidden_dim``, ``char_hidden_dim`` (see ``DEFAULTS``); ``max_steps``
-    overrides the budget's number of optimizer steps; ``max_seconds`` stops
-    training (keeping the best model so far) after the first dev
-    evaluation past that time.
+    overrides the budget's number of optimizer steps for the data size;
+    ``max_seconds`` (a safety stop below the run's) stops training
+    (keeping the best model so far) after the first dev evaluation past
+    that time.
     """
 
     kind = "stanza"
@@ -235,7 +227,8 @@ class StanzaSpec(ModelSpec):
                 *(f"--{k}={v}" for k, v in sched.items()),
                 "--cuda" if ctx.device == "cuda" else "--cpu",
             ]
-            handler = _ProgressHandler(ctx.progress, sched["max_steps"], time_cap(ctx, params))
+            handler = _ProgressHandler(ctx.progress, sched["max_steps"], SafetyClock(
+                safety_seconds(ctx, params), ctx.progress, self.kind))
             # The handler needs Stanza's INFO lines (progress *and* cancel).
             # Importing flair runs logging.config.dictConfig, which disables
             # every logger that existed then (Stanza's included): re-enable.

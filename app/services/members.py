@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 from app.core.progress import CancelToken, Progress, ProgressFn
 from app.models.base import Corpus, TrainedModel
+from app.models.budget import Budget, get_budget
 
 
 @dataclass
@@ -40,13 +41,17 @@ class MemberJob:
     cache: Path              # shared cache (word vectors) of the run
     device: str = "cpu"
     seed: int = 13
-    budget: str = "standard"
-    hpo_trials: int = 1
+    # The run's Budget (a name is looked up); it bounds the member's work.
+    budget: Budget = "standard"  # type: ignore[assignment]
+    # The safety stop: seconds left of the run's clock when the member starts.
     time_cap: float | None = None
     # Worker processes only: torch CPU threads (None = library default) and
     # whether the parent keeps Stanza/Flair INFO lines off the terminal.
     threads: int | None = None
     quiet: bool = False
+
+    def __post_init__(self) -> None:
+        self.budget = get_budget(self.budget)
 
 
 @dataclass
@@ -57,6 +62,7 @@ class MemberFit:
     trials: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     peak_mb: float = 0.0
+    clock_stop: bool = False     # the safety stop on the clock ended a trial early
 
 
 def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, TrainedModel]:
@@ -75,12 +81,13 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
             model, params, trials = spec_cls(**job.params).fit(job.corpus, ctx), job.params, []
         else:
             # search() raises when every trial failed; the best one keeps its model.
-            params, rows = search(spec_cls, job.params, job.corpus, ctx, n_trials=job.hpo_trials)
+            params, rows = search(spec_cls, job.params, job.corpus, ctx)
             model = next(r.model for r in rows if r.model is not None)
             trials = [r.as_row() for r in rows]
     seconds = time.perf_counter() - started
     model.save(job.out_dir)
-    return MemberFit(params, trials, seconds, mem.peak_mb), model
+    clock_stop = any(t.get("clock_stop") for t in trials)
+    return MemberFit(params, trials, seconds, mem.peak_mb, clock_stop), model
 
 
 def _exit_with_parent() -> None:

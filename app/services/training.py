@@ -41,14 +41,9 @@ META_MODELS = ("lr", "svm", "xgb")
 # Relative cost of one member, to spread the progress bar sensibly.
 _WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
            "rules": 0.2, "lists": 0.2, "names": 0.2}
-# How a run budget is shared between members: spaCy learns the most per
-# second on a CPU, so it gets more; the CRF converges in minutes and the
-# rules take no time to speak of.
-_TIME_SHARE = {"spacy": 1.5, "stanza": 1.0, "flair": 1.0, "crf": 0.5,
-               "rules": 0.0, "lists": 0.0, "names": 0.0}
-# Part of a run budget kept for dev predictions and the ensembles.
+# Part of the run's safety clock kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
-# No member gets less than this, even in an overrun run.
+# No member's safety stop comes sooner than this, even in an overrun run.
 _MIN_MEMBER_SECONDS = 60.0
 ACTIVE_RUN = "active_run"
 #: Selection objectives a run can use (app.ensemble.selection); every one but
@@ -87,7 +82,8 @@ class TrainConfig:
     # Members trained at once, each in its own process (1 = one after
     # another in this process). Worth it with a GPU or many cores.
     jobs: int = 1
-    # Wall-time cap of the whole run in minutes, replacing the budget's.
+    # The safety stop on the clock for the whole run, in minutes, replacing
+    # the budget's; when it fires the run says so (members' clock_stop).
     max_minutes: float | None = None
     # Reuse the trained members of the project's active run (same data
     # split) instead of training them again: only the members it lacks are
@@ -162,8 +158,9 @@ class MemberInfo:
     size_mb: float
     dev: dict
     trials: list[dict] = field(default_factory=list)
-    time_cap: float | None = None
+    time_cap: float | None = None      # its safety stop: seconds left of the run's clock
     reused_from: int | None = None     # the run that trained it, when reused
+    clock_stop: bool = False           # the safety stop ended its training early
 
 
 @dataclass
@@ -314,7 +311,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     members: dict[str, MemberInfo] = {}
     dev_out: dict = {}
     dev_seconds: dict[str, float] = {}       # each member's time to tag dev: its cost
-    run_seconds = config.max_minutes * 60.0 if config.max_minutes else budget.run_seconds
+    run_seconds = config.max_minutes * 60.0 if config.max_minutes else budget.safety_seconds
     run_deadline = t0 + run_seconds if run_seconds else None
     jobs_total = max(1, min(config.jobs, len(plan)))
     private = PrivateDir("deid-train-")
@@ -329,15 +326,11 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                         loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))
 
     def with_time_cap(job: MemberJob, running: int) -> MemberJob:
-        # A share of what is left of the run; members training side by side
-        # each get the share of their slot.
-        share = _TIME_SHARE.get(job.kind, 1.0)
-        if run_deadline is not None and share > 0:
+        # The clock is a safety stop, not a share of work: every member may
+        # use what is left of the run (its work is bounded by the budget).
+        if run_deadline is not None and job.kind not in FIXED_KINDS:
             left = run_deadline - time.perf_counter() - _ENSEMBLE_RESERVE * run_seconds
-            waiting = [j for j in jobs[jobs.index(job):] if _TIME_SHARE.get(j.kind, 1.0) > 0]
-            slots = max(1, min(jobs_total - running, len(waiting)))
-            rest = sum(_TIME_SHARE.get(j.kind, 1.0) for j in waiting)
-            job.time_cap = round(max(_MIN_MEMBER_SECONDS, min(left, left * share * slots / rest)), 1)
+            job.time_cap = round(max(_MIN_MEMBER_SECONDS, left), 1)
         member_progress(job.name, Progress(0.0, "train", message="starting"))
         return job
 
@@ -353,7 +346,11 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                              meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
         members[job.name] = MemberInfo(job.name, job.kind, job.variant, fit.params,
                                        round(fit.seconds, 2), round(fit.peak_mb, 1), round(size_mb, 2),
-                                       score.as_dict(), fit.trials, job.time_cap, reused_from)
+                                       score.as_dict(), fit.trials, job.time_cap, reused_from,
+                                       fit.clock_stop)
+        if fit.clock_stop and reused_from is None:
+            notes.append(f"{job.name}: the safety time limit stopped its training early, so it "
+                         "depends on the machine's speed (a bigger limit or budget trains it fully)")
         fractions[job.name] = 1.0
         member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained"))
 
@@ -369,15 +366,15 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                 params["transformer"] = (device == "cuda") if config.transformer is None else config.transformer
             jobs.append(MemberJob(name, kind, variant, params, corpus, work / name,
                                   work / "saved" / name, work / "cache", device=device,
-                                  seed=config.seed, budget=config.budget,
-                                  hpo_trials=budget.hpo_trials))
+                                  seed=config.seed, budget=budget))
         for job in [j for j in jobs if j.name in reusable]:
             old_run, art, info = reusable[job.name]
             member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model"))
             job.out_dir.parent.mkdir(parents=True, exist_ok=True)
             project.extract_artifact(art.id, job.out_dir)
             fit = MemberFit(info.get("params", {}), info.get("trials", []),
-                            info.get("seconds", 0.0), info.get("peak_mb", 0.0))
+                            info.get("seconds", 0.0), info.get("peak_mb", 0.0),
+                            info.get("clock_stop", False))
             # The run that trained it, not only the last one that reused it.
             record(job, fit, load_model(job.out_dir, device),
                    reused_from=info.get("reused_from") or old_run)

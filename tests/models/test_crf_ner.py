@@ -91,6 +91,7 @@ def test_time_cap_sizes_the_run_from_the_first_iteration(corpus, tmp_path):
     ctx = TrainContext(workdir=tmp_path, budget="full", max_seconds=0.05)
     model = CrfSpec().fit(corpus, ctx)
     assert 1 <= model.info["iterations"] < 300     # full would run 300
+    assert model.info["clock_stop"] is True         # and it says the clock stopped it
     assert model.predict(_items(corpus))           # still a working model
 
 

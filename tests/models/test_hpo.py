@@ -127,7 +127,7 @@ def test_spacy_search_maps_learning_rates(corpus, tmp_path):
 
 class _SlowSpec(ModelSpec):
     """Each fit 'takes' a fixed number of seconds on a fake clock and records
-    the time cap it was handed."""
+    the safety stop it was handed."""
 
     kind = "hpo-slow"
     caps: list[float] = []
@@ -135,7 +135,7 @@ class _SlowSpec(ModelSpec):
 
     def fit(self, corpus, ctx):
         type(self).caps.append(ctx.max_seconds)
-        _clock[0] += min(self.seconds, ctx.max_seconds or self.seconds)
+        _clock[0] += self.seconds
         return _Echo(False, {})
 
 
@@ -144,39 +144,52 @@ _clock = [0.0]
 
 @pytest.fixture
 def fake_clock(monkeypatch):
+    import app.models.budget as budget
     import app.models.hpo as hpo
     _clock[0] = 1000.0
     _SlowSpec.caps = []
     monkeypatch.setattr(hpo.time, "monotonic", lambda: _clock[0])
+    monkeypatch.setattr(budget.time, "monotonic", lambda: _clock[0])
 
 
-@pytest.mark.parametrize("first, expected_trials", [(10.0, 8), (30.0, 3), (60.0, 2), (100.0, 1)])
-def test_time_cap_spends_the_share_on_as_many_trials_as_fit(corpus, tmp_path, fake_clock,
-                                                           first, expected_trials):
-    # A 100 s share and 8 planned trials: quick trials all run; a trial that
-    # uses the whole share leaves no room for a comparable second one.
-    _SlowSpec.seconds = first
-    ctx = TrainContext(workdir=tmp_path, budget="standard", max_seconds=100.0)
-    _, trials = search(_SlowSpec, {}, corpus, ctx, n_trials=8)
-    assert len(trials) == expected_trials
-    assert _SlowSpec.caps[0] == pytest.approx(100.0)       # the defaults may use it all
-    assert all(c <= 100.0 for c in _SlowSpec.caps)
+@pytest.mark.parametrize("seconds", [1.0, 30.0])
+def test_trials_are_work_not_time(corpus, tmp_path, fake_clock, seconds):
+    # A slow machine (or a loaded one) runs the same trials as a fast one:
+    # their number comes from the budget and the data size, never the clock.
+    from app.models.budget import get_budget
+    _SlowSpec.seconds = seconds
+    _, trials = search(_SlowSpec, {}, corpus, _ctx(tmp_path))
+    assert len(trials) == get_budget("standard").trials(len(corpus.train)) == 8
+    assert not any(t.clock_stop for t in trials)
 
 
-def test_time_cap_is_the_smaller_of_budget_and_share(tmp_path):
-    from app.models.budget import get_budget, time_cap
-    ctx = TrainContext(workdir=tmp_path, budget="quick")
-    assert time_cap(ctx) == get_budget("quick").max_seconds
-    assert time_cap(ctx, {"max_seconds": 5}) == 5
-    assert time_cap(TrainContext(workdir=tmp_path, budget="quick", max_seconds=7.0)) == 7.0
-    assert get_budget("standard").run_seconds and get_budget("quick").run_seconds is None
+def test_big_data_gets_fewer_trials():
+    from app.models.budget import get_budget
+    standard = get_budget("standard")
+    assert standard.trials(500) == 8                   # a few hundred segments: the full search
+    assert standard.trials(15000) == 1                 # MEDDOCAN-sized: one well-trained trial
+    assert standard.epochs(15000, 32) == 17            # whole epochs within max_steps
+    assert standard.steps(15000, 32) == standard.max_steps
+    assert get_budget("quick").epochs(200, 32) == 8    # tiny data: at least min_steps updates
 
 
-def test_time_capped_search_reports_progress_by_the_clock(corpus, tmp_path, fake_clock):
-    # One trial eats the whole share: the bar must reach the end, not 1/8.
-    _SlowSpec.seconds = 100.0
+def test_safety_stop_ends_the_search_and_says_so(corpus, tmp_path, fake_clock):
+    _SlowSpec.seconds = 60.0
     reports = []
     ctx = TrainContext(workdir=tmp_path, budget="standard", max_seconds=100.0,
                        progress=reports.append)
-    search(_SlowSpec, {}, corpus, ctx, n_trials=8)
-    assert reports[-1].fraction == pytest.approx(1.0)
+    _, trials = search(_SlowSpec, {}, corpus, ctx, n_trials=8)
+    # The second trial starts with 40 s left and overruns: no third one.
+    assert len(trials) == 2 and _SlowSpec.caps == [pytest.approx(100.0), pytest.approx(40.0)]
+    assert [t.clock_stop for t in trials] == [False, True]
+    assert trials[-1].as_row()["clock_stop"] is True
+    from app.models.budget import SAFETY_STOP
+    assert [r.model for r in reports if r.stage == SAFETY_STOP] == ["hpo-slow"]
+
+
+def test_safety_seconds_is_the_smaller_of_run_and_spec(tmp_path):
+    from app.models.budget import safety_seconds
+    ctx = TrainContext(workdir=tmp_path, budget="quick")
+    assert safety_seconds(ctx) is None                  # no clock at all
+    assert safety_seconds(ctx, {"max_seconds": 5}) == 5
+    assert safety_seconds(TrainContext(workdir=tmp_path, max_seconds=7.0), {"max_seconds": 9}) == 7.0

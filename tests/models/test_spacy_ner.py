@@ -131,3 +131,21 @@ def test_same_seed_same_weights(corpus, tmp_path: Path):
         return model.nlp.get_pipe("ner").to_bytes(exclude=["vocab"])
 
     assert weights(5) == weights(5)
+
+
+def test_safety_stop_keeps_the_best_epoch_and_says_so(corpus, tmp_path):
+    reports: list[Progress] = []
+    ctx = TrainContext(workdir=tmp_path, budget="quick", progress=reports.append)
+    model = SpacyNERSpec(width=32, max_seconds=1e-3).fit(corpus, ctx)
+    assert model.info["stop_reason"] == "safety_stop" and model.info["clock_stop"] is True
+    assert model.info["epochs"] == 1
+    assert [r.model for r in reports if r.stage == "safety_stop"] == ["spacy"]
+    assert len(model.predict(_items(corpus))) == len(corpus.dev)
+
+
+def test_epochs_follow_the_budget_and_the_data_size(corpus, tmp_path):
+    from app.models.budget import get_budget
+    ctx = TrainContext(workdir=tmp_path, budget="quick")
+    model = SpacyNERSpec(width=32, batch_size=64, patience=99).fit(corpus, ctx)
+    assert model.info["max_epochs"] == get_budget("quick").epochs(len(corpus.train), 64)
+    assert model.info["clock_stop"] is False
