@@ -247,6 +247,9 @@ def render_cluster(rec: dict) -> list[str]:
         if (job, 1) in by and (job, 2) in by:
             lines += ["", f"Scaling, {job}: 2 workers / 1 worker = "
                       f"{by[(job, 2)] / by[(job, 1)]:.2f}x on this 2-core machine."]
+    if r.get("worker_rss_mb"):
+        lines += ["", f"Each worker (one thread, the model and the leak scan's members loaded, "
+                  f"after redacting): {r['worker_rss_mb']:,.0f} MB resident."]
     lines += ["", "Projection, `deid redact`, 1,000,000 notes on 10 nodes x 16 cores:", ""]
     return lines + projection_lines(r["projection"])
 

@@ -132,7 +132,7 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
         raise UserError('the cluster benchmark needs the Dask extra: pip install '
                         '"deid-studio[cluster]"') from None
     chars = _chars(sorted(notes.glob("*.txt")))
-    rows = []
+    rows, rss = [], None
     for n in sizes:
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None) as cluster:
@@ -147,7 +147,22 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
                              "client_cpu_s": round(cpu, 3),
                              "client_chars_per_cpu_s": round(chars / cpu, 1) if cpu else None})
                 log(f"cluster: {kind} on {n} worker(s): {chars / wall:,.0f} chars/s")
-    return {"chars": chars, "rows": rows, "projection": project(rows)}
+            if n == 1:
+                rss = _worker_rss_mb(cluster.scheduler_address)
+    return {"chars": chars, "rows": rows, "worker_rss_mb": rss, "projection": project(rows)}
+
+
+def _worker_rss_mb(address: str) -> float:
+    """Resident memory of a worker process holding the model and the scan's
+    members (what each worker needs), the largest over the workers."""
+    from distributed import Client
+
+    def rss() -> float:
+        import psutil
+        return psutil.Process().memory_info().rss / 2**20
+
+    with Client(address, timeout="30s") as client:
+        return round(max(client.run(rss).values()), 1)
 
 
 def project(rows: list[dict]) -> dict:
