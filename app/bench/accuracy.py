@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Callable
 
 from app.bench.config import TARGETS, Size, meddocan_dir, physionet_dir
-from app.bench.corpora import (corpus_stats, create_meddocan_project, create_physionet_project,
-                               create_synthetic_project, meddocan_stems, subsample)
+from app.bench.corpora import (add_physionet_lists, corpus_stats, create_meddocan_project,
+                               create_physionet_project, create_synthetic_project,
+                               meddocan_stems, subsample)
 from app.bench.scoring import score_candidates, selected_row
 from app.bench.train import run_summary, train
 from app.errors import UserError
@@ -37,8 +38,9 @@ def project_path(out_dir: Path, corpus: str, size: Size) -> Path:
     return out_dir / "projects" / f"accuracy-{corpus}-{size.name}.deid"
 
 
-def build_project(corpus: str, path: Path, size: Size):
-    """A fresh, untrained project holding ``corpus``; open."""
+def build_project(corpus: str, path: Path, size: Size, *, lists: bool = False):
+    """A fresh, untrained project holding ``corpus``; open. ``lists``: give a
+    PhysioNet project the corpus's hospital lists (`add_physionet_lists`)."""
     if corpus == "synthetic":
         return create_synthetic_project(path, size)
     if corpus == "physionet":
@@ -48,7 +50,10 @@ def build_project(corpus: str, path: Path, size: Size):
                             "../shared/data/physionet-deid or set $DEID_PHYSIONET")
         limit = None if size.meddocan_limit is None else 5 * size.meddocan_limit[0]
         with tempfile.TemporaryDirectory(prefix="deid-bench-") as work:
-            return create_physionet_project(path, root, work=Path(work), limit=limit)
+            project = create_physionet_project(path, root, work=Path(work), limit=limit)
+            if lists:
+                add_physionet_lists(project, root, work=Path(work))
+            return project
     root = meddocan_dir()
     if root is None:
         raise UserError("MEDDOCAN not found: put it at ../shared/data/meddocan or set $DEID_MEDDOCAN")
@@ -62,8 +67,12 @@ def build_project(corpus: str, path: Path, size: Size):
 
 def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out_dir: Path,
                  seed: int = 13, log: Callable[[str], None] = print,
-                 project: Path | None = None) -> tuple[dict, list[dict]]:
+                 project: Path | None = None, lists: bool = False) -> tuple[dict, list[dict]]:
     """Build, train and score; returns ``(results, targets)``.
+
+    ``lists``: a PhysioNet project also gets the corpus's hospital lists
+    before training (staff, places, hospitals, the table of the training
+    patients).
 
     With ``project`` (a project already trained on ``corpus``, e.g. by
     ``deid train``), nothing is built or trained: its active run is scored,
@@ -79,9 +88,9 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
         log(f"accuracy/{corpus}: scoring the trained project {path}")
         project = Project.open(path)
     else:
-        path = project_path(out_dir, corpus, size)
-        log(f"accuracy/{corpus}: building {path}")
-        project = build_project(corpus, path, size)
+        path = project_path(out_dir, corpus + ("-lists" if lists else ""), size)
+        log(f"accuracy/{corpus}: building {path}" + (" with the hospital lists" if lists else ""))
+        project = build_project(corpus, path, size, lists=lists)
     try:
         data = corpus_stats(project)
         if not reuse:
@@ -99,7 +108,7 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
     finally:
         project.close()
     results = {"corpus": corpus, "project": str(path), "data": data, "train": summary,
-               "evaluation": scores}
+               "evaluation": scores, "lists": bool(lists)}
     targets = []
     if corpus == "meddocan":
         best = selected_row(scores)
@@ -112,7 +121,8 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
         best = selected_row(scores)
         privacy = best["privacy"]
         kept = 1.0 - privacy["notes_with_missed"] / max(privacy["notes_with_identifiers"], 1)
-        note = (f"selected {best['name']}; {budget} budget, models {', '.join(models)}, "
+        note = (f"selected {best['name']}{' with the hospital lists' if lists else ''}; "
+                f"{budget} budget, models {', '.join(models)}, "
                 f"size {size.name}; {privacy['notes_with_missed']} of "
                 f"{privacy['notes_with_identifiers']} notes with identifiers miss one")
         targets = [TARGETS["physionet_token_recall"].check(best["token"]["recall"], note),

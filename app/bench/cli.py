@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stacking meta-models to train (default: the training service's: "
                         "lr svm xgb)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
+    p.add_argument("--lists", action="store_true",
+                   help="accuracy --corpus physionet: give the project the corpus's hospital lists "
+                        "(staff, places, hospitals, the training patients' table) before training")
     p.add_argument("--project", type=Path, default=None,
                    help="speed and accuracy: measure this trained project instead of "
                         "building and training one")
@@ -132,10 +135,11 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         from app.bench.accuracy import run_accuracy
         corpora = ("synthetic", "meddocan", "physionet") if args.part == "all" else (args.corpus,)
         for corpus in corpora:
-            records.append(part(f"accuracy-{corpus}", "accuracy",
-                                lambda c=corpus: run_accuracy(
+            lists = args.lists and corpus == "physionet"
+            records.append(part(f"accuracy-{corpus}" + ("-lists" if lists else ""), "accuracy",
+                                lambda c=corpus, lists=lists: run_accuracy(
                                     c, project=args.project if args.part == "accuracy" else None,
-                                    **common)))
+                                    lists=lists, **common)))
     if args.part in ("speed", "all"):
         from app.bench.speed import run_speed
         project = args.project

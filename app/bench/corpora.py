@@ -131,6 +131,40 @@ def physionet_is_dev(stem: str) -> bool:
     return int(stem[1:stem.index("_")]) % 5 == 1
 
 
+#: The corpus's ``lists/`` files and the list kind each is added as.
+PHYSIONET_LISTS = {"staff_first_names.txt": "staff", "staff_last_names.txt": "staff",
+                   "local_places.txt": "places", "hospitals.txt": "hospitals"}
+
+
+def add_physionet_lists(project, root: Path, *, work: Path) -> dict[str, int]:
+    """Give ``project`` the corpus's hospital lists, as ``deid lists add`` does.
+
+    The patient table keeps the rows of the patients whose notes the run
+    trains on, never our dev patients': the held-out patients of the corpus
+    are not in its table either, so a figure on dev with their names listed
+    would promise what the held-out notes cannot show. Returns entries read
+    per kind.
+    """
+    import csv
+
+    from app.services.lists import add_list_file
+
+    read: dict[str, int] = {}
+    table = root / "lists" / "patients.csv"
+    if table.is_file():
+        with table.open(encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+        kept = [rows[0]] + [r for r in rows[1:] if r and not physionet_is_dev(f"{r[0]}_n")]
+        trimmed = work / "patients.csv"
+        with trimmed.open("w", encoding="utf-8", newline="") as f:
+            csv.writer(f).writerows(kept)
+        read["patients"] = add_list_file(project, trimmed, "patients").read
+    for name, kind in PHYSIONET_LISTS.items():
+        if (root / "lists" / name).is_file():
+            read[kind] = read.get(kind, 0) + add_list_file(project, root / "lists" / name, kind).read
+    return read
+
+
 def create_physionet_project(path: Path, root: Path, *, work: Path, limit: int | None = None):
     """A new English project (labels from the annotations) holding the
     PhysioNet training notes: dev patients as ``test``, the rest unsplit; open.

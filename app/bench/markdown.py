@@ -19,6 +19,7 @@ from app.bench.record import PART_IDS
 TITLES = {
     "accuracy-meddocan": "Accuracy: MEDDOCAN test split",
     "accuracy-physionet": "Accuracy: PhysioNet English ICU notes, our dev patients",
+    "accuracy-physionet-lists": "Accuracy: PhysioNet dev patients, with the hospital lists",
     "accuracy-synthetic": "Accuracy: held-out synthetic English notes",
     "learning-curve": "Learning curve: MEDDOCAN",
     "learning-curve-physionet": "Learning curve: PhysioNet English ICU notes",

@@ -31,8 +31,8 @@ from pathlib import Path
 from app.bench.machine import load_average, machine_info
 
 SCHEMA = "deid.bench/1"
-PART_IDS = ("accuracy-meddocan", "accuracy-physionet", "accuracy-synthetic", "learning-curve",
-            "learning-curve-physionet", "speed", "cluster")
+PART_IDS = ("accuracy-meddocan", "accuracy-physionet", "accuracy-physionet-lists",
+            "accuracy-synthetic", "learning-curve", "learning-curve-physionet", "speed", "cluster")
 
 
 def start_record(rec_id: str, part: str, *, command: str, budget: str, size: str,

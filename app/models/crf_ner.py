@@ -17,7 +17,13 @@ names never seen in training): the shipped dictionaries
 the token and its neighbours), the rule recogniser's category of the span
 covering the token (`app.rules.recognizer`), and for numbers the ranges
 they fall in (a month, a day, a year): "7/22" is a date and "88/46" is not.
-Every one of these is case-blind, so ALL-CAPS text looks like any other. Training is L-BFGS with L1+L2
+Every one of these is case-blind, so ALL-CAPS text looks like any other.
+An English CRF also reads the starter's spans as "hints" (param ``hints``,
+`app.models.starter_model`: rules, shipped name lists, a CRF trained on
+synthetic notes): the starter knows names and places no hospital's few
+hundred annotated notes show, and the CRF learns from the local notes when
+to believe it (on PhysioNet dev patients, 60 iterations: token recall 0.83
+-> 0.90 at the same precision). Training is L-BFGS with L1+L2
 regularisation; the search tunes the two penalties (``HPO_GRID``). A
 prediction's confidence is the marginal probability of its tag.
 
@@ -47,8 +53,12 @@ from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedMod
 from app.models.budget import SafetyClock, safety_seconds
 
 # 2: dictionary, rule and number-range features (a version 1 model ignores
-# them as unknown attributes and still tags as it did).
-CRF_VERSION = 2
+# them as unknown attributes and still tags as it did). 3: starter hints
+# (a model without ``hints`` in its params predicts without them).
+CRF_VERSION = 3
+# ``hints``: "starter" (the starter's spans as features), "none", or "auto"
+# (starter for English when one ships); a saved model holds the resolved value.
+HINTS_AUTO, HINTS_STARTER, HINTS_NONE = "auto", "starter", "none"
 _MODEL_FILE = "model.crfsuite"
 _WINDOW = 2
 
@@ -153,7 +163,24 @@ def _token_features(word: str) -> list[str]:
     return feats
 
 
-def segment_features(text: str, seg: Segment) -> list[list[str]]:
+def starter_hints(items: Sequence[tuple[str, Segment]]) -> list[list[str]]:
+    """The starter's label of each token (``"O"`` outside its spans), per item."""
+    from app.models.starter_model import starter_tags
+
+    return [[t if t == "O" else t[2:] for t in seq.tags] for seq in starter_tags(items)]
+
+
+def _resolve_hints(value: str | None, language: str) -> str:
+    if value in (None, HINTS_AUTO):
+        from app.models.starter_model import available
+
+        return HINTS_STARTER if language == "en" and available() else HINTS_NONE
+    if value not in (HINTS_STARTER, HINTS_NONE):
+        raise ValueError(f"unknown CRF hints {value!r}")
+    return value
+
+
+def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None) -> list[list[str]]:
     """CRFsuite attributes for every token of ``seg`` (a list of strings each)."""
     words = [text[t.start:t.end] for t in seg.tokens]
     own = [_token_features(w) for w in words]
@@ -204,8 +231,21 @@ def segment_features(text: str, seg: Segment) -> list[list[str]]:
             feats.append(f"-1w|w={lows[i - 1]}|{lows[i]}")
         if i + 1 < n:
             feats.append(f"w|+1w={lows[i]}|{lows[i + 1]}")
+        if hints is not None:
+            feats.append(f"hint={hints[i]}")
+            if i > 0:
+                feats.append(f"-1hint={hints[i - 1]}")
+            if i + 1 < n:
+                feats.append(f"+1hint={hints[i + 1]}")
         out.append(feats)
     return out
+
+
+def _hints_for(params: dict[str, Any], items: list[tuple[str, Segment]]) -> list:
+    """Hints of each item for a model with ``params`` (None each without hints)."""
+    if params.get("hints") == HINTS_STARTER and items:
+        return starter_hints(items)
+    return [None] * len(items)
 
 
 class _IterationCost(Exception):
@@ -233,7 +273,9 @@ def _trainer_class():
 
 class CrfSpec(ModelSpec):
     """CRF member. Params: ``c1`` (L1), ``c2`` (L2), ``max_iterations``
-    (default: the budget's), ``max_seconds`` (a safety stop below the run's)."""
+    (default: the budget's), ``max_seconds`` (a safety stop below the run's),
+    ``hints`` (``"auto"`` by default: the starter's spans as features for
+    English)."""
 
     kind = "crf"
     # The search tunes the penalties, not the neural grid of app.models.hpo.
@@ -242,6 +284,7 @@ class CrfSpec(ModelSpec):
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "CrfModel":
         p = {**self.DEFAULTS, **self.params}
+        p["hints"] = _resolve_hints(p.get("hints"), corpus.language)
         iterations = int(p.get("max_iterations") or ctx.budget.max_iterations)
         clock = SafetyClock(safety_seconds(ctx, self.params), ctx.progress, self.kind)
         max_seconds = clock.seconds
@@ -250,9 +293,10 @@ class CrfSpec(ModelSpec):
                               message="extracting features"))
         Trainer = _trainer_class()
         trainer = Trainer(verbose=False)
-        for item in corpus.train:
-            if item.segment.tokens:
-                trainer.append(segment_features(item.text, item.segment), list(item.tags))
+        train = [item for item in corpus.train if item.segment.tokens]
+        hints = _hints_for(p, [(item.text, item.segment) for item in train])
+        for item, hint in zip(train, hints):
+            trainer.append(segment_features(item.text, item.segment, hint), list(item.tags))
         ctx.workdir.mkdir(parents=True, exist_ok=True)
         path = ctx.workdir / _MODEL_FILE
         features_s = time.monotonic() - start
@@ -316,11 +360,15 @@ class CrfModel(TrainedModel):
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         out = []
         tagger = self._tagger
+        items = list(items)
+        hints = _hints_for(self.params, [item for item in items if item[1].tokens])
+        k = 0
         for text, seg in items:
             if not seg.tokens:
                 out.append(TagSeq([], []))
                 continue
-            tagger.set(segment_features(text, seg))
+            tagger.set(segment_features(text, seg, hints[k]))
+            k += 1
             tags = tagger.tag()
             out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
         return out
@@ -336,11 +384,13 @@ class CrfModel(TrainedModel):
         """
         tagger = self._tagger
         tags = [t for t in tagger.labels() if t != "O"]
+        items = list(items)
+        hints = iter(_hints_for(self.params, [item for item in items if item[1].tokens]))
         out = []
         for text, seg in items:
             found: list[tuple[int, str]] = []
             if seg.tokens:
-                tagger.set(segment_features(text, seg))
+                tagger.set(segment_features(text, seg, next(hints)))
                 tagger.tag()                     # marginals need a tagged sequence
                 for i in range(len(seg.tokens)):
                     if 1.0 - tagger.marginal("O", i) >= threshold:

@@ -1,4 +1,5 @@
-"""Dates as ward notes write them: no year, or a two-digit year alone.
+"""Dates and numbers as ward notes write them: no year, a two-digit year
+alone, a pager number.
 
 `app.rules.find_hits` asks for a year before it calls a number a date (it
 must stay precise on letters and on MEDDOCAN). Nursing notes mostly write
@@ -6,9 +7,16 @@ must stay precise on letters and on MEDDOCAN). Nursing notes mostly write
 ratios that look the same are left alone by their context ("BP 110/60",
 "CPAP 5/5", "PAIN 4/10", "1/2 NS", "STRENGTH 5/5").
 
->>> text = "LAST BM 2/14. CPAP 5/5. S/P CABG '92, MI 4/97. PAIN 4/10"
+>>> text = "LAST BM 2/14. CPAP 5/5. S/P CABG '92, MI 4/97. PAIN 4/10. AAA REPAIR IN 14'"
 >>> [text[s:e] for s, e in find_short_dates(text)]
-['2/14', '92', '4/97']
+['2/14', '92', '4/97', '14']
+
+Staff write their pager or beeper number, four or five digits, which
+identifies them as a phone number does:
+
+>>> text = "Pager #12345. PG 23456, beeper number 55037. BP 120 HR 80"
+>>> [text[s:e] for s, e in find_pagers(text)]
+['12345', '23456', '55037']
 """
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ import re
 
 _SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
 _APOSTROPHE_YEAR_RE = re.compile(r"(?<=[A-Za-z\s(,;:/-])['\u2019](\d{2})(?![\w'])")
+_YEAR_APOSTROPHE_RE = re.compile(r"(?i)\b(?:in|since)\s+(\d{2})['\u2019](?![\w'])")
 # Words before a number pair that make it a measurement, a setting or a score.
 _RATIO_BEFORE = frozenset({
     "bp", "sbp", "dbp", "nbp", "abp", "cpap", "bipap", "ps", "peep", "pap", "pa", "pas", "cvp",
@@ -64,7 +73,19 @@ def find_short_dates(text: str) -> list[tuple[int, int]]:
             out.append(m.span())
     for m in _APOSTROPHE_YEAR_RE.finditer(text):
         out.append(m.span(1))                        # "CABG '92": the year's digits
+    for m in _YEAR_APOSTROPHE_RE.finditer(text):
+        out.append(m.span(1))                        # "REPAIR IN 14'": not feet after "in"
     return sorted(out)
+
+
+_PAGER_RE = re.compile(
+    r"\b(?:pager|beeper|pg|bpr|page)\b[\s:.]*(?:(?:number|num|no)\b[\s:.]*)?#?\s*(\d{4,5})(?!\w|[/.-]\d)",
+    re.I)
+
+
+def find_pagers(text: str) -> list[tuple[int, int]]:
+    """Offsets of the digits of pager numbers ("Pager #12345", "PG 23456")."""
+    return [m.span(1) for m in _PAGER_RE.finditer(text)]
 
 
 # Fractions written in orders and doses far more often than these dates.

@@ -240,3 +240,20 @@ def test_cluster_projection_shows_its_arithmetic():
     assert pr["hours"] == round(2e9 / 400_000 / 3600, 2)
     text = "\n".join(projection_lines(pr))
     assert "160 x 10,000 x 0.9 = 1,440,000 chars/s" in text and "client bound" in text
+
+
+def test_physionet_lists_leave_out_our_dev_patients(physionet, tmp_path):
+    # The corpus's held-out patients are not in its table: ours must not be either.
+    from app.bench.config import physionet_dir
+    from app.bench.corpora import add_physionet_lists, physionet_is_dev
+    from app.project import Project
+
+    with Project.create(tmp_path / "p.deid", [], language="en") as project:
+        read = add_physionet_lists(project, physionet_dir(), work=tmp_path)
+        listed = project.list_patient_ids()
+        counts = project.list_counts()
+    assert set(read) == {"patients", "staff", "places", "hospitals"}
+    assert listed and not any(physionet_is_dev(f"{p}_n001") for p in listed)
+    rows = (physionet_dir() / "lists" / "patients.csv").read_text().splitlines()[1:]
+    assert len(listed) == sum(not physionet_is_dev(r.split(",")[0] + "_n") for r in rows)
+    assert counts["staff"] and counts["places"] and counts["hospitals"]

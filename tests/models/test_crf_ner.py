@@ -126,3 +126,38 @@ def test_suspicions_read_the_marginals_below_the_decision(corpus, trained):
         assert all(label in {"PERSON", "PHONE", "DOB", "IDN", "ADDRESS"} for _, label in l)
     every = model.suspicions(items, 0.0)                      # no threshold: every token
     assert [len(s) for s in every] == [len(seg.tokens) for _, seg in items]
+
+
+def test_an_english_crf_reads_the_starter_hints(trained, monkeypatch):
+    import app.models.crf_ner as crf
+    from app.core.tokenize import segment
+
+    model, _ = trained
+    assert model.params["hints"] == "starter"         # English corpus, a starter ships
+    text = "SEEN BY DR. KOWALSKI ON 2/14."
+    seg = segment(text)[0]
+    hints = crf.starter_hints([(text, seg)])[0]
+    words = [text[t.start:t.end] for t in seg.tokens]
+    assert hints[words.index("KOWALSKI")] == "PERSON" and hints[words.index("ON")] == "O"
+    feats = crf.segment_features(text, seg, hints)
+    assert "hint=PERSON" in feats[words.index("KOWALSKI")]
+    assert "+1hint=PERSON" in feats[words.index("KOWALSKI") - 1]
+    # Predicting reads them too: without the starter the same model cannot.
+    monkeypatch.setattr(crf, "starter_hints", lambda items: (_ for _ in ()).throw(RuntimeError))
+    with pytest.raises(RuntimeError):
+        model.predict([(text, seg)])
+    # A model saved without hints (CRF version 2, the shipped starter's own
+    # CRF) predicts without them; a Spanish corpus gets none.
+    plain = CrfModel(model._data, {k: v for k, v in model.params.items() if k != "hints"})
+    assert len(plain.predict([(text, seg)])[0].tags) == len(seg.tokens)
+    assert crf._resolve_hints("auto", "es") == "none"
+    with pytest.raises(ValueError, match="unknown CRF hints"):
+        crf._resolve_hints("lists", "en")
+
+
+def test_a_spanish_crf_trains_without_hints(corpus, tmp_path):
+    import dataclasses
+
+    spanish = dataclasses.replace(corpus, language="es")
+    model = CrfSpec(max_iterations=2).fit(spanish, TrainContext(workdir=tmp_path, budget="quick"))
+    assert model.params["hints"] == "none"

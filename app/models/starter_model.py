@@ -1,0 +1,270 @@
+"""The starter's predictions: rules, shipped name lists and a synthetic-trained CRF.
+
+The pieces of the starter model (`app.services.starter`) that predict, kept
+in the model layer so that a trained member can read them too: the English
+CRF of a trained run takes the starter's spans as features ("hints",
+`app.models.crf_ner`), which carries what the rules, the name lists and the
+synthetic notes know into a model trained on a hospital's own notes.
+
+Members: ``rules`` (the rule recogniser with a fixed category mapping and
+the nursing rules of `app.rules.nursing`), ``names`` (`app.models.names_model`)
+and ``crf`` (trained on `app.synth` notes only, ``resources/starter/crf``).
+Their spans are joined, rules first, and each must pass the shape checks of
+``_identifying`` (a blood pressure is no date, "LINE" is no name).
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.spans import Span
+from app.core.tokenize import Segment
+from app.models.base import TagSeq
+from app.paths import resources_dir
+
+MANIFEST = "starter.json"
+# Member order is the union's priority where spans overlap.
+MEMBERS = ("rules", "names", "crf")
+
+# Starter label -> the project labels it may become, first present wins.
+LABEL_TARGETS: dict[str, tuple[str, ...]] = {
+    "PERSON": ("PERSON", "NAME", "NOMBRE_SUJETO_ASISTENCIA"),
+    # A project with the paper's five labels has no DATE: its dates still
+    # identify (HIPAA), and day one favours recall, so they go to its one
+    # date label, to be corrected there.
+    "DATE": ("DATE", "FECHAS", "DOB"),
+    "DOB": ("DOB", "DATE", "FECHAS"),
+    "AGE": ("AGE", "EDAD_SUJETO_ASISTENCIA"),
+    "HOSPITAL": ("HOSPITAL", "LOCATION", "ADDRESS"),
+    "LOCATION": ("LOCATION", "ADDRESS", "TERRITORIO"),
+    "ADDRESS": ("ADDRESS", "LOCATION", "CALLE"),
+    "PHONE": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
+    "EMAIL": ("EMAIL", "CONTACT", "CORREO_ELECTRONICO"),
+    "URL": ("URL", "CONTACT"),
+    "IDN": ("IDN", "ID", "ID_SUJETO_ASISTENCIA"),
+}
+# Rule categories -> starter labels (a fixed mapping: there is no training
+# data to learn one from). A bare year is a date element in clinical notes.
+RULE_LABELS = {"DATE": "DATE", "YEAR": "DATE", "PHONE": "PHONE", "EMAIL": "EMAIL", "URL": "URL",
+               "IP": "URL", "ID": "IDN", "POSTCODE": "ADDRESS", "AGE": "AGE",
+               "HOSPITAL": "HOSPITAL"}
+# Ages below this are not identifiers (HIPAA: ages over 89).
+MIN_IDENTIFYING_AGE = 90
+
+
+def starter_dir() -> Path:
+    """Folder of the shipped starter (``resources/starter``)."""
+    return resources_dir() / "starter"
+
+
+def starter_manifest(folder: Path | None = None) -> dict | None:
+    """The starter's manifest (how it was built), or None when none ships."""
+    path = (folder or starter_dir()) / MANIFEST
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+
+def label_map(project_labels: Sequence[str]) -> dict[str, str]:
+    """Starter label -> project label, for the labels the project can hold.
+
+    A project with no labels at all (preset ``none``) gets the starter's own.
+    """
+    present = set(project_labels)
+    if not present:
+        return {label: label for label in LABEL_TARGETS}
+    out = {}
+    for label, targets in LABEL_TARGETS.items():
+        target = next((t for t in targets if t in present), None)
+        if target is not None:
+            out[label] = target
+    return out
+
+
+class RulesMember:
+    """The rule recogniser with the starter's fixed category mapping, plus
+    the dates ward notes write without a year and the hospitals and named
+    wards found by their context (`app.rules.nursing`)."""
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        from app.models.rules_model import _HitCache, _hits_on_tokens
+        from app.rules import RuleHit
+        from app.rules.nursing import find_care_places, find_pagers, find_short_dates
+
+        cache = _HitCache()
+        short: dict[int, tuple[str, tuple[list[RuleHit], list[int]]]] = {}
+        out = []
+        for text, seg in items:
+            if id(text) not in short or short[id(text)][0] is not text:
+                hits = sorted([RuleHit(a, b, "DATE", None) for a, b in find_short_dates(text)]
+                              + [RuleHit(a, b, "HOSPITAL", None) for a, b in find_care_places(text)]
+                              + [RuleHit(a, b, "PHONE", None) for a, b in find_pagers(text)])
+                short[id(text)] = (text, (hits, [h.end for h in hits]))
+            spans = []
+            # The nursing shapes first: a pager number is a phone, not an ID.
+            found = _hits_on_tokens(short[id(text)][1], seg) + _hits_on_tokens(cache.get(text), seg)
+            for hit, i, j in found:
+                label = RULE_LABELS.get(hit.category)
+                if label is not None:
+                    spans.append(Span(seg.tokens[i].start, seg.tokens[j - 1].end, label, 0.9))
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TagSeq(tags, [0.9] * len(tags)))
+        return out
+
+
+class StarterEnsemble:
+    """Union of the members' spans mapped to the project's labels."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def predict_from_members(self, outputs: dict[str, list[TagSeq]],
+                             items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        result = []
+        for k, (text, seg) in enumerate(items):
+            taken = [False] * len(seg.tokens)
+            chosen: list[Span] = []
+            for member in MEMBERS:
+                seq = outputs[member][k]
+                for span in tags_to_spans(seg.tokens, seq.tags, seq.confidences):
+                    label = self.mapping.get(span.label)
+                    if label is None or not _identifying(text, span, member):
+                        continue
+                    idx = [i for i, t in enumerate(seg.tokens) if span.start <= t.start < span.end]
+                    if not idx or any(taken[i] for i in idx):
+                        continue
+                    for i in idx:
+                        taken[i] = True
+                    chosen.append(Span(span.start, span.end, label, span.confidence))
+            tags, _ = spans_to_tags(seg.tokens, chosen)
+            conf = [1.0] * len(tags)
+            for span in chosen:
+                for i, t in enumerate(seg.tokens):
+                    if span.start <= t.start < span.end:
+                        conf[i] = span.confidence if span.confidence is not None else 0.9
+            result.append(TagSeq(tags, conf))
+        return result
+
+
+_NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_YEAR_BEFORE_RE = re.compile(r"(?:\bin|\bsince|\byear|\byr|\bs/p|\bof|['\u2019])\s*$", re.I)
+US_STATES = frozenset({
+    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+    "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
+    "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
+    "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire", "new jersey",
+    "new mexico", "new york", "north carolina", "north dakota", "ohio", "oklahoma", "oregon",
+    "pennsylvania", "rhode island", "south carolina", "south dakota", "tennessee", "texas",
+    "utah", "vermont", "virginia", "washington", "west virginia", "wisconsin", "wyoming"})
+_TIME_BEFORE_RE = re.compile(r"(?:\bat|@|\bby|\buntil|\btill|\baround|~|\d-|->|\bfrom)\s*$", re.I)
+_TIME_AFTER_RE = re.compile(r"\s*(?:-+>?\s*\d{3,4}|hrs?\b|h\b|am\b|pm\b|:)", re.I)
+
+
+# Hospitals written as initials: "BGH", "GH", "UMMC".
+_HOSPITAL_INITIALS_RE = re.compile(r"[A-Z]{0,3}(?:GH|MC|H)")
+
+
+def _has_name_word(surface: str, label: str) -> bool:
+    """A name or a place has a word that could be one: three letters or more
+    and not a common word, a listed place for a place, or a hospital's
+    initials ("LINE", "COMFORT", "HO", "both LE" are not names)."""
+    from app.rules import dictionaries as D
+
+    for word in _WORD_RE.findall(surface):
+        if len(word) >= 3 and not D.is_common_word(word):
+            return True
+        if label != "PERSON" and not D.is_common_word(word) \
+                and (D.is_place(word) or _HOSPITAL_INITIALS_RE.fullmatch(word)):
+            return True
+    return False
+
+
+def _is_clock_time(text: str, start: int, surface: str) -> bool:
+    """"1845", "AT 2000", "1900-0700": a four-digit time of day, not a year.
+    A number outside 1900-2030 is no year of these notes; one inside is a
+    time when a time cue is around it ("AT", "@", "BY", a range, "HRS")."""
+    if not (len(surface) == 4 and surface.isdigit()):
+        return False
+    value, hours, minutes = int(surface), int(surface[:2]), int(surface[2:])
+    if hours > 23 or minutes > 59:
+        return False
+    if not 1900 <= value <= 2030:
+        return True
+    if minutes == 0 and not _YEAR_BEFORE_RE.search(text, max(0, start - 12), start):
+        return True               # "1900", "2000": the hour, unless "IN 2000", "SINCE 1900"
+    end = start + 4
+    return bool(_TIME_BEFORE_RE.search(text, max(0, start - 8), start)
+                or _TIME_AFTER_RE.match(text, end))
+
+
+_NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
+
+
+def _identifying(text: str, span: Span, member: str) -> bool:
+    """Shape checks a span must pass, whichever member found it.
+
+    Every hospital's numbers look like dates and phones: "BP 110/60",
+    "CVP 9-15", "HR 105-130". A numeric date must be a valid month/day (a
+    hyphen needs a year: "9-12" is a range); a phone from the CRF needs
+    seven digits or more; an age must be over 89, and only the rules (which
+    need a cue: "93 yo", "aged 93") find ages.
+    """
+    surface = text[span.start:span.end]
+    if span.label in _NAMED_LABELS and member == "crf" and not _has_name_word(surface, span.label):
+        return False
+    if span.label in ("LOCATION", "ADDRESS") and surface.lower() in US_STATES:
+        return False              # a state alone identifies no one (HIPAA keeps states)
+    if span.label in ("DATE", "DOB") and _is_clock_time(text, span.start, surface):
+        return False
+    if span.label == "AGE":
+        digits = "".join(ch for ch in surface if ch.isdigit())
+        return member == "rules" and bool(digits) and int(digits) >= MIN_IDENTIFYING_AGE
+    if span.label in ("DATE", "DOB"):
+        m = _NUMERIC_DATE_RE.fullmatch(surface)
+        if m is None:
+            return True
+        a, sep, b, year = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
+        if year is None and len(m.group(1)) == 4:
+            return False          # "2014/12" is not how these notes write a date
+        if year is None and sep != "/":
+            return False
+        if (year is None or len(year) == 2) and a > 12:
+            return False          # US notes write the month first: "16/5/40" is a setting
+        if year is None and sep == "/" and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
+            return True           # month/two-digit year: "S/P AVR 8/88"
+        return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31) \
+            or len(m.group(1)) == 4
+    if span.label == "PHONE" and member == "crf":
+        return sum(ch.isdigit() for ch in surface) >= 7
+    return True
+
+
+@lru_cache(maxsize=1)
+def load_members(folder: Path | None = None) -> dict:
+    """The starter's members, loaded once per process."""
+    from app.models.base import load_model
+    from app.models.names_model import NamesModel
+
+    folder = folder or starter_dir()
+    return {"rules": RulesMember(), "names": NamesModel("PERSON"),
+            "crf": load_model(folder / "crf")}
+
+
+def available() -> bool:
+    """True when a starter ships with this installation."""
+    return starter_manifest() is not None
+
+
+def starter_tags(items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+    """The starter's joined tags (its own labels) for each ``(text, segment)``."""
+    members = load_members()
+    pairs = list(items)
+    outputs = {name: member.predict(pairs) for name, member in members.items()}
+    return StarterEnsemble({label: label for label in LABEL_TARGETS}).predict_from_members(
+        outputs, pairs)
