@@ -19,6 +19,7 @@ _PREFERENCES = {
     "dob": ("DOB", "DATE", "FECHAS"),
     "record_number": ("IDN", "ID", "ID_SUJETO_ASISTENCIA", "MRN", "OTHER"),
     "phone": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
+    "date": ("DATE", "FECHAS", "DOB"),           # a year of the shape floor (app.lists.floor)
     "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA"),
 }
 

@@ -54,7 +54,7 @@ from .stoplist import stoplist
 
 #: What a hit is, before the project's labels are chosen (app.lists.labels).
 CATEGORIES = ("patient_name", "staff_name", "place", "hospital", "ward", "other",
-              "address", "dob", "record_number", "phone")
+              "address", "dob", "record_number", "phone", "date")
 PERSON = frozenset({"patient_name", "staff_name"})
 #: The category of each plain-list kind.
 KIND_CATEGORY = {"staff": "staff_name", "places": "place", "hospitals": "hospital",

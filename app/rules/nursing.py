@@ -71,10 +71,14 @@ def find_short_dates(text: str) -> list[tuple[int, int]]:
     for m in _SHORT_RE.finditer(text):
         if _short_date_at(text, low, m):
             out.append(m.span())
-    for m in _APOSTROPHE_YEAR_RE.finditer(text):
-        out.append(m.span(1))                        # "CABG '92": the year's digits
-    for m in _YEAR_APOSTROPHE_RE.finditer(text):
-        out.append(m.span(1))                        # "REPAIR IN 14'": not feet after "in"
+    return sorted(out + find_written_years(text))
+
+
+def find_written_years(text: str) -> list[tuple[int, int]]:
+    """Offsets of two-digit years written with an apostrophe: "CABG '92",
+    "REPAIR IN 14'" (not feet after "in")."""
+    out = [m.span(1) for m in _APOSTROPHE_YEAR_RE.finditer(text)]
+    out += [m.span(1) for m in _YEAR_APOSTROPHE_RE.finditer(text)]
     return sorted(out)
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.errors import UserError
-from app.lists import LIST_KINDS, HospitalLists, ListFileError, ListMatcher
+from app.lists import LIST_KINDS, ListFileError, ListMatcher
+from app.lists.floor import Floor
 from app.lists.io import parse_mapping, read_patient_table, read_plain_list
 from app.lists.labels import describe, label_map
 
@@ -97,14 +98,16 @@ def patient_namer(project, regex=None):
     return from_table
 
 
-def project_matcher(project) -> tuple[ListMatcher | None, dict[str, str]]:
-    """The project's compiled lists and the label of each hit category
-    (``(None, {})`` when the project has no list)."""
-    if not project.has_lists():
+def project_matcher(project) -> tuple[Floor | None, dict[str, str]]:
+    """The project's floor (`app.lists.floor.Floor`: its compiled lists and,
+    for English notes, the identifying shapes) and the label of each hit
+    category; ``(None, {})`` when there is neither."""
+    shapes = project.language == "en"
+    if not project.has_lists() and not shapes:
         return None, {}
-    lists: HospitalLists = project.hospital_lists()
+    lists = ListMatcher(project.hospital_lists()) if project.has_lists() else None
     mapping, _ = label_map(l.name for l in project.labels())
-    return ListMatcher(lists), mapping
+    return Floor(lists, shapes=shapes), mapping
 
 
 # Which matcher category each stored (kind, field) is.

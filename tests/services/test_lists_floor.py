@@ -182,3 +182,32 @@ def test_floor_on_day_one_with_the_starter(tmp_path):
     assert run("lists", proj, "add", tmp_path / "places.txt", "--kind", "places") == 0
     assert run("annotate", proj, plain, tmp_path / "out") == 0
     assert _ann_texts(tmp_path / "out", "p1_n9") == ["LOCATION STOURBRIDGE", "NAME quillan"]
+
+
+def test_english_floor_replaces_pagers_and_written_years_with_no_list(tmp_path):
+    # No training note may show a pager number, so no model learns one: the
+    # floor of an English project replaces it, in annotate as in evaluate.
+    from app.lists.floor import Floor
+    from app.services.lists import project_matcher
+
+    notes = tmp_path / "in"
+    notes.mkdir()
+    text = "S/P CABG '92. AAA REPAIR IN 14'. Pager #12345. BP 120/60 HR 80. WALKED 14' TODAY.\n"
+    (notes / "n1.txt").write_text(text, encoding="utf-8")
+    for lang, expected in (("en", {("CONTACT", "12345"), ("DATE", "92"), ("DATE", "14")}),
+                           ("es", set())):
+        proj = tmp_path / f"{lang}.deid"
+        assert run("new", proj, "--labels", "hipaa", "--language", lang) == 0
+        with Project.open(proj) as p:
+            floor, labels = project_matcher(p)
+        assert (floor is None) == (lang == "es")
+        if floor is not None:
+            assert isinstance(floor, Floor) and floor.lists is None
+            found = {(labels[h.category], text[h.start:h.end]) for h in floor.find(text)}
+            assert found == expected
+        out = tmp_path / f"out-{lang}"
+        if lang == "en":                                   # day one: the starter and its floor
+            assert run("annotate", proj, notes, out, "--format", "brat") == 0
+            ann = (out / "n1.ann").read_text(encoding="utf-8")
+            assert {tuple(r.split("\t")[1].split()[0:1]) + (r.split("\t")[2],)
+                    for r in ann.splitlines()} >= expected
