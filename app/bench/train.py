@@ -7,9 +7,10 @@ from app.core.progress import ProgressFn, no_progress
 
 
 def default_models() -> list[str]:
-    """Every registered base model kind plus the rules."""
-    from app.models.base import known_kinds
-    return known_kinds()
+    """The models of a default `deid train` (its run adds the lists member
+    itself when the project has hospital lists)."""
+    from app.services.training import TrainConfig
+    return list(TrainConfig().models)
 
 
 def train(project, *, budget: str, models: list[str], seed: int, size: Size,

@@ -39,7 +39,8 @@ def test_accuracy_scores_every_candidate_with_intervals(bench_out):
     out, _ = bench_out
     rec = _load(out, "accuracy-synthetic")
     res = rec["results"]
-    assert list(res) == ["corpus", "project", "data", "train", "evaluation"]
+    assert list(res) == ["corpus", "project", "data", "train", "evaluation", "lists"]
+    assert res["lists"] is False
     assert rec["budget"] == "quick" and rec["size"] == "smoke"
     assert {s: d["notes"] for s, d in res["data"].items()} == {"train": 10, "dev": 6, "test": 8}
     assert set(res["train"]["members"]) == {"spacy-imbalanced", "rules"}
