@@ -14,11 +14,15 @@ Figures, against the gold spans:
 
 * ``missed_tokens``: identifier words (gold) no replacement touches;
 * ``flagged_missed``: of those, the share a suspicion covers (target 0.95);
+  ``flagged_missed_not_kept`` the same without the ages and sex the policy
+  keeps in clear (the scan does not look for those);
 * ``notes_leaking`` / ``notes_leaking_all_flagged``: notes with a missed
   word, and those whose every missed word is flagged;
 * ``false_alarm_share``: suspicions that cover no missed word;
 * ``clear_words_flagged``: the share of non-identifier words in clear that
-  a suspicion covers (what a reviewer wades through).
+  a suspicion covers (what a reviewer wades through);
+* ``suspicions_per_1000_words``: suspicions per thousand words left in the
+  output (outside replacements).
 """
 from __future__ import annotations
 
@@ -30,13 +34,15 @@ from pathlib import Path
 
 
 def measure(project, split: str = "test", *, model_scan: bool = True, limit: int | None = None,
-            debug: list | None = None, model: str | None = None) -> dict:
+            debug: list | None = None, model: str | None = None,
+            threshold: float | None = None) -> dict:
     from app.deid import Policy, Redactor
     from app.deid.folder import common_words
     from app.deid.redact import map_offset
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
-    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, document_patient_key,
+    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, corpus_common_words,
+                                        document_patient_key,
                                         project_policy, rule_leak_scan, scan_shapes)
 
     policy = Policy.from_dict({**project_policy(project).to_dict(), "default": "tag",
@@ -44,7 +50,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     kinds = project_policy(project)
     infos = project.document_infos(split=split)[:limit]
     ids = {i.id for i in infos}
-    known = KnownIdentifiers(common_words())
+    common = common_words() | corpus_common_words(project, exclude=frozenset(ids))
+    known = KnownIdentifiers(common)
     for info in project.document_infos():
         if info.id in ids:
             continue
@@ -59,10 +66,12 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     from app.services.redaction import listed_identifiers
     for patient_id, label, text, is_name in listed_identifiers(project):
         known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
-    seen = KnownIdentifiers(common_words(), own_patient_only=True)
+    seen = KnownIdentifiers(common, own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)
-    scan = ModelScanFactory(str(project.path), model)() if model_scan else None
+    from app.services.redaction import SCAN_THRESHOLD
+    threshold = SCAN_THRESHOLD if threshold is None else threshold
+    scan = ModelScanFactory(str(project.path), model, threshold)() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
     sources: Counter = Counter()
@@ -106,6 +115,11 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             counts["notes"] += 1
             counts["missed_tokens"] += len(missed_out)
             counts["flagged_missed_tokens"] += sum(flagged)
+            # Ages and sex the policy keeps in clear (ages up to the cap): the
+            # scan does not look for them, so they are also counted apart.
+            kept = [kinds.kind_for(label) in _KEPT_KINDS for label in missed_labels]
+            counts["missed_not_kept"] += kept.count(False)
+            counts["flagged_missed_not_kept"] += sum(f for f, k in zip(flagged, kept) if not k)
             counts["notes_leaking"] += bool(missed_out)
             counts["notes_leaking_all_flagged"] += bool(missed_out) and all(flagged)
             counts["clear_words"] += len(clear_out)
@@ -130,15 +144,20 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
         "missed_tokens": c["missed_tokens"],
         "model_token_recall": round(1 - c["missed_tokens"] / max(c["gold_tokens"], 1), 4),
         "flagged_missed": round(c["flagged_missed_tokens"] / max(c["missed_tokens"], 1), 4),
+        "missed_not_kept": c["missed_not_kept"],
+        "flagged_missed_not_kept": round(
+            c["flagged_missed_not_kept"] / max(c["missed_not_kept"], 1), 4),
         "notes_leaking": c["notes_leaking"],
         "notes_leaking_all_flagged": c["notes_leaking_all_flagged"],
         "suspicions": c["suspicions"],
         "false_alarm_share": round(1 - c["true_suspicions"] / max(c["suspicions"], 1), 4),
         "clear_words_flagged": round(c["clear_words_flagged"] / max(c["clear_words"], 1), 4),
+        "suspicions_per_1000_words": round(
+            1000 * c["suspicions"] / max(c["clear_words"] + c["missed_tokens"], 1), 2),
         "suspicions_by_source": dict(sorted(sources.items())),
         "unflagged_missed_by_label": dict(unflagged.most_common()),
         "suspicions_by_source_and_label": dict(by_category.most_common()),
-        "model": predictor.name, "model_scan": model_scan,
+        "model": predictor.name, "model_scan": model_scan, "scan_threshold": threshold,
         "seconds": round(time.perf_counter() - t0, 1),
     }
 
@@ -152,11 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-model-scan", action="store_true")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--model", help="a candidate of the active run (default: the selected one)")
+    ap.add_argument("--threshold", type=float,
+                    help="the scan's CRF threshold (default: the product's SCAN_THRESHOLD)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     with Project.open(Path(args.project), readonly=True) as project:
         figures = measure(project, args.split, model_scan=not args.no_model_scan, limit=args.limit,
-                          model=args.model)
+                          model=args.model, threshold=args.threshold)
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:

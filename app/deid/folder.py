@@ -723,8 +723,9 @@ class _Found:
     ``rescan`` later: the tables grow with every note, and a note is
     searched for what was known when it was redacted, as in one pass."""
 
-    def __init__(self, leaks: list) -> None:
+    def __init__(self, leaks: list, common: frozenset[str] = frozenset()) -> None:
         self.leaks = leaks
+        self.common = common          # the table's common words, for rescan's other checks
 
     def find(self, text: str, patient: str | None) -> list:
         return self.leaks
@@ -758,7 +759,8 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                            entry.get("strategies", {}), len(still), suspicions=still)
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     return _Redacted(item, spans, result,
-                     tuple(_Found(t.find(result.text, item.patient)) for t in tables))
+                     tuple(_Found(t.find(result.text, item.patient),
+                                  getattr(t, "common", frozenset())) for t in tables))
 
 
 def _write_note(record: _Redacted, rule_hits: list, model_hits: list, ctx: _Context,

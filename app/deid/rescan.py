@@ -50,6 +50,17 @@ _RELATIVE = re.compile(r"(?:\b(?:son|daughter|wife|husband|friend|brother|sister
                        r"niece|nephew|grandson|granddaughter|hijo|hija|esposa|esposo|marido|"
                        r"madre|padre|hermano|hermana)\b[,:]?\s+(?:named\s+|is\s+)?)$",
                        re.IGNORECASE)
+#: Clinical abbreviations and words that the shipped name and place lists
+#: also hold ("Nitro", "Pace"): not suspected without context. Kept here, not
+#: in the common-word list, whose flags are features of trained CRF models.
+_CLINICAL_NAMES = frozenset("""neo nitro ros kub rom sys lue rue lle rle perla perrla pearla
+    maes osa sem vit ota raf stas english pace mach""".split())
+#: Titles that only ever stand before a name, so a lower-case word after one
+#: is a name too ("dr small"); "ms" or "sr" in a nursing note is often not a title.
+_NAME_TITLE = re.compile(r"(?:\b(?:dr|dra|mr|mrs|miss|prof|sra|srta)\.?\s+)$", re.IGNORECASE)
+#: A person's home by name ("at seymour black's house").
+_AT_HOME = re.compile(r"\b(?:at|to|from)\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)'s\s+"
+                      r"(?:house|home|place|flat|apartment|farm)\b", re.IGNORECASE)
 _TITLE = re.compile(r"(?:\b(?:dr|dra|dres|mr|mrs|ms|miss|sr|sra|srta|prof|d|dª|don|doña|nurse|rn)"
                     r"\.?\s+)$", re.IGNORECASE)
 
@@ -64,13 +75,14 @@ REASONS = {
     "name": "a name beside a replaced name, or after a title or a relative",
     "listed": "a first name, surname or place of the shipped lists, with a capital",
     "residue": "the rest of an identifier glued to a replacement",
+    "beside": "capitalised words continuing a replacement (the rest of a name?)",
     "shape": "the shape of a date or number the project protects",
 }
 
 #: Sources from the one that explains a suspicion best to the weakest hint:
 #: overlapping suspicions keep the first, review lists show them in this order.
-BY_WEIGHT = ("patient", "part", "project", "rule", "model", "name", "residue", "shape",
-             "listed", "unsure")
+BY_WEIGHT = ("patient", "part", "project", "rule", "model", "name", "residue", "beside",
+             "shape", "listed", "unsure")
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,13 @@ def fold_same_length(text: str) -> str:
 def _words(text: str) -> list[tuple[int, int, str]]:
     folded = fold_same_length(text)
     return [(m.start(), m.end(), folded[m.start():m.end()]) for m in _WORD.finditer(text)]
+
+
+def words_in_clear(text: str, spans: Iterable[tuple[int, int]]) -> set[str]:
+    """The folded words of ``text`` outside ``spans`` (an annotated note's
+    ordinary words, for ``KnownIdentifiers``' corpus-common words)."""
+    ranges = _Ranges(list(spans))
+    return {w for a, b, w in _words(text) if not ranges.meeting(a, b)}
 
 
 def _digits(text: str) -> str:
@@ -158,6 +177,11 @@ class KnownIdentifiers:
 
     def __len__(self) -> int:
         return len(self._phrases) + len(self._numbers)
+
+    @property
+    def common(self) -> frozenset[str]:
+        """The folded words never searched alone (shipped and corpus-common)."""
+        return self._common
 
     def is_known(self, text: str) -> bool:
         """Whether ``text`` is one of the known identifiers (any patient),
@@ -272,8 +296,11 @@ SHAPES = {
                        r"(?![\w/])"
                        # a year glued to a word or an apostrophe ("CA'88", "IN 14'"),
                        # a decade ("1980S")
-                       r"|(?<=[A-Za-z]')\d{2}\b|(?<![\w/.])\d{2}(?=')"
-                       r"|(?<![\w/.])(?:19|20)\d{2}'?[sS]\b"),
+                       r"|(?<=[A-Za-z]')\d{2}\b|(?<![\w/.])\d{2}(?='(?![sS]))"
+                       r"|(?<![\w/.])(?:19|20)\d{2}'?[sS]\b"
+                       r"|(?<=[.;] )\d{2}(?= (?!(?:mg|mcg|ml|cc|units?|u|min|mins|hrs?|mm|cm|"
+                       r"kg|g|l|x|times|days?|weeks?|yrs?|years?|pm|am)\b)[A-Za-z])"
+                       r"|(?<![\w/.:])(?:[12]\d|3[01]|0?[1-9])(?= (?:[01]\d|2[0-3])[0-5]\d\b)"),
     "number": re.compile(r"(?<![\w.])#?\d{5,}(?![\w.])"
                          # a phone number in groups: (202) 232-4455, 232 4455
                          r"|(?<![\w.])\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]\d{3,4}(?!\w|\.\d)"
@@ -281,7 +308,7 @@ SHAPES = {
 }
 #: Digits joined to a replacement by a date separator ("<**DATE**>/5", "2/<**NAME**>").
 _JOINED_AFTER = re.compile(r"[/\-.]\d{1,4}\b")
-_JOINED_BEFORE = re.compile(r"\b\d{1,4}[/\-.]$")
+_JOINED_BEFORE = re.compile(r"\b\d{1,4}[/\-.]$|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:de|of)\s+$")
 
 
 def _residues(text: str, ranges: _Ranges) -> list[Leak]:
@@ -305,9 +332,74 @@ def _residues(text: str, ranges: _Ranges) -> list[Leak]:
                 j -= 1
             out.append(Leak(j, s, "residue", "residue"))
         elif s > 0 and s not in ends:
-            m = _JOINED_BEFORE.search(text, max(0, s - 5), s)
+            m = _JOINED_BEFORE.search(text, max(0, s - 12), s)
             if m:
-                out.append(Leak(m.start(), m.end() - 1, "residue", "residue"))
+                digits = re.match(r"\d+", m.group())
+                out.append(Leak(m.start(), m.start() + digits.end(), "residue", "residue"))
+    return out
+
+
+#: Words that join the parts of a name or an organisation ("Fundación para
+#: el Avance de la Anatomía", "Bank of the West"): a run of capitalised words
+#: beside a replacement goes on across them.
+_PARTICLES = frozenset("de del la las los el y e para da do dos von van der of the and for "
+                       "&".split())
+_BESIDE_GAP = re.compile(r"(?:[ \t]|, |[ \t]?\(|-)$")
+
+
+def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) -> list[Leak]:
+    """Capitalised words that continue a replacement on its line ("<**HOSPITAL**>
+    Fundación de Medellín", "<**INSTITUCION**> Actividad Física y el Deporte",
+    "Servicio de <**HOSPITAL**>"): the rest of a name the model cut short.
+    Common English and clinical words, and the project's own ordinary words
+    (``corpus``, folded), do not start a run."""
+    try:
+        from app.rules.dictionaries import is_common_word as is_listed_common
+    except ImportError:              # the lists are optional for the core
+        return []
+
+    def is_common_word(word: str) -> bool:
+        return is_listed_common(word) or fold_same_length(word) in corpus
+
+    words = list(_WORD.finditer(text))
+    starts = [m.start() for m in words]
+    out = []
+
+    def run(indices) -> tuple[int, int] | None:
+        """The capitalised words of ``indices`` (in reading order from the
+        replacement) up to the first other word; particles only between."""
+        got = []
+        prev = None
+        for k in indices:
+            w = words[k].group()
+            if ranges.meeting(words[k].start(), words[k].end()):
+                break                        # the next replacement
+            gap = (text[prev:words[k].start()] if prev is not None and prev <= words[k].start()
+                   else text[words[k].end():prev] if prev is not None else "")
+            if any(c in ".,;:()\n" for c in gap):
+                break                        # the sentence or the list goes on
+            prev = words[k].end() if prev is None or prev <= words[k].start() else words[k].start()
+            if w.lower() in _PARTICLES:
+                continue
+            if not w[0].isupper() or w.isdigit() or (not got and is_common_word(w)):
+                break
+            got.append(k)
+        if not got:
+            return None
+        return min(words[k].start() for k in got), max(words[k].end() for k in got)
+
+    for s, e in ranges.ranges:
+        k = bisect_left(starts, e)
+        if k < len(words) and _BESIDE_GAP.search(text[e:words[k].start()] or "x") \
+                and "\n" not in text[e:words[k].start()]:
+            span = run(range(k, min(k + 8, len(words))))
+            if span and "\n" not in text[e:span[0]]:
+                out.append(Leak(span[0], span[1], "beside", "name"))
+        k = bisect_left(starts, s) - 1
+        if k >= 0 and text[words[k].end():s] in (" ", "-"):
+            span = run(range(k, max(k - 8, -1), -1))
+            if span:
+                out.append(Leak(span[0], span[1], "beside", "name"))
     return out
 
 
@@ -335,8 +427,8 @@ def _shapes(text: str, kinds: Iterable[str], ranges: _Ranges) -> list[Leak]:
     return out
 
 
-def _names_beside(text: str, ranges: _Ranges,
-                  name_ranges: Sequence[tuple[int, int]]) -> list[Leak]:
+def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, int]],
+                  corpus: frozenset[str] = frozenset()) -> list[Leak]:
     """Names the model may have missed, by the shipped lists and by context:
 
     * a listed first name or surname written with a capital beside a
@@ -348,9 +440,13 @@ def _names_beside(text: str, ranges: _Ranges,
       (``listed``).
     """
     try:
-        from app.rules.dictionaries import is_common_word, is_name, is_place
+        from app.rules.dictionaries import is_common_word as is_listed_common, is_name, is_place
     except ImportError:              # the lists are optional for the core
         return []
+
+    def is_common_word(word: str) -> bool:
+        return is_listed_common(word) or fold_same_length(word) in corpus
+
     out = []
     starts = {s for s, _ in name_ranges}
     ends = {e for _, e in name_ranges}
@@ -359,18 +455,27 @@ def _names_beside(text: str, ranges: _Ranges,
         if len(w) < 2 or w.isdigit() or ranges.meeting(m.start(), m.end()):
             continue
         before = text[max(0, m.start() - 16):m.start()]
-        if _TITLE.search(before) or _RELATIVE.search(before):
+        capital = w[0].isupper()
+        if w.isalpha() and len(w) >= 2 and (
+                _RELATIVE.search(before) or (_TITLE.search(before) if capital
+                                             else _NAME_TITLE.search(before))):
             if is_name(w) or not is_common_word(w):
                 out.append(Leak(m.start(), m.end(), "name", "name"))
             continue
-        if len(w) < MIN_IDENTIFIER_CHARS or not w[0].isupper() or is_common_word(w):
+        if len(w) < MIN_IDENTIFIER_CHARS or not capital or is_common_word(w):
             continue
-        beside = ((m.start() - 1 in ends and text[m.start() - 1] == " ")
+        beside = ((m.start() - 1 in ends and text[m.start() - 1] in " \n")
                   or (m.end() + 1 in starts and text[m.end()] == " "))
-        if is_name(w) and beside:
+        if beside and w.isalpha():
+            # an original-looking name next to a replaced one: listed or not
             out.append(Leak(m.start(), m.end(), "name", "name"))
-        elif is_name(w) or is_place(w):
+        elif ((is_name(w) or is_place(w)) and not (w.isupper() and len(w) < 4)
+              and w.lower() not in _CLINICAL_NAMES):
+            # ("NEO", "KUB": short capitals are mostly abbreviations)
             out.append(Leak(m.start(), m.end(), "listed", "name" if is_name(w) else "place"))
+    for m in _AT_HOME.finditer(text):
+        if not ranges.meeting(m.start(1), m.end(1)):
+            out.append(Leak(m.start(1), m.end(1), "name", "name"))
     return out
 
 
@@ -441,8 +546,11 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
             for a, b in _outside(start, end, ranges, out_text):
                 leaks.append(Leak(a, b, why[0] if why else kind, str(category)))
     if names_replaced or known is not None:
-        leaks += _names_beside(out_text, ranges, names_replaced)
+        corpus = frozenset().union(*(getattr(k, "common", frozenset()) for k, _ in sources[1:]))
+        leaks += _names_beside(out_text, ranges, names_replaced, corpus)
     leaks += _residues(out_text, ranges)
+    if names_replaced or known is not None:
+        leaks += _beside(out_text, ranges, corpus)
     leaks += _shapes(out_text, shapes, ranges)
     # One suspicion per place: overlapping ones are merged, and the first
     # source in this order explains it best.

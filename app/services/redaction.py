@@ -216,6 +216,13 @@ def rule_leak_scan(project) -> RuleLeakScan:
             predictor.close()
 
 
+#: A token is suspected when a member reading token probabilities gives it at
+#: least this probability of being part of an identifier (the CRF's 1 - P(O)).
+#: Chosen on the leak-scan bench (BENCHMARKS.md): lower adds false alarms
+#: faster than it adds missed identifiers.
+SCAN_THRESHOLD = 0.05
+
+
 @dataclass(frozen=True)
 class ModelScanFactory:
     """Picklable: the model's recall-biased leak scan for a project.
@@ -228,6 +235,7 @@ class ModelScanFactory:
 
     project_path: str
     model: str | None = None          # a candidate of the run (default: the selected one)
+    threshold: float = SCAN_THRESHOLD
 
     def __call__(self) -> "_ModelScan":
         from app.project import Project
@@ -235,16 +243,10 @@ class ModelScanFactory:
 
         project = Project.open(Path(self.project_path), readonly=True)
         try:
-            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True))
+            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True),
+                              self.threshold)
         finally:
             project.close()
-
-
-#: A token is suspected when a member reading token probabilities gives it at
-#: least this probability of being part of an identifier (the CRF's 1 - P(O)).
-#: Chosen on the leak-scan bench (BENCHMARKS.md): lower adds false alarms
-#: faster than it adds missed identifiers.
-SCAN_THRESHOLD = 0.05
 
 
 class _ModelScan:
@@ -297,6 +299,35 @@ def document_patient_key(info) -> str:
 _KEPT_KINDS = ("keep", "sex", "age")
 
 
+#: A word written in clear in at least this share of a project's annotated
+#: notes (and in 3 of them) is an ordinary word of the project ("País" in
+#: every MEDDOCAN header), not searched alone as a name.
+CORPUS_COMMON_SHARE = 0.02
+
+
+def corpus_common_words(project, exclude: frozenset[int] = frozenset()) -> frozenset[str]:
+    """Folded words the project's annotated notes (status done or reviewed,
+    or holding an accepted span; not ``exclude``) write outside every span in
+    many notes: the corpus's own common words, in any language. A name that
+    people annotated is inside a span there, so it never counts."""
+    from collections import Counter
+    from app.deid.rescan import words_in_clear
+    counts: Counter = Counter()
+    n = 0
+    for info in project.document_infos():
+        if info.id in exclude:
+            continue
+        records = [r for r in project.span_records(info.id) if r.status != "rejected"]
+        if info.status not in ("done", "reviewed") and not any(
+                r.status == "accepted" for r in records):
+            continue
+        n += 1
+        counts.update(words_in_clear(project.document(info.id).text,
+                                     [(r.start, r.end) for r in records]))
+    floor = max(3, CORPUS_COMMON_SHARE * n)
+    return frozenset(w for w, c in counts.items() if c >= floor)
+
+
 def project_known_identifiers(project, policy=None):
     """Every identifier the project knows, by patient: the accepted and
     suggested spans of every document (rejected ones name nothing) and the
@@ -305,7 +336,7 @@ def project_known_identifiers(project, policy=None):
     from app.deid.rescan import KnownIdentifiers
 
     policy = policy or project_policy(project)
-    known = KnownIdentifiers(common_words())
+    known = KnownIdentifiers(common_words() | corpus_common_words(project))
     for info in project.document_infos():
         records = [r for r in project.span_records(info.id) if r.status != "rejected"]
         if not records:

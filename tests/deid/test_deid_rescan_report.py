@@ -132,3 +132,20 @@ def test_names_by_context_and_lists_dates_glued_or_short():
     assert "(202) 232-4455" in found or "202) 232-4455" in found
     for word in ("saw", "Seen", "Heart", "80/60", "0700", "visited", "PMH", "Echo"):
         assert word not in found
+
+
+def test_capitalised_words_continuing_a_replacement_and_corpus_words():
+    """The rest of an organisation cut short is suspected on both sides of the
+    replacement; a word the project's notes write in clear everywhere is not."""
+    from app.deid.rescan import KnownIdentifiers, words_in_clear
+    text = ("Servicio de <**H**> Fundación de Medellín y el Deporte. Farmacia <**H**> (Xeral-Cíes)."
+            "\n<**N**> de la Riva. País: <**P**>\nPaciente <**N**>, bien.")
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w\*\*>", text)]
+    ordinary = KnownIdentifiers(words_in_clear("País: España. Servicio de Urgencias. Paciente.",
+                                               []))
+    found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, replaced=repl, known=ordinary)}
+    assert found["Fundación de Medellín y el Deporte"] == found["Xeral-Cíes"] == "beside"
+    assert found["Riva"] == found["Farmacia"] == "beside"
+    for word in ("Servicio", "País", "Paciente"):            # the corpus's ordinary words
+        assert not any(word in k for k in found)
+    assert words_in_clear("Dr Ann Lee saw Ann.", [(3, 10)]) == {"dr", "saw", "ann"}
