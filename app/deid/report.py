@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from app.deid.folder import RedactionSummary
 from app.deid.policy import Policy
+from app.deid.rescan import REASONS
 
 REPORT_VERSION = 1
 _PATH_KEYS = ("dir", "path", "file", "folder")
@@ -133,16 +134,6 @@ STRATEGY_WORDS = {
 STATUS_WORDS = {"done": "written", "resumed": "kept from an earlier run",
                 "bad": "unreadable, skipped", "failed": "failed, skipped",
                 "leak": "withheld (strict mode: suspected leak)"}
-_KIND_WORDS = {
-    "patient": "a known identifier of this patient",
-    "project": "a known identifier of the project",
-    "part": "part of a known name",
-    "rule": "a pattern the rules recognise",
-    "model": "something the model reads as an identifier",
-    "name": "a listed name beside a replaced name",
-    "residue": "the rest of an identifier glued to a replacement",
-    "shape": "the shape of a date or number the project protects",
-}
 _METRIC_WORDS = {"precision": "Precision", "recall": "Recall", "f1": "F1", "tp": "Found",
                  "fp": "False alarms", "fn": "Missed"}
 
@@ -223,7 +214,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         rows = []
         for n in suspects:
             what = "; ".join(
-                f"{_KIND_WORDS.get(s['kind'], s['kind'])} ({_e(s['category'])}) at characters "
+                f"{REASONS.get(s['kind'], s['kind'])} ({_e(s['category'])}) at characters "
                 f"{s['start']}–{s['end']}" for s in n.get("suspicions", [])) \
                 or _plural(n["leaks"], "suspicion")
             done = ("withheld, not written" if n["status"] == "leak"

@@ -76,7 +76,7 @@ REASONS = {
     "listed": "a first name, surname or place of the shipped lists, with a capital",
     "residue": "the rest of an identifier glued to a replacement",
     "beside": "capitalised words continuing a replacement (the rest of a name?)",
-    "shape": "the shape of a date or number the project protects",
+    "shape": "the shape of a date, number or e-mail the project protects",
 }
 
 #: Sources from the one that explains a suspicion best to the weakest hint:
@@ -305,6 +305,8 @@ SHAPES = {
                          # a phone number in groups: (202) 232-4455, 232 4455
                          r"|(?<![\w.])\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]\d{3,4}(?!\w|\.\d)"
                          r"|(?<![\w.])\d{3}-\d{4}(?!\w|\.\d)"),
+    # anything around an @, even malformed ("name@gmailcom")
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*"),
 }
 #: Digits joined to a replacement by a date separator ("<**DATE**>/5", "2/<**NAME**>").
 _JOINED_AFTER = re.compile(r"[/\-.]\d{1,4}\b")

@@ -355,9 +355,11 @@ def project_known_identifiers(project, policy=None):
 
 def scan_shapes(project, policy) -> tuple[str, ...]:
     """The identifier shapes the leak scan searches: dates when a label is a
-    date, long numbers when one is a phone or an id."""
+    date, long numbers when one is a phone or an id, anything around an @
+    when one is an e-mail."""
     kinds = {policy.kind_for(label.name) for label in project.labels()}
-    return tuple(k for k, wanted in (("date", {"date"}), ("number", {"phone", "id", "contact"}))
+    return tuple(k for k, wanted in (("date", {"date"}), ("number", {"phone", "id", "contact"}),
+                                     ("email", {"email", "contact"}))
                  if kinds & wanted)
 
 
