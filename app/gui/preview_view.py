@@ -234,6 +234,7 @@ class PreviewView(QWidget):
         self.doc_id: int | None = None
         self.policy: Policy | None = None
         self.result = None                       # app.deid.RedactionResult
+        self._spot: tuple[int, int] | None = None  # a suspected leak being shown
         self.infos: list[SpanInfo] = []
         self.order: list[int] = []
         self.current: int | None = None          # index into infos
@@ -430,6 +431,7 @@ class PreviewView(QWidget):
         if self.project is None:
             return
         self.doc_id = doc_id
+        self._spot = None
         info = self.project.document(doc_id)
         self.title.setText(f"{info.name}")
         self.original.set_text(info.text)
@@ -460,6 +462,8 @@ class PreviewView(QWidget):
         self.current = next((i for i, s in enumerate(self.infos) if s.key == keep), None)
         self._paint()
         self._sync(self.original, self.redacted, top_offset=top)
+        if self._spot is not None:           # a suspected leak shown: keep it selected
+            self._select_spot()
         waiting = self.mode() == "model" and prediction is None
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
         missed = (f", {len(self.missed)} annotated identifier(s) missed by the model "
@@ -673,14 +677,20 @@ class PreviewView(QWidget):
     def show_at(self, start: int, end: int) -> None:
         """Select ``start``..``end`` of the original (a suspected leak) and show
         it: one click on Flag missed then records it."""
+        self._spot = (start, end)
+        self._select_spot()
+        self.original.setFocus()
+        self._update_buttons()
+
+    def _select_spot(self) -> None:
+        """Select the shown spot in both texts (again after a new redaction)."""
+        start, end = self._spot
         self.original.select(start, end)
         self.original.ensureCursorVisible()
         if self.result is not None:          # the same place in the de-identified text
             out = map_offset(self.result.span_map, start)
             self.redacted.select(out, min(out + end - start, len(self.result.text)))
             self.redacted.ensureCursorVisible()
-        self.original.setFocus()
-        self._update_buttons()
 
     @Slot()
     def flag_miss(self, label: str | None = None) -> int | None:

@@ -66,9 +66,11 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     original = w.project.document(doc_id).text
     assert w.preview.original.textCursor().selectedText() == \
         original[first["in_start"]:first["in_end"]]
+    qtbot.waitUntil(lambda: not w.preview.status.text().startswith("Predicting"), timeout=60000)
+    assert w.preview.original.textCursor().selectedText() == \
+        original[first["in_start"]:first["in_end"]]              # still there, both sides
     assert w.preview.redacted.textCursor().selectedText() == \
         (out / note).read_text(encoding="utf-8")[first["start"]:first["end"]]
-    qtbot.waitUntil(lambda: not w.preview.status.text().startswith("Predicting"), timeout=60000)
     screenshot(w, "leak_in_preview")
 
     # The residual-risk review of this export, from the summary.
