@@ -41,7 +41,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     from app.deid.redact import map_offset
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
-    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, corpus_common_words,
+    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, corpus_words,
                                         document_patient_key,
                                         project_policy, rule_leak_scan, scan_shapes)
 
@@ -50,8 +50,9 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     kinds = project_policy(project)
     infos = project.document_infos(split=split)[:limit]
     ids = {i.id for i in infos}
-    common = common_words() | corpus_common_words(project, exclude=frozenset(ids))
-    known = KnownIdentifiers(common)
+    common, labelled = corpus_words(project, exclude=frozenset(ids))
+    common = common_words() | common
+    known = KnownIdentifiers(common, labelled=labelled)
     for info in project.document_infos():
         if info.id in ids:
             continue

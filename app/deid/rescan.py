@@ -127,8 +127,18 @@ def _words(text: str) -> list[tuple[int, int, str]]:
 def words_in_clear(text: str, spans: Iterable[tuple[int, int]]) -> set[str]:
     """The folded words of ``text`` outside ``spans`` (an annotated note's
     ordinary words, for ``KnownIdentifiers``' corpus-common words)."""
+    return set(words_by_side(text, spans)[0])
+
+
+def words_by_side(text: str, spans: Iterable[tuple[int, int]]) -> tuple[list[str], list[str]]:
+    """The folded words of ``text`` outside ``spans`` and those inside, every
+    occurrence."""
     ranges = _Ranges(list(spans))
-    return {w for a, b, w in _words(text) if not ranges.meeting(a, b)}
+    clear: list[str] = []
+    inside: list[str] = []
+    for a, b, w in _words(text):
+        (inside if ranges.meeting(a, b) else clear).append(w)
+    return clear, inside
 
 
 def _digits(text: str) -> str:
@@ -145,8 +155,12 @@ class KnownIdentifiers:
     memory only.
     """
 
-    def __init__(self, common: Iterable[str] = (), *, own_patient_only: bool = False) -> None:
+    def __init__(self, common: Iterable[str] = (), *, own_patient_only: bool = False,
+                 labelled: Iterable[str] = ()) -> None:
         self._common = frozenset(common)
+        # Words the project's annotators label nearly every time they write
+        # them ("esposa" under MEDDOCAN's relatives): searched alone in any case.
+        self._labelled = frozenset(labelled)
         # What a model replaced (not what people annotated or listed): a wrong
         # guess must not be searched in every other patient's notes.
         self._own_only = own_patient_only
@@ -220,7 +234,8 @@ class KnownIdentifiers:
                     continue
                 if all(words[i + k][2] == phrase[k] for k in range(1, n)):
                     best = (n, phrase)
-            if best is not None and len(best[1]) == 1 and not best[1][0].isdigit() and (
+            if best is not None and len(best[1]) == 1 and not best[1][0].isdigit() and \
+                    best[1][0] not in self._labelled and (
                     best[1][0] in self._common or not text[start].isupper()):
                 best = None                  # "will", "Heart", "may": a word, not a name
             if best is not None:
@@ -336,8 +351,8 @@ def _residues(text: str, ranges: _Ranges) -> list[Leak]:
         elif s > 0 and s not in ends:
             m = _JOINED_BEFORE.search(text, max(0, s - 12), s)
             if m:
-                digits = re.match(r"\d+", m.group())
-                out.append(Leak(m.start(), m.start() + digits.end(), "residue", "residue"))
+                out.append(Leak(m.start(), m.start() + len(m.group().rstrip(" \t/-.")),
+                                "residue", "residue"))
     return out
 
 

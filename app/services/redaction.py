@@ -305,14 +305,25 @@ _KEPT_KINDS = ("keep", "sex", "age")
 CORPUS_COMMON_SHARE = 0.02
 
 
-def corpus_common_words(project, exclude: frozenset[int] = frozenset()) -> frozenset[str]:
-    """Folded words the project's annotated notes (status done or reviewed,
-    or holding an accepted span; not ``exclude``) write outside every span in
-    many notes: the corpus's own common words, in any language. A name that
-    people annotated is inside a span there, so it never counts."""
+def corpus_words(project, exclude: frozenset[int] = frozenset()
+                 ) -> tuple[frozenset[str], frozenset[str]]:
+    """What the project's annotated notes (status done or reviewed, or holding
+    an accepted span; not ``exclude``) teach about words, folded:
+
+    * ``common``: written outside every span in many notes (``CORPUS_COMMON_SHARE``,
+      and 3 notes): the corpus's own ordinary words, in any language ("País"
+      in every MEDDOCAN header); a name people annotated is inside a span
+      there, so it never counts;
+    * ``labelled``: annotated at least 3 times and more often than written in
+      clear ("esposa" under MEDDOCAN's relatives): the scan looks for those
+      in any case.
+    """
     from collections import Counter
-    from app.deid.rescan import words_in_clear
-    counts: Counter = Counter()
+    from app.deid.rescan import words_by_side
+    policy = project_policy(project)
+    clear_docs: Counter = Counter()
+    clear_all: Counter = Counter()
+    inside: Counter = Counter()
     n = 0
     for info in project.document_infos():
         if info.id in exclude:
@@ -322,10 +333,18 @@ def corpus_common_words(project, exclude: frozenset[int] = frozenset()) -> froze
                 r.status == "accepted" for r in records):
             continue
         n += 1
-        counts.update(words_in_clear(project.document(info.id).text,
-                                     [(r.start, r.end) for r in records]))
+        text = project.document(info.id).text
+        clear, _ = words_by_side(text, [(r.start, r.end) for r in records])
+        clear_docs.update(set(clear))
+        clear_all.update(clear)
+        # Ages and sex the policy keeps are no identifiers to look for ("años").
+        inside.update(words_by_side(text, [(r.start, r.end) for r in records
+                                           if policy.kind_for(r.label) not in _KEPT_KINDS])[1])
     floor = max(3, CORPUS_COMMON_SHARE * n)
-    return frozenset(w for w, c in counts.items() if c >= floor)
+    labelled_words = frozenset(w for w, c in inside.items()
+                               if c >= 3 and c > clear_all[w] and w.isalpha() and len(w) >= 3)
+    return (frozenset(w for w, c in clear_docs.items() if c >= floor) - labelled_words,
+            labelled_words)
 
 
 def project_known_identifiers(project, policy=None):
@@ -336,7 +355,8 @@ def project_known_identifiers(project, policy=None):
     from app.deid.rescan import KnownIdentifiers
 
     policy = policy or project_policy(project)
-    known = KnownIdentifiers(common_words() | corpus_common_words(project))
+    common, labelled = corpus_words(project)
+    known = KnownIdentifiers(common_words() | common, labelled=labelled)
     for info in project.document_infos():
         records = [r for r in project.span_records(info.id) if r.status != "rejected"]
         if not records:

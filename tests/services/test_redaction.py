@@ -278,3 +278,30 @@ def test_a_review_saved_from_counts_finishes_like_a_filled_file(rules_trained, t
         result = finish_audit(p, out, reviewer="R. Officer")
     assert result["notes_sentence"] == ("1 leak in 4 notes (25.0 % observed): at most 75.1 % of "
                                         "notes leak, 95 % confidence.")
+
+
+def test_corpus_words_learn_ordinary_and_always_annotated_words(tmp_path):
+    """A word every annotated note writes in clear is the corpus's own (never
+    searched alone); one annotators label whenever it appears is searched in
+    any case, and finds the unlabelled 'esposa' of a new note."""
+    from app.deid.rescan import KnownIdentifiers, rescan
+    from app.services.redaction import corpus_words
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(4):
+        text = f"País: España.\nVino con su esposa {i}. Dolor.\n"
+        start = text.index("esposa")
+        (notes / f"n{i}.txt").write_text(text, encoding="utf-8")
+        (notes / f"n{i}.ann").write_text(f"T1\tFAMILIARES_SUJETO_ASISTENCIA {start} "
+                                         f"{start + 6}\tesposa\n", encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj), "--labels", "meddocan"]) == 0
+    assert main(["-q", "import", str(proj), str(notes)]) == 0
+    with Project.open(proj, readonly=True) as p:
+        common, labelled = corpus_words(p)
+    assert {"pais", "espana", "vino", "dolor"} <= common and "esposa" not in common
+    assert labelled == {"esposa"}
+    known = KnownIdentifiers(common, labelled=labelled)
+    known.add("p1", "FAMILIARES_SUJETO_ASISTENCIA", "esposa")
+    text = "Paciente con su esposa y su madre."
+    assert [text[lk.start:lk.end] for lk in rescan(text, known=known)] == ["esposa"]
