@@ -76,13 +76,14 @@ REASONS = {
     "listed": "a first name, surname or place of the shipped lists, with a capital",
     "residue": "the rest of an identifier glued to a replacement",
     "beside": "capitalised words continuing a replacement (the rest of a name?)",
+    "proper": "capitalised words inside a sentence (a proper name?)",
     "shape": "the shape of a date, number or e-mail the project protects",
 }
 
 #: Sources from the one that explains a suspicion best to the weakest hint:
 #: overlapping suspicions keep the first, review lists show them in this order.
 BY_WEIGHT = ("patient", "part", "project", "rule", "model", "name", "residue", "beside",
-             "shape", "listed", "unsure")
+             "shape", "listed", "proper", "unsure")
 
 
 @dataclass(frozen=True)
@@ -420,6 +421,61 @@ def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) ->
     return out
 
 
+_COMPANY = re.compile(r"\b([A-Z][\w-]+)\s+(?:Inc|Ltd|GmbH|Corp|S\.\s?A|N\.\s?V|S\.\s?L|"
+                      r"Pty|LLC)\b")
+
+
+def _title_case(word: str) -> bool:
+    return word[0].isupper() and any(c.islower() for c in word[1:])
+
+
+def _proper_phrases(text: str, ranges: _Ranges, corpus: frozenset[str]) -> list[Leak]:
+    """Proper names by their form: two or more Title-case words (particles
+    between allowed) inside a sentence, one of them not a common word
+    ("el Centro de Vacunación Internacional", "la Sociedad Española de
+    Anestesiología"), and a word before a company form ("Innogenetics N.V.").
+    All-capitals words do not count (whole nursing notes are written so)."""
+    try:
+        from app.rules.dictionaries import is_common_word as is_listed_common
+    except ImportError:              # the lists are optional for the core
+        return []
+
+    def common(word: str) -> bool:
+        return is_listed_common(word) or fold_same_length(word) in corpus
+
+    out = []
+    words = list(_WORD.finditer(text))
+    i = 0
+    while i < len(words):
+        m = words[i]
+        if not _title_case(m.group()) or ranges.meeting(m.start(), m.end()) or \
+                _TITLE.search(m.group() + " "):
+            i += 1                           # a title: the name after it is the names' check's
+            continue
+        before = text[max(0, m.start() - 3):m.start()].rstrip(" \t\"'(«")
+        inside = bool(before) and before[-1] not in ".!?:;\n•-*" and not before[-1].isdigit()
+        run, j = [i], i + 1
+        while j < len(words):
+            gap = text[words[j - 1].end():words[j].start()]
+            w = words[j].group()
+            if gap not in (" ", "-") or ranges.meeting(words[j].start(), words[j].end()):
+                break
+            if w.lower() in _PARTICLES:
+                j += 1
+                continue
+            if not _title_case(w):
+                break
+            run.append(j)
+            j += 1
+        if inside and len(run) >= 2 and not all(common(words[k].group()) for k in run):
+            out.append(Leak(words[run[0]].start(), words[run[-1]].end(), "proper", "name"))
+        i = max(j, i + 1)
+    for m in _COMPANY.finditer(text):
+        if not ranges.meeting(m.start(1), m.end(1)):
+            out.append(Leak(m.start(1), m.end(1), "proper", "name"))
+    return out
+
+
 def _could_be_date(shape: str) -> bool:
     """"3/5" or "4/97" may be a date, "80/30" (a blood pressure) may not: one
     part is a month, the other a day or a year."""
@@ -568,6 +624,7 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     leaks += _residues(out_text, ranges)
     if names_replaced or known is not None:
         leaks += _beside(out_text, ranges, corpus)
+        leaks += _proper_phrases(out_text, ranges, corpus)
     leaks += _shapes(out_text, shapes, ranges)
     # One suspicion per place: overlapping ones are merged, and the first
     # source in this order explains it best.

@@ -149,3 +149,15 @@ def test_capitalised_words_continuing_a_replacement_and_corpus_words():
     for word in ("Servicio", "País", "Paciente"):            # the corpus's ordinary words
         assert not any(word in k for k in found)
     assert words_in_clear("Dr Ann Lee saw Ann.", [(3, 10)]) == {"dr", "saw", "ann"}
+
+
+def test_proper_names_by_their_form():
+    """Title-case word runs inside a sentence and company forms are suspected;
+    a sentence's first words and all-capitals notes are not."""
+    text = ("Se contactó con el Centro de Vacunación Internacional. Diabetes Mellitus tipo 2. "
+            "Reactivo (Innogenetics N.V.) usado.\nPT ALERT AND ORIENTED. Seen by Heart Failure "
+            "Nurse.")
+    found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, known=[])}
+    assert found["Centro de Vacunación Internacional"] == found["Innogenetics"] == "proper"
+    assert not any(k.startswith(("Diabetes", "PT", "ALERT")) for k in found)
+    assert "Heart Failure Nurse" not in found               # common English words only
