@@ -118,13 +118,23 @@ class InProcess(Engine):
     """Each task runs in this process when its result is asked, in order."""
 
 
+def _limit_threads(threads: int) -> None:
+    """In a fresh worker, before torch or BLAS load: their thread pools share
+    the cores with the other workers instead of each taking all of them."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
 class ProcessPool(Engine):
-    """``workers`` spawned processes (safe with torch, CUDA and the frozen app)."""
+    """``workers`` spawned processes (safe with torch, CUDA and the frozen app),
+    the machine's cores shared out between their thread pools."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.description = f"{workers} worker processes"
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_limit_threads,
+            initargs=(max(1, default_workers() // workers),))
 
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
         return self._pool.submit(fn, *args)
