@@ -39,7 +39,8 @@ from app.core.parallel import Engine, forget, loaded, open_engine, resolve_worke
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
-from app.deid.memory import InMemorySurrogateMemory, JsonFileSurrogateMemory, as_memory
+from app.deid.memory import (BufferedMemory, InMemorySurrogateMemory, JsonFileSurrogateMemory,
+                             as_memory)
 from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
@@ -537,7 +538,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     out_dir.mkdir(parents=True, exist_ok=True)
     sweep_temp_files(out_dir)
     cancel = cancel or CancelToken()
-    memory = _open_memory(memory_path_or_factory, secret)
+    memory = BufferedMemory(_open_memory(memory_path_or_factory, secret))
     redactor = Redactor(policy, secret=secret, memory=memory, known=known)
     parts = settings_parts(secret, policy, naming=naming, spans_format=spans_format,
                            strict=strict, producer=producer)
@@ -587,7 +588,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
                        secret, known, seen, rules_fn, strict, leaky,
-                       frozenset(dismissed), tuple(shapes))
+                       frozenset(dismissed), tuple(shapes), memory)
 
     def report(n: int) -> None:
         state["done"] += n
@@ -609,9 +610,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         if engine.workers == 1 and not cluster:
             forget(("predict", keys[0]))
             forget(("scan", keys[1]))
-        save = getattr(memory, "save", None)
-        if callable(save):
-            save()
+        memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
@@ -659,6 +658,7 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
                 report(1)
         finally:
             _append_manifest(ctx.manifest_path, entries)
+            ctx.memory.flush()
 
     try:
         top_up()
@@ -716,6 +716,7 @@ class _Context:
     leaky: dict[str, int]
     dismissed: frozenset[str] = frozenset()
     shapes: tuple[str, ...] = ()
+    memory: BufferedMemory | None = None
 
 
 class _Found:

@@ -56,6 +56,47 @@ class StoreMemoryAdapter:
     def put(self, patient_key: str, label: str, original: str, surrogate: str) -> None:
         self._store.surrogate_put(patient_key, label, original, surrogate)
 
+    def batch(self):
+        """A context in which puts are one transaction of the store (when it has them)."""
+        from contextlib import nullcontext
+        tx = getattr(self._store, "transaction", None)
+        return tx() if callable(tx) else nullcontext()
+
+
+class BufferedMemory:
+    """A memory whose puts are kept here until ``flush``, then written in one
+    batch (one transaction of a project store, not one commit per surrogate:
+    that was most of a folder redaction's own time). Reads see the buffer
+    first. Safe to lose on a crash: a resumed run redacts the notes it keeps
+    again, in order, and so draws the same surrogates again."""
+
+    def __init__(self, base: SurrogateMemory) -> None:
+        self.base = base
+        self._pending: dict[tuple[str, str, str], str] = {}
+
+    def get(self, patient_key: str, label: str, original: str) -> str | None:
+        hit = self._pending.get((patient_key, label, original))
+        return hit if hit is not None else self.base.get(patient_key, label, original)
+
+    def put(self, patient_key: str, label: str, original: str, surrogate: str) -> None:
+        self._pending[(patient_key, label, original)] = surrogate
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        from contextlib import nullcontext
+        batch = getattr(self.base, "batch", None)
+        with batch() if callable(batch) else nullcontext():
+            for (patient_key, label, original), surrogate in self._pending.items():
+                self.base.put(patient_key, label, original, surrogate)
+        self._pending.clear()
+
+    def save(self) -> None:
+        self.flush()
+        save = getattr(self.base, "save", None)
+        if callable(save):
+            save()
+
 
 def as_memory(obj: Any) -> SurrogateMemory:
     """Return ``obj`` as a ``SurrogateMemory`` (``None`` -> a fresh in-memory one).

@@ -35,6 +35,7 @@ import unicodedata
 from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
 RulesFn = Callable[[str], Iterable[tuple[int, int, str]]]
@@ -112,12 +113,16 @@ class LeakError(RuntimeError):
 
 def fold_same_length(text: str) -> str:
     """Lower case without accents, one character per character (offsets stay)."""
-    out = []
-    for c in text:
-        base = unicodedata.normalize("NFD", c)[0]
-        low = base.lower()
-        out.append(low if len(low) == 1 else base)
-    return "".join(out)
+    if text.isascii():
+        return text.lower()          # the same, without a call per character
+    return "".join(map(_fold_char, text))
+
+
+@lru_cache(maxsize=None)
+def _fold_char(c: str) -> str:
+    base = unicodedata.normalize("NFD", c)[0]
+    low = base.lower()
+    return low if len(low) == 1 else base
 
 
 def _words(text: str) -> list[tuple[int, int, str]]:
@@ -215,6 +220,8 @@ class KnownIdentifiers:
     def find(self, text: str, patient: str | None) -> list[Leak]:
         """Known identifiers in ``text`` (``in_replacement`` is left False)."""
         found: list[Leak] = []
+        if not (self._phrases or self._parts or self._numbers):
+            return found
 
         def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
             if patient is not None and patient in owners:

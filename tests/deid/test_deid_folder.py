@@ -207,3 +207,22 @@ def test_resumed_run_gives_the_output_of_an_uninterrupted_run(tmp_path, monkeypa
     assert summary.count("resumed") == 5 and summary.count("done") == 7
     for p in sorted((tmp_path / "whole").glob("*.txt")):
         assert (tmp_path / "resumed" / p.name).read_text() == p.read_text(), p.name
+
+
+def test_one_fsync_per_batch_and_a_damaged_output_is_redone(tmp_path, monkeypatch):
+    import os
+    write_notes(tmp_path / "in", n=20)
+    calls = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    summary = run(tmp_path / "in", tmp_path / "out", workers=1)
+    monkeypatch.undo()
+    assert summary.count("done") == 20
+    assert len(calls) == 2               # 16 + 4 notes: the manifest once a batch (was 3 a note)
+    # An output a crash left short (renamed into place, its data never on
+    # disk) does not match the manifest's hash: that note alone is redone.
+    (tmp_path / "out" / "pt1_note3.txt").write_bytes(b"")
+    again = run(tmp_path / "in", tmp_path / "out", workers=1)
+    assert again.count("resumed") == 19 and again.count("done") == 1
+    assert again.redone() == {"its output was damaged (written just before a crash)": 1}
+    assert (tmp_path / "out" / "pt1_note3.txt").read_bytes()
