@@ -2,30 +2,24 @@
 from __future__ import annotations
 
 import sys
-import time
 
-from app.core.progress import Progress
+from app.core.progress import Progress, Throttle
 
 
 class TerminalProgress:
-    """A ``ProgressFn`` drawing a bar on stderr, throttled to ~10 Hz."""
+    """A ``ProgressFn`` drawing a bar on stderr: ~10 Hz on a terminal, a line
+    every 5 s in a log (milestones always; see ``Throttle``)."""
 
     def __init__(self, stream=None, quiet: bool = False) -> None:
         self.stream = stream or sys.stderr
         self.quiet = quiet
-        self._last = 0.0
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last_stage = None
+        self._throttle = Throttle(0.1 if self._tty else 5.0)
 
     def __call__(self, p: Progress) -> None:
-        if self.quiet:
+        if self.quiet or not self._throttle(p):
             return
-        now = time.monotonic()
         final = p.fraction >= 1.0
-        if not final and now - self._last < (0.1 if self._tty else 5.0) and p.stage == self._last_stage:
-            return
-        self._last = now
-        self._last_stage = p.stage
         width = 24
         filled = int(round(width * max(0.0, min(1.0, p.fraction))))
         bar = "#" * filled + "-" * (width - filled)

@@ -10,7 +10,6 @@ rows, error rows), testable without a display.
 """
 from __future__ import annotations
 
-import re
 import time
 from html import escape
 from typing import Sequence
@@ -19,7 +18,7 @@ from typing import Sequence
 # thread should not be the first to import these.
 import app.services.annotating  # noqa: F401
 import app.services.evaluating  # noqa: F401
-from app.core.progress import Progress
+from app.core.progress import EPOCH, MEMBER_DONE, Progress
 from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
@@ -56,8 +55,6 @@ LOG_KEPT = 500
 MIN_DEV_NOTES, MIN_DEV_IDENTIFIERS = 5, 30
 ENSEMBLES = (("voting", "Majority voting"), ("pruned", "Pruned voting"),
              ("stacking", "Stacking"))
-#: Messages of the per-model summary reports (their dev F1 is not a new curve point).
-_SUMMARY = re.compile(r"trained|trial \d+/\d+ done")
 META_NAMES = {"lr": "Logistic regression", "svm": "Linear SVM", "xgb": "XGBoost"}
 
 
@@ -689,7 +686,7 @@ class TrainingView(QWidget):
         self._fraction = p.fraction
         self.overall_bar.setValue(int(p.fraction * 1000))
         bar = self._model_bars.get(p.model) if p.model else None
-        if p.stage == "train" and p.message == "trained" and bar is not None:
+        if p.kind == MEMBER_DONE and bar is not None:
             # The service's own report once a member is trained and scored.
             self._finish_bar(p.model)
             if p.model in self._running:
@@ -708,12 +705,12 @@ class TrainingView(QWidget):
             self.stage_label.setText(f"Training {', '.join(self._running)}…")
         # One point per epoch (or logged step): a later report of the same
         # epoch replaces the point, so mid-epoch running losses do not zigzag.
-        step = p.epoch if p.epoch is not None else p.message
+        step = p.epoch if p.epoch is not None else p.model_fraction
         if p.loss is not None and p.model:
             self.loss_chart.add_point(p.model, float(p.loss), key=step)
-        if p.dev_f1 is not None and p.model and not _SUMMARY.fullmatch(p.message):
+        if p.kind == EPOCH and p.dev_f1 is not None and p.model:
             self.f1_chart.add_point(p.model, float(p.dev_f1), key=step)
-        if p.message and p.message not in ("starting",):
+        if p.message:
             extra = ""
             if p.loss is not None:
                 extra += f"  loss {float(p.loss):.2f}"

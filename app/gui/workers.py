@@ -11,19 +11,17 @@ worker thread (and a ``thread.wait()`` there hangs the process).
 """
 from __future__ import annotations
 
-import time
-
 # Imported here, in the GUI thread, on purpose: a first import inside a worker
 # thread races with shiboken's import hook and crashed the process
 # ("none_dealloc: deallocating None") in PySide6 6.12.
 import app.formats  # noqa: F401
-from app.core.progress import CancelToken, Cancelled, Progress
+from app.core.progress import CancelToken, Cancelled, Progress, Throttle
 from app.errors import UserError
 from app.gui.qt import QObject, QThread, Signal, Slot
 
 #: Seconds between two plain progress signals (the GUI need not repaint 1,000
-#: times a second); reports with a dev score, a new epoch, stage or message
-#: always go through.
+#: times a second); milestones (an epoch, a trial, a member done) and a new
+#: stage or member always go through (app.core.progress.Throttle).
 PROGRESS_INTERVAL = 0.05
 
 
@@ -58,16 +56,11 @@ class TaskWorker(QObject):
         super().__init__()
         self.fn = fn
         self.cancel_token = CancelToken()
-        self._last = 0.0
-        self._last_key: tuple = ()
+        self._throttle = Throttle(PROGRESS_INTERVAL)
 
     def _report(self, p: Progress) -> None:
         self.cancel_token.check()
-        now = time.monotonic()
-        key = (p.stage, p.model, p.epoch, p.message)
-        if (p.fraction >= 1.0 or p.dev_f1 is not None or key != self._last_key
-                or now - self._last >= PROGRESS_INTERVAL):
-            self._last, self._last_key = now, key
+        if self._throttle(p):
             self.progress.emit(p)
 
     @Slot()

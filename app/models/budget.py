@@ -18,7 +18,7 @@ search runs in full).
 The clock is only a safety stop (``safety_seconds`` for a whole run,
 ``--max-minutes`` replacing it): a member is handed what is left of it, and
 when it fires the model keeps its best state so far, the model reports a
-``SAFETY_STOP`` progress event and the member's record says
+``SAFETY_STOP`` progress event (app.core.progress) and the member's record says
 ``clock_stop``. A run stopped by the clock depends on the machine's speed,
 and says so.
 
@@ -32,7 +32,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from app.core.progress import Progress, ProgressFn
+from app.core.progress import SAFETY_STOP, Progress, ProgressFn
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +126,6 @@ def get_budget(name: "str | Budget") -> Budget:
         raise ValueError(f"unknown budget {name!r} (known: {', '.join(BUDGETS)})") from None
 
 
-#: ``Progress.stage`` of the event a model reports when the safety clock stops it.
-SAFETY_STOP = "safety_stop"
-
-
 def safety_seconds(ctx, params: dict | None = None) -> float | None:
     """Seconds one fit may take before the safety stop: the caller's
     ``ctx.max_seconds`` (what is left of the run), lowered to the spec's own
@@ -166,7 +162,7 @@ class SafetyClock:
         """Record (once) that the safety stop ended this fit early."""
         if not self.fired:
             self.fired = True
-            self._progress(Progress(0.0, SAFETY_STOP, model=self._model,
+            self._progress(Progress(0.0, "train", model=self._model, kind=SAFETY_STOP,
                                     message=f"safety time limit ({self.seconds:.0f} s) reached: "
                                             "training stopped early, so this model depends on "
                                             "the machine's speed"))

@@ -37,7 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from app.core.bio import repair_tags  # noqa: E402
-from app.core.progress import Progress, ProgressFn  # noqa: E402
+from app.core.progress import EPOCH, Progress, ProgressFn  # noqa: E402
 from app.core.tokenize import Segment  # noqa: E402
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,  # noqa: E402
                              read_meta, register, write_meta)
@@ -154,7 +154,7 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, clock: SafetyClock):
             if dev is not None:
                 self.best_dev = dev if self.best_dev is None else max(self.best_dev, dev)
             self._report(epoch / max_epochs, epoch=epoch, loss=self.loss, dev_f1=dev,
-                         message=f"epoch {epoch}/{max_epochs} evaluated")
+                         message=f"epoch {epoch}/{max_epochs} evaluated", kind=EPOCH)
 
     return ProgressPlugin()
 

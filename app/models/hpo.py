@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from app.core.bio import tags_to_spans
-from app.core.progress import Cancelled, Progress
+from app.core.progress import SAFETY_STOP, TRIAL, Cancelled, Progress, nested
 from app.eval.metrics import PRF, strict_counts
 from app.models.base import Corpus, ModelSpec, TrainContext, TrainedModel
-from app.models.budget import SAFETY_STOP, SafetyClock
+from app.models.budget import SafetyClock
 
 GRID: dict[str, tuple] = {
     "batch_size": (16, 32, 64),
@@ -175,7 +175,7 @@ def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpu
             best = trial
         else:
             trial.model = None
-        ctx.progress(Progress((i + 1) / n, "hpo", model=spec_cls.kind, dev_f1=trial.dev_f1,
+        ctx.progress(Progress((i + 1) / n, "hpo", kind=TRIAL, model=spec_cls.kind, dev_f1=trial.dev_f1,
                               message=f"trial {i + 1}/{n} done"))
     if best is None:
         raise RuntimeError(f"every {spec_cls.kind} trial failed ({trials[-1].error})")
@@ -209,12 +209,12 @@ def _all_points(names: list[str], grid: dict[str, Sequence]) -> list[list]:
 def _run_trial(spec_cls: type[ModelSpec], params: dict[str, Any], point: dict[str, Any] | None,
                corpus: Corpus, ctx: TrainContext, i: int, n: int) -> Trial:
     stopped = [False]
+    report = nested(ctx.progress, i / n, (i + 1) / n, prefix=f"trial {i + 1}/{n}")
 
     def scaled(p: Progress) -> None:
-        if p.stage == SAFETY_STOP:
+        if p.kind == SAFETY_STOP:
             stopped[0] = True
-        ctx.progress(dataclasses.replace(p, fraction=(i + p.fraction) / n,
-                                         message=f"trial {i + 1}/{n}: {p.message}".rstrip(": ")))
+        report(p)
 
     trial_ctx = dataclasses.replace(ctx, workdir=ctx.workdir / f"trial_{i:02d}", progress=scaled)
     start = time.monotonic()

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from app.core.bio import OUTSIDE, repair_tags, tags_to_spans
-from app.core.progress import Progress
+from app.core.progress import EPOCH, Progress
 from app.core.tokenize import Segment
 from app.eval.metrics import PRF, strict_counts
 from app.models.base import (Corpus, ModelSpec, TaggedSegment, TagSeq, TrainContext,
@@ -240,7 +240,7 @@ class SpacyNERSpec(ModelSpec):
             ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
                                   epoch=epoch, loss=loss, dev_f1=f1,
                                   eta_s=_eta(elapsed, frac, max_seconds),
-                                  message=f"epoch {epoch} done"))
+                                  message=f"epoch {epoch} done", kind=EPOCH))
             if out_of_time:
                 stop_reason = "safety_stop"
                 break

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from app.core.bio import repair_tags
-from app.core.progress import Cancelled, Progress, ProgressFn
+from app.core.progress import EPOCH, Cancelled, Progress, ProgressFn
 from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TaggedSegment, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
@@ -137,7 +137,7 @@ class _ProgressHandler(logging.Handler):
             self.best_dev = dev if self.best_dev is None else max(self.best_dev, dev)
             frac = min(1.0, step / self._max_steps)
             report = Progress(frac, "train", model="stanza", model_fraction=frac,
-                              dev_f1=dev, message=f"step {step}: dev F1 {dev:.3f}")
+                              dev_f1=dev, message=f"step {step}: dev F1 {dev:.3f}", kind=EPOCH)
         if report is not None:
             try:
                 self._progress(report)

@@ -27,7 +27,8 @@ from typing import Sequence
 
 import numpy as np
 
-from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_progress
+from app.core.progress import (MEMBER_DONE, MEMBER_STARTED, CancelToken, Cancelled, Progress,
+                               ProgressFn, no_progress)
 from app.core.spans import Document
 from app.errors import UserError
 from app.models.base import FIXED_KINDS
@@ -323,7 +324,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             fractions[name] = max(fractions.get(name, 0.0), p.fraction)
         report(Progress(min(1.0, sum(weights[m] * f for m, f in fractions.items()) / total_w),
                         "train", model=name, model_fraction=p.fraction, epoch=p.epoch,
-                        loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message))
+                        loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message,
+                        kind=p.kind))
 
     def with_time_cap(job: MemberJob, running: int) -> MemberJob:
         # The clock is a safety stop, not a share of work: every member may
@@ -331,7 +333,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         if run_deadline is not None and job.kind not in FIXED_KINDS:
             left = run_deadline - time.perf_counter() - _ENSEMBLE_RESERVE * run_seconds
             job.time_cap = round(max(_MIN_MEMBER_SECONDS, left), 1)
-        member_progress(job.name, Progress(0.0, "train", message="starting"))
+        member_progress(job.name, Progress(0.0, "train", kind=MEMBER_STARTED))
         return job
 
     def record(job: MemberJob, fit: MemberFit, model, reused_from: int | None = None) -> None:
@@ -352,7 +354,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             notes.append(f"{job.name}: the safety time limit stopped its training early, so it "
                          "depends on the machine's speed (a bigger limit or budget trains it fully)")
         fractions[job.name] = 1.0
-        member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained"))
+        member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained",
+                                           kind=MEMBER_DONE))
 
     try:
         work = private.path
@@ -369,7 +372,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                                   seed=config.seed, budget=budget))
         for job in [j for j in jobs if j.name in reusable]:
             old_run, art, info = reusable[job.name]
-            member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model"))
+            member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model",
+                                               kind=MEMBER_STARTED))
             job.out_dir.parent.mkdir(parents=True, exist_ok=True)
             project.extract_artifact(art.id, job.out_dir)
             fit = MemberFit(info.get("params", {}), info.get("trials", []),

@@ -210,8 +210,8 @@ def test_preannotate_next_notes(trained, qtbot):
 
 def test_members_training_side_by_side_keep_their_own_bars(qapp, tmp_path):
     # Reports of two members interleave when they train at once (jobs > 1):
-    # neither bar may be marked done before its member says "trained".
-    from app.core.progress import Progress
+    # neither bar may be marked done before its member's MEMBER_DONE event.
+    from app.core.progress import MEMBER_DONE, MEMBER_STARTED, UPDATE, Progress
     from app.gui.training_view import TrainingView
     project = make_project(tmp_path / "side.deid", n=5, todo=0)
     view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
@@ -219,18 +219,20 @@ def test_members_training_side_by_side_keep_their_own_bars(qapp, tmp_path):
         view._reset_progress(["spacy-imbalanced", "stanza-imbalanced", "rules"])
         view.runner.name = "train"
 
-        def report(model, fraction, message="", epoch=None):
+        def report(model, fraction, message="", epoch=None, kind=UPDATE):
             view._on_progress(Progress(fraction / 3, "train", model=model, model_fraction=fraction,
-                                       epoch=epoch, message=message))
+                                       epoch=epoch, message=message, kind=kind))
 
-        report("spacy-imbalanced", 0.0, "starting")
-        report("stanza-imbalanced", 0.0, "starting")
+        report("spacy-imbalanced", 0.0, kind=MEMBER_STARTED)
+        report("stanza-imbalanced", 0.0, kind=MEMBER_STARTED)
         report("spacy-imbalanced", 0.4, "trial 1/1", epoch=2)
         report("stanza-imbalanced", 0.2, "step 100/500")
         bars = view._model_bars
         assert bars["spacy-imbalanced"].value() == 400 and bars["spacy-imbalanced"].format() != "done"
         assert view.stage_label.text() == "Training spacy-imbalanced, stanza-imbalanced…"
-        report("spacy-imbalanced", 1.0, "trained")
+        report("spacy-imbalanced", 1.0, "trained")      # the words alone mean nothing
+        assert bars["spacy-imbalanced"].format() != "done"
+        report("spacy-imbalanced", 1.0, "trained", kind=MEMBER_DONE)
         assert bars["spacy-imbalanced"].format() == "done"
         assert bars["stanza-imbalanced"].value() == 200 and bars["stanza-imbalanced"].format() != "done"
         assert bars["rules"].format() == "waiting"

@@ -94,7 +94,7 @@ def test_time_limit_ends_training_normally(tmp_path: Path) -> None:
     ctx = TrainContext(workdir=tmp_path, budget="standard", progress=reports.append)
     model = FlairSpec(max_seconds=1e-3).fit(one_line_corpus(), ctx)
     assert max(r.epoch or 0 for r in reports) == 1
-    assert [r.model for r in reports if r.stage == "safety_stop"] == [model.kind]   # says so
+    assert [r.model for r in reports if r.kind == "safety_stop"] == [model.kind]   # says so
     items = [(s.text, s.segment) for s in one_line_items(2, 3)]
     _check_output(items, model.predict(items))
     assert not list(tmp_path.glob("flair-*"))

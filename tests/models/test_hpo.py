@@ -183,8 +183,8 @@ def test_safety_stop_ends_the_search_and_says_so(corpus, tmp_path, fake_clock):
     assert len(trials) == 2 and _SlowSpec.caps == [pytest.approx(100.0), pytest.approx(40.0)]
     assert [t.clock_stop for t in trials] == [False, True]
     assert trials[-1].as_row()["clock_stop"] is True
-    from app.models.budget import SAFETY_STOP
-    assert [r.model for r in reports if r.stage == SAFETY_STOP] == ["hpo-slow"]
+    from app.core.progress import SAFETY_STOP
+    assert [r.model for r in reports if r.kind == SAFETY_STOP] == ["hpo-slow"]
 
 
 def test_safety_seconds_is_the_smaller_of_run_and_spec(tmp_path):

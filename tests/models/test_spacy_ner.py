@@ -139,7 +139,7 @@ def test_safety_stop_keeps_the_best_epoch_and_says_so(corpus, tmp_path):
     model = SpacyNERSpec(width=32, max_seconds=1e-3).fit(corpus, ctx)
     assert model.info["stop_reason"] == "safety_stop" and model.info["clock_stop"] is True
     assert model.info["epochs"] == 1
-    assert [r.model for r in reports if r.stage == "safety_stop"] == ["spacy"]
+    assert [r.model for r in reports if r.kind == "safety_stop"] == ["spacy"]
     assert len(model.predict(_items(corpus))) == len(corpus.dev)
 
 

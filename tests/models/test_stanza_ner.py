@@ -125,6 +125,6 @@ def test_time_limit_keeps_best_model_so_far(tmp_path: Path) -> None:
     steps = [r for r in reports if r.loss is not None]
     # Stopped at the first step after the first dev evaluation, far before max_steps.
     assert steps and steps[-1].model_fraction < 0.5
-    assert [r.model for r in reports if r.stage == "safety_stop"] == [model.kind]   # says so
+    assert [r.model for r in reports if r.kind == "safety_stop"] == [model.kind]   # says so
     items = [(s.text, s.segment) for s in one_line_items(2, 3)]
     assert [len(t.tags) for t in model.predict(items)] == [len(s.tokens) for _, s in items]
