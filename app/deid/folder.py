@@ -43,7 +43,8 @@ from app.deid.memory import (BufferedMemory, InMemorySurrogateMemory, JsonFileSu
                              as_memory)
 from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
-from app.deid.rescan import KnownIdentifiers, LeakError, RulesFn, rescan
+from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
+                             recogniser_leaks)
 from app.deid.textin import UnreadableNote, decode_note
 from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sync_folder,
                               utf8_name)
@@ -155,18 +156,34 @@ def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
             return out
 
 
+@dataclass(frozen=True)
+class ScanJob:
+    """What a worker needs to scan one redacted note (no original text)."""
+
+    text: str
+    replaced: tuple[tuple[int, int], ...]
+    names_replaced: tuple[tuple[int, int], ...]
+
+
 def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: str,
-               texts: list[str]) -> list[tuple[list, list]]:
-    """Worker side: the rules' and the model's hits in each redacted text
-    (the leak scan's recognisers, the expensive part of the scan). Pure."""
-    rules = [list(rules_fn(t)) if rules_fn is not None else [] for t in texts]
-    if model_scan is None:
-        return [(r, []) for r in rules]
-    scan, lock = loaded(model_scan, ("scan", key))
-    with lock:
-        many = getattr(scan, "many", None)
-        models = many(texts) if callable(many) else [list(scan(t)) for t in texts]
-    return list(zip(rules, models))
+               jobs: list[ScanJob], shapes: tuple[str, ...],
+               corpus: frozenset[str] | None) -> list[list[Leak]]:
+    """Worker side of the leak scan of a batch: everything but the known
+    identifiers (``rescan.recogniser_leaks``: the rules', the model's and
+    its members' hits, names beside replacements, residues, shapes), the
+    expensive part. ``corpus`` ``None``: the shipped common words. Pure."""
+    texts = [j.text for j in jobs]
+    models: list[list] = [[] for _ in texts]
+    if model_scan is not None:
+        scan, lock = loaded(model_scan, ("scan", key))
+        with lock:
+            many = getattr(scan, "many", None)
+            models = many(texts) if callable(many) else [list(scan(t)) for t in texts]
+    corpus = common_words() if corpus is None else corpus
+    return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if model_scan else None,
+                             replaced=j.replaced, names_replaced=j.names_replaced,
+                             shapes=shapes, corpus=corpus, beside=True)
+            for j, m in zip(jobs, models)]
 
 
 def _patient_id(patient: str | None) -> str | None:
@@ -586,9 +603,11 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # to draw surrogates (that would make a note's surrogates depend on the
     # notes before it).
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
+    corpus = frozenset().union(*(t.common for t in ((seen,) if known is None else (seen, known))))
     context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
                        secret, known, seen, rules_fn, strict, leaky,
-                       frozenset(dismissed), tuple(shapes), memory)
+                       frozenset(dismissed), tuple(shapes), memory,
+                       None if corpus == common_words() else corpus)
 
     def report(n: int) -> None:
         state["done"] += n
@@ -652,9 +671,9 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
         hits = fut.result() if fut is not None else []
         entries: list[dict] = []
         try:
-            for record, (rule_hits, model_hits) in zip(records, hits):
+            for record, leaks in zip(records, hits):
                 cancel.check()
-                outcomes.append(_write_note(record, rule_hits, model_hits, ctx, entries))
+                outcomes.append(_write_note(record, leaks, ctx, entries))
                 report(1)
         finally:
             _append_manifest(ctx.manifest_path, entries)
@@ -683,9 +702,9 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
                     report(1)
                 else:
                     records.append(record)
-            texts = [r.result.text for r in records]
-            scan = engine.submit(_scan_task, model_scan, ctx.rules_fn, keys[1], texts,
-                                 priority=1) if records else None
+            jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced) for r in records]
+            scan = engine.submit(_scan_task, model_scan, ctx.rules_fn, keys[1], jobs, ctx.shapes,
+                                 ctx.corpus, priority=1) if records else None
             scanning.append((records, scan))
             while len(scanning) > engine.workers:
                 write_oldest()
@@ -717,19 +736,9 @@ class _Context:
     dismissed: frozenset[str] = frozenset()
     shapes: tuple[str, ...] = ()
     memory: BufferedMemory | None = None
-
-
-class _Found:
-    """Known-identifier hits found when the note was redacted, given back to
-    ``rescan`` later: the tables grow with every note, and a note is
-    searched for what was known when it was redacted, as in one pass."""
-
-    def __init__(self, leaks: list, common: frozenset[str] = frozenset()) -> None:
-        self.leaks = leaks
-        self.common = common          # the table's common words, for rescan's other checks
-
-    def find(self, text: str, patient: str | None) -> list:
-        return self.leaks
+    # Common words the scan never suspects alone: None for the shipped ones
+    # (each worker has them), else the tables' own (sent with each batch).
+    corpus: frozenset[str] | None = None
 
 
 @dataclass
@@ -737,7 +746,9 @@ class _Redacted:
     item: _Pending
     spans: list[Span]
     result: RedactionResult
-    found: tuple[_Found, ...]
+    replaced: tuple[tuple[int, int], ...]
+    names_replaced: tuple[tuple[int, int], ...]
+    known: list[Leak]                     # known identifiers, as of this note's turn
 
 
 def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
@@ -759,24 +770,23 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still)
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
-    return _Redacted(item, spans, result,
-                     tuple(_Found(t.find(result.text, item.patient),
-                                  getattr(t, "common", frozenset())) for t in tables))
+    replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
+    names = tuple((m.out_start, m.out_end) for m in result.span_map
+                  if policy.kind_for(m.label) == "name")
+    # The tables grow with every note: a note is searched for what was known
+    # at its turn, as in one pass; the rest of the scan runs in a worker.
+    return _Redacted(item, spans, result, replaced, names,
+                     known_leaks(result.text, replaced=replaced, known=tables,
+                                 patient=item.patient))
 
 
-def _write_note(record: _Redacted, rule_hits: list, model_hits: list, ctx: _Context,
+def _write_note(record: _Redacted, scanned: list[Leak], ctx: _Context,
                 entries: list[dict]) -> NoteOutcome:
-    """Scan a redacted note (its recognisers' hits computed by a worker),
-    write it and its spans file, and add its manifest entry to ``entries``."""
+    """Finish the scan of a redacted note (the worker's part merged with the
+    known identifiers), write it and its spans file, and add its manifest
+    entry to ``entries``."""
     item, spans, result = record.item, record.spans, record.result
-    policy = ctx.redactor.policy
-    found = rescan(result.text, (), (lambda _: rule_hits) if ctx.rules_fn is not None else None,
-                   patient=item.patient, known=record.found,
-                   model_fn=(lambda _: model_hits) if model_hits else None,
-                   replaced=[(m.out_start, m.out_end) for m in result.span_map],
-                   names_replaced=[(m.out_start, m.out_end) for m in result.span_map
-                                   if policy.kind_for(m.label) == "name"],
-                   shapes=ctx.shapes)
+    found = merge_leaks(record.known + list(scanned))
     leaks = [lk for lk in found if not lk.in_replacement]
     back = offset_mapper(result.span_map, forward=False)
     suspicions = []

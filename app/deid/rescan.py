@@ -601,12 +601,28 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     list[Leak]
         Sorted by position; at most one suspicion per range and source.
     """
+    leaks = known_leaks(out_text, original_identifiers_of_patient, replaced=replaced,
+                        allow=allow, min_chars=min_chars, known=known, patient=patient)
+    tables = (known,) if isinstance(known, KnownIdentifiers) else tuple(known or ())
+    leaks += recogniser_leaks(out_text, rules_fn, model_fn, replaced=replaced,
+                              names_replaced=names_replaced, shapes=shapes,
+                              corpus=frozenset().union(*(getattr(k, "common", frozenset())
+                                                         for k in tables)),
+                              beside=bool(names_replaced) or known is not None)
+    return merge_leaks(leaks)
+
+
+def known_leaks(out_text: str, original_identifiers_of_patient: Sequence[str] = (), *,
+                replaced: Sequence[tuple[int, int]] = (), allow: Iterable[str] = ("90+",),
+                min_chars: int = MIN_IDENTIFIER_CHARS,
+                known: KnownIdentifiers | Sequence[KnownIdentifiers] | None = None,
+                patient: str | None = None) -> list[Leak]:
+    """The part of :func:`rescan` that searches known identifiers (unmerged).
+
+    Folder redaction runs it when a note is redacted (the tables grow note by
+    note) and the rest, :func:`recogniser_leaks`, in a worker."""
     allow_set = frozenset(a.casefold() for a in allow)
     ranges = _Ranges(replaced)
-
-    def inside(start: int, end: int) -> bool:
-        return bool(ranges.meeting(start, end))
-
     leaks: list[Leak] = []
     table = KnownIdentifiers()
     for s in original_identifiers_of_patient:
@@ -618,23 +634,43 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
         for lk in source.find(out_text, who):
             if out_text[lk.start:lk.end].casefold() in allow_set:
                 continue
-            leaks.append(Leak(lk.start, lk.end, lk.kind, lk.category, inside(lk.start, lk.end)))
+            leaks.append(Leak(lk.start, lk.end, lk.kind, lk.category,
+                              bool(ranges.meeting(lk.start, lk.end))))
+    return leaks
+
+
+def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
+                     model_fn: RulesFn | None = None, *,
+                     replaced: Sequence[tuple[int, int]] = (),
+                     names_replaced: Sequence[tuple[int, int]] = (),
+                     shapes: Iterable[str] = (), corpus: frozenset[str] = frozenset(),
+                     beside: bool = False) -> list[Leak]:
+    """The part of :func:`rescan` that needs no table of known identifiers
+    (unmerged): the recognisers' hits outside the replacements, residues,
+    shapes and, with ``beside``, words beside replaced names that look like
+    names (``corpus``: common words, never suspected alone). Pure: a worker
+    may run it."""
+    ranges = _Ranges(replaced)
+    leaks: list[Leak] = []
     for fn, kind in ((rules_fn, "rule"), (model_fn, "model")):
         if fn is None:
             continue
         for start, end, category, *why in fn(out_text):      # a 4th item: the source
             for a, b in _outside(start, end, ranges, out_text):
                 leaks.append(Leak(a, b, why[0] if why else kind, str(category)))
-    if names_replaced or known is not None:
-        corpus = frozenset().union(*(getattr(k, "common", frozenset()) for k, _ in sources[1:]))
+    if beside:
         leaks += _names_beside(out_text, ranges, names_replaced, corpus)
     leaks += _residues(out_text, ranges)
-    if names_replaced or known is not None:
+    if beside:
         leaks += _beside(out_text, ranges, corpus)
         leaks += _proper_phrases(out_text, ranges, corpus)
     leaks += _shapes(out_text, shapes, ranges)
-    # One suspicion per place: overlapping ones are merged, and the first
-    # source in this order explains it best.
+    return leaks
+
+
+def merge_leaks(leaks: Sequence[Leak]) -> list[Leak]:
+    """One suspicion per place: overlapping ones are merged, and the first
+    source in ``BY_WEIGHT`` order explains it best. Sorted by position."""
     order = {k: i for i, k in enumerate(BY_WEIGHT)}
     merged: list[Leak] = []
     for lk in sorted(leaks, key=lambda lk: (lk.start, -lk.end)):
