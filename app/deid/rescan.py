@@ -36,7 +36,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 RulesFn = Callable[[str], Iterable[tuple[int, int, str]]]
 
@@ -165,8 +165,10 @@ class KnownIdentifiers:
                  labelled: Iterable[str] = ()) -> None:
         self._common = frozenset(common)
         # Words the project's annotators label nearly every time they write
-        # them ("esposa" under MEDDOCAN's relatives): searched alone in any case.
-        self._labelled = frozenset(labelled)
+        # them ("esposa" under MEDDOCAN's relatives): searched alone in any
+        # case; a mapping gives each its label ("identifier" otherwise).
+        self._labelled = (dict(labelled) if isinstance(labelled, Mapping)
+                          else dict.fromkeys(labelled, "identifier"))
         # What a model replaced (not what people annotated or listed): a wrong
         # guess must not be searched in every other patient's notes.
         self._own_only = own_patient_only
@@ -259,6 +261,9 @@ class KnownIdentifiers:
                 hit = kind(owners, "part", "part")
                 if hit is not None:
                     found.append(Leak(start, words[i][1], hit[0], hit[1]))
+                    continue
+            if w in self._labelled and not self._own_only:
+                found.append(Leak(start, words[i][1], "project", self._labelled[w]))
         if self._numbers:
             for m in _DIGIT_RUN.finditer(text):
                 owners = self._numbers.get(_digits(m.group()))
@@ -432,6 +437,9 @@ _COMPANY = re.compile(r"\b([A-Z][\w-]+)\s+(?:Inc|Ltd|GmbH|Corp|S\.\s?A|N\.\s?V|S
                       r"Pty|LLC)\b")
 
 
+_COMPANY_AFTER = re.compile(r"(?:,?\s+|\.)((?:Inc|Ltd|GmbH|Corp|Pty|LLC)\b|[A-Z]\.(?:[A-Z]\.)?)")
+
+
 def _title_case(word: str) -> bool:
     return word[0].isupper() and any(c.islower() for c in word[1:])
 
@@ -479,7 +487,11 @@ def _proper_phrases(text: str, ranges: _Ranges, corpus: frozenset[str]) -> list[
         i = max(j, i + 1)
     for m in _COMPANY.finditer(text):
         if not ranges.meeting(m.start(1), m.end(1)):
-            out.append(Leak(m.start(1), m.end(1), "proper", "name"))
+            out.append(Leak(m.start(1), m.end(), "proper", "name"))
+    for s, e in ranges.ranges:       # "<**ORG**> Inc", "<**ORG**>.A." (S.A.)
+        m = _COMPANY_AFTER.match(text, e)
+        if m:
+            out.append(Leak(m.start(1), m.end(1), "residue", "residue"))
     return out
 
 

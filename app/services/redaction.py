@@ -306,7 +306,7 @@ CORPUS_COMMON_SHARE = 0.02
 
 
 def corpus_words(project, exclude: frozenset[int] = frozenset()
-                 ) -> tuple[frozenset[str], frozenset[str]]:
+                 ) -> tuple[frozenset[str], dict[str, str]]:
     """What the project's annotated notes (status done or reviewed, or holding
     an accepted span; not ``exclude``) teach about words, folded:
 
@@ -315,15 +315,15 @@ def corpus_words(project, exclude: frozenset[int] = frozenset()
       in every MEDDOCAN header); a name people annotated is inside a span
       there, so it never counts;
     * ``labelled``: annotated at least 3 times and more often than written in
-      clear ("esposa" under MEDDOCAN's relatives): the scan looks for those
-      in any case.
+      clear ("esposa" under MEDDOCAN's relatives), with the label they take
+      most: the scan looks for those in any case.
     """
-    from collections import Counter
+    from collections import Counter, defaultdict
     from app.deid.rescan import words_by_side
     policy = project_policy(project)
     clear_docs: Counter = Counter()
     clear_all: Counter = Counter()
-    inside: Counter = Counter()
+    inside: dict[str, Counter] = defaultdict(Counter)
     n = 0
     for info in project.document_infos():
         if info.id in exclude:
@@ -338,12 +338,15 @@ def corpus_words(project, exclude: frozenset[int] = frozenset()
         clear_docs.update(set(clear))
         clear_all.update(clear)
         # Ages and sex the policy keeps are no identifiers to look for ("años").
-        inside.update(words_by_side(text, [(r.start, r.end) for r in records
-                                           if policy.kind_for(r.label) not in _KEPT_KINDS])[1])
+        for r in records:
+            if policy.kind_for(r.label) not in _KEPT_KINDS:
+                for w in words_by_side(text[r.start:r.end], [(0, r.end - r.start)])[1]:
+                    inside[w][r.label] += 1
     floor = max(3, CORPUS_COMMON_SHARE * n)
-    labelled_words = frozenset(w for w, c in inside.items()
-                               if c >= 3 and c > clear_all[w] and w.isalpha() and len(w) >= 3)
-    return (frozenset(w for w, c in clear_docs.items() if c >= floor) - labelled_words,
+    labelled_words = {w: labels.most_common(1)[0][0] for w, labels in inside.items()
+                      if sum(labels.values()) >= 3 and sum(labels.values()) > clear_all[w]
+                      and w.isalpha() and len(w) >= 3}
+    return (frozenset(w for w, c in clear_docs.items() if c >= floor) - set(labelled_words),
             labelled_words)
 
 

@@ -158,6 +158,6 @@ def test_proper_names_by_their_form():
             "Reactivo (Innogenetics N.V.) usado.\nPT ALERT AND ORIENTED. Seen by Heart Failure "
             "Nurse.")
     found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, known=[])}
-    assert found["Centro de Vacunación Internacional"] == found["Innogenetics"] == "proper"
+    assert found["Centro de Vacunación Internacional"] == found["Innogenetics N.V"] == "proper"
     assert not any(k.startswith(("Diabetes", "PT", "ALERT")) for k in found)
     assert "Heart Failure Nurse" not in found               # common English words only

@@ -300,8 +300,8 @@ def test_corpus_words_learn_ordinary_and_always_annotated_words(tmp_path):
     with Project.open(proj, readonly=True) as p:
         common, labelled = corpus_words(p)
     assert {"pais", "espana", "vino", "dolor"} <= common and "esposa" not in common
-    assert labelled == {"esposa"}
+    assert labelled == {"esposa": "FAMILIARES_SUJETO_ASISTENCIA"}
     known = KnownIdentifiers(common, labelled=labelled)
-    known.add("p1", "FAMILIARES_SUJETO_ASISTENCIA", "esposa")
     text = "Paciente con su esposa y su madre."
-    assert [text[lk.start:lk.end] for lk in rescan(text, known=known)] == ["esposa"]
+    assert [(text[lk.start:lk.end], lk.category) for lk in rescan(text, known=known)] == [
+        ("esposa", "FAMILIARES_SUJETO_ASISTENCIA")]
