@@ -416,7 +416,11 @@ def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) ->
             got.append(k)
         if not got:
             return None
-        return min(words[k].start() for k in got), max(words[k].end() for k in got)
+        # From the replacement on: particles before the first capital count
+        # ("<**NAME**> de la Riva" leaves "de la Riva").
+        first = indices[0]
+        return (min(words[k].start() for k in (*got, first)),
+                max(words[k].end() for k in (*got, first)))
 
     for s, e in ranges.ranges:
         k = bisect_left(starts, e)
@@ -437,6 +441,8 @@ _COMPANY = re.compile(r"\b([A-Z][\w-]+)\s+(?:Inc|Ltd|GmbH|Corp|S\.\s?A|N\.\s?V|S
                       r"Pty|LLC)\b")
 
 
+#: A maker before a catalogue number, as materials are cited: "(Dako M613, USA)".
+_SUPPLIER = re.compile(r"\(([A-Z][\w-]+),?\s+(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][\w-]*")
 _COMPANY_AFTER = re.compile(r"(?:,?\s+|\.)((?:Inc|Ltd|GmbH|Corp|Pty|LLC)\b|[A-Z]\.(?:[A-Z]\.)?)")
 
 
@@ -485,6 +491,9 @@ def _proper_phrases(text: str, ranges: _Ranges, corpus: frozenset[str]) -> list[
         if inside and len(run) >= 2 and not all(common(words[k].group()) for k in run):
             out.append(Leak(words[run[0]].start(), words[run[-1]].end(), "proper", "name"))
         i = max(j, i + 1)
+    for m in _SUPPLIER.finditer(text):
+        if not ranges.meeting(m.start(1), m.end(1)):
+            out.append(Leak(m.start(1), m.end(1), "proper", "name"))
     for m in _COMPANY.finditer(text):
         if not ranges.meeting(m.start(1), m.end(1)):
             out.append(Leak(m.start(1), m.end(), "proper", "name"))

@@ -145,7 +145,7 @@ def test_capitalised_words_continuing_a_replacement_and_corpus_words():
                                                []))
     found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, replaced=repl, known=ordinary)}
     assert found["Fundación de Medellín y el Deporte"] == found["Xeral-Cíes"] == "beside"
-    assert found["Riva"] == found["Farmacia"] == "beside"
+    assert found["de la Riva"] == found["Farmacia"] == "beside"
     for word in ("Servicio", "País", "Paciente"):            # the corpus's ordinary words
         assert not any(word in k for k in found)
     assert words_in_clear("Dr Ann Lee saw Ann.", [(3, 10)]) == {"dr", "saw", "ann"}
@@ -156,8 +156,9 @@ def test_proper_names_by_their_form():
     a sentence's first words and all-capitals notes are not."""
     text = ("Se contactó con el Centro de Vacunación Internacional. Diabetes Mellitus tipo 2. "
             "Reactivo (Innogenetics N.V.) usado.\nPT ALERT AND ORIENTED. Seen by Heart Failure "
-            "Nurse.")
+            "Nurse. Desmina (Dako M760, USA), Hb (Hb 12, normal).")
     found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, known=[])}
     assert found["Centro de Vacunación Internacional"] == found["Innogenetics N.V"] == "proper"
     assert not any(k.startswith(("Diabetes", "PT", "ALERT")) for k in found)
     assert "Heart Failure Nurse" not in found               # common English words only
+    assert found["Dako"] == "proper" and "Hb" not in found   # a maker before a catalogue number
