@@ -222,7 +222,7 @@ class KnownIdentifiers:
     def find(self, text: str, patient: str | None) -> list[Leak]:
         """Known identifiers in ``text`` (``in_replacement`` is left False)."""
         found: list[Leak] = []
-        if not (self._phrases or self._parts or self._numbers):
+        if not (self._phrases or self._parts or self._numbers or self._labelled):
             return found
 
         def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
