@@ -51,18 +51,17 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
     """
     from app.eval.report import evaluate
     from app.services.evaluating import RAW, candidate_spans
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     from app.services.training import gold_documents
 
     docs = gold_documents(project, splits=(split,))
     if not docs:
         raise ValueError(f"no annotated documents in the {split!r} split")
     run = active_run(project)
-    metrics = run.metrics or {}
-    selected = metrics["selected"]
-    member_kind = {n: m["kind"] for n, m in metrics.get("members", {}).items()}
-    dev_f1 = {r["name"]: r["f1"] for r in metrics.get("selection", {}).get("rows", [])}
-    descriptions = {n: e.get("description") for n, e in metrics.get("ensembles", {}).items()}
+    selected = run.selected
+    member_kind = {n: m.kind for n, m in run.members.items()}
+    dev_f1 = {r["name"]: r["f1"] for r in run.rows}
+    descriptions = {n: e.description for n, e in run.ensembles.items()}
     texts = [d.text for d in docs]
     gold = [d.spans for d in docs]
     spans_by = candidate_spans(project, run, texts, name=selected, every=not only_selected,

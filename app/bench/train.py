@@ -15,7 +15,7 @@ def default_models() -> list[str]:
 
 def train(project, *, budget: str, models: list[str], seed: int, size: Size,
           progress: ProgressFn = no_progress):
-    """Train the project's base models and ensembles; returns the `TrainResult`."""
+    """Train the project's base models and ensembles; returns the `TrainedRun`."""
     from app.services.training import TrainConfig, train_project
 
     config = TrainConfig(models=list(models), budget=budget, seed=seed, device="auto",
@@ -35,21 +35,20 @@ def run_summary(project) -> dict:
     recall fill and propagation learned).
     """
     from app.services.finishing import finishing_summary
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
 
     run = active_run(project)
-    m = run.metrics or {}
     members = {
-        name: {"kind": info["kind"], "variant": info["variant"], "seconds": info["seconds"],
-               "peak_mb": info["peak_mb"], "size_mb": info["size_mb"],
-               "dev_f1": info["dev"].get("f1"), "params": info["params"],
-               "run": info.get("reused_from") or run.id}
-        for name, info in m.get("members", {}).items()}
-    config = run.config or {}
+        name: {"kind": info.kind, "variant": info.variant, "seconds": info.seconds,
+               "peak_mb": info.peak_mb, "size_mb": info.size_mb,
+               "dev_f1": info.dev.get("f1"), "params": info.params,
+               "run": info.reused_from or run.id}
+        for name, info in run.members.items()}
+    config = run.config
     return {"run": run.id, "budget": config.get("budget"), "models": config.get("models"),
-            "selected": m.get("selected"),
-            "reason": m.get("selection", {}).get("reason"), "seconds": m.get("seconds"),
-            "device": m.get("device"), "documents": config.get("documents"),
+            "selected": run.selected,
+            "reason": run.selection.get("reason"), "seconds": run.seconds,
+            "device": run.device, "documents": config.get("documents"),
             "ensemble_kinds": config.get("ensembles"), "meta_models": config.get("meta_models"),
-            "members": members, "ensembles": len(m.get("ensembles", {})),
-            "finishing": finishing_summary(m.get("fill"), m.get("propagation"))}
+            "members": members, "ensembles": len(run.ensembles),
+            "finishing": finishing_summary(run.fill, run.propagation)}

@@ -244,13 +244,13 @@ def cmd_train(args) -> int:
     reused = sum(m.reused_from is not None for m in r.members.values())
     _print(f"trained {len(r.members) - reused} base models"
            + (f" (and reused {reused})" if reused else "")
-           + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.run_id})")
+           + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")
     _print(f"selected: {r.selected} — {r.reason}")
     for line in finishing_summary(r.fill, r.propagation):
         _print(line)
     _print("")
     _print(f"{'candidate (dev)':<28} {'strict P':>8} {'R':>6} {'F1':>6}  {'token P':>7} {'R':>6}")
-    for row in r.table:
+    for row in r.rows:
         tok = row["token"]
         _print(f"{row['name']:<28} {row['precision']:8.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
                f"  {tok['precision']:7.3f} {tok['recall']:6.3f}")

@@ -241,7 +241,7 @@ class ExportWizard(QDialog):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
         form.addRow("", hint)
-        from app.services.predictor import active_run
+        from app.services.runs import active_run
         try:
             active_run(self.project)
         except UserError:

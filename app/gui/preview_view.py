@@ -395,7 +395,7 @@ class PreviewView(QWidget):
             self._predictor = None
 
     def _has_model(self) -> bool:
-        from app.services.predictor import active_run
+        from app.services.runs import active_run
         try:
             active_run(self.project)
         except UserError:

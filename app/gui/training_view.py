@@ -84,19 +84,18 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
     """Rows of the results table: every candidate with its dev scores and,
     for base models, training time and memory.
 
-    ``members`` maps names to ``MemberInfo`` objects or their dicts.
+    ``members`` maps names to their ``MemberRecord``.
     """
     rows = []
     for r in selection_rows:
         m = members.get(r["name"])
-        info = m if isinstance(m, dict) or m is None else m.__dict__
-        kind = "ensemble" if info is None else ("rules" if info["kind"] == "rules" else "base model")
+        kind = "ensemble" if m is None else ("rules" if m.kind == "rules" else "base model")
         rows.append({"name": r["name"], "type": kind, "precision": r["precision"],
                      "recall": r["recall"], "f1": r["f1"],
                      # Runs before token counts were stored have none.
                      "token_recall": (r.get("token") or {}).get("recall"),
-                     "seconds": info["seconds"] if info else None,
-                     "peak_mb": info["peak_mb"] if info else None})
+                     "seconds": m.seconds if m else None,
+                     "peak_mb": m.peak_mb if m else None})
     return rows
 
 
@@ -115,12 +114,13 @@ def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str 
 def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
     """What the last finished run of ``budget`` in this project took, or why
     there is no estimate yet (``runs``: the project's training runs)."""
-    done = [r for r in runs if r.status == "done" and (r.config or {}).get("budget") == budget
-            and (r.metrics or {}).get("seconds") is not None]
+    from app.services.runs import TrainedRun
+    done = [run for run in map(TrainedRun.of, runs) if run.status == "done"
+            and run.config.get("budget") == budget and run.seconds is not None]
     if done:
         last = done[-1]
-        notes = sum(((last.config or {}).get("documents") or {}).values())
-        return (f"The last {budget} run here took {_clock(last.metrics['seconds'])}"
+        notes = sum((last.config.get("documents") or {}).values())
+        return (f"The last {budget} run here took {_clock(last.seconds)}"
                 + (f" for {notes} notes" if notes else "") + ".")
     if gpu:
         return f"No {budget} run here yet to estimate from; time grows with the notes and models."
@@ -144,7 +144,7 @@ class TrainingView(QWidget):
     open_span(int, int, int)
         Document id, start and end (code points) of an error the user activated.
     trained(object)
-        The :class:`~app.services.training.TrainResult` of a finished run.
+        The :class:`~app.services.runs.TrainedRun` of a finished run.
     preannotated(int)
         Number of notes that received suggestions.
     message(str)
@@ -465,31 +465,27 @@ class TrainingView(QWidget):
         self._update_buttons()
 
     def _load_active_run(self) -> None:
-        from app.services.predictor import active_run
+        from app.services.runs import active_run
         try:
             run = active_run(self.project)
         except UserError:
             return
-        m = run.metrics or {}
-        sel = m.get("selection", {})
-        self._show_rows(result_rows(sel.get("rows", []), m.get("members", {})),
-                        m.get("selected"), sel.get("reason", ""),
-                        self._run_notes(run.id, sel.get("rows", []))
-                        + finishing_summary(m.get("fill"), m.get("propagation"))
-                        + m.get("notes", []))
+        self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
+                        self._run_notes(run)
+                        + finishing_summary(run.fill, run.propagation) + run.notes)
         try:
-            config = TrainConfig(**{k: v for k, v in (run.config or {}).items()
+            config = TrainConfig(**{k: v for k, v in run.config.items()
                                     if k in TrainConfig.__dataclass_fields__})
         except TypeError:                  # a run of an older version: keep the controls
             return
         self.set_config(config)
-        self.stage_label.setText(f"Showing the active run ({m.get('selected')}).")
+        self.stage_label.setText(f"Showing the active run ({run.selected}).")
 
-    def _run_notes(self, run_id: int, selection_rows: list[dict]) -> list[str]:
+    @staticmethod
+    def _run_notes(run) -> list[str]:
         """The sample-size warning of a run's dev scores, if it needs one."""
-        run = self.project.run(run_id)
-        dev_notes = ((run.config or {}).get("documents") or {}).get("dev") if run else None
-        best = selection_rows[0] if selection_rows else {}
+        dev_notes = (run.config.get("documents") or {}).get("dev")
+        best = run.rows[0] if run.rows else {}
         identifiers = best["tp"] + best["fn"] if "tp" in best and "fn" in best else None
         note = sample_size_note(dev_notes, identifiers)
         return [note] if note else []
@@ -750,9 +746,9 @@ class TrainingView(QWidget):
             for note in ([result.device_note] if result.device_note else []) + result.notes:
                 self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
-            self._show_rows(result_rows(result.table, result.members), result.selected,
+            self._show_rows(result_rows(result.rows, result.members), result.selected,
                             result.reason,
-                            self._run_notes(result.run_id, result.table)
+                            self._run_notes(result)
                             + finishing_summary(result.fill, result.propagation) + result.notes)
             self.time_label.setText(f"Took {_clock(result.seconds)}")
             self._keep_log()

@@ -28,11 +28,11 @@ class AnnotateSummary:
 def _model_name(project) -> str:
     """The candidate that predicts (the starter model on day one); raises
     ``UserError`` when the project has none, before anything is written."""
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     from app.services.starter import STARTER_NAME, uses_starter
     if uses_starter(project):
         return STARTER_NAME
-    return str((active_run(project).metrics or {}).get("selected"))
+    return str(active_run(project).selected)
 
 
 def _checked(results: list) -> list:
@@ -249,7 +249,7 @@ def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool) -> l
 
 def has_model(project) -> bool:
     """Whether the project has a finished, active training run to predict with."""
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     try:
         active_run(project)
     except UserError:

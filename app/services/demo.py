@@ -59,7 +59,7 @@ def run_demo(out_dir: Path, *, progress: ProgressFn = no_progress,
         echo(f"    selected on dev: {t.selected} ({t.reason})")
         for line in finishing_summary(t.fill, t.propagation):
             echo(f"    {line}")
-        result["train"] = {"run": t.run_id, "selected": t.selected, "seconds": t.seconds}
+        result["train"] = {"run": t.id, "selected": t.selected, "seconds": t.seconds}
         echo("3/6 evaluating on the test patients (never seen in training or selection)")
         ev = evaluate_project(project, split="test", bootstrap=200, progress=progress)
         for line in render_table(ev.table, ev.model).splitlines():

@@ -121,14 +121,14 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
                      run_id: int | None = None, table: bool = True, bootstrap: int = 1000,
                      progress: ProgressFn = no_progress) -> EvaluationResult:
     from app.eval.report import evaluate
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     from app.services.training import gold_documents
 
     docs = gold_documents(project, splits=(split,))
     if not docs:
         raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
     run = active_run(project, run_id)
-    name = model or run.metrics.get("selected")
+    name = model or run.selected
     texts = [d.text for d in docs]
     gold = [d.spans for d in docs]
     spans_by = candidate_spans(project, run, texts, name=name, every=table,
@@ -143,9 +143,8 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
-    from app.services.finishing import fill_rules, propagation_labels
-    return EvaluationResult(run.id, name, split, report, rows, run.metrics.get("selection", {}),
-                            propagation_labels(run, name), [list(r) for r in fill_rules(run, name)])
+    return EvaluationResult(run.id, name, split, report, rows, run.selection,
+                            run.propagation_labels(name), [list(r) for r in run.fill_rules(name)])
 
 
 def render_table(rows: list[dict], selected: str) -> str:
@@ -232,7 +231,7 @@ def evaluation_summary(project, split: str = "test") -> dict:
 
 def stored_evaluation(project) -> dict | None:
     """The last :func:`evaluation_summary` of the active run, if one was made."""
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     kept = project.get_setting(EVALUATION_KEY)
     try:
         run = active_run(project)

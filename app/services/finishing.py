@@ -56,23 +56,6 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     return fill_record, propagation
 
 
-def _learned(run, step: str, items: str, name: str) -> list:
-    """The ``items`` run ``run`` learned in ``step`` for candidate ``name``
-    (none for a candidate it was not learned for)."""
-    record = (run.metrics or {}).get(step) or {}
-    return list(record.get(items, [])) if record.get("candidate") == name else []
-
-
-def fill_rules(run, name: str) -> list[tuple[str, str]]:
-    """The fill rules ``(member, label)`` run ``run`` learned for candidate ``name``."""
-    return [tuple(r) for r in _learned(run, "fill", "rules", name)]
-
-
-def propagation_labels(run, name: str) -> list[str]:
-    """The labels run ``run`` propagates for candidate ``name``."""
-    return _learned(run, "propagation", "labels", name)
-
-
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            member_spans: Mapping[str, Sequence[Span]], rules: Sequence[tuple[str, str]],
            labels: Sequence[str]) -> list[Span]:

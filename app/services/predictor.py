@@ -21,9 +21,9 @@ from app.core.spans import Span
 from app.core.tokenize import segment
 from app.errors import UserError
 from app.core.private import PrivateDir
-from app.services.finishing import fill_rules, finish, propagation_labels
+from app.services.finishing import finish
 from app.services.lists import project_matcher
-from app.services.training import ACTIVE_RUN
+from app.services.runs import active_run
 
 
 @dataclass
@@ -31,18 +31,6 @@ class Prediction:
     spans: list[Span]
     uncertainty: float = 0.0
     member_spans: dict[str, list[Span]] = field(default_factory=dict)
-
-
-def active_run(project, run_id: int | None = None):
-    """The run to predict with: ``run_id`` or the project's active run."""
-    if run_id is None:
-        run_id = project.get_setting(ACTIVE_RUN)
-    if run_id is None:
-        raise UserError("this project has no trained model yet: run `deid train` first")
-    run = project.run(run_id)
-    if run is None or run.status != "done":
-        raise UserError(f"training run {run_id} did not finish; train again")
-    return run
 
 
 def run_ensembles(project, run_id: int) -> dict:
@@ -54,12 +42,11 @@ def run_ensembles(project, run_id: int) -> dict:
     from app.ensemble import load_ensemble
 
     out = {}
-    for art in project.artifacts(run_id):
-        if art.name.startswith("ensemble:"):
-            with PrivateDir("deid-ens-") as folder:
-                dest = folder / "e"
-                project.extract_artifact(art.id, dest)
-                out[art.name.split(":", 1)[1]] = load_ensemble(dest)
+    for name, art in active_run(project, run_id).ensemble_artifacts(project).items():
+        with PrivateDir("deid-ens-") as folder:
+            dest = folder / "e"
+            project.extract_artifact(art.id, dest)
+            out[name] = load_ensemble(dest)
     return out
 
 
@@ -111,29 +98,28 @@ class Predictor:
         if run_id is None and model is None and uses_starter(project):
             return starter_predictor(project)
         run = active_run(project, run_id)
-        metrics = run.metrics or {}
-        name = model or metrics.get("selected")
-        arts = {a.name: a for a in project.artifacts(run.id)}
-        if f"member:{name}" in arts:
+        name = model or run.selected
+        member_arts, ensemble_arts = run.member_artifacts(project), run.ensemble_artifacts(project)
+        if name in member_arts:
             needed, ens_art = [name], None
-        elif f"ensemble:{name}" in arts:
-            ens_art = arts[f"ensemble:{name}"]
+        elif name in ensemble_arts:
+            ens_art = ensemble_arts[name]
             needed = list(ens_art.meta.get("members", []))
         else:
-            known = sorted(a.split(":", 1)[1] for a in arts)
+            known = sorted({*member_arts, *ensemble_arts})
             raise UserError(f"no model called {name!r} in run {run.id} (known: {', '.join(known)})")
-        rules = fill_rules(run, name)
+        rules = run.fill_rules(name)
         # The fill's members run too, even those outside the candidate.
-        needed = sorted({*needed, *(m for m, _ in rules if f"member:{m}" in arts)})
+        needed = sorted({*needed, *(m for m, _ in rules if m in member_arts)})
         if all_members:
-            needed = sorted({*needed, *(a.split(":", 1)[1] for a in arts if a.startswith("member:"))})
+            needed = sorted({*needed, *member_arts})
         private = PrivateDir("deid-model-")
         try:
             members = {}
             for m in needed:
                 dest = private.path / "members" / m
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                project.extract_artifact(arts[f"member:{m}"].id, dest)
+                project.extract_artifact(member_arts[m].id, dest)
                 members[m] = load_model(dest, device=device)
             ensemble = None
             if ens_art is not None:
@@ -143,7 +129,7 @@ class Predictor:
         except BaseException:
             private.close()
             raise
-        return cls(name, members, ensemble, private, run.id, propagation_labels(run, name), rules,
+        return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
                    *project_matcher(project))
 
     def close(self) -> None:

@@ -439,15 +439,14 @@ def model_identity(project, *, rules_only: bool = False, annotations: "Annotatio
         return f"annotations {digest[:16]}"
     if rules_only:
         return "rules " + _rules_mapping_digest(project)
-    from app.services.finishing import fill_rules, propagation_labels
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     from app.services.starter import starter_identity, uses_starter
     if uses_starter(project):
         return starter_identity()
     run = active_run(project)
-    name = (run.metrics or {}).get("selected")
-    return json.dumps({"run": run.id, "candidate": name, "fill": fill_rules(run, name),
-                       "propagate": propagation_labels(run, name)}, sort_keys=True)
+    name = run.selected
+    return json.dumps({"run": run.id, "candidate": name, "fill": run.fill_rules(name),
+                       "propagate": run.propagation_labels(name)}, sort_keys=True)
 
 
 def _rules_mapping_digest(project) -> str:
@@ -548,17 +547,15 @@ def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
     if rules_only:
         return {"model": "rules"}, None
     from app.services.finishing import finishing_summary
-    from app.services.predictor import active_run
+    from app.services.runs import active_run
     from app.services.starter import STARTER_NAME, STARTER_REASON, uses_starter
     if uses_starter(project):
         return {"model": STARTER_NAME, "reason": STARTER_REASON}, None
     run = active_run(project)
-    m = run.metrics or {}
-    sel = m.get("selection", {})
-    best = next((r for r in sel.get("rows", []) if r.get("name") == m.get("selected")), None)
-    info = {"model": m.get("selected"), "run": run.id, "reason": sel.get("reason")}
+    best = run.row(run.selected)
+    info = {"model": run.selected, "run": run.id, "reason": run.selection.get("reason")}
     # Labels and member names only: what was added after the model, for the auditor.
-    finishing = finishing_summary(m.get("fill"), m.get("propagation"))
+    finishing = finishing_summary(run.fill, run.propagation)
     if finishing:
         info["finishing"] = " ".join(finishing)
     return info, ({"dev_strict": best} if best else None)

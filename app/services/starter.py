@@ -45,9 +45,9 @@ STARTER_SETTING = "starter_model"
 def uses_starter(project) -> bool:
     """True when ``project`` predicts with the starter: English, no trained
     run, and not turned off (project setting ``starter_model`` False)."""
-    from app.services.training import ACTIVE_RUN
+    from app.services.runs import active_run_id
 
-    return (project.get_setting(ACTIVE_RUN) is None and project.language == "en"
+    return (active_run_id(project) is None and project.language == "en"
             and project.get_setting(STARTER_SETTING, True) is not False
             and starter_manifest() is not None)
 

@@ -34,6 +34,8 @@ from app.errors import UserError
 from app.models.base import FIXED_KINDS
 from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
+from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
+                               put_ensemble, put_member, set_active_run)
 
 # The paper's three neural kinds, then the CRF (fast, and wrong elsewhere).
 BASE_KINDS = ("spacy", "stanza", "flair", "crf")
@@ -46,7 +48,6 @@ _WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
 _ENSEMBLE_RESERVE = 0.1
 # No member's safety stop comes sooner than this, even in an overrun run.
 _MIN_MEMBER_SECONDS = 60.0
-ACTIVE_RUN = "active_run"
 #: Selection objectives a run can use (app.ensemble.selection); every one but
 #: f1 is recall-first: pruning and the recall fill weigh recall as F2 does,
 #: and stacking decisions get a tuned weight on O.
@@ -148,39 +149,6 @@ class TrainConfig:
         return asdict(self)
 
 
-@dataclass
-class MemberInfo:
-    name: str
-    kind: str
-    variant: str | None
-    params: dict
-    seconds: float
-    peak_mb: float
-    size_mb: float
-    dev: dict
-    trials: list[dict] = field(default_factory=list)
-    time_cap: float | None = None      # its safety stop: seconds left of the run's clock
-    reused_from: int | None = None     # the run that trained it, when reused
-    clock_stop: bool = False           # the safety stop ended its training early
-
-
-@dataclass
-class TrainResult:
-    run_id: int
-    selected: str
-    reason: str
-    table: list[dict]
-    members: dict[str, MemberInfo]
-    ensembles: dict[str, str]
-    device: str
-    device_note: str | None
-    seconds: float
-    data: dict
-    notes: list[str] = field(default_factory=list)
-    fill: dict | None = None              # see app.services.finishing
-    propagation: dict | None = None
-
-
 def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
     """Annotated documents of the given splits, with their gold spans.
 
@@ -245,7 +213,7 @@ def low_precision_note(selection) -> str | None:
 
 
 def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
-                  cancel: CancelToken | None = None) -> TrainResult:
+                  cancel: CancelToken | None = None) -> TrainedRun:
     """Run the whole training step; see the module docstring."""
     from app.ensemble import (VotingEnsemble, fit_stacking, gold_tags, make_groups, prune_voting,
                               score_members, select)
@@ -309,7 +277,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     weights = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan}
     total_w = sum(weights.values()) + 1.0
     fractions: dict[str, float] = {}
-    members: dict[str, MemberInfo] = {}
+    members: dict[str, MemberRecord] = {}
     dev_out: dict = {}
     dev_seconds: dict[str, float] = {}       # each member's time to tag dev: its cost
     run_seconds = config.max_minutes * 60.0 if config.max_minutes else budget.safety_seconds
@@ -344,9 +312,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         dev_out[job.name] = model.predict(dev_items)
         dev_seconds[job.name] = time.perf_counter() - tagging
         score = score_members({job.name: dev_out[job.name]}, dev_gold)[job.name]
-        project.put_artifact(run_id, f"member:{job.name}", "model", job.out_dir,
-                             meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
-        members[job.name] = MemberInfo(job.name, job.kind, job.variant, fit.params,
+        put_member(project, run_id, job.name, job.out_dir,
+                   meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
+        members[job.name] = MemberRecord(job.name, job.kind, job.variant, fit.params,
                                        round(fit.seconds, 2), round(fit.peak_mb, 1), round(size_mb, 2),
                                        score.as_dict(), fit.trials, job.time_cap, reused_from,
                                        fit.clock_stop)
@@ -371,17 +339,16 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                                   work / "saved" / name, work / "cache", device=device,
                                   seed=config.seed, budget=budget))
         for job in [j for j in jobs if j.name in reusable]:
-            old_run, art, info = reusable[job.name]
+            old_run, art, stored = reusable[job.name]
             member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model",
                                                kind=MEMBER_STARTED))
             job.out_dir.parent.mkdir(parents=True, exist_ok=True)
             project.extract_artifact(art.id, job.out_dir)
-            fit = MemberFit(info.get("params", {}), info.get("trials", []),
-                            info.get("seconds", 0.0), info.get("peak_mb", 0.0),
-                            info.get("clock_stop", False))
+            fit = MemberFit(stored.params, stored.trials, stored.seconds, stored.peak_mb,
+                            stored.clock_stop)
             # The run that trained it, not only the last one that reused it.
             record(job, fit, load_model(job.out_dir, device),
-                   reused_from=info.get("reused_from") or old_run)
+                   reused_from=stored.reused_from or old_run)
         jobs = [j for j in jobs if j.name not in reusable]
         jobs_total = max(1, min(config.jobs, len(jobs)))
         if jobs_total > 1:
@@ -464,28 +431,23 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         for ename, ens in ensembles.items():
             edir = work / "ensembles" / _safe(ename)
             ens.save(edir)
-            project.put_artifact(run_id, f"ensemble:{ename}", "ensemble", edir,
-                                 meta={"members": ens.members, "description": ens.describe()})
-        metrics = {
-            "selected": selection.best_name,
-            "selection": selection.as_dict(),
-            "fill": fill,
-            "propagation": propagation,
-            "notes": notes,
-            "costs": {n: round(c, 3) for n, c in costs.items()},
-            "members": {n: asdict(m) for n, m in members.items()},
-            "ensembles": {n: {"members": e.members, "description": e.describe()}
-                          for n, e in ensembles.items()},
-            "device": device, "device_note": device_note,
-            "seconds": round(time.perf_counter() - t0, 1),
-            "data": {v: b.counts for v, b in builds.items()},
-        }
+            put_ensemble(project, run_id, ename, edir,
+                         meta={"members": ens.members, "description": ens.describe()})
+        run = TrainedRun(
+            run_id, "done", run_config, selected=selection.best_name,
+            selection=selection.as_dict(), members=members,
+            ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
+            fill=fill, propagation=propagation, notes=notes,
+            costs={n: round(c, 3) for n, c in costs.items()}, device=device,
+            device_note=device_note, seconds=round(time.perf_counter() - t0, 1),
+            data={v: b.counts for v, b in builds.items()})
         with project.transaction():
-            project.finish_run(run_id, "done", metrics)
-            project.set_setting(ACTIVE_RUN, run_id)
+            project.finish_run(run_id, "done", run.metrics())
+            set_active_run(project, run_id)
             project.log("train_finished", {"run": run_id, "selected": selection.best_name})
     except Cancelled:
-        project.finish_run(run_id, "cancelled", {"members": {n: asdict(m) for n, m in members.items()}})
+        project.finish_run(run_id, "cancelled",
+                           TrainedRun(run_id, "cancelled", run_config, members=members).metrics())
         project.log("train_cancelled", {"run": run_id})
         raise
     except BaseException:
@@ -494,37 +456,34 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     finally:
         private.close()
     report(Progress(1.0, "train", message="done"))
-    return TrainResult(run_id, selection.best_name, selection.reason,
-                       [r.as_dict() for r in selection.rows], members,
-                       {n: e.describe() for n, e in ensembles.items()}, device, device_note,
-                       metrics["seconds"], metrics["data"], notes, fill, propagation)
+    return run
 
 
 def reusable_models(project) -> list[str]:
     """The model kinds of the active run (what ``reuse_members`` keeps), or ``[]``."""
-    run_id = project.get_setting(ACTIVE_RUN)
+    run_id = active_run_id(project)
     run = project.run(run_id) if run_id is not None else None
     return list((run.config or {}).get("models", [])) if run is not None else []
 
 
 def _reusable_members(project, split_hashes: dict) -> dict[str, tuple]:
-    """``{member: (run id, artifact, stored record)}`` of the active run.
+    """``{member: (run id, artifact, MemberRecord)}`` of the active run.
 
     Refused (``UserError``) when there is no finished run or when the
     annotated data or its split changed since: members trained on other
     data would make the dev scores, and so the selection, meaningless.
     """
-    run_id = project.get_setting(ACTIVE_RUN)
-    run = project.run(run_id) if run_id is not None else None
-    if run is None or run.status != "done":
+    run_id = active_run_id(project)
+    record = project.run(run_id) if run_id is not None else None
+    if record is None or record.status != "done":
         raise UserError("no finished training run to reuse members from: train without reuse first")
-    old = (run.config or {}).get("split_hashes", {})
+    run = TrainedRun.of(record)
+    old = run.config.get("split_hashes", {})
     if any(old.get(v) != h for v, h in split_hashes.items() if v in old) or not set(old) & set(split_hashes):
         raise UserError(f"the annotated notes or their split changed since run {run.id}: "
                         "its members cannot be reused; train them again")
-    stored = (run.metrics or {}).get("members", {})
-    return {a.name.split(":", 1)[1]: (run.id, a, stored.get(a.name.split(":", 1)[1], {}))
-            for a in project.artifacts(run.id) if a.name.startswith("member:")}
+    return {name: (run.id, art, run.members.get(name) or MemberRecord.of(name, {}))
+            for name, art in run.member_artifacts(project).items()}
 
 
 def _safe(name: str) -> str:

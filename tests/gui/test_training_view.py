@@ -9,7 +9,8 @@ import pytest
 from app.core.labels import PRESETS
 from app.models.device import DeviceInfo
 from app.project import Project
-from app.services.training import ACTIVE_RUN, TrainConfig
+from app.services.runs import ACTIVE_RUN
+from app.services.training import TrainConfig
 from app.synth import generate
 
 pytestmark = pytest.mark.slow
@@ -111,8 +112,8 @@ def test_training_reports_progress_and_shows_results(trained):
     view, project, events, finished = trained
     assert view.last_failure is None and len(finished) == 1
     result = finished[0]
-    assert project.run(result.run_id).status == "done"
-    assert project.get_setting(ACTIVE_RUN) == result.run_id
+    assert project.run(result.id).status == "done"
+    assert project.get_setting(ACTIVE_RUN) == result.id
     # Progress: per model, with epochs, losses and a final 100 %.
     assert {e.model for e in events} >= {"spacy-balanced", "spacy-imbalanced", "rules"}
     assert any(e.model == "spacy-balanced" and e.epoch and e.loss is not None for e in events)
@@ -124,7 +125,7 @@ def test_training_reports_progress_and_shows_results(trained):
     # Results: every candidate once, the selected one marked, the reason shown.
     table = view.results_table
     names = [table.item(r, 0).text() for r in range(table.rowCount())]
-    assert len(names) == len(result.table)
+    assert len(names) == len(result.rows)
     assert names.count("★ " + result.selected) == 1
     # The label is rich text: the reason ("token recall >= 0.990") is escaped.
     from html import escape
@@ -137,7 +138,7 @@ def test_training_reports_progress_and_shows_results(trained):
         {"base model", "rules", "ensemble"}
     # Dev token recall, the leak measure, beside the strict scores.
     from app.gui.training_view import RESULT_COLUMNS
-    tok = {row["name"]: row["token"]["recall"] for row in result.table}
+    tok = {row["name"]: row["token"]["recall"] for row in result.rows}
     for r in range(table.rowCount()):
         name = table.item(r, 0).text().removeprefix("★ ")
         assert float(table.item(r, RESULT_COLUMNS.index("Dev token R")).text()) == \

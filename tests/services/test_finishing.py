@@ -1,14 +1,13 @@
 """The finishing steps (recall fill, propagation) learned in training on dev
 notes and applied by the predictor (annotate, redact, evaluate)."""
-from types import SimpleNamespace
-
 from app.core.bio import spans_to_tags
 from app.core.spans import Span
 from app.core.tokenize import segment
 from app.models.base import TaggedSegment, TagSeq
-from app.services.finishing import (fill_rules, fill_summary, finishing_summary, fit_finishing,
-                                    propagation_labels, propagation_summary)
+from app.services.finishing import (fill_summary, finishing_summary, fit_finishing,
+                                    propagation_summary)
 from app.services.predictor import Predictor
+from app.services.runs import TrainedRun
 
 TEXT = "Paciente: Ana Ruiz.\nAna Ruiz acude con su hija.\nFirma: Dr Gil.\n"
 
@@ -48,10 +47,10 @@ def test_training_learns_the_labels_on_dev_notes():
     assert learned["dev_before"] < learned["dev_after"] == 1.0
     assert "PERSON" in propagation_summary(learned) and propagation_summary(None) == ""
 
-    run = SimpleNamespace(metrics={"propagation": learned})
-    assert propagation_labels(run, "m") == ["PERSON"]
-    assert propagation_labels(run, "another-candidate") == []
-    assert propagation_labels(SimpleNamespace(metrics={}), "m") == []
+    run = TrainedRun(1, propagation=learned)
+    assert run.propagation_labels("m") == ["PERSON"]
+    assert run.propagation_labels("another-candidate") == []
+    assert TrainedRun(1).propagation_labels("m") == []
 
 
 class SignatureOnly:
@@ -89,8 +88,8 @@ def test_training_learns_a_fill_from_another_member_then_propagates():
     _, off = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
     assert off is None
 
-    run = SimpleNamespace(metrics={"fill": fill, "propagation": prop})
-    assert fill_rules(run, "first") == [("sig", "PERSON")] and fill_rules(run, "other") == []
+    run = TrainedRun(1, fill=fill, propagation=prop)
+    assert run.fill_rules("first") == [("sig", "PERSON")] and run.fill_rules("other") == []
 
     members = {"first": FirstMentionOnly(), "sig": SignatureOnly()}
     spans = Predictor("first", members, propagate=["PERSON"], fill=[("sig", "PERSON")]).predict([TEXT])[0].spans

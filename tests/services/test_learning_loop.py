@@ -31,16 +31,16 @@ def test_training_stores_members_ensembles_and_selection(trained):
     path, result, events = trained
     assert set(result.members) == {"spacy-balanced", "spacy-imbalanced", "rules"}
     assert any(name.startswith("stacking-") for name in result.ensembles)
-    assert result.selected in {r["name"] for r in result.table}
+    assert result.selected in {r["name"] for r in result.rows}
     assert events[-1].fraction == 1.0
     assert any(e.model == "spacy-balanced" and e.epoch for e in events)
     with Project.open(path, readonly=True) as p:
-        run = p.run(result.run_id)
+        run = p.run(result.id)
         assert run.status == "done"
         assert run.metrics["selected"] == result.selected
         # Every candidate has a measured cost: an ensemble's is its members' sum.
         costs = run.metrics["costs"]
-        assert set(costs) == {r["name"] for r in result.table}
+        assert set(costs) == {r["name"] for r in result.rows}
         assert costs["voting[all]"] == pytest.approx(
             sum(costs[m] for m in result.members), abs=0.01)
         names = {a.name for a in p.artifacts(run.id)}
@@ -210,7 +210,7 @@ def test_balanced_equal_to_imbalanced_is_trained_once(tmp_path):
     with Project.open(path) as p:
         result = train_project(p, TrainConfig(models=["spacy"], budget="quick",
                                               ensembles=["voting"]))
-        run = p.run(result.run_id)
+        run = p.run(result.id)
     assert set(result.members) == {"spacy-imbalanced"}
     assert result.notes and "trained once" in result.notes[0]
     assert run.config["variants_trained"] == ["imbalanced"]

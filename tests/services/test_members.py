@@ -28,7 +28,7 @@ def test_members_in_workers_learn_what_they_learn_in_process(tmp_path):
     with Project.open(path) as p:
         side = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
                                             ensembles=["voting"], jobs=3), progress=events.append)
-        names = {a.name for a in p.artifacts(side.run_id)}
+        names = {a.name for a in p.artifacts(side.id)}
     assert set(side.members) == set(alone.members) == {"spacy-balanced", "spacy-imbalanced", "rules"}
     # Same seed, same data, same epochs: the worker processes train the same models.
     for name, member in side.members.items():

@@ -31,25 +31,25 @@ def test_reused_members_are_not_trained_again(first_run, tmp_path):
         second = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
                                               variants=["imbalanced"], ensembles=["voting", "pruned"],
                                               objective="f2", reuse_members=True))
-        run = p.run(second.run_id)
-        names = {a.name for a in p.artifacts(second.run_id)}
+        run = p.run(second.id)
+        names = {a.name for a in p.artifacts(second.id)}
         predictor = Predictor.from_project(p)
-    assert second.run_id != first.run_id
+    assert second.id != first.id
     for name, member in second.members.items():
-        assert member.reused_from == first.run_id
+        assert member.reused_from == first.id
         # The same model tags dev the same way; its training record is carried over.
         assert member.dev == first.members[name].dev
         assert member.seconds == first.members[name].seconds
     assert {"member:spacy-imbalanced", "member:rules"} <= names   # the new run is self-contained
     assert run.config["objective"] == "f2" and run.metrics["selection"]["objective"] == "f2"
-    assert predictor.run_id == second.run_id
+    assert predictor.run_id == second.id
     predictor.close()
     # Reused again: the record still names the run that trained them.
     with Project.open(path) as p:
         third = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
                                              variants=["imbalanced"], ensembles=["voting"],
                                              reuse_members=True))
-    assert all(m.reused_from == first.run_id for m in third.members.values())
+    assert all(m.reused_from == first.id for m in third.members.values())
 
 
 def test_reuse_trains_what_the_last_run_lacks(first_run, tmp_path):
@@ -58,7 +58,7 @@ def test_reuse_trains_what_the_last_run_lacks(first_run, tmp_path):
         result = train_project(p, TrainConfig(models=["spacy", "rules"], budget="quick",
                                               variants=["balanced", "imbalanced"],
                                               ensembles=["voting"], reuse_members=True))
-    assert result.members["spacy-imbalanced"].reused_from == first_run[1].run_id
+    assert result.members["spacy-imbalanced"].reused_from == first_run[1].id
     assert result.members["spacy-balanced"].reused_from is None      # trained now
 
 
@@ -95,7 +95,7 @@ def test_token_recall_objective_tunes_stacking_for_the_target(first_run, tmp_pat
                                               meta_models=["lr"], reuse_members=True,
                                               objective="precision_at_token_recall",
                                               recall_target=0.999))
-        run = p.run(result.run_id)
+        run = p.run(result.id)
     selection = run.metrics["selection"]
     assert selection["objective"] == "precision_at_token_recall" and selection["target"] == 0.999
     assert "token recall" in result.reason
@@ -105,7 +105,7 @@ def test_token_recall_objective_tunes_stacking_for_the_target(first_run, tmp_pat
     best = rows[result.selected]
     # The stack's decision is bolder than the plain one: O weighed down, the
     # token recall at least that of the plainest member set.
-    stack = result.ensembles["stacking-lr[all]"]
+    stack = result.ensembles["stacking-lr[all]"].description
     assert "recall-tuned: O weight" in stack
     assert best["token"]["recall"] >= rows["rules"]["token"]["recall"]
 
@@ -125,10 +125,10 @@ def test_a_picked_group_gets_its_own_ensembles(first_run, tmp_path):
                                               reuse_members=True,
                                               groups={"fast": ["crf", "rules"],
                                                       "again": ["spacy-imbalanced", "crf", "rules"]}))
-        run = p.run(result.run_id)
+        run = p.run(result.id)
     assert set(run.metrics["ensembles"]["voting[fast]"]["members"]) == {"crf-imbalanced", "rules"}
     assert "pruned[fast]" in result.ensembles
-    assert {r["name"] for r in result.table} >= {"voting[fast]", "pruned[fast]"}
+    assert {r["name"] for r in result.rows} >= {"voting[fast]", "pruned[fast]"}
     # A group with the members of a built-in one is built once, and the note says so.
     assert "voting[again]" not in result.ensembles
     assert any("group again has the members of group all" in n for n in result.notes)

@@ -84,7 +84,7 @@ def test_cli_annotate_on_a_new_project_uses_the_starter(tmp_path, notes, offline
 
 
 def test_a_trained_run_replaces_the_starter(tmp_path):
-    from app.services.training import ACTIVE_RUN
+    from app.services.runs import ACTIVE_RUN
     proj = tmp_path / "p.deid"
     assert run("new", proj, "--labels", "hipaa") == 0
     with Project.open(proj) as p:
