@@ -173,6 +173,27 @@ def _audit_section(audit: Mapping[str, Any] | None) -> str:
             f"model and policy.</p>")
 
 
+def _coverage_section(rows: Any) -> str:
+    """The HIPAA Safe Harbor kinds the project's labels protect and leave in
+    clear (``app.deid.coverage``), when the report carries them."""
+    if not rows:
+        return ""
+    clear = [r for r in rows if r["status"] == "in clear"]
+    said = {"protected": "protected by", "partly": "partly (dates of birth only), by",
+            "in clear": "<span class='bad'>no label: left in clear</span>",
+            "not text": "<span class='muted'>not part of note text</span>"}
+    body = "".join(
+        f"<tr><td>{_e(r['what'])}</td><td>{said[r['status']] if r['status'] in ('in clear', 'not text') else _e(said[r['status']])} {_e(', '.join(r['labels']))}</td></tr>"
+        for r in rows)
+    lead = (f"<p class='bad'>{len(clear)} kind(s) of identifier of the HIPAA Safe Harbor list "
+            f"have no label in this project, so nothing replaces them: "
+            f"{_e('; '.join(r['what'] for r in clear))}.</p>" if clear else
+            "<p class='ok'>Every kind of the HIPAA Safe Harbor list that notes can hold has "
+            "a label.</p>")
+    return (f"<h3>What the labels protect</h3>{lead}<table><tr><th>Safe Harbor identifier</th>"
+            f"<th>In this project</th></tr>{body}</table>")
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     """The report as one self-contained HTML page, in sentences and tables."""
     tool = report.get("tool") or {"name": "DeID Studio", "version": ""}
@@ -277,7 +298,7 @@ def render_html(report: Mapping[str, Any]) -> str:
 <p class="muted">Generated {_e(report['generated_at'])}.{took}</p>
 {intro}
 <h2>Residual risk</h2>{_audit_section(audit)}
-<h2>What was removed</h2>{removed}
+<h2>What was removed</h2>{removed}{_coverage_section(report.get("coverage"))}
 <h2>What the leak scan suspected</h2>{scan}
 <h2>The model</h2>{model_html}
 <h2>Settings</h2><p>{'; '.join(facts) or 'Defaults.'}.</p>

@@ -287,6 +287,16 @@ class _ModelScan:
         self.predictor.close()
 
 
+def label_coverage(project, policy=None) -> list[dict]:
+    """The HIPAA Safe Harbor items and the project's labels that protect them
+    (``app.deid.coverage``), for the audit report."""
+    from dataclasses import asdict
+    from app.deid.coverage import coverage
+    policy = policy or project_policy(project)
+    return [asdict(r) for r in coverage([label.name for label in project.labels()],
+                                        policy.kind_for)]
+
+
 def document_patient_key(info) -> str:
     """The surrogate key of a project document: its patient's, shared with
     folder notes of that patient (``--patient-regex``); else the document's own."""
@@ -511,6 +521,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                                 "rules_only": rules_only, "use_annotations": use_annotations,
                                 "date_order": f"{date_order} ({date_order_source})"},
                                {"total_s": round(seconds, 3)}, __version__)
+    report_data["coverage"] = label_coverage(project, policy)
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
                            "naming": naming, "workers": summary.workers,
                            "redone": sum(summary.redone().values())})
@@ -671,6 +682,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                                {"documents": len(infos), "naming": naming, "strict": strict,
                                 "rules_only": rules_only, "source": "project documents"},
                                {"total_s": round(seconds, 3)}, __version__)
+    report_data["coverage"] = label_coverage(project, policy)
     project.log("export_redacted", {"notes": len(summary.notes), "strategy": policy.default,
                                     "naming": naming, "redone": sum(summary.redone().values())})
     if report_files is not None:

@@ -113,6 +113,9 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert opened and opened[0].toLocalFile().endswith("deid-report.html")
     assert sentence in html and "R. Officer" in html
     assert html.index("Residual risk") < html.index("What was removed")
+    # What the paper's labels leave in clear, in words.
+    assert "have no label in this project, so nothing replaces them" in html
+    assert "e-mail addresses" in html
     report = QTextBrowser()
     report.setHtml(html)
     report.resize(1000, 1300)
