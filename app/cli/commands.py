@@ -86,6 +86,8 @@ def print_import_summary(s) -> None:
         _print(f"  ... and {len(s.problems) - 50} more")
     if s.warnings:
         _print(f"{len(s.warnings)} warnings (e.g. discontinuous or mismatched spans); see the project audit log")
+    for sentence in s.left_in_clear:
+        _print(f"warning: {sentence}")
 
 
 def cmd_import(args) -> int:
@@ -94,11 +96,7 @@ def cmd_import(args) -> int:
     with open_project(args.project) as project:
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
-        from app.services.coverage import project_rule_gaps
-        gaps = project_rule_gaps(project)
     print_import_summary(s)
-    for gap in gaps:
-        _print(f"warning: {gap.sentence}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Small dialogs: import summary, settings, about."""
 from __future__ import annotations
 
+import html
 import importlib.metadata as md
 import platform
 import sys
@@ -38,6 +39,8 @@ class ImportSummaryDialog(QDialog):
                 f"{len(summary.warnings)} warning(s) · {summary.seconds:.1f} s")
         if summary.labels_added:
             text += "<br>New labels: " + ", ".join(summary.labels_added)
+        for sentence in getattr(summary, "left_in_clear", ()):
+            text += f"<br><span style='color:#a40000'>⚠ {html.escape(sentence)}.</span>"
         self.text = QLabel(text)
         self.text.setWordWrap(True)
         layout.addWidget(self.text)
@@ -45,7 +48,7 @@ class ImportSummaryDialog(QDialog):
         self.problems.setVisible(bool(summary.problems))
         layout.addWidget(self.problems, 1)
         if not summary.problems:
-            self.resize(620, 140)
+            self.resize(620, 140 + 40 * len(getattr(summary, "left_in_clear", ())))
             layout.addStretch(1)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)
         buttons.accepted.connect(self.accept)

@@ -30,12 +30,16 @@ class ImportSummary:
     seconds: float = 0.0
     #: Ids of the notes added (suggestions are made for these afterwards).
     doc_ids: list[int] = field(default_factory=list)
+    #: Kinds the rules find in the project's notes that no label takes, in
+    #: words with counts (``app.services.coverage.project_rule_gaps``).
+    left_in_clear: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
                 "problems": [{"path": p, "reason": r} for p, r in self.problems],
                 "warnings": len(self.warnings), "labels_added": self.labels_added,
-                "chars": self.chars, "seconds": round(self.seconds, 3)}
+                "chars": self.chars, "seconds": round(self.seconds, 3),
+                "left_in_clear": self.left_in_clear}
 
 
 #: Setting: the last ``--patient-regex`` given to an import; `deid annotate`
@@ -195,6 +199,9 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
         flush()
     except (ValueError, BadInputError) as exc:           # unknown format, unreadable root
         raise UserError(str(exc)) from None
+    if summary.imported:
+        from app.services.coverage import project_rule_gaps
+        summary.left_in_clear = [gap.sentence for gap in project_rule_gaps(project)]
     summary.seconds = time.perf_counter() - start
     progress(Progress(1.0, "import", message=f"{summary.imported} documents"))
     return summary

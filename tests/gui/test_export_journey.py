@@ -106,3 +106,30 @@ def test_not_a_leak_closes_a_suspicion(imported, qtbot, tmp_path, monkeypatch):
     wizard, outcome = _export(w, qtbot, out, monkeypatch)       # every note kept: resumed
     assert outcome.summary.count("resumed") == 3
     assert wizard.suspicion_table.rowCount() == before - 1
+
+
+def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monkeypatch):
+    """File > Residual-risk review of an export…: the folder asked, its sample
+    shown beside the originals; a folder holding no export says so."""
+    w = _shown(imported, qtbot)
+    out = tmp_path / "export"
+    wizard, _ = _export(w, qtbot, out, monkeypatch)
+    wizard.close()
+    action = next(a for top in w.menuBar().actions() if top.text().replace("&", "") == "File"
+                  for a in top.menu().actions()
+                  if a.text().replace("&", "").startswith("Residual-risk review"))
+    warned = []
+    monkeypatch.setattr(w, "show_error", lambda title, text: warned.append(text))  # the box
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path))
+    action.trigger()                                      # not an export
+    assert warned and "holds no export" in warned[0]
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    action.trigger()
+    review = w.audit_dialog
+    qtbot.waitExposed(review)
+    assert review.notes == ["P1_a.txt", "P1_b.txt", "P2_a.txt"]           # 59 asked, all 3
+    shown = review.current_note()
+    assert review.redacted.toPlainText() == (out / shown).read_text(encoding="utf-8")
+    assert review.original_title.text() == f"Original ({shown.removesuffix('.txt')})"
+    assert review.progress_label.text() == "0 of 3 notes reviewed"
+    review.close()

@@ -34,6 +34,10 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
     import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 12), pattern=r"^(P\d+)_")
+    # The import summary said what the paper's labels leave in clear in these notes.
+    said = w.summary_dialog.text.text()
+    assert "dates other than dates of birth: the rules find" in said
+    assert "no label takes them, so they stay in clear" in said
 
     # File > Export (Ctrl+E), no model yet: the rules only, names stay in clear.
     out = tmp_path / "export"
