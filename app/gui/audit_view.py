@@ -51,8 +51,11 @@ class AuditReviewDialog(QDialog):
         self.setWindowTitle(f"Residual-risk review — {self.folder.name}")
         self.resize(1180, 700)
 
+        from app.deid.audit import percent, upper_bound
         self.intro = QLabel(
-            f"<b>{len(self.notes)} notes</b> drawn at random from this export. Read each note "
+            f"<b>{len(self.notes)} notes</b> drawn at random from this export (if none leaks: "
+            f"at most {percent(upper_bound(0, len(self.notes)))} of its notes leak, 95 % "
+            f"confidence). Read each note "
             f"whole, beside its original. Select every identifier left in clear in the "
             f"de-identified text and press <b>Mark left in clear</b> (M); then "
             f"<b>Reviewed ▶</b> (Ctrl+Enter). When every note is reviewed, sign: the audit "

@@ -87,6 +87,8 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert review.reviewer.text() == "R. Officer"
     notes = review.notes
     assert len(notes) == 12                               # 59 asked for, all 12 drawn
+    assert "(if none leaks: at most 22.1 % of its notes leak, 95 % confidence)" in \
+        review.intro.text()
     assert not review.sign_button.isEnabled()
     # The suspected note beside its original; what is left in clear, marked.
     row = notes.index(note)
