@@ -37,7 +37,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             debug: list | None = None, model: str | None = None,
             threshold: float | None = None) -> dict:
     from app.deid import Policy, Redactor
-    from app.deid.folder import common_words
+    from app.deid.folder import common_words, doubts_in_output, predictor_doubts
     from app.deid.redact import map_offset
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
@@ -72,7 +72,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     shapes = scan_shapes(project, kinds)
     from app.services.redaction import SCAN_THRESHOLD
     threshold = SCAN_THRESHOLD if threshold is None else threshold
-    scan = ModelScanFactory(str(project.path), model, threshold)() if model_scan else None
+    scan = ModelScanFactory(str(project.path), model)() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
     sources: Counter = Counter()
@@ -89,8 +89,12 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 kind = kinds.kind_for(m.label)
                 if kind not in _KEPT_KINDS:
                     seen.add(key, m.label, text[m.in_start:m.in_end], name=kind == "name")
+            # The model's doubts, read with the prediction on the original (as an export).
+            doubts = doubts_in_output(predictor_doubts(predictor, [text], threshold)[0],
+                                      result.span_map) if scan is not None else []
             found = [lk for lk in rescan(
-                result.text, (), rules, known=(seen, known), patient=key, model_fn=scan,
+                result.text, (), rules, known=(seen, known), patient=key,
+                model_fn=(lambda t: list(scan(t)) + doubts) if scan is not None else None,
                 replaced=[(m.out_start, m.out_end) for m in result.span_map],
                 names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                 if kinds.kind_for(m.label) == "name"],

@@ -134,23 +134,76 @@ def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
             for t, pid in zip(texts, ids)]
 
 
+def predictor_doubts(predictor: Any, texts: list[str],
+                     threshold: float) -> list[list[tuple[int, int, str]]]:
+    """Tokens of each text that a member reading token probabilities (the
+    CRF's ``suspicions``) gives at least ``threshold`` chance of being part
+    of an identifier: ``(start, end, label)`` in the text, in order.
+    Read on the original text, where the model sees its usual context (on
+    the redacted text the tags confuse it): the leak scan's ``unsure``."""
+    from app.core.tokenize import segment
+    readers = [m for m in getattr(predictor, "members", {}).values()
+               if hasattr(m, "suspicions")]
+    out: list[list[tuple[int, int, str]]] = []
+    for text in texts:
+        found: list[tuple[int, int, str]] = []
+        if readers:
+            segs = segment(text)
+            items = [(text, seg) for seg in segs]
+            for model in readers:
+                for seg, hits in zip(segs, model.suspicions(items, threshold)):
+                    found += [(seg.tokens[i].start, seg.tokens[i].end, label) for i, label in hits]
+        out.append(sorted(set(found)))
+    return out
+
+
+def doubts_in_output(doubts: Iterable[tuple[int, int, str]],
+                     span_map: list[MappedSpan]) -> list[tuple[int, int, str, str]]:
+    """The doubted tokens a replacement did not cover, at their place in the
+    output, as the leak scan's model hits of source ``unsure``; neighbours
+    (one space apart, no replacement between) make one suspicion."""
+    from app.deid.rescan import _Ranges
+    replaced = _Ranges([(m.in_start, m.in_end) for m in span_map])
+    forward = offset_mapper(span_map)
+    out: list[tuple[int, int, str, str]] = []
+    last_in = -2
+    for a, b, label in doubts:
+        if replaced.meeting(a, b):
+            continue
+        o = forward(a)
+        if out and a - last_in <= 1 and o - out[-1][1] == a - last_in:
+            out[-1] = (out[-1][0], o + b - a, out[-1][2], "unsure")
+        else:
+            out.append((o, o + b - a, label, "unsure"))
+        last_in = b
+    return out
+
+
 def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
-                  patients: list[str | None]) -> list[tuple[list | None, str]]:
-    """Worker side of a batch: ``(spans, "")`` or ``(None, reason)`` per note.
+                 patients: list[str | None], doubt: float | None = None) -> list[tuple]:
+    """Worker side of a batch: ``(spans, "")`` or ``(None, reason)`` per note;
+    with ``doubt`` (a threshold) ``(spans, "", doubts)`` (``predictor_doubts``).
 
     ``factory`` builds the predictor, once per worker process for ``key``
     (``app.core.parallel.loaded``); ``patients`` are patient ids or ``None``.
     Pure (a cluster may run it twice), shared by redaction and annotation.
     """
     predictor, lock = loaded(factory, ("predict", key))
+
+    def batch(texts: list[str], patients: list[str | None]) -> list[tuple]:
+        spans = _predict_batch(predictor, texts, patients)
+        if doubt is None:
+            return [(s, "") for s in spans]
+        return [(s, "", d) for s, d in zip(spans, predictor_doubts(predictor, texts, doubt))]
+
     with lock:
         try:
-            return [(spans, "") for spans in _predict_batch(predictor, texts, patients)]
+            return batch(texts, patients)
         except Exception:   # find the note that fails; the others go on
-            out: list[tuple[list | None, str]] = []
+            out: list[tuple] = []
             for text, patient in zip(texts, patients):
                 try:
-                    out.append((_predict_batch(predictor, [text], [patient])[0], ""))
+                    out += batch([text], [patient])
                 except Exception as exc:  # one bad note must not stop the export
                     out.append((None, f"prediction failed ({type(exc).__name__})"))
             return out
@@ -163,6 +216,8 @@ class ScanJob:
     text: str
     replaced: tuple[tuple[int, int], ...]
     names_replaced: tuple[tuple[int, int], ...]
+    #: Model hits found before the scan (the doubts read on the original).
+    hits: tuple[tuple, ...] = ()
 
 
 def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: str,
@@ -179,8 +234,9 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
         with lock:
             many = getattr(scan, "many", None)
             models = many(texts) if callable(many) else [list(scan(t)) for t in texts]
+    models = [list(m) + list(j.hits) for m, j in zip(models, jobs)]
     corpus = common_words() if corpus is None else corpus
-    return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if model_scan else None,
+    return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if m else None,
                              replaced=j.replaced, names_replaced=j.names_replaced,
                              shapes=shapes, corpus=corpus, beside=True)
             for j, m in zip(jobs, models)]
@@ -652,6 +708,8 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
     its notes are written as soon as it comes back, oldest batch first.
     """
     ahead = max(2, 2 * engine.workers)
+    # The model's doubts are read with the prediction, on the original text.
+    doubt = getattr(model_scan, "threshold", None)
     predicting: deque = deque()
     scanning: deque = deque()
     todo = iter(batches)
@@ -663,7 +721,7 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
                 return
             need = [it for it in b if it.spans is None]
             fut = engine.submit(predict_task, factory, keys[0], [it.text for it in need],
-                                [_patient_id(it.patient) for it in need]) if need else None
+                                [_patient_id(it.patient) for it in need], doubt) if need else None
             predicting.append((b, need, fut))
 
     def write_oldest() -> None:
@@ -687,8 +745,10 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
             results = dict(zip((id(it) for it in need), fut.result())) if fut is not None else {}
             top_up()
             records = []
+            hits = []
             for item in b:
-                spans, error = (item.spans, "") if item.spans is not None else results[id(item)]
+                spans, error, *doubts = (item.spans, "") if item.spans is not None \
+                    else results[id(item)]
                 if error:
                     outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
                     report(1)
@@ -702,7 +762,10 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
                     report(1)
                 else:
                     records.append(record)
-            jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced) for r in records]
+                    hits.append(tuple(doubts_in_output(doubts[0], record.result.span_map))
+                                if doubts else ())
+            jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h)
+                    for r, h in zip(records, hits)]
             scan = engine.submit(_scan_task, model_scan, ctx.rules_fn, keys[1], jobs, ctx.shapes,
                                  ctx.corpus, priority=1) if records else None
             scanning.append((records, scan))

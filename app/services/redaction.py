@@ -217,7 +217,8 @@ def rule_leak_scan(project) -> RuleLeakScan:
 
 
 #: A token is suspected when a member reading token probabilities gives it at
-#: least this probability of being part of an identifier (the CRF's 1 - P(O)).
+#: least this probability of being part of an identifier (the CRF's 1 - P(O),
+#: read on the original text with the prediction: ``predictor_doubts``).
 #: Chosen on the leak-scan bench (BENCHMARKS.md): lower adds false alarms
 #: faster than it adds missed identifiers.
 SCAN_THRESHOLD = 0.05
@@ -235,6 +236,7 @@ class ModelScanFactory:
 
     project_path: str
     model: str | None = None          # a candidate of the run (default: the selected one)
+    #: The prediction's doubts threshold (read by redact_notes with the prediction).
     threshold: float = SCAN_THRESHOLD
 
     def __call__(self) -> "_ModelScan":
@@ -243,44 +245,24 @@ class ModelScanFactory:
 
         project = Project.open(Path(self.project_path), readonly=True)
         try:
-            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True),
-                              self.threshold)
+            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True))
         finally:
             project.close()
 
 
 class _ModelScan:
-    def __init__(self, predictor, threshold: float = SCAN_THRESHOLD) -> None:
+    def __init__(self, predictor) -> None:
         self.predictor = predictor
-        self.threshold = threshold
 
     def __call__(self, text: str) -> list[tuple[int, int, str]]:
         return self.many([text])[0]
 
-    def many(self, texts: list[str]) -> list[list[tuple]]:
-        """The scan of several texts, their segments batched through the models:
-        every member's spans, then the tokens a member reading marginals
-        doubts (``(start, end, label, "unsure")``)."""
-        from app.core.tokenize import segment
+    def many(self, texts: list[str]) -> list[list[tuple[int, int, str]]]:
+        """The scan of several texts, their segments batched through the models."""
         out = []
-        readers = [m for m in self.predictor.members.values() if hasattr(m, "suspicions")]
-        for text, pred in zip(texts, self.predictor.predict(texts, with_members=True)):
+        for pred in self.predictor.predict(texts, with_members=True):
             spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
-            found: list[tuple] = [(s.start, s.end, s.label) for s in spans]
-            if readers:
-                segs = segment(text)
-                items = [(text, seg) for seg in segs]
-                for model in readers:
-                    for seg, hits in zip(segs, model.suspicions(items, self.threshold)):
-                        last = -2
-                        for i, label in hits:        # neighbouring tokens: one suspicion
-                            token = seg.tokens[i]
-                            if i == last + 1:
-                                found[-1] = (found[-1][0], token.end, *found[-1][2:])
-                            else:
-                                found.append((token.start, token.end, label, "unsure"))
-                            last = i
-            out.append(found)
+            out.append([(s.start, s.end, s.label) for s in spans])
         return out
 
     def close(self) -> None:

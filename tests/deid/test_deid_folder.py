@@ -8,10 +8,10 @@ from app.deid.folder import MANIFEST, redact_folder
 from app.formats.base import TEMP_PREFIX
 from app.deid.memory import JsonFileSurrogateMemory
 from app.deid.policy import Policy
-from app.deid.rescan import LeakError
+from app.deid.rescan import KnownIdentifiers, LeakError
 
 import deid_fake_model
-from deid_fake_model import make_predictor
+from deid_fake_model import FakePredictor, make_predictor
 
 SECRET = "folder-secret"
 POLICY = Policy(default="surrogate")
@@ -226,3 +226,42 @@ def test_one_fsync_per_batch_and_a_damaged_output_is_redone(tmp_path, monkeypatc
     assert again.count("resumed") == 19 and again.count("done") == 1
     assert again.redone() == {"its output was damaged (written just before a crash)": 1}
     assert (tmp_path / "out" / "pt1_note3.txt").read_bytes()
+
+
+class _Doubter:
+    """A member reading token probabilities: it doubts every "Zed" and "John"."""
+
+    def suspicions(self, items, threshold):
+        return [[(i, "PERSON") for i, t in enumerate(seg.tokens)
+                 if text[t.start:t.end] in ("Zed", "John")]
+                for text, seg in items]
+
+
+class _DoubtingPredictor(FakePredictor):
+    members = {"crf": _Doubter()}
+
+
+def _doubting_predictor():
+    return _DoubtingPredictor(("John",))
+
+
+class _NoScan:
+    """The model scan's factory: its threshold asks for the prediction's doubts."""
+
+    threshold = 0.05
+
+    def __call__(self):
+        return lambda text: []
+
+
+def test_the_models_doubts_read_on_the_original_are_suspicions(tmp_path):
+    """A token the model left as O but doubts ("Zed") is reported at its place
+    in the output, as 'unsure'; a doubted token inside a replacement is not."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("John met Zed today. Zed again.", encoding="utf-8")
+    summary = redact_folder(src, tmp_path / "out", _doubting_predictor, POLICY, secret=SECRET,
+                            workers=1, model_scan=_NoScan(), known=KnownIdentifiers())
+    out = (tmp_path / "out" / "a.txt").read_text(encoding="utf-8")
+    found = [(out[s["start"]:s["end"]], s["kind"]) for s in summary.notes[0].suspicions]
+    assert found == [("Zed", "unsure"), ("Zed", "unsure")]
