@@ -133,7 +133,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     sweep_temp_files(out)          # what a killed run left there
     if not project.readonly:
         project.checkpoint()       # workers open the file read-only
-    factory = ProjectPredictorFactory(str(project.path))
+    factory = ProjectPredictorFactory(str(Path(project.path).resolve()))
     key = f"{project.path}:{model_identity(project)}"
     written: list[Document] = []
 

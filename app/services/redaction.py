@@ -477,8 +477,9 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
-    factory = annotations or ProjectPredictorFactory(str(project.path), rules_only=rules_only)
-    model_scan = None if (rules_only or use_annotations) else ModelScanFactory(str(project.path))
+    where = str(Path(project.path).resolve())      # as the workers open it (a cluster's too)
+    factory = annotations or ProjectPredictorFactory(where, rules_only=rules_only)
+    model_scan = None if (rules_only or use_annotations) else ModelScanFactory(where)
     producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
                 "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
                         f"shapes {scan_shapes(project, policy)}",
@@ -642,8 +643,9 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     if not infos:
         raise UserError("no documents to export")
     policy = project_policy(project, strategy)
-    factory = ProjectPredictorFactory(str(project.path), rules_only=rules_only)
-    model_scan = None if rules_only else ModelScanFactory(str(project.path))
+    where = str(Path(project.path).resolve())      # as the workers open it
+    factory = ProjectPredictorFactory(where, rules_only=rules_only)
+    model_scan = None if rules_only else ModelScanFactory(where)
     producer = {"model": model_identity(project, rules_only=rules_only),
                 "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
                         f"shapes {scan_shapes(project, policy)}",
