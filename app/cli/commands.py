@@ -127,7 +127,8 @@ def _export_redacted(args) -> int:
             summary, _ = redact_project(
                 project, args.out_dir, doc_ids=ids, strategy=args.strategy,
                 report_path=args.report, naming=args.naming, strict=args.strict,
-                rules_only=args.rules_only, progress=TerminalProgress(quiet=args.quiet))
+                rules_only=args.rules_only, scan_threshold=args.scan_threshold,
+                progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
     _print_redaction(summary, args.out_dir, args.report)
@@ -361,7 +362,7 @@ def cmd_redact(args) -> int:
                 report_path=args.report, workers=args.workers, cluster=args.cluster,
                 naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
-                use_annotations=args.use_annotations,
+                use_annotations=args.use_annotations, scan_threshold=args.scan_threshold,
                 progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None

@@ -140,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
                    help="suspicions (ids as listed by an earlier run) that are not leaks: "
                         "no longer reported, no longer withheld by --strict")
+    s.add_argument("--scan-threshold", type=float, metavar="P",
+                   help="the leak scan suspects a word the model gives at least this chance of "
+                        "being an identifier (default 0.05; lower finds more of what the model "
+                        "missed, with more false alarms: BENCHMARKS.md)")
 
     s = sub.add_parser("export", help="export documents and annotations, or the documents "
                                       "de-identified (--format redacted)")
@@ -163,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it)")
     s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
                    help="redacted: suspicions (ids as listed) that are not leaks")
+    s.add_argument("--scan-threshold", type=float, metavar="P",
+                   help="redacted: the leak scan suspects a word the model gives at least this chance of "
+                        "being an identifier (default 0.05; lower finds more of what the model "
+                        "missed, with more false alarms: BENCHMARKS.md)")
 
     s = sub.add_parser("audit", help="measure the residual risk of an export: draw a sample "
                                      "to review, then bound the leak rate from the review")

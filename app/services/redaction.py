@@ -250,6 +250,25 @@ class ModelScanFactory:
             project.close()
 
 
+def model_scan_factory(project, threshold: float | None = None) -> ModelScanFactory:
+    """The model's leak scan for an export; ``threshold`` (default
+    ``SCAN_THRESHOLD``) for the model's doubts, checked here."""
+    threshold = SCAN_THRESHOLD if threshold is None else threshold
+    if not 0.0 < threshold < 1.0:
+        raise UserError(f"--scan-threshold {threshold}: give a probability between 0 and 1 "
+                        f"(default {SCAN_THRESHOLD})")
+    # By the absolute path: the workers open it (a cluster worker's folder is not ours).
+    return ModelScanFactory(str(Path(project.path).resolve()), threshold=threshold)
+
+
+def _scan_identity(project, policy, model_scan) -> str:
+    """What decides the leak scan (part of the resume fingerprint): a note
+    kept from an earlier run carries that run's suspicions."""
+    model = "none" if model_scan is None else f"doubts >= {model_scan.threshold}"
+    return (f"rules {_rules_mapping_digest(project)}, model {model}, "
+            f"shapes {scan_shapes(project, policy)}")
+
+
 class _ModelScan:
     def __init__(self, predictor) -> None:
         self.predictor = predictor
@@ -452,6 +471,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   cluster: str | None = None, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
                   use_annotations: bool = False, batch: int | None = None,
+                  scan_threshold: float | None = None,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """Redact every note under ``in_dir`` into ``out_dir``; write the audit report.
 
@@ -479,10 +499,10 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
     where = str(Path(project.path).resolve())      # as the workers open it (a cluster's too)
     factory = annotations or ProjectPredictorFactory(where, rules_only=rules_only)
-    model_scan = None if (rules_only or use_annotations) else ModelScanFactory(where)
+    model_scan = None if (rules_only or use_annotations) else model_scan_factory(
+        project, scan_threshold)
     producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
-                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
-                        f"shapes {scan_shapes(project, policy)}",
+                "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()
@@ -618,6 +638,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                    strategy: str | None = None, report_path: str | None = None,
                    naming: str = "same", strict: bool = False, rules_only: bool = False,
                    spans_format: str = "jsonl", workers: int | None = None,
+                   scan_threshold: float | None = None,
                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """De-identify project documents into ``out_dir``, straight from the store.
 
@@ -645,10 +666,9 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     policy = project_policy(project, strategy)
     where = str(Path(project.path).resolve())      # as the workers open it
     factory = ProjectPredictorFactory(where, rules_only=rules_only)
-    model_scan = None if rules_only else ModelScanFactory(where)
+    model_scan = None if rules_only else model_scan_factory(project, scan_threshold)
     producer = {"model": model_identity(project, rules_only=rules_only),
-                "scan": f"rules {_rules_mapping_digest(project)}, model {model_scan is not None}, "
-                        f"shapes {scan_shapes(project, policy)}",
+                "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
     t0 = time.perf_counter()

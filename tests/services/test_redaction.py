@@ -305,3 +305,19 @@ def test_corpus_words_learn_ordinary_and_always_annotated_words(tmp_path):
     text = "Paciente con su esposa y su madre."
     assert [(text[lk.start:lk.end], lk.category) for lk in rescan(text, known=known)] == [
         ("esposa", "FAMILIARES_SUJETO_ASISTENCIA")]
+
+
+def test_scan_threshold_is_checked_and_part_of_the_fingerprint(rules_trained, tmp_path, capsys):
+    """--scan-threshold: a probability or one clear error; another threshold
+    is another scan, so the notes are scanned again."""
+    from app.services.redaction import _scan_identity, model_scan_factory, project_policy
+    with Project.open(rules_trained, readonly=True) as p:
+        policy = project_policy(p)
+        a = _scan_identity(p, policy, model_scan_factory(p))
+        b = _scan_identity(p, policy, model_scan_factory(p, 0.01))
+        assert "doubts >= 0.05" in a and a != b
+        with pytest.raises(UserError, match="between 0 and 1"):
+            model_scan_factory(p, 1.5)
+    assert main(["-q", "export", str(rules_trained), str(tmp_path / "o"), "--format", "redacted",
+                 "--scan-threshold", "0"]) == 1
+    assert "--scan-threshold 0.0: give a probability" in capsys.readouterr().err
