@@ -33,3 +33,27 @@ def test_generic_places_and_drips_are_not_names():
     for text in ("IN THE HOSPITAL", "TRANSFERRED FROM OUTSIDE HOSPITAL", "transfer to floor 2",
                  "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5"):
         assert places(text) == [], text
+
+
+def test_pagers_and_years_written_with_an_apostrophe():
+    from app.rules.nursing import find_pagers, find_written_years
+
+    text = "Pager #12345. PG: 23456 beeper number 55037. PAGE 4. BP 120/80 #4/10 PAIN"
+    assert [text[s:e] for s, e in find_pagers(text)] == ["12345", "23456", "55037"]
+    text = "CABG '92, AAA REPAIR IN 14' C/B DVT. WALKED 14' IN HALL. 5'10\" TALL"
+    assert [text[s:e] for s, e in find_written_years(text)] == ["92", "14"]
+
+
+def test_names_after_a_title_whatever_the_name():
+    from app.rules.nursing import find_titled_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_titled_names(text)]
+
+    assert names("DR. PRICE TO BEDSIDE. mrs. powers arrived. Drs' Ballou and Dutter") == [
+        "PRICE", "powers", "Ballou"]
+    assert names("SEEN BY DR. J. KOWALSKI TODAY") == ["J. KOWALSKI"]
+    assert names("Dr Ferdinand Kowalczyk And") == ["Ferdinand Kowalczyk"]
+    assert names("Dr Art White AWARE") == ["Art"]              # "white" is a common word
+    # Not names: a common word after the title, "MS" (mental status, morphine).
+    assert names("DR AWARE. MD NOTIFIED. MR AS ABOVE. MS 4MG IV. MS BACK TO BASE") == []

@@ -67,7 +67,8 @@ def test_floor_in_annotate(tmp_path):
     with Project.open(proj) as p:
         train_project(p, TrainConfig(models=["rules"], budget="quick"))
     assert run("annotate", proj, notes, tmp_path / "before") == 0
-    assert _ann_texts(tmp_path / "before", "p1_n2") == []          # the rules find no name
+    # The rules find no name; the English floor finds the one after a title.
+    assert _ann_texts(tmp_path / "before", "p1_n2") == ["NAME QUILLAN"]
     _add_lists(tmp_path, proj)
     assert run("annotate", proj, notes, tmp_path / "out") == 0
     out = tmp_path / "out"
