@@ -47,16 +47,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--patient-regex", help="regex on the file name; group 1 (or the match) is the patient id")
     s.add_argument("--annotator", help="record imported spans as this annotator's")
 
+    # The training choices come from one light schema (no NumPy, no model library).
+    from app.services import schema
+    defaults = schema.TrainConfig()
     s = sub.add_parser("train", help="train base models and ensembles")
     s.add_argument("project")
-    s.add_argument("--models", nargs="+", help="base models (spacy stanza flair crf rules lists); default all (lists only when the project has hospital lists)")
-    s.add_argument("--data", nargs="+", choices=("balanced", "imbalanced"), default=["balanced", "imbalanced"])
-    s.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    s.add_argument("--budget", default="standard", choices=("quick", "standard", "full"))
-    s.add_argument("--seed", type=int, default=13)
-    # app.services.training.OBJECTIVES, spelled out to keep start-up light.
-    s.add_argument("--objective", default="privacy",
-                   choices=("privacy", "f1", "f2", "precision_at_recall", "precision_at_token_recall"),
+    s.add_argument("--models", nargs="+",
+                   help=f"base models ({' '.join(schema.builtin_kinds())}); default "
+                        f"{' '.join(schema.DEFAULT_MODELS)} (and lists when the project has "
+                        "hospital lists)")
+    s.add_argument("--data", nargs="+", choices=schema.VARIANTS, default=defaults.variants)
+    s.add_argument("--device", default=defaults.device, choices=schema.DEVICES)
+    s.add_argument("--budget", default=defaults.budget, choices=schema.BUDGETS)
+    s.add_argument("--seed", type=int, default=defaults.seed)
+    s.add_argument("--objective", default=defaults.objective, choices=schema.OBJECTIVES,
                    help="how the final model is selected on dev: privacy (default: the best strict "
                         "F1 among models hiding >= the target of identifier tokens; if none does, "
                         "the one hiding most, and the run says so), strict F1, strict F2, the best "
@@ -66,24 +70,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--group", action="append", default=[], metavar="NAME=MODEL,MODEL,...",
                    help="also build the ensembles over these members (model kinds or member "
                         "names, e.g. fast=spacy,crf,rules); repeatable")
-    s.add_argument("--recall-target", type=float, default=0.99,
+    s.add_argument("--recall-target", type=float, default=defaults.recall_target,
                    help="the recall the privacy and precision_at_* objectives must reach on dev "
                         "(default 0.99)")
-    s.add_argument("--cost-tolerance", type=float, default=0.002,
+    s.add_argument("--cost-tolerance", type=float, default=defaults.cost_tolerance,
                    help="pick the fastest candidate within this dev-score margin of the best "
                         "(0: always the best score)")
     s.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
                    help="add the vendored MiniLM embeddings to Flair (default: only on a GPU)")
-    s.add_argument("--jobs", type=int, default=1,
+    s.add_argument("--jobs", type=int, default=defaults.jobs,
                    help="members trained at once, each in its own process (default 1); "
                         "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")
     s.add_argument("--max-minutes", type=float,
                    help="safety stop on the clock for the whole run, replacing the budget's "
                         "(the budget bounds the work; the run says so when the clock stops it)")
-    s.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
+    s.add_argument("--fill", action=argparse.BooleanOptionalAction, default=defaults.fill,
                    help="learn on dev which members' spans of which labels are added where the "
                         "selected model found nothing (default: on)")
-    s.add_argument("--propagate", action=argparse.BooleanOptionalAction, default=True,
+    s.add_argument("--propagate", action=argparse.BooleanOptionalAction, default=defaults.propagate,
                    help="learn on dev which labels' predicted strings are tagged wherever "
                         "they recur in a note (default: on)")
     s.add_argument("--reuse-members", action="store_true",

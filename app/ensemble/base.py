@@ -4,10 +4,14 @@ An ensemble combines the outputs of named members that were already run on
 the same segments; it never runs a member itself (`predict_items` does both
 for callers holding trained member models). Saved ensembles are a directory
 with ``meta.json`` (``kind`` + ``config``, as for base models) and, for
-stacking, the meta-model's weights in a non-pickle format.
+stacking, the meta-model's weights in a non-pickle format. Each subclass
+registers itself (``register_ensemble``); loading dispatches on the saved
+kind through the registry, importing a built-in kind's module by name, so
+this module never imports its subclasses.
 """
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar, Mapping, Sequence
@@ -47,17 +51,27 @@ class Ensemble(ABC):
         """Rebuild an ensemble written by ``save``."""
 
 
+_KINDS: dict[str, type[Ensemble]] = {}
+#: The registry's index: each built-in saved kind and the module registering it.
+_BUILTIN = {"ensemble.voting": "app.ensemble.voting", "ensemble.stacking": "app.ensemble.stacking"}
+
+
+def register_ensemble(cls: type[Ensemble]) -> type[Ensemble]:
+    """Class decorator: load saved ensembles of ``cls.kind`` with ``cls``."""
+    _KINDS[cls.kind] = cls
+    return cls
+
+
 def load_ensemble(directory: Path) -> Ensemble:
     """Load any saved ensemble, dispatching on the ``kind`` in its meta.json."""
-    from app.ensemble.stacking import StackingEnsemble
-    from app.ensemble.voting import VotingEnsemble
-
-    kinds: dict[str, type[Ensemble]] = {c.kind: c for c in (VotingEnsemble, StackingEnsemble)}
     kind = read_meta(Path(directory))["kind"]
+    if kind not in _KINDS and kind in _BUILTIN:
+        importlib.import_module(_BUILTIN[kind])
     try:
-        return kinds[kind].load(Path(directory))
+        cls = _KINDS[kind]
     except KeyError:
         raise ValueError(f"saved ensemble of unknown kind {kind!r}") from None
+    return cls.load(Path(directory))
 
 
 def predict_items(ensemble: Ensemble, models: Mapping[str, TrainedModel], items: Items

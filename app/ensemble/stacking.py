@@ -40,10 +40,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from app.core.progress import Progress, ProgressFn, no_progress
-from app.ensemble.base import Ensemble, Items
+from app.ensemble.base import Ensemble, Items, register_ensemble
 from app.ensemble.encoding import (LabelIndex, MemberOutputs, encode_members, flat_tags,
                                    label_codes, repair_codes, to_tag_seqs)
 from app.ensemble.features import FeatureConfig, build_features, easy_rows
+from app.ensemble.folds import assign_folds
 from app.ensemble.scoring import GoldTags
 from app.models.base import TagSeq, read_meta, write_meta
 
@@ -175,6 +176,7 @@ def decide(proba: np.ndarray, classes: np.ndarray, n_labels: int, outside_weight
     return codes, label_p[rows, winner]
 
 
+@register_ensemble
 class StackingEnsemble(Ensemble):
     """A fitted meta-model over named members (build with `fit_stacking`)."""
 
@@ -324,12 +326,7 @@ def cross_val_predict_weighted(outputs: MemberOutputs, gold: GoldTags, members: 
     keys = list(groups) if groups is not None else list(range(n))
     if len(keys) != n:
         raise ValueError("one group per segment expected")
-    unique = list(dict.fromkeys(keys))
-    if len(unique) < folds:
-        raise ValueError(f"{len(unique)} groups cannot make {folds} folds")
-    perm = np.random.default_rng(seed).permutation(len(unique))
-    fold_of = {unique[j]: rank % folds for rank, j in enumerate(perm)}
-    fold = np.array([fold_of[g] for g in keys])
+    fold = assign_folds(keys, folds, seed)
     result: dict[float, list] = {w: [None] * n for w in outside_weights}
     for k in range(folds):
         progress(Progress(k / folds, "ensemble", message=f"stacking fold {k + 1}/{folds}"))

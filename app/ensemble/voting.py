@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from app.ensemble.base import Ensemble, Items
+from app.ensemble.base import Ensemble, Items, register_ensemble
 from app.ensemble.encoding import (Encoded, MemberOutputs, encode_members, inside_mask,
                                    label_codes, repair_codes, to_tag_seqs)
 from app.models.base import TagSeq, read_meta, write_meta
@@ -92,6 +92,7 @@ def _first_choice(choices: np.ndarray, order: Sequence[int], allowed: np.ndarray
     return result
 
 
+@register_ensemble
 class VotingEnsemble(Ensemble):
     """Majority or thresholded token voting over named members.
 

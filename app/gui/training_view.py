@@ -29,33 +29,21 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
 from app.gui.workers import TaskRunner
 from app.services.evaluating import evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
-from app.services.training import (BASE_KINDS, META_MODELS, TARGETED, VARIANTS, TrainConfig,
-                                   member_name)
+from app.models.base import FIXED_KINDS
+from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS,
+                                 OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS, kind_label)
+from app.services.training import TrainConfig, member_name
 
-OBJECTIVES = (("privacy", "Privacy: best F1 hiding ≥ target of identifier tokens"),
-              ("f1", "Best F1 (balanced precision and recall)"),
-              ("f2", "Recall first (F2)"),
-              ("precision_at_recall", "Best precision with recall ≥ target"),
-              ("precision_at_token_recall",
-               "Best precision hiding ≥ target of identifier tokens"))
 #: Columns of the results table (dev from the selection, test on request).
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
-# No durations here: they depend on the notes, models and cores (Quick took
-# 43 minutes on 2 CPU cores); the estimate label says what this machine did.
-BUDGETS = (("quick", "Quick — one try per model"),
-           ("standard", "Standard — small hyperparameter search"),
-           ("full", "Full — thorough search (slowest)"))
 #: Project setting keeping the last training log (model names and figures, no note text).
 LOG_KEY = "training.log"
 LOG_KEPT = 500
 #: Fewer dev notes or identifiers than these: the dev scores get a sample-size warning.
 MIN_DEV_NOTES, MIN_DEV_IDENTIFIERS = 5, 30
-ENSEMBLES = (("voting", "Majority voting"), ("pruned", "Pruned voting"),
-             ("stacking", "Stacking"))
-META_NAMES = {"lr": "Logistic regression", "svm": "Linear SVM", "xgb": "XGBoost"}
 
 
 # --------------------------------------------------------------- plain Python
@@ -76,8 +64,9 @@ def device_sentence(info, force_cpu: bool = False) -> str:
 
 def planned_members(config: TrainConfig) -> list[str]:
     """Member names a run of ``config`` trains, in training order."""
-    names = [member_name(k, v) for k in config.models if k != "rules" for v in config.variants]
-    return names + (["rules"] if "rules" in config.models else [])
+    names = [member_name(k, v) for k in config.models if k not in FIXED_KINDS
+             for v in config.variants]
+    return names + [k for k in FIXED_KINDS if k in config.models]
 
 
 def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
@@ -202,8 +191,8 @@ class TrainingView(QWidget):
         model_box = QGroupBox("Base models")
         ml = QGridLayout(model_box)
         self.model_checks: dict[str, QCheckBox] = {}
-        for i, kind in enumerate((*BASE_KINDS, "rules")):
-            box = QCheckBox({"rules": "rules (no training)", "crf": "crf (features, fast)"}.get(kind, kind))
+        for i, kind in enumerate(PICKABLE_KINDS):
+            box = QCheckBox(kind_label(kind))
             box.setChecked(True)
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
@@ -214,21 +203,21 @@ class TrainingView(QWidget):
             box.setToolTip("balanced: sentences without identifiers down-sampled; "
                            "imbalanced: every sentence")
             self.variant_checks[variant] = box
-            ml.addWidget(box, (len(BASE_KINDS) + 2) // 2, i)
+            ml.addWidget(box, (len(PICKABLE_KINDS) + 1) // 2, i)
         form.addWidget(model_box)
 
         ens_box = QGroupBox("Ensembles")
         el = QGridLayout(ens_box)
         self.ensemble_checks: dict[str, QCheckBox] = {}
-        for i, (key, text) in enumerate(ENSEMBLES):
+        for i, (key, text) in enumerate(ENSEMBLE_LABELS.items()):
             box = QCheckBox(text)
             box.setChecked(True)
             self.ensemble_checks[key] = box
             el.addWidget(box, 0, i)
         el.addWidget(QLabel("Meta-models:"), 1, 0)
         self.meta_checks: dict[str, QCheckBox] = {}
-        for i, meta in enumerate(META_MODELS):
-            box = QCheckBox(META_NAMES.get(meta, meta))
+        for i, (meta, text) in enumerate(META_MODEL_LABELS.items()):
+            box = QCheckBox(text)
             box.setChecked(True)
             self.meta_checks[meta] = box
             el.addWidget(box, 2, i)
@@ -241,7 +230,7 @@ class TrainingView(QWidget):
                           "None ticked: only the built-in groups.")
         el.addWidget(picked, 3, 0)
         self.group_checks: dict[str, QCheckBox] = {}
-        for i, kind in enumerate((*BASE_KINDS, "rules")):
+        for i, kind in enumerate(PICKABLE_KINDS):
             box = QCheckBox(kind)
             self.group_checks[kind] = box
             el.addWidget(box, 4 + i // 3, i % 3)
@@ -252,11 +241,13 @@ class TrainingView(QWidget):
         run_box = QGroupBox("Search and selection")
         rl = QFormLayout(run_box)
         self.budget_box = QComboBox()
-        for key, text in BUDGETS:
+        # No durations in the words: they depend on the notes, models and
+        # cores; the estimate label says what this machine did.
+        for key, text in BUDGET_LABELS.items():
             self.budget_box.addItem(text, key)
-        self.budget_box.setCurrentIndex(1)
+        self.budget_box.setCurrentIndex(self.budget_box.findData(TrainConfig().budget))
         self.objective_box = QComboBox()
-        for key, text in OBJECTIVES:
+        for key, text in OBJECTIVE_LABELS.items():
             self.objective_box.addItem(text, key)
         self.recall_target = QDoubleSpinBox()
         self.recall_target.setRange(0.5, 1.0)

@@ -58,9 +58,20 @@ class Corpus:
     raw_texts: list[str] = field(default_factory=list)
 
 
+#: The registry's index: each built-in kind and the module that registers
+#: it (imported on first use, so listing the kinds imports nothing heavy).
+#: The paper's three neural kinds, then the CRF, then the fixed kinds.
+_BUILTIN: dict[str, str] = {"spacy": "spacy_ner", "stanza": "stanza_ner", "flair": "flair_ner",
+                            "crf": "crf_ner", "rules": "rules_model", "lists": "lists_model",
+                            "names": "names_model"}
 #: Kinds trained once per run, on every training line, with no search:
 #: nothing in them depends on the data variant or a hyperparameter.
 FIXED_KINDS = ("rules", "lists", "names")
+
+
+def builtin_kinds() -> tuple[str, ...]:
+    """The built-in model kinds, in the order runs train them (no import)."""
+    return tuple(_BUILTIN)
 
 
 @dataclass
@@ -180,8 +191,7 @@ def _import_builtin() -> None:
     # Importing the modules registers them; heavy libraries are imported
     # lazily inside each module's fit/load, so this stays cheap.
     import importlib
-    for name in ("spacy_ner", "stanza_ner", "flair_ner", "crf_ner", "rules_model", "lists_model",
-                 "names_model"):
+    for name in _BUILTIN.values():
         try:
             importlib.import_module(f"app.models.{name}")
         except ModuleNotFoundError as exc:

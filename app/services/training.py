@@ -20,12 +20,8 @@ The whole learning step of the paper in one service (CLI and GUI call it):
 """
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import asdict, dataclass, field
 from typing import Sequence
-
-import numpy as np
 
 from app.core.progress import (MEMBER_DONE, MEMBER_STARTED, CancelToken, Cancelled, Progress,
                                ProgressFn, no_progress)
@@ -34,13 +30,10 @@ from app.errors import UserError
 from app.models.base import FIXED_KINDS
 from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
+from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
                                put_ensemble, put_member, set_active_run)
 
-# The paper's three neural kinds, then the CRF (fast, and wrong elsewhere).
-BASE_KINDS = ("spacy", "stanza", "flair", "crf")
-VARIANTS = ("balanced", "imbalanced")
-META_MODELS = ("lr", "svm", "xgb")
 # Relative cost of one member, to spread the progress bar sensibly.
 _WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
            "rules": 0.2, "lists": 0.2, "names": 0.2}
@@ -48,105 +41,9 @@ _WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
 _ENSEMBLE_RESERVE = 0.1
 # No member's safety stop comes sooner than this, even in an overrun run.
 _MIN_MEMBER_SECONDS = 60.0
-#: Selection objectives a run can use (app.ensemble.selection); every one but
-#: f1 is recall-first: pruning and the recall fill weigh recall as F2 does,
-#: and stacking decisions get a tuned weight on O.
-OBJECTIVES = ("privacy", "f1", "f2", "precision_at_recall", "precision_at_token_recall")
 #: Below this dev precision a recall-targeted selection is called out in the
 #: run's notes: the output would redact more text than identifiers.
 LOW_PRECISION = 0.5
-#: The objectives constrained by ``TrainConfig.recall_target``.
-TARGETED = ("privacy", "precision_at_recall", "precision_at_token_recall")
-#: The targeted objectives whose target is a share of identifier tokens.
-TOKEN_TARGETED = ("privacy", "precision_at_token_recall")
-
-
-@dataclass
-class TrainConfig:
-    """What to train; stored with the run so it can be reproduced."""
-
-    models: list[str] = field(default_factory=lambda: list(BASE_KINDS) + ["rules"])
-    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
-    device: str = "auto"
-    budget: str = "standard"
-    seed: int = 13
-    # One of OBJECTIVES. "privacy": the best strict F1 among candidates that
-    # hide recall_target of the identifier tokens on dev (see docs/ARCHITECTURE.md).
-    objective: str = "privacy"
-    recall_target: float = 0.99
-    transformer: bool | None = None       # Flair + MiniLM; None = only on a GPU
-    ensembles: list[str] = field(default_factory=lambda: ["voting", "pruned", "stacking"])
-    meta_models: list[str] = field(default_factory=lambda: list(META_MODELS))
-    folds: int = 5
-    # Dev-score margin within which the cheapest candidate (members' dev
-    # tagging time) is selected; 0 = always the best score.
-    cost_tolerance: float = 0.002
-    # Members trained at once, each in its own process (1 = one after
-    # another in this process). Worth it with a GPU or many cores.
-    jobs: int = 1
-    # The safety stop on the clock for the whole run, in minutes, replacing
-    # the budget's; when it fires the run says so (members' clock_stop).
-    max_minutes: float | None = None
-    # Reuse the trained members of the project's active run (same data
-    # split) instead of training them again: only the members it lacks are
-    # trained, then the ensembles and the selection are redone (e.g. for
-    # another objective) in minutes rather than hours.
-    reuse_members: bool = False
-    # Learn on dev which members' spans of which labels are added where the
-    # selected candidate found nothing (app.ensemble.fill).
-    fill: bool = True
-    # Learn on dev which labels' predicted strings are tagged again wherever
-    # they recur in a note (app.ensemble.propagation).
-    propagate: bool = True
-    # Member sets the user picks, built over beside the three built-in
-    # groups: {name: [model kinds or member names]}, a kind standing for each
-    # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for
-    # an ensemble that leaves the slowest member out).
-    groups: dict[str, list[str]] = field(default_factory=dict)
-
-    def validate(self) -> None:
-        from app.models.base import known_kinds
-        kinds = known_kinds()
-        bad = [m for m in self.models if m not in kinds]
-        if bad:
-            raise UserError(f"unknown model(s): {', '.join(bad)} (known: {', '.join(kinds)})")
-        if not self.models:
-            raise UserError("no models to train")
-        bad = [v for v in self.variants if v not in VARIANTS]
-        if bad or not self.variants:
-            raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
-        if self.budget not in ("quick", "standard", "full"):
-            raise UserError(f"unknown budget {self.budget!r}")
-        if self.objective not in OBJECTIVES:
-            raise UserError(f"unknown objective {self.objective!r} (use {', '.join(OBJECTIVES)})")
-        if self.objective in TARGETED and not 0.0 < self.recall_target <= 1.0:
-            raise UserError("the recall target must be in (0, 1]")
-        if not 0.0 <= self.cost_tolerance < 1.0:
-            raise UserError("the cost tolerance must be in [0, 1)")
-        if not 1 <= self.jobs <= 16:
-            raise UserError("members trained at once (jobs) must be between 1 and 16")
-        if self.max_minutes is not None and self.max_minutes <= 0:
-            raise UserError("the time limit must be a positive number of minutes")
-        names = {member_name(k, v) for k in self.models if k not in FIXED_KINDS
-                 for v in self.variants}
-        for gname, entries in self.groups.items():
-            if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", gname):
-                raise UserError(f"group name {gname!r}: use 1-40 letters, digits, '_', '.' or '-'")
-            if re.fullmatch(r"all|top\d+_(f1|recall)", gname):
-                raise UserError(f"group name {gname!r} is taken by a built-in group")
-            unknown = [e for e in entries if e not in self.models and e not in names]
-            if unknown:
-                raise UserError(f"group {gname!r} names {', '.join(unknown)}, which this run does "
-                                f"not train (models: {', '.join(self.models)})")
-            # A kind stands for each of its variants' members.
-            group = {m for e in entries for m in ([member_name(e, v) for v in self.variants]
-                                                  if e in self.models and e not in FIXED_KINDS
-                                                  else [e])}
-            if len(group) < 2:
-                raise UserError(f"group {gname!r} needs at least two members")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> list[Document]:
@@ -168,35 +65,28 @@ def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> l
     return docs
 
 
-def member_name(kind: str, variant: str | None) -> str:
-    return kind if variant is None else f"{kind}-{variant}"
-
-
-def _folds(doc_ids: Sequence[str], k: int, seed: int) -> np.ndarray:
-    unique = list(dict.fromkeys(doc_ids))
-    perm = np.random.default_rng(seed).permutation(len(unique))
-    fold_of = {unique[j]: r % k for r, j in enumerate(perm)}
-    return np.array([fold_of[d] for d in doc_ids])
-
-
-def _subset(outputs, idx):
-    return {m: [seqs[i] for i in idx] for m, seqs in outputs.items()}
-
-
-def _cv_pruned(outputs, gold, members, priority, fold, k, beta):
-    """Out-of-fold predictions of pruned voting tuned on the other folds."""
-    from app.ensemble import prune_voting
-    result = [None] * len(gold)
-    for f in range(k):
-        tr = np.flatnonzero(fold != f).tolist()
-        te = np.flatnonzero(fold == f).tolist()
-        if not te:
+def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToken | None = None
+                    ) -> tuple[dict, dict]:
+    """The ensembles stage: every spec over every group with two members or
+    more (a group with the members of an earlier one is built once, under
+    the first name). Returns ``({name: fitted ensemble}, {name: out-of-fold
+    dev predictions})``; ``dev`` is an ``app.ensemble.specs.DevSet``."""
+    ensembles: dict = {}
+    oof: dict = {}
+    seen: set[tuple] = set()
+    for gname, group in groups.items():
+        key = tuple(sorted(group))
+        if key in seen or len(group) < 2:
             continue
-        ens = prune_voting(_subset(outputs, tr), [gold[i] for i in tr], members, priority,
-                           beta=beta).ensemble
-        for i, seq in zip(te, ens.predict_from_members(_subset(outputs, te))):
-            result[i] = seq
-    return result
+        seen.add(key)
+        for spec in specs:
+            if spec.tuned and dev.n_docs < 2:
+                continue                      # nothing to cross-validate on
+            if cancel:
+                cancel.check()
+            for name, predictions, ens in spec.candidates(gname, group, dev):
+                oof[name], ensembles[name] = predictions, ens
+    return ensembles, oof
 
 
 def low_precision_note(selection) -> str | None:
@@ -215,9 +105,9 @@ def low_precision_note(selection) -> str | None:
 def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
                   cancel: CancelToken | None = None) -> TrainedRun:
     """Run the whole training step; see the module docstring."""
-    from app.ensemble import (VotingEnsemble, fit_stacking, gold_tags, make_groups, prune_voting,
-                              score_members, select)
-    from app.ensemble.stacking import RECALL_WEIGHTS, cross_val_predict_weighted, tune_outside_weight
+    from app.ensemble import gold_tags, make_groups, score_members, select
+    from app.ensemble.specs import DevSet, ensemble_specs
+    from app.ensemble.stacking import RECALL_WEIGHTS
     from app.models.base import load_model
     from app.models.budget import get_budget
     from app.models.datasets import build_corpora
@@ -366,17 +256,14 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         report(Progress((total_w - 1.0) / total_w, "ensemble", message="building ensembles"))
         dev_scores = score_members(dev_out, dev_gold)
         priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
-        candidates = dict(dev_out)
-        ensembles: dict = {}
         recall_first = config.objective != "f1"
         beta = 2.0 if recall_first else 1.0
         target = config.recall_target if config.objective in TARGETED else None
         # Under a recall-first objective each stacking decision's weight on O
         # is tuned on its out-of-fold dev predictions, for that objective.
-        weights = RECALL_WEIGHTS if recall_first else (1.0,)
-        n_dev_docs = len(set(dev_docs))
-        k = max(2, min(config.folds, n_dev_docs))
-        fold = _folds(dev_docs, k, config.seed)
+        dev_set = DevSet(dev_out, dev_gold, dev_items, dev_docs, priority, folds=config.folds,
+                         seed=config.seed, beta=beta, objective=config.objective, target=target,
+                         outside_weights=RECALL_WEIGHTS if recall_first else (1.0,))
         user_groups = {g: [m for m in dev_out if m in entries or members[m].kind in entries]
                        for g, entries in config.groups.items()}
         groups = make_groups(dev_scores, user_groups=user_groups) if len(dev_out) > 1 else {}
@@ -386,37 +273,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                 notes.append(f"group {g} has fewer than two trained members: no ensemble over it")
             elif same != g:
                 notes.append(f"group {g} has the members of group {same}: built once, as {same}")
-        seen_groups: dict[tuple, str] = {}
-        for gname, group in groups.items():
-            key = tuple(sorted(group))
-            if key in seen_groups or len(group) < 2:
-                continue
-            seen_groups[key] = gname
-            if "voting" in config.ensembles:
-                ens = VotingEnsemble(group, priority)
-                candidates[f"voting[{gname}]"] = ens.predict_from_members(dev_out)
-                ensembles[f"voting[{gname}]"] = ens
-            if n_dev_docs >= 2 and "pruned" in config.ensembles:
-                candidates[f"pruned[{gname}]"] = _cv_pruned(dev_out, dev_gold, group, priority, fold, k, beta)
-                ensembles[f"pruned[{gname}]"] = prune_voting(dev_out, dev_gold, group, priority,
-                                                            beta=beta).ensemble
-            if n_dev_docs >= 2 and "stacking" in config.ensembles:
-                for meta in config.meta_models:
-                    if cancel:
-                        cancel.check()
-                    name = f"stacking-{meta}[{gname}]"
-                    try:
-                        oof = cross_val_predict_weighted(dev_out, dev_gold, group, meta,
-                                                         weights, folds=k, groups=dev_docs,
-                                                         items=dev_items, seed=config.seed)
-                        weight = tune_outside_weight(oof, dev_gold, config.objective, target)
-                        candidates[name] = oof[weight]
-                        ensembles[name] = fit_stacking(dev_out, dev_gold, group, meta,
-                                                       items=dev_items, seed=config.seed,
-                                                       outside_weight=weight)
-                    except ValueError:
-                        # Too little dev data for this meta-model (e.g. one class per fold).
-                        candidates.pop(name, None)
+        specs = ensemble_specs(config.ensembles, meta_models=config.meta_models)
+        ensembles, oof = build_ensembles(dev_set, groups, specs, cancel)
+        candidates = {**dev_out, **oof}
         objective = config.objective
         costs = {name: dev_seconds[name] for name in dev_out}
         costs.update({name: sum(dev_seconds[m] for m in ens.members)

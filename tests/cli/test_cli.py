@@ -101,7 +101,7 @@ def test_sigterm_is_an_interrupt_while_a_command_runs():
 
 def test_train_objectives_match_the_training_service():
     from app.cli.main import build_parser
-    from app.services.training import OBJECTIVES
+    from app.services.schema import OBJECTIVES
     train = next(a for a in build_parser()._subparsers._group_actions[0].choices["train"]._actions
                  if a.dest == "objective")
     assert tuple(train.choices) == OBJECTIVES

@@ -1,0 +1,157 @@
+"""The choices of a training run, in one light place the CLI and the GUI build from.
+
+Model kinds come from the model registry's index (``app.models.base``,
+nothing heavy imported), budgets from ``app.models.budget``; the objectives,
+data variants, ensemble methods, meta-models and devices are declared here
+once, each with the words a person sees. ``TrainConfig`` validates against
+them, ``deid train`` takes its argument choices from them and the training
+view its controls. Importing this module imports no NumPy, no model library.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from app.errors import UserError
+from app.models.base import FIXED_KINDS, builtin_kinds
+from app.models.budget import BUDGETS
+
+#: Kinds trained on each data variant, with the search: every registered
+#: kind but the fixed ones (the paper's three neural kinds, then the CRF).
+BASE_KINDS: tuple[str, ...] = tuple(k for k in builtin_kinds() if k not in FIXED_KINDS)
+#: The members of a run by default (a project with hospital lists adds ``lists``).
+DEFAULT_MODELS: tuple[str, ...] = (*BASE_KINDS, "rules")
+#: The kinds a person picks from in the training view, and their words.
+PICKABLE_KINDS: tuple[str, ...] = DEFAULT_MODELS
+KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)"}
+
+VARIANTS = ("balanced", "imbalanced")
+DEVICES = ("auto", "cpu", "cuda")
+BUDGET_LABELS = {"quick": "Quick — one try per model",
+                 "standard": "Standard — small hyperparameter search",
+                 "full": "Full — thorough search (slowest)"}
+assert tuple(BUDGET_LABELS) == BUDGETS
+
+#: Selection objectives (app.ensemble.selection) and their words. Every one
+#: but f1 is recall-first: pruning and the recall fill weigh recall as F2
+#: does, and stacking decisions get a tuned weight on O.
+OBJECTIVE_LABELS = {
+    "privacy": "Privacy: best F1 hiding ≥ target of identifier tokens",
+    "f1": "Best F1 (balanced precision and recall)",
+    "f2": "Recall first (F2)",
+    "precision_at_recall": "Best precision with recall ≥ target",
+    "precision_at_token_recall": "Best precision hiding ≥ target of identifier tokens",
+}
+OBJECTIVES: tuple[str, ...] = tuple(OBJECTIVE_LABELS)
+#: The objectives constrained by a recall target.
+TARGETED = ("privacy", "precision_at_recall", "precision_at_token_recall")
+#: The targeted objectives whose target is a share of identifier tokens.
+TOKEN_TARGETED = ("privacy", "precision_at_token_recall")
+
+ENSEMBLE_LABELS = {"voting": "Majority voting", "pruned": "Pruned voting", "stacking": "Stacking"}
+ENSEMBLES: tuple[str, ...] = tuple(ENSEMBLE_LABELS)
+META_MODEL_LABELS = {"lr": "Logistic regression", "svm": "Linear SVM", "xgb": "XGBoost"}
+META_MODELS: tuple[str, ...] = tuple(META_MODEL_LABELS)
+
+
+def kind_label(kind: str) -> str:
+    """The words the training view shows for model ``kind``."""
+    return KIND_LABELS.get(kind, kind)
+
+
+def member_name(kind: str, variant: str | None) -> str:
+    """A member's name: its kind, and its data variant when it has one."""
+    return kind if variant is None else f"{kind}-{variant}"
+
+
+@dataclass
+class TrainConfig:
+    """What to train; stored with the run so it can be reproduced."""
+
+    models: list[str] = field(default_factory=lambda: list(DEFAULT_MODELS))
+    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
+    device: str = "auto"
+    budget: str = "standard"
+    seed: int = 13
+    # One of OBJECTIVES. "privacy": the best strict F1 among candidates that
+    # hide recall_target of the identifier tokens on dev (see docs/ARCHITECTURE.md).
+    objective: str = "privacy"
+    recall_target: float = 0.99
+    transformer: bool | None = None       # Flair + MiniLM; None = only on a GPU
+    ensembles: list[str] = field(default_factory=lambda: list(ENSEMBLES))
+    meta_models: list[str] = field(default_factory=lambda: list(META_MODELS))
+    folds: int = 5
+    # Dev-score margin within which the cheapest candidate (members' dev
+    # tagging time) is selected; 0 = always the best score.
+    cost_tolerance: float = 0.002
+    # Members trained at once, each in its own process (1 = one after
+    # another in this process). Worth it with a GPU or many cores.
+    jobs: int = 1
+    # The safety stop on the clock for the whole run, in minutes, replacing
+    # the budget's; when it fires the run says so (members' clock_stop).
+    max_minutes: float | None = None
+    # Reuse the trained members of the project's active run (same data
+    # split) instead of training them again: only the members it lacks are
+    # trained, then the ensembles and the selection are redone (e.g. for
+    # another objective) in minutes rather than hours.
+    reuse_members: bool = False
+    # Learn on dev which members' spans of which labels are added where the
+    # selected candidate found nothing (app.ensemble.fill).
+    fill: bool = True
+    # Learn on dev which labels' predicted strings are tagged again wherever
+    # they recur in a note (app.ensemble.propagation).
+    propagate: bool = True
+    # Member sets the user picks, built over beside the three built-in
+    # groups: {name: [model kinds or member names]}, a kind standing for each
+    # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for
+    # an ensemble that leaves the slowest member out).
+    groups: dict[str, list[str]] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        from app.models.base import known_kinds
+        kinds = known_kinds()
+        bad = [m for m in self.models if m not in kinds]
+        if bad:
+            raise UserError(f"unknown model(s): {', '.join(bad)} (known: {', '.join(kinds)})")
+        if not self.models:
+            raise UserError("no models to train")
+        bad = [v for v in self.variants if v not in VARIANTS]
+        if bad or not self.variants:
+            raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
+        if self.budget not in BUDGETS:
+            raise UserError(f"unknown budget {self.budget!r} (use {', '.join(BUDGETS)})")
+        bad = [e for e in self.ensembles if e not in ENSEMBLES]
+        bad += [m for m in self.meta_models if m not in META_MODELS]
+        if bad:
+            raise UserError(f"unknown ensemble method(s): {', '.join(bad)} (use "
+                            f"{', '.join(ENSEMBLES)}; meta-models {', '.join(META_MODELS)})")
+        if self.objective not in OBJECTIVES:
+            raise UserError(f"unknown objective {self.objective!r} (use {', '.join(OBJECTIVES)})")
+        if self.objective in TARGETED and not 0.0 < self.recall_target <= 1.0:
+            raise UserError("the recall target must be in (0, 1]")
+        if not 0.0 <= self.cost_tolerance < 1.0:
+            raise UserError("the cost tolerance must be in [0, 1)")
+        if not 1 <= self.jobs <= 16:
+            raise UserError("members trained at once (jobs) must be between 1 and 16")
+        if self.max_minutes is not None and self.max_minutes <= 0:
+            raise UserError("the time limit must be a positive number of minutes")
+        names = {member_name(k, v) for k in self.models if k not in FIXED_KINDS
+                 for v in self.variants}
+        for gname, entries in self.groups.items():
+            if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", gname):
+                raise UserError(f"group name {gname!r}: use 1-40 letters, digits, '_', '.' or '-'")
+            if re.fullmatch(r"all|top\d+_(f1|recall)", gname):
+                raise UserError(f"group name {gname!r} is taken by a built-in group")
+            unknown = [e for e in entries if e not in self.models and e not in names]
+            if unknown:
+                raise UserError(f"group {gname!r} names {', '.join(unknown)}, which this run does "
+                                f"not train (models: {', '.join(self.models)})")
+            # A kind stands for each of its variants' members.
+            group = {m for e in entries for m in ([member_name(e, v) for v in self.variants]
+                                                  if e in self.models and e not in FIXED_KINDS
+                                                  else [e])}
+            if len(group) < 2:
+                raise UserError(f"group {gname!r} needs at least two members")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
