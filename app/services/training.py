@@ -21,6 +21,7 @@ The whole learning step of the paper in one service (CLI and GUI call it):
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from app.core.progress import (MEMBER_DONE, MEMBER_STARTED, CancelToken, Cancelled, Progress,
@@ -28,6 +29,7 @@ from app.core.progress import (MEMBER_DONE, MEMBER_STARTED, CancelToken, Cancell
 from app.core.spans import Document
 from app.errors import UserError
 from app.models.base import FIXED_KINDS
+from app.models.budget import Budget
 from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, member_name
@@ -65,9 +67,261 @@ def gold_documents(project, splits: Sequence[str] = ("train", "dev", None)) -> l
     return docs
 
 
+def low_precision_note(selection) -> str | None:
+    """A warning when a recall target was met (or nearly) only by a candidate
+    that tags mostly non-identifiers on dev; None otherwise."""
+    if selection.objective not in TARGETED:
+        return None
+    top = selection.rows[0]
+    kept = top.token if selection.objective in TOKEN_TARGETED else top.prf
+    if kept.precision >= LOW_PRECISION:
+        return None
+    return (f"the recall target costs most of the text: on dev only {kept.precision:.0%} of "
+            f"what {top.name} tags is an identifier; a lower target keeps the notes readable")
+
+
+@dataclass
+class RunPlan:
+    """The *plan* stage's answer: what a run trains, on which data, where.
+
+    ``members`` lists ``(kind, variant)`` in training order (variant
+    ``None`` for the fixed kinds); ``dev`` is the dev part every member is
+    scored on and every ensemble fitted on.
+    """
+
+    config: TrainConfig
+    docs: list[Document]
+    builds: dict
+    variants: list[str]
+    members: list[tuple[str, str | None]]
+    device: str
+    device_note: str | None
+    budget: Budget
+    reusable: dict
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def dev(self) -> list:
+        return next(iter(self.builds.values())).corpus.dev
+
+    def stored_config(self) -> dict:
+        """The run's configuration as stored with it (reproducible)."""
+        first = next(iter(self.builds.values()))
+        return {**self.config.as_dict(), "device_used": self.device,
+                "split_hashes": {v: b.split_hashes for v, b in self.builds.items()},
+                "documents": {"train": len(first.train_docs), "dev": len(first.dev_docs)},
+                "alignment": first.stats.as_dict(), "variants_trained": self.variants,
+                "notes": self.notes}
+
+
+def plan_run(project, config: TrainConfig) -> RunPlan:
+    """Stage *plan*: check the configuration and the data, build the corpora.
+
+    Raises ``UserError`` for what a person must fix (too few annotated notes,
+    no dev data, members that cannot be reused), before anything is stored.
+    """
+    from app.models.budget import get_budget
+    from app.models.datasets import build_corpora
+    from app.models.device import resolve_device
+
+    config.validate()
+    if (project.has_lists() and "lists" not in config.models
+            and config.models == TrainConfig().models):
+        # A project's hospital lists are a member of its default runs.
+        config.models = [*config.models, "lists"]
+    docs = gold_documents(project)
+    if len(docs) < 2:
+        raise UserError("training needs at least two annotated documents outside the test split")
+    if not any(d.spans for d in docs):
+        raise UserError("the annotated documents have no spans: nothing to learn")
+    device, device_note = resolve_device(config.device)
+    builds = build_corpora(docs, variants=config.variants, language=project.language,
+                           seed=config.seed, labels=[l.name for l in project.labels()])
+    variants, notes = list(config.variants), []
+    if {"balanced", "imbalanced"} <= set(variants) and (
+            builds["balanced"].counts["train_segments"] == builds["imbalanced"].counts["train_segments"]):
+        # Balanced = PII lines + as many PII-free lines; with fewer PII-free
+        # lines than PII lines it is the whole set again, and a second member
+        # trained on it would only halve every member's time (MEDDOCAN).
+        variants.remove("balanced")
+        notes.append("balanced data = imbalanced data (no more PII-free lines than PII lines "
+                     "to leave out): each model is trained once, on the imbalanced variant")
+    if not next(iter(builds.values())).corpus.dev:
+        raise UserError("no development data: annotate more documents or mark some as 'dev'")
+    split_hashes = {v: b.split_hashes for v, b in builds.items()}
+    reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
+    members = [(k, v) for k in config.models if k not in FIXED_KINDS for v in variants]
+    members += [(k, None) for k in FIXED_KINDS if k in config.models]
+    return RunPlan(config, docs, builds, variants, members, device, device_note,
+                   get_budget(config.budget), reusable, notes)
+
+
+class MemberStage:
+    """Stage *members*: train (or reuse) every member, tag dev with it, store it.
+
+    Members train one after another in this process, or side by side in
+    worker processes (``config.jobs``). Progress: each member's share of the
+    bar is its ``_WEIGHT``; the ensembles get one share after them.
+    """
+
+    def __init__(self, project, plan: RunPlan, work, report: ProgressFn,
+                 cancel: CancelToken | None, started: float) -> None:
+        from app.ensemble import gold_tags
+        from app.services.lists import project_matcher
+
+        self.project, self.plan, self.work = project, plan, work
+        self.run_id: int | None = None          # set once the run is stored
+        self.report, self.cancel = report, cancel
+        self.dev_items = [(s.text, s.segment) for s in plan.dev]
+        self.dev_gold = gold_tags(plan.dev)
+        # What a lists member tags dev with: the project's lists, each note's patient.
+        self.list_matcher, _ = project_matcher(project)
+        self.list_patients = {d.text: d.patient_id for d in plan.docs}
+        self.progress_weight = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan.members}
+        self.total_weight = sum(self.progress_weight.values()) + 1.0
+        self.fractions: dict[str, float] = {}
+        self.records: dict[str, MemberRecord] = {}
+        self.dev_out: dict = {}
+        self.dev_seconds: dict[str, float] = {}      # each member's time to tag dev: its cost
+        config = plan.config
+        self.clock_seconds = config.max_minutes * 60.0 if config.max_minutes \
+            else plan.budget.safety_seconds
+        self.deadline = started + self.clock_seconds if self.clock_seconds else None
+
+    def progress(self, name: str, p: Progress) -> None:
+        # A member's word vectors report their own 0..1 first: only training
+        # and the search move the bar, and it never moves back.
+        if p.stage in ("train", "hpo"):
+            self.fractions[name] = max(self.fractions.get(name, 0.0), p.fraction)
+        done = sum(self.progress_weight[m] * f for m, f in self.fractions.items())
+        self.report(Progress(min(1.0, done / self.total_weight), "train", model=name,
+                             model_fraction=p.fraction, epoch=p.epoch, loss=p.loss,
+                             dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message, kind=p.kind))
+
+    def with_safety_stop(self, job: MemberJob, running: int = 0) -> MemberJob:
+        # The clock is a safety stop, not a share of work: every member may
+        # use what is left of the run (its work is bounded by the budget).
+        if self.deadline is not None and job.kind not in FIXED_KINDS:
+            left = self.deadline - time.perf_counter() - _ENSEMBLE_RESERVE * self.clock_seconds
+            job.time_cap = round(max(_MIN_MEMBER_SECONDS, left), 1)
+        self.progress(job.name, Progress(0.0, "train", kind=MEMBER_STARTED))
+        return job
+
+    def record(self, job: MemberJob, fit: MemberFit, model, reused_from: int | None = None) -> None:
+        from app.ensemble import score_members
+
+        size_mb = sum(p.stat().st_size for p in job.out_dir.rglob("*") if p.is_file()) / 2**20
+        if job.kind == "lists":
+            model.bind(self.list_matcher, self.list_patients)
+        tagging = time.perf_counter()
+        self.dev_out[job.name] = model.predict(self.dev_items)
+        self.dev_seconds[job.name] = time.perf_counter() - tagging
+        score = score_members({job.name: self.dev_out[job.name]}, self.dev_gold)[job.name]
+        put_member(self.project, self.run_id, job.name, job.out_dir,
+                   meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
+        self.records[job.name] = MemberRecord(
+            job.name, job.kind, job.variant, fit.params, round(fit.seconds, 2),
+            round(fit.peak_mb, 1), round(size_mb, 2), score.as_dict(), fit.trials, job.time_cap,
+            reused_from, fit.clock_stop)
+        if fit.clock_stop and reused_from is None:
+            self.plan.notes.append(
+                f"{job.name}: the safety time limit stopped its training early, so it depends "
+                "on the machine's speed (a bigger limit or budget trains it fully)")
+        self.fractions[job.name] = 1.0
+        self.progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained",
+                                         kind=MEMBER_DONE))
+
+    def jobs(self) -> list[MemberJob]:
+        """One job per planned member."""
+        plan, work = self.plan, self.work
+        any_build = next(iter(plan.builds.values()))
+        out = []
+        for kind, variant in plan.members:
+            name = member_name(kind, variant)
+            # The rules learn their label mapping from all the training lines.
+            corpus = plan.builds[variant].corpus if variant \
+                else plan.builds.get("imbalanced", any_build).corpus
+            params: dict = {}
+            if kind == "flair":
+                transformer = plan.config.transformer
+                params["transformer"] = (plan.device == "cuda") if transformer is None else transformer
+            out.append(MemberJob(name, kind, variant, params, corpus, work / name,
+                                 work / "saved" / name, work / "cache", device=plan.device,
+                                 seed=plan.config.seed, budget=plan.budget))
+        return out
+
+    def run(self) -> None:
+        from app.models.base import load_model
+
+        device = self.plan.device
+        jobs = self.jobs()
+        for job in [j for j in jobs if j.name in self.plan.reusable]:
+            old_run, art, stored = self.plan.reusable[job.name]
+            self.progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model",
+                                             kind=MEMBER_STARTED))
+            job.out_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.project.extract_artifact(art.id, job.out_dir)
+            fit = MemberFit(stored.params, stored.trials, stored.seconds, stored.peak_mb,
+                            stored.clock_stop)
+            # The run that trained it, not only the last one that reused it.
+            self.record(job, fit, load_model(job.out_dir, device),
+                        reused_from=stored.reused_from or old_run)
+        jobs = [j for j in jobs if j.name not in self.plan.reusable]
+        slots = max(1, min(self.plan.config.jobs, len(jobs)))
+        if slots > 1:
+            fit_in_workers(jobs, slots, prepare=self.with_safety_stop, on_progress=self.progress,
+                           on_done=lambda job, fit: self.record(job, fit, load_model(job.out_dir, device)),
+                           cancel=self.cancel)
+        else:
+            for job in jobs:
+                job = self.with_safety_stop(job)
+                fit, model = fit_member(job, lambda p, name=job.name: self.progress(name, p))
+                self.record(job, fit, model)
+                del model
+
+
+def group_members(plan: RunPlan, members: MemberStage) -> dict[str, list[str]]:
+    """The member groups ensembles are built over: the built-in ones and the
+    user's (a kind standing for each of its members); notes on user groups
+    that are too small or repeat another."""
+    from app.ensemble import make_groups, score_members
+
+    dev_out = members.dev_out
+    dev_scores = score_members(dev_out, members.dev_gold)
+    user_groups = {g: [m for m in dev_out if m in entries or members.records[m].kind in entries]
+                   for g, entries in plan.config.groups.items()}
+    groups = make_groups(dev_scores, user_groups=user_groups) if len(dev_out) > 1 else {}
+    for g, group in user_groups.items():
+        same = next((b for b, bg in groups.items() if set(bg) == set(group)), None)
+        if len(group) < 2:
+            plan.notes.append(f"group {g} has fewer than two trained members: no ensemble over it")
+        elif same != g:
+            plan.notes.append(f"group {g} has the members of group {same}: built once, as {same}")
+    return groups
+
+
+def dev_set(plan: RunPlan, members: MemberStage):
+    """The ``DevSet`` every ensemble is fitted and scored on (its folds made once)."""
+    from app.ensemble import score_members
+    from app.ensemble.specs import DevSet
+    from app.ensemble.stacking import RECALL_WEIGHTS
+
+    config = plan.config
+    scores = score_members(members.dev_out, members.dev_gold)
+    recall_first = config.objective != "f1"
+    # Under a recall-first objective each stacking decision's weight on O is
+    # tuned on its out-of-fold dev predictions, for that objective.
+    return DevSet(members.dev_out, members.dev_gold, members.dev_items,
+                  [s.doc_id for s in plan.dev], sorted(scores, key=lambda m: -scores[m].f1),
+                  folds=config.folds, seed=config.seed, beta=2.0 if recall_first else 1.0,
+                  objective=config.objective,
+                  target=config.recall_target if config.objective in TARGETED else None,
+                  outside_weights=RECALL_WEIGHTS if recall_first else (1.0,))
+
+
 def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToken | None = None
                     ) -> tuple[dict, dict]:
-    """The ensembles stage: every spec over every group with two members or
+    """Stage *ensembles*: every spec over every group with two members or
     more (a group with the members of an earlier one is built once, under
     the first name). Returns ``({name: fitted ensemble}, {name: out-of-fold
     dev predictions})``; ``dev`` is an ``app.ensemble.specs.DevSet``."""
@@ -89,224 +343,79 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
     return ensembles, oof
 
 
-def low_precision_note(selection) -> str | None:
-    """A warning when a recall target was met (or nearly) only by a candidate
-    that tags mostly non-identifiers on dev; None otherwise."""
-    if selection.objective not in TARGETED:
-        return None
-    top = selection.rows[0]
-    kept = top.token if selection.objective in TOKEN_TARGETED else top.prf
-    if kept.precision >= LOW_PRECISION:
-        return None
-    return (f"the recall target costs most of the text: on dev only {kept.precision:.0%} of "
-            f"what {top.name} tags is an identifier; a lower target keeps the notes readable")
+def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
+    """Stage *select*: the candidate the objective picks on dev (cheapest
+    within the cost tolerance); a note when it tags mostly non-identifiers."""
+    from app.ensemble import select
+
+    selection = select(candidates, dev.gold, objective=plan.config.objective, target=dev.target,
+                       costs=costs, tolerance=plan.config.cost_tolerance)
+    if (warning := low_precision_note(selection)) is not None:
+        plan.notes.append(warning)
+    return selection
+
+
+def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
+               candidates: dict, costs: dict, selection, work, started: float) -> TrainedRun:
+    """Stage *finish*: learn the finishing steps for the selected candidate,
+    store the ensembles and the run record, make the run the active one."""
+    from app.services.finishing import fit_finishing
+
+    config = plan.config
+    fill, propagation = fit_finishing(selection.best_name, candidates[selection.best_name],
+                                      plan.dev, members.dev_out, dev.beta, use_fill=config.fill,
+                                      use_propagation=config.propagate)
+    for ename, ens in ensembles.items():
+        edir = work / "ensembles" / _safe(ename)
+        ens.save(edir)
+        put_ensemble(project, run_id, ename, edir,
+                     meta={"members": ens.members, "description": ens.describe()})
+    run = TrainedRun(
+        run_id, "done", plan.stored_config(), selected=selection.best_name,
+        selection=selection.as_dict(), members=members.records,
+        ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
+        fill=fill, propagation=propagation, notes=plan.notes,
+        costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
+        device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
+        data={v: b.counts for v, b in plan.builds.items()})
+    with project.transaction():
+        project.finish_run(run_id, "done", run.metrics())
+        set_active_run(project, run_id)
+        project.log("train_finished", {"run": run_id, "selected": selection.best_name})
+    return run
 
 
 def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_progress,
                   cancel: CancelToken | None = None) -> TrainedRun:
-    """Run the whole training step; see the module docstring."""
-    from app.ensemble import gold_tags, make_groups, score_members, select
-    from app.ensemble.specs import DevSet, ensemble_specs
-    from app.ensemble.stacking import RECALL_WEIGHTS
-    from app.models.base import load_model
-    from app.models.budget import get_budget
-    from app.models.datasets import build_corpora
-    from app.models.device import resolve_device
-    from app.services.finishing import fit_finishing
+    """Run the whole training step, stage by stage:
+    plan -> members -> ensembles -> select -> finish (see the module docstring)."""
+    from app.ensemble.specs import ensemble_specs
 
-    from app.services.lists import project_matcher
-
-    config.validate()
-    if (project.has_lists() and "lists" not in config.models
-            and config.models == TrainConfig().models):
-        # A project's hospital lists are a member of its default runs.
-        config.models = [*config.models, "lists"]
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     report = cancel.wrap(progress) if cancel else progress
-    docs = gold_documents(project)
-    # What a lists member tags dev with: the project's lists, each note's patient.
-    list_matcher, _ = project_matcher(project)
-    list_patients = {d.text: d.patient_id for d in docs}
-    if len(docs) < 2:
-        raise UserError("training needs at least two annotated documents outside the test split")
-    if not any(d.spans for d in docs):
-        raise UserError("the annotated documents have no spans: nothing to learn")
-    device, device_note = resolve_device(config.device)
-    budget = get_budget(config.budget)
-    builds = build_corpora(docs, variants=config.variants, language=project.language,
-                           seed=config.seed, labels=[l.name for l in project.labels()])
-    any_build = next(iter(builds.values()))
-    variants, notes = list(config.variants), []
-    if {"balanced", "imbalanced"} <= set(variants) and (
-            builds["balanced"].counts["train_segments"] == builds["imbalanced"].counts["train_segments"]):
-        # Balanced = PII lines + as many PII-free lines; with fewer PII-free
-        # lines than PII lines it is the whole set again, and a second member
-        # trained on it would only halve every member's time (MEDDOCAN).
-        variants.remove("balanced")
-        notes.append("balanced data = imbalanced data (no more PII-free lines than PII lines "
-                     "to leave out): each model is trained once, on the imbalanced variant")
-    dev = any_build.corpus.dev
-    if not dev:
-        raise UserError("no development data: annotate more documents or mark some as 'dev'")
-    dev_items = [(s.text, s.segment) for s in dev]
-    dev_gold = gold_tags(dev)
-    dev_docs = [s.doc_id for s in dev]
-
-    split_hashes = {v: b.split_hashes for v, b in builds.items()}
-    reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
-    run_config = {**config.as_dict(), "device_used": device,
-                  "split_hashes": split_hashes,
-                  "documents": {"train": len(any_build.train_docs), "dev": len(any_build.dev_docs)},
-                  "alignment": any_build.stats.as_dict(), "variants_trained": variants,
-                  "notes": notes}
-    run_id = project.start_run("train", run_config)
-    project.log("train_started", {"run": run_id, "budget": config.budget, "device": device})
-
-    plan = [(k, v) for k in config.models if k not in FIXED_KINDS for v in variants]
-    plan += [(k, None) for k in FIXED_KINDS if k in config.models]
-    weights = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan}
-    total_w = sum(weights.values()) + 1.0
-    fractions: dict[str, float] = {}
-    members: dict[str, MemberRecord] = {}
-    dev_out: dict = {}
-    dev_seconds: dict[str, float] = {}       # each member's time to tag dev: its cost
-    run_seconds = config.max_minutes * 60.0 if config.max_minutes else budget.safety_seconds
-    run_deadline = t0 + run_seconds if run_seconds else None
-    jobs_total = max(1, min(config.jobs, len(plan)))
+    plan = plan_run(project, config)
     private = PrivateDir("deid-train-")
-
-    def member_progress(name: str, p: Progress) -> None:
-        # A member's word vectors report their own 0..1 first: only training
-        # and the search move the bar, and it never moves back.
-        if p.stage in ("train", "hpo"):
-            fractions[name] = max(fractions.get(name, 0.0), p.fraction)
-        report(Progress(min(1.0, sum(weights[m] * f for m, f in fractions.items()) / total_w),
-                        "train", model=name, model_fraction=p.fraction, epoch=p.epoch,
-                        loss=p.loss, dev_f1=p.dev_f1, eta_s=p.eta_s, message=p.message,
-                        kind=p.kind))
-
-    def with_time_cap(job: MemberJob, running: int) -> MemberJob:
-        # The clock is a safety stop, not a share of work: every member may
-        # use what is left of the run (its work is bounded by the budget).
-        if run_deadline is not None and job.kind not in FIXED_KINDS:
-            left = run_deadline - time.perf_counter() - _ENSEMBLE_RESERVE * run_seconds
-            job.time_cap = round(max(_MIN_MEMBER_SECONDS, left), 1)
-        member_progress(job.name, Progress(0.0, "train", kind=MEMBER_STARTED))
-        return job
-
-    def record(job: MemberJob, fit: MemberFit, model, reused_from: int | None = None) -> None:
-        size_mb = sum(p.stat().st_size for p in job.out_dir.rglob("*") if p.is_file()) / 2**20
-        if job.kind == "lists":
-            model.bind(list_matcher, list_patients)
-        tagging = time.perf_counter()
-        dev_out[job.name] = model.predict(dev_items)
-        dev_seconds[job.name] = time.perf_counter() - tagging
-        score = score_members({job.name: dev_out[job.name]}, dev_gold)[job.name]
-        put_member(project, run_id, job.name, job.out_dir,
-                   meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
-        members[job.name] = MemberRecord(job.name, job.kind, job.variant, fit.params,
-                                       round(fit.seconds, 2), round(fit.peak_mb, 1), round(size_mb, 2),
-                                       score.as_dict(), fit.trials, job.time_cap, reused_from,
-                                       fit.clock_stop)
-        if fit.clock_stop and reused_from is None:
-            notes.append(f"{job.name}: the safety time limit stopped its training early, so it "
-                         "depends on the machine's speed (a bigger limit or budget trains it fully)")
-        fractions[job.name] = 1.0
-        member_progress(job.name, Progress(1.0, "train", dev_f1=score.f1, message="trained",
-                                           kind=MEMBER_DONE))
-
+    members = MemberStage(project, plan, private.path, report, cancel, started)
+    run_id = members.run_id = project.start_run("train", plan.stored_config())
+    project.log("train_started", {"run": run_id, "budget": config.budget, "device": plan.device})
     try:
-        work = private.path
-        jobs: list[MemberJob] = []
-        for kind, variant in plan:
-            name = member_name(kind, variant)
-            # The rules learn their label mapping from all the training lines.
-            corpus = builds[variant].corpus if variant else builds.get("imbalanced", any_build).corpus
-            params: dict = {}
-            if kind == "flair":
-                params["transformer"] = (device == "cuda") if config.transformer is None else config.transformer
-            jobs.append(MemberJob(name, kind, variant, params, corpus, work / name,
-                                  work / "saved" / name, work / "cache", device=device,
-                                  seed=config.seed, budget=budget))
-        for job in [j for j in jobs if j.name in reusable]:
-            old_run, art, stored = reusable[job.name]
-            member_progress(job.name, Progress(0.0, "train", message=f"reusing run {old_run}'s model",
-                                               kind=MEMBER_STARTED))
-            job.out_dir.parent.mkdir(parents=True, exist_ok=True)
-            project.extract_artifact(art.id, job.out_dir)
-            fit = MemberFit(stored.params, stored.trials, stored.seconds, stored.peak_mb,
-                            stored.clock_stop)
-            # The run that trained it, not only the last one that reused it.
-            record(job, fit, load_model(job.out_dir, device),
-                   reused_from=stored.reused_from or old_run)
-        jobs = [j for j in jobs if j.name not in reusable]
-        jobs_total = max(1, min(config.jobs, len(jobs)))
-        if jobs_total > 1:
-            fit_in_workers(jobs, jobs_total, prepare=with_time_cap, on_progress=member_progress,
-                           on_done=lambda job, fit: record(job, fit, load_model(job.out_dir, device)),
-                           cancel=cancel)
-        else:
-            for job in jobs:
-                job = with_time_cap(job, 0)
-                fit, model = fit_member(job, lambda p, name=job.name: member_progress(name, p))
-                record(job, fit, model)
-                del model
-
-        # Ensembles over groups, scored by document-level cross-validation on dev.
-        report(Progress((total_w - 1.0) / total_w, "ensemble", message="building ensembles"))
-        dev_scores = score_members(dev_out, dev_gold)
-        priority = sorted(dev_scores, key=lambda m: -dev_scores[m].f1)
-        recall_first = config.objective != "f1"
-        beta = 2.0 if recall_first else 1.0
-        target = config.recall_target if config.objective in TARGETED else None
-        # Under a recall-first objective each stacking decision's weight on O
-        # is tuned on its out-of-fold dev predictions, for that objective.
-        dev_set = DevSet(dev_out, dev_gold, dev_items, dev_docs, priority, folds=config.folds,
-                         seed=config.seed, beta=beta, objective=config.objective, target=target,
-                         outside_weights=RECALL_WEIGHTS if recall_first else (1.0,))
-        user_groups = {g: [m for m in dev_out if m in entries or members[m].kind in entries]
-                       for g, entries in config.groups.items()}
-        groups = make_groups(dev_scores, user_groups=user_groups) if len(dev_out) > 1 else {}
-        for g, group in user_groups.items():
-            same = next((b for b, bg in groups.items() if set(bg) == set(group)), None)
-            if len(group) < 2:
-                notes.append(f"group {g} has fewer than two trained members: no ensemble over it")
-            elif same != g:
-                notes.append(f"group {g} has the members of group {same}: built once, as {same}")
-        specs = ensemble_specs(config.ensembles, meta_models=config.meta_models)
-        ensembles, oof = build_ensembles(dev_set, groups, specs, cancel)
-        candidates = {**dev_out, **oof}
-        objective = config.objective
-        costs = {name: dev_seconds[name] for name in dev_out}
-        costs.update({name: sum(dev_seconds[m] for m in ens.members)
+        members.run()
+        report(Progress((members.total_weight - 1.0) / members.total_weight, "ensemble",
+                        message="building ensembles"))
+        dev = dev_set(plan, members)
+        ensembles, oof = build_ensembles(dev, group_members(plan, members),
+                                         ensemble_specs(config.ensembles,
+                                                        meta_models=config.meta_models), cancel)
+        candidates = {**members.dev_out, **oof}
+        costs = {name: members.dev_seconds[name] for name in members.dev_out}
+        costs.update({name: sum(members.dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})
-        selection = select(candidates, dev_gold, objective=objective, target=target,
-                           costs=costs, tolerance=config.cost_tolerance)
-        if (warning := low_precision_note(selection)) is not None:
-            notes.append(warning)
-        fill, propagation = fit_finishing(selection.best_name, candidates[selection.best_name], dev,
-                                          dev_out, beta, use_fill=config.fill,
-                                          use_propagation=config.propagate)
-        for ename, ens in ensembles.items():
-            edir = work / "ensembles" / _safe(ename)
-            ens.save(edir)
-            put_ensemble(project, run_id, ename, edir,
-                         meta={"members": ens.members, "description": ens.describe()})
-        run = TrainedRun(
-            run_id, "done", run_config, selected=selection.best_name,
-            selection=selection.as_dict(), members=members,
-            ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
-            fill=fill, propagation=propagation, notes=notes,
-            costs={n: round(c, 3) for n, c in costs.items()}, device=device,
-            device_note=device_note, seconds=round(time.perf_counter() - t0, 1),
-            data={v: b.counts for v, b in builds.items()})
-        with project.transaction():
-            project.finish_run(run_id, "done", run.metrics())
-            set_active_run(project, run_id)
-            project.log("train_finished", {"run": run_id, "selected": selection.best_name})
+        selection = select_candidate(plan, dev, candidates, costs)
+        run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
+                         selection, private.path, started)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
-                           TrainedRun(run_id, "cancelled", run_config, members=members).metrics())
+                           TrainedRun(run_id, "cancelled", members=members.records).metrics())
         project.log("train_cancelled", {"run": run_id})
         raise
     except BaseException:
