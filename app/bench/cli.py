@@ -33,18 +33,19 @@ PARTS = ("accuracy", "learning-curve", "speed", "cluster", "report", "all")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from app.services import schema
     p = argparse.ArgumentParser(prog="python -m app.bench",
                                 description="Reproduce the figures of BENCHMARKS.md.")
     p.add_argument("part", choices=PARTS)
     p.add_argument("--corpus", choices=("meddocan", "physionet", "synthetic"), default="meddocan",
                    help="accuracy and learning-curve (default meddocan; a learning curve on "
                         "meddocan or physionet)")
-    p.add_argument("--budget", choices=("quick", "standard", "full"), default="standard")
+    p.add_argument("--budget", choices=schema.BUDGETS, default=schema.TrainConfig().budget)
     p.add_argument("--models", nargs="+", default=None,
-                   help="base model kinds (default: every kind: spacy stanza flair crf rules)")
+                   help=f"base model kinds (default: {' '.join(schema.DEFAULT_MODELS)})")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--meta-models", nargs="+", choices=("lr", "svm", "xgb"), default=None,
+    p.add_argument("--meta-models", nargs="+", choices=schema.META_MODELS, default=None,
                    help="stacking meta-models to train (default: the training service's: "
                         "lr svm xgb)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
