@@ -1,22 +1,27 @@
 """Train a project's base models and ensembles, select one, store everything.
 
-The whole learning step of the paper in one service (CLI and GUI call it):
+The whole learning step of the paper in one service (CLI and GUI call it),
+as five named stages (``train_project`` runs them in order):
 
-1. gold documents (train/dev; test is never read) -> balanced and
-   imbalanced corpora over one document split;
-2. every base model kind x data variant (``spacy-balanced``, ...) trained
-   with the budget's hyperparameter search, plus the rule recogniser;
-3. every member predicts the dev segments (data it did not train on);
-4. ensembles over the groups (all, best three by F1, best three by recall):
-   majority voting, pruned voting and stacking (LR, SVM, XGBoost). Their
-   dev scores come from K-fold cross-validation over dev *documents* (tuned
-   on K-1 folds, predicted on the held-out fold), so a tuned ensemble does
-   not win selection by having seen the answers; the deployed ensemble is
-   then fitted on the whole dev set;
-5. selection on dev by the chosen objective; the finishing steps (recall
+1. *plan* (``plan_run`` -> ``RunPlan``): gold documents (train/dev; test is
+   never read) -> balanced and imbalanced corpora over one document split;
+   the members to train, the device, the ``Budget``;
+2. *members* (``MemberStage``): every base model kind x data variant
+   (``spacy-balanced``, ...) trained with the budget's hyperparameter
+   search, plus the fixed kinds; each predicts the dev segments (data it
+   did not train on) and is stored;
+3. *ensembles* (``build_ensembles``): every ensemble spec
+   (app.ensemble.specs: majority voting, pruned voting, stacking with LR,
+   SVM, XGBoost) over the groups (all, best three by F1, best three by
+   recall, the user's). Their dev scores come from K-fold cross-validation
+   over dev *documents* (tuned on K-1 folds, predicted on the held-out
+   fold), so a tuned ensemble does not win selection by having seen the
+   answers; the deployed ensemble is then fitted on the whole dev set;
+4. *select* (``select_candidate``): selection on dev by the chosen objective;
+5. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
    fill, propagation; app.services.finishing) learned on dev for the
-   selected candidate; members, ensembles, the table and the reason are
-   stored in the project (run + artifacts).
+   selected candidate; ensembles, the table and the reason stored in the
+   project (run + artifacts, app.services.runs), the run made active.
 """
 from __future__ import annotations
 
