@@ -7,7 +7,8 @@ from pathlib import Path
 NOTES = {
     "P1_a": ("Seen by Dr Ann Lee on 03/04/2021. MRN 1234567.\nCall Bob Ray on 0412 345 678.",
              [("PERSON", "Ann Lee")]),
-    "P1_b": ("Follow-up: Bob Ray phoned. Dr Ann Lee reviewed MRN 1234567.", []),
+    # No title before the name in P1_b: the English floor replaces a titled name.
+    "P1_b": ("Follow-up: Bob Ray phoned. Ann Lee reviewed MRN 1234567.", []),
     "P2_a": ("Patient Cara Moss, DOB 01/02/1950, lives at 4 High St Perth.", []),
 }
 
