@@ -161,3 +161,24 @@ def test_a_spanish_crf_trains_without_hints(corpus, tmp_path):
     spanish = dataclasses.replace(corpus, language="es")
     model = CrfSpec(max_iterations=2).fit(spanish, TrainContext(workdir=tmp_path, budget="quick"))
     assert model.params["hints"] == "none"
+
+
+def test_starter_hints_of_a_segment_are_computed_once(monkeypatch):
+    # The two CRF members of a run and the leak scan's doubts tag the same segments.
+    import app.models.crf_ner as crf
+    import app.models.starter_model as starter
+    from app.core.tokenize import segment
+
+    text = "SEEN BY DR. KOWALSKI ON 2/14.\nWIFE ODALYS CALLED."
+    items = [(text, seg) for seg in segment(text)]
+    calls = []
+    real = starter.starter_tags
+    monkeypatch.setattr(starter, "starter_tags", lambda got: calls.append(len(got)) or real(got))
+    monkeypatch.setattr(crf, "_HINTS", type(crf._HINTS)())
+    first = crf.starter_hints(items)
+    assert crf.starter_hints(items) == first and calls == [len(items)]
+    assert crf.starter_hints(items[:1] + [(text + " ", items[0][1])])[0] == first[0]
+    assert calls == [len(items), 1]                  # another note: computed
+    monkeypatch.setattr(crf, "_HINTS_SIZE", 1)
+    crf.starter_hints(items)
+    assert len(crf._HINTS) == 1                      # the oldest are dropped
