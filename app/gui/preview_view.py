@@ -8,21 +8,18 @@ export would write) and each span says which ensemble members found it;
 prediction runs in a worker, and the loaded predictor is kept for the next
 notes.
 
-Corrections made here go back to the annotation workspace through
-:class:`CorrectionSession` (an :class:`~app.services.editing.AnnotationSession`):
-a missed identifier becomes an accepted human span of the current
-annotator, a false hit becomes a rejected span; both are undoable in the
-editor and written to the audit log (label and document only, no text).
+What is shown and corrected is app.services.previewing's: the prediction
+(:func:`~app.services.previewing.predict_note`), the redaction and its
+provenance (:func:`~app.services.previewing.preview_note`) and the
+corrections (:class:`~app.services.previewing.CorrectionSession`: a missed
+identifier becomes an accepted human span, a false hit a rejected one, both
+undoable in the editor and logged without text). This view only shows them.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from app.core.spans import Span
 from app.deid import STRATEGIES, Policy
 from app.deid.redact import map_offset
-from app.errors import UserError
-from app.services.editing import AnnotationSession, Edit, state_of
 from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
                         QHeaderView, QLabel, QPoint, QPushButton, QSplitter,
                         Qt, QTableWidget, QTableWidgetItem, QTextCharFormat, QTextCursor,
@@ -30,8 +27,9 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.redaction import (POLICY_KEY, document_spans, preview_document,
-                                    project_policy)
+from app.services.previewing import (CorrectionSession, SpanInfo, has_model, predict_note,
+                                     preview_note, store_strategies)
+from app.services.redaction import project_policy
 
 MODES = (("model", "What an export writes (the model, or the rules before training)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
@@ -41,152 +39,32 @@ DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/20
 SPAN_ALPHA = 90
 
 
-# --------------------------------------------------------------- plain Python
-def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Span]:
-    """The spans a preview redacts.
-
-    ``annotations`` (or no prediction yet): the accepted spans plus pending
-    suggestions. ``model``: what an export writes
-    (``app.services.redaction.document_spans``): the accepted spans, a
-    flagged miss among them, and the prediction less what a person rejected.
-    """
-    return document_spans(project, doc_id, None if mode == "annotations" or prediction is None
-                          else prediction.spans)
-
-
-def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span]:
-    """Accepted spans that no predicted span touches: identifiers the model missed
-    (the export still replaces them: a person's word wins)."""
-    return [g for g in project.gold_spans(doc_id)
-            if not any(p.start < g.end and g.start < p.end for p in predicted)]
-
-
-@dataclass
-class SpanInfo:
-    """What the preview knows about one replaced span."""
-
-    mapped: object                         # app.deid.MappedSpan
-    origin: str                            # "model", "accepted" or "suggestion"
-    annotation: str | None = None          # stored status of the same span, if any
-    confidence: float | None = None
-    annotator: str | None = None
-    members: list[str] = field(default_factory=list)       # found exactly this span
-    partial: list[str] = field(default_factory=list)       # found an overlapping one
-    n_members: int = 0
-
-    @property
-    def key(self) -> tuple[int, int, str]:
-        return (self.mapped.in_start, self.mapped.in_end, self.mapped.label)
-
-    @property
-    def certainty(self) -> float:
-        """0 (doubtful) .. 1 (sure): member agreement and confidence, the lower;
-        a span a person accepted is sure."""
-        if self.annotation == "accepted":
-            return 1.0
-        score = 1.0 if self.confidence is None else self.confidence
-        if self.n_members:
-            score = min(score, len(self.members) / self.n_members)
-        elif self.origin == "suggestion" and self.confidence is None:
-            score = 0.5
-        return score
-
-    def describe(self, replacement: str) -> str:
-        """Rich text for the info panel (the replacement, never the original)."""
-        m = self.mapped
-        lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
-        conf = "" if self.confidence is None else f", confidence {self.confidence:.2f}"
-        who = f" by {self.annotator}" if self.annotator else ""
-        if self.origin == "model":
-            lines.append(f"Model prediction{conf}")
-            if self.annotation == "accepted":
-                lines.append(f"Matches an accepted annotation{who}")
-            elif self.annotation == "suggested":
-                lines.append("Also a suggestion awaiting review")
-        elif self.origin == "accepted":
-            lines.append(f"Accepted annotation{who}")
-        else:
-            lines.append(f"Suggestion awaiting review{conf}")
-        if self.n_members:
-            found = ", ".join(self.members) or "none exactly"
-            lines.append(f"Found by {len(self.members)} of {self.n_members} members: {found}")
-            if self.partial:
-                lines.append(f"Overlapping spans from: {', '.join(self.partial)}")
-        return "<br>".join(lines)
-
-
-def span_infos(project, doc_id: int, span_map, prediction=None,
-               mode: str = "model") -> list[SpanInfo]:
-    """A :class:`SpanInfo` per replacement: provenance and member support."""
-    records = {r.span.key: r for r in project.span_records(doc_id) if r.status != "rejected"}
-    predicted = {s.key: s for s in prediction.spans} if prediction is not None else {}
-    members = prediction.member_spans if prediction is not None else {}
-    infos = []
-    for m in span_map:
-        key = (m.in_start, m.in_end, m.label)
-        r = records.get(key)
-        p = predicted.get(key)
-        annotation = r.status if r is not None else None
-        if mode == "model" and p is not None:
-            origin, confidence = "model", p.confidence
-        else:
-            origin = "accepted" if annotation == "accepted" else "suggestion"
-            confidence = r.confidence if r is not None else None
-        info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None)
-        probe = Span(m.in_start, m.in_end, m.label)
-        for name, spans in sorted(members.items()):
-            if key in {s.key for s in spans}:
-                info.members.append(name)
-            elif any(s.overlaps(probe) for s in spans):
-                info.partial.append(name)
-        info.n_members = len(members) if len(members) > 1 else 0
-        infos.append(info)
-    return infos
-
-
-def review_order(infos: list[SpanInfo]) -> list[int]:
-    """Indices of ``infos``, least certain first, then in text order."""
-    return sorted(range(len(infos)), key=lambda i: (infos[i].certainty, infos[i].mapped.in_start))
+def describe(info: SpanInfo, replacement: str) -> str:
+    """Rich text for the info panel (the replacement, never the original)."""
+    m = info.mapped
+    lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
+    conf = "" if info.confidence is None else f", confidence {info.confidence:.2f}"
+    who = f" by {info.annotator}" if info.annotator else ""
+    if info.origin == "model":
+        lines.append(f"Model prediction{conf}")
+        if info.annotation == "accepted":
+            lines.append(f"Matches an accepted annotation{who}")
+        elif info.annotation == "suggested":
+            lines.append("Also a suggestion awaiting review")
+    elif info.origin == "accepted":
+        lines.append(f"Accepted annotation{who}")
+    else:
+        lines.append(f"Suggestion awaiting review{conf}")
+    if info.n_members:
+        found = ", ".join(info.members) or "none exactly"
+        lines.append(f"Found by {len(info.members)} of {info.n_members} members: {found}")
+        if info.partial:
+            lines.append(f"Overlapping spans from: {', '.join(info.partial)}")
+    return "<br>".join(lines)
 
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-class CorrectionSession(AnnotationSession):
-    """Corrections flagged in the preview, saved like editor edits.
-
-    Each is one undoable history entry of the annotator plus an audit entry.
-    """
-
-    def flag_miss(self, start: int, end: int, label: str) -> int | None:
-        """Label a missed identifier (snapped to tokens); returns the span id."""
-        with self.project.transaction():
-            span_id = self.add(start, end, label)
-            if span_id is not None:
-                self.project.log("preview_flag_miss", {"document": self.doc_id, "label": label},
-                                 actor=self.annotator)
-        return span_id
-
-    def flag_false_hit(self, start: int, end: int, label: str, *,
-                       run_id: int | None = None, confidence: float | None = None) -> None:
-        """Reject a span: a stored suggestion or accepted span becomes
-        rejected; a prediction not stored yet is stored as rejected, so
-        pre-annotation never suggests it again."""
-        r = next((r for r in self.spans if (r.start, r.end, r.label) == (start, end, label)),
-                 None)
-        edit = Edit("reject")
-        if r is not None and r.status == "suggested":
-            self._decide(edit, r, "rejected")
-        elif r is not None:
-            edit.before.append(state_of(r))
-            edit.after.append(state_of(r, status="rejected", annotator=self.annotator))
-        else:
-            edit.after.append({"start": start, "end": end, "label": label, "source": "model",
-                               "annotator": self.annotator, "status": "rejected",
-                               "confidence": confidence, "run_id": run_id})
-        self._commit(edit, log=("preview_false_hit", {"document": self.doc_id, "label": label,
-                                                      "was": r.status if r else "predicted"}))
 
 
 # --------------------------------------------------------------- Qt widgets
@@ -394,14 +272,6 @@ class PreviewView(QWidget):
             self._predictor.close()
             self._predictor = None
 
-    def _has_model(self) -> bool:
-        from app.services.runs import active_run
-        try:
-            active_run(self.project)
-        except UserError:
-            return False
-        return True
-
     def model_changed(self) -> None:
         """Call after training: predictions are redone with the new model."""
         if self.project is not None:
@@ -449,16 +319,12 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
-        spans = effective_spans(self.project, self.doc_id, self.mode(), prediction)
         keep = self.infos[self.current].key if self.current is not None else None
-        self.result = preview_document(self.project, self.doc_id, policy=self.policy, spans=spans)
+        shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
+        self.result, self.infos, self.order, self.missed = \
+            shown.result, shown.infos, shown.order, shown.missed
         top = self.original.top_offset()
         self.redacted.set_text(self.result.text)
-        self.infos = span_infos(self.project, self.doc_id, self.result.span_map, prediction,
-                                self.mode())
-        self.missed = (missed_annotations(self.project, self.doc_id, prediction.spans)
-                       if self.mode() == "model" and prediction is not None else [])
-        self.order = review_order(self.infos)
         self.current = next((i for i, s in enumerate(self.infos) if s.key == keep), None)
         self._paint()
         self._sync(self.original, self.redacted, top_offset=top)
@@ -518,18 +384,9 @@ class PreviewView(QWidget):
         project, view = self.project, self
 
         def work(progress, cancel):
-            from app.services.predictor import Prediction, Predictor
-            from app.services.redaction import rules_predictor
-            doc = project.document(doc_id)
-            text = doc.text
-            # The patient selects its hospital-list entries (app.lists).
-            if not view._has_model():            # what a rules-only export replaces
-                return doc_id, Prediction(rules_predictor(project).predict_spans(
-                    text, doc.patient_id))
-            if view._predictor is None:          # loaded once, reused for every note
-                view._predictor = Predictor.from_project(project, all_members=True)
-            return doc_id, view._predictor.predict([text], patients=[doc.patient_id],
-                                                   with_members=True)[0]
+            # The predictor is loaded once and reused for every note.
+            prediction, view._predictor = predict_note(project, doc_id, view._predictor)
+            return doc_id, prediction
 
         self._wanted = None
         self.runner.start("predict", work)
@@ -584,7 +441,7 @@ class PreviewView(QWidget):
         s = self.infos[self.current]
         self.position_label.setText(f"Span {self.order.index(self.current) + 1} of "
                                     f"{len(self.order)} (uncertain first)")
-        self.info.setText(s.describe(self.result.text[s.mapped.out_start:s.mapped.out_end]))
+        self.info.setText(describe(s, self.result.text[s.mapped.out_start:s.mapped.out_end]))
 
     def _span_at(self, offset: int, original: bool) -> int | None:
         for i, s in enumerate(self.infos):
@@ -642,12 +499,7 @@ class PreviewView(QWidget):
         (issue 18 item 2: a strategy chosen here was lost unless saved)."""
         if self.project is None or self.project.readonly:
             return
-        stored = self.project.get_setting(POLICY_KEY) or {}
-        self.project.set_setting(POLICY_KEY, {**stored, "default": self.policy.default,
-                                              "strategies": dict(self.policy.strategies)})
-        self.project.log("policy_changed", {"default": self.policy.default,
-                                            "strategies": dict(self.policy.strategies)},
-                         actor=self.annotator)
+        store_strategies(self.project, self.policy, self.annotator)
         self.message.emit("Strategies saved: exports use them")
 
     def set_date_order(self, order: str) -> None:
@@ -663,11 +515,7 @@ class PreviewView(QWidget):
         """Store the strategies shown as the project's redaction policy."""
         if self.project is None or self.policy is None:
             return
-        self.project.set_setting(POLICY_KEY, self.policy.to_dict())
-        self.project.log("policy_changed", {"default": self.policy.default,
-                                            "strategies": dict(self.policy.strategies),
-                                            "date_order": self.policy.date_order},
-                         actor=self.annotator)
+        store_strategies(self.project, self.policy, self.annotator, whole=True)
         self.message.emit("Redaction policy saved for exports")
 
     # ------------------------------------------------------------ corrections

@@ -1,0 +1,207 @@
+"""Preview of one project note as an export writes it, and the corrections
+made while reading it (the GUI's Preview; no Qt here).
+
+:func:`predict_note` runs what an export would run on the note (the active
+model with its members, or the rules before training); :func:`preview_note`
+redacts the note with a policy and says, for every replacement, where it
+came from and how sure it is (:class:`SpanInfo`), least sure first.
+:class:`CorrectionSession` records a missed identifier or a false hit into
+the annotations (undoable like the editor's edits, logged without text);
+:func:`store_strategies` makes the strategies shown the ones exports apply.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.core.spans import Span
+from app.services.editing import AnnotationSession, Edit, state_of
+from app.services.redaction import POLICY_KEY, document_spans, preview_document
+
+def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Span]:
+    """The spans a preview redacts.
+
+    ``annotations`` (or no prediction yet): the accepted spans plus pending
+    suggestions. ``model``: what an export writes
+    (``app.services.redaction.document_spans``): the accepted spans, a
+    flagged miss among them, and the prediction less what a person rejected.
+    """
+    return document_spans(project, doc_id, None if mode == "annotations" or prediction is None
+                          else prediction.spans)
+
+
+def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span]:
+    """Accepted spans that no predicted span touches: identifiers the model missed
+    (the export still replaces them: a person's word wins)."""
+    return [g for g in project.gold_spans(doc_id)
+            if not any(p.start < g.end and g.start < p.end for p in predicted)]
+
+
+@dataclass
+class SpanInfo:
+    """What the preview knows about one replaced span."""
+
+    mapped: object                         # app.deid.MappedSpan
+    origin: str                            # "model", "accepted" or "suggestion"
+    annotation: str | None = None          # stored status of the same span, if any
+    confidence: float | None = None
+    annotator: str | None = None
+    members: list[str] = field(default_factory=list)       # found exactly this span
+    partial: list[str] = field(default_factory=list)       # found an overlapping one
+    n_members: int = 0
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        return (self.mapped.in_start, self.mapped.in_end, self.mapped.label)
+
+    @property
+    def certainty(self) -> float:
+        """0 (doubtful) .. 1 (sure): member agreement and confidence, the lower;
+        a span a person accepted is sure."""
+        if self.annotation == "accepted":
+            return 1.0
+        score = 1.0 if self.confidence is None else self.confidence
+        if self.n_members:
+            score = min(score, len(self.members) / self.n_members)
+        elif self.origin == "suggestion" and self.confidence is None:
+            score = 0.5
+        return score
+
+
+def span_infos(project, doc_id: int, span_map, prediction=None,
+               mode: str = "model") -> list[SpanInfo]:
+    """A :class:`SpanInfo` per replacement: provenance and member support."""
+    records = {r.span.key: r for r in project.span_records(doc_id) if r.status != "rejected"}
+    predicted = {s.key: s for s in prediction.spans} if prediction is not None else {}
+    members = prediction.member_spans if prediction is not None else {}
+    infos = []
+    for m in span_map:
+        key = (m.in_start, m.in_end, m.label)
+        r = records.get(key)
+        p = predicted.get(key)
+        annotation = r.status if r is not None else None
+        if mode == "model" and p is not None:
+            origin, confidence = "model", p.confidence
+        else:
+            origin = "accepted" if annotation == "accepted" else "suggestion"
+            confidence = r.confidence if r is not None else None
+        info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None)
+        probe = Span(m.in_start, m.in_end, m.label)
+        for name, spans in sorted(members.items()):
+            if key in {s.key for s in spans}:
+                info.members.append(name)
+            elif any(s.overlaps(probe) for s in spans):
+                info.partial.append(name)
+        info.n_members = len(members) if len(members) > 1 else 0
+        infos.append(info)
+    return infos
+
+
+def review_order(infos: list[SpanInfo]) -> list[int]:
+    """Indices of ``infos``, least certain first, then in text order."""
+    return sorted(range(len(infos)), key=lambda i: (infos[i].certainty, infos[i].mapped.in_start))
+
+
+class CorrectionSession(AnnotationSession):
+    """Corrections flagged in the preview, saved like editor edits.
+
+    Each is one undoable history entry of the annotator plus an audit entry.
+    """
+
+    def flag_miss(self, start: int, end: int, label: str) -> int | None:
+        """Label a missed identifier (snapped to tokens); returns the span id."""
+        with self.project.transaction():
+            span_id = self.add(start, end, label)
+            if span_id is not None:
+                self.project.log("preview_flag_miss", {"document": self.doc_id, "label": label},
+                                 actor=self.annotator)
+        return span_id
+
+    def flag_false_hit(self, start: int, end: int, label: str, *,
+                       run_id: int | None = None, confidence: float | None = None) -> None:
+        """Reject a span: a stored suggestion or accepted span becomes
+        rejected; a prediction not stored yet is stored as rejected, so
+        pre-annotation never suggests it again."""
+        r = next((r for r in self.spans if (r.start, r.end, r.label) == (start, end, label)),
+                 None)
+        edit = Edit("reject")
+        if r is not None and r.status == "suggested":
+            self._decide(edit, r, "rejected")
+        elif r is not None:
+            edit.before.append(state_of(r))
+            edit.after.append(state_of(r, status="rejected", annotator=self.annotator))
+        else:
+            edit.after.append({"start": start, "end": end, "label": label, "source": "model",
+                               "annotator": self.annotator, "status": "rejected",
+                               "confidence": confidence, "run_id": run_id})
+        self._commit(edit, log=("preview_false_hit", {"document": self.doc_id, "label": label,
+                                                      "was": r.status if r else "predicted"}))
+
+
+@dataclass
+class NotePreview:
+    """One note redacted for the preview."""
+
+    result: object                          # app.deid.RedactionResult (text, span_map)
+    infos: list[SpanInfo]                   # one per replacement, in span_map order
+    order: list[int]                        # indices of infos, least certain first
+    missed: list[Span]                      # accepted spans the prediction missed
+
+
+def preview_note(project, doc_id: int, policy, mode: str = "model",
+                 prediction=None) -> NotePreview:
+    """Redact ``doc_id`` with ``policy`` as an export would (``mode``
+    ``"model"``, with ``prediction`` once it is there) or with the
+    annotations as they stand (``"annotations"``)."""
+    spans = effective_spans(project, doc_id, mode, prediction)
+    result = preview_document(project, doc_id, policy=policy, spans=spans)
+    infos = span_infos(project, doc_id, result.span_map, prediction, mode)
+    missed = (missed_annotations(project, doc_id, prediction.spans)
+              if mode == "model" and prediction is not None else [])
+    return NotePreview(result, infos, review_order(infos), missed)
+
+
+def has_model(project) -> bool:
+    """Whether the project has an active trained run to predict with."""
+    from app.errors import UserError
+    from app.services.runs import active_run
+    try:
+        active_run(project)
+    except UserError:
+        return False
+    return True
+
+
+def predict_note(project, doc_id: int, predictor=None):
+    """What an export runs on one note: ``(prediction, predictor)``.
+
+    Before training, the rules (what a rules-only export replaces); with a
+    model, ``predictor`` (loaded from the active run with every member when
+    ``None``; pass it back in for the next note: loading is the slow part).
+    The patient selects its hospital-list entries (app.lists).
+    """
+    from app.services.predictor import Prediction, Predictor
+    from app.services.redaction import rules_predictor
+    doc = project.document(doc_id)
+    if not has_model(project):
+        return Prediction(rules_predictor(project).predict_spans(doc.text, doc.patient_id)), None
+    if predictor is None:
+        predictor = Predictor.from_project(project, all_members=True)
+    return predictor.predict([doc.text], patients=[doc.patient_id], with_members=True)[0], \
+        predictor
+
+
+def store_strategies(project, policy, actor: str | None = None, *, whole: bool = False) -> None:
+    """Store ``policy``'s strategies (``whole``: the whole policy, date order
+    included) as the project's redaction policy: the one exports apply
+    (issue 18 item 2: a strategy chosen in Preview was lost unless saved).
+    Logged without text."""
+    if whole:
+        project.set_setting(POLICY_KEY, policy.to_dict())
+    else:
+        stored = project.get_setting(POLICY_KEY) or {}
+        project.set_setting(POLICY_KEY, {**stored, "default": policy.default,
+                                         "strategies": dict(policy.strategies)})
+    entry = {"default": policy.default, "strategies": dict(policy.strategies)}
+    if whole:
+        entry["date_order"] = policy.date_order
+    project.log("policy_changed", entry, actor=actor)

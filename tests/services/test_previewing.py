@@ -1,0 +1,50 @@
+"""app.services.previewing: one note as an export writes it, and the
+corrections made while reading it, without the GUI."""
+from __future__ import annotations
+
+from app.core.labels import PRESETS
+from app.core.spans import Span
+from app.project import Project
+from app.services.previewing import CorrectionSession, predict_note, preview_note, store_strategies
+from app.services.redaction import project_policy
+
+TEXT = "Seen by Ann Lee on 03/04/2021. MRN 1234567."
+
+
+def _project(tmp_path):
+    p = Project.create(tmp_path / "p.deid", list(PRESETS["paper"]))
+    doc = p.add_document("n1", TEXT, patient_id="P1", spans=[Span(8, 15, "PERSON")])
+    return p, doc
+
+
+def test_a_note_previewed_before_training_is_what_a_rules_only_export_writes(tmp_path):
+    p, doc = _project(tmp_path)
+    with p:
+        prediction, predictor = predict_note(p, doc)
+        assert predictor is None                               # no model: the rules
+        assert ("IDN" in {s.label for s in prediction.spans})
+        shown = preview_note(p, doc, project_policy(p), "model", prediction)
+        assert "Ann Lee" not in shown.result.text and "1234567" not in shown.result.text
+        person = next(i for i in shown.infos if i.mapped.label == "PERSON")
+        assert person.origin == "accepted" and person.certainty == 1.0
+        assert [shown.infos[i].certainty for i in shown.order] == \
+            sorted(i.certainty for i in shown.infos)           # least sure first
+        # The rules do not find the name: shown as missed, replaced all the same.
+        assert [(s.start, s.end, s.label) for s in shown.missed] == [(8, 15, "PERSON")]
+
+
+def test_corrections_and_strategies_are_stored_for_exports(tmp_path):
+    p, doc = _project(tmp_path)
+    with p:
+        session = CorrectionSession(p, doc, "ann")
+        start = TEXT.index("03/04/2021")
+        assert session.flag_miss(start, start + 10, "DATE") is not None
+        session.flag_false_hit(8, 15, "PERSON")
+        assert [(s.start, s.label) for s in p.gold_spans(doc)] == [(start, "DATE")]
+        policy = project_policy(p)
+        from app.deid import Policy
+        store_strategies(p, Policy.from_dict({**policy.to_dict(),
+                                              "strategies": {"PERSON": "surrogate"}}), "ann")
+        assert project_policy(p).strategy_for("PERSON") == "surrogate"
+        assert preview_note(p, doc, project_policy(p), "annotations").result.text.startswith(
+            "Seen by Ann Lee on ")                             # a false hit is left in clear
