@@ -119,19 +119,20 @@ def _export_redacted(args) -> int:
     """``deid export P OUT --format redacted``: the project's documents,
     de-identified straight from the store (what the preview shows)."""
     from app.deid import LeakError
-    from app.services.redaction import dismiss_suspicions, redact_project
+    from app.services.exporting import ExportRequest, export_documents
+    from app.services.redaction import dismiss_suspicions
+    request = ExportRequest(Path(args.out_dir), "split" if args.split else "all", args.split,
+                            naming=args.naming, strategy=args.strategy,
+                            rules_only=args.rules_only, strict=args.strict, report=args.report,
+                            scan_threshold=args.scan_threshold)
     with open_project(args.project) as project:
         dismiss_suspicions(project, args.dismiss)
-        ids = None if not args.split else [i.id for i in project.document_infos(split=args.split)]
-        try:
-            summary, _ = redact_project(
-                project, args.out_dir, doc_ids=ids, strategy=args.strategy,
-                report_path=args.report, naming=args.naming, strict=args.strict,
-                rules_only=args.rules_only, scan_threshold=args.scan_threshold,
-                progress=TerminalProgress(quiet=args.quiet))
+        try:          # the export wizard's job: the same notes, policy and report
+            outcome = export_documents(project, request,
+                                       progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
-    _print_redaction(summary, args.out_dir, args.report)
+    _print_redaction(outcome.summary, args.out_dir, outcome.report_json)
     return 0
 
 

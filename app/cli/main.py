@@ -168,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="redacted: fail while the leak scan suspects anything")
     s.add_argument("--rules-only", action="store_true",
                    help="redacted: use the rule recogniser, not the trained model")
-    s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it)")
+    s.add_argument("--report", help="redacted: audit report path (.json; an .html beside it; "
+                                    "default deid-report in OUT_DIR, where deid audit reads it)")
     s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
                    help="redacted: suspicions (ids as listed) that are not leaks")
     s.add_argument("--scan-threshold", type=float, metavar="P",

@@ -13,7 +13,6 @@ the same folder skips the documents already done under the same settings
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.deid import STRATEGIES
@@ -23,94 +22,17 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileD
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
 from app.gui.workers import TaskRunner
-from app.services.auditing import export_document_ids
-from app.services.redaction import redact_project
+from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
+                                    select_documents)
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 SPLIT_VALUES = ("train", "dev", "test", "none")
 STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
 NAMINGS = (("same", "Same names as in the project"),
            ("pseudonymous", "Pseudonymous names (note-<keyed hash>.txt)"))
-REPORT_STEM = "deid-report"
 
 
 # --------------------------------------------------------------- plain Python
-@dataclass
-class ExportRequest:
-    """What to export and how."""
-
-    out_dir: Path
-    scope: str = "all"                 # all | split | status
-    value: str | None = None           # the split (or "none") / the status
-    naming: str = "same"
-    strategy: str | None = None        # None: the project's policy (per-label strategies)
-    rules_only: bool = False
-    strict: bool = False
-
-
-@dataclass
-class ExportOutcome:
-    """A finished export: where everything is and what the re-scan found."""
-
-    out_dir: Path
-    report_html: Path
-    report_json: Path
-    documents: int
-    summary: object                    # app.deid.RedactionSummary
-    report: dict = field(default_factory=dict)
-    #: Output name -> project document id (to open a suspected note in Preview).
-    doc_ids: dict = field(default_factory=dict)
-
-    @property
-    def leaks(self) -> int:
-        return self.report["totals"]["leaks"]
-
-    def leaky_notes(self) -> list[str]:
-        return [n["note"] for n in self.report["per_note"] if n["leaks"]]
-
-    def suspicions(self) -> list[tuple[str, int | None, dict]]:
-        """``(note, document id, suspicion)`` for every suspicion, note by note."""
-        return [(n["note"], self.doc_ids.get(n["note"]), s)
-                for n in self.report["per_note"] for s in n.get("suspicions", [])]
-
-
-def select_documents(project, scope: str = "all", value: str | None = None) -> list:
-    """``DocumentInfo`` rows of the export scope, in id order."""
-    if scope == "all":
-        return project.document_infos()
-    if scope == "split":
-        if value == "none":
-            return [i for i in project.document_infos() if i.split is None]
-        return project.document_infos(split=value)
-    if scope == "status":
-        return project.document_infos(status=value)
-    raise UserError(f"unknown document scope {scope!r}")
-
-
-def export_documents(project, request: ExportRequest, *, progress=None,
-                     cancel=None) -> ExportOutcome:
-    """Redact the requested project documents into ``request.out_dir``.
-
-    The audit report is written beside the notes as ``deid-report.html``
-    and ``.json``. Raises ``UserError`` when nothing matches, ``Cancelled``
-    when cancelled (finished notes stay and are skipped next time).
-    """
-    from app.core.progress import no_progress
-    infos = select_documents(project, request.scope, request.value)
-    if not infos:
-        raise UserError("no documents match the chosen scope")
-    out = Path(request.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    report_base = out / REPORT_STEM
-    summary, report = redact_project(
-        project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
-        report_path=str(report_base), naming=request.naming, strict=request.strict,
-        rules_only=request.rules_only, progress=progress or no_progress, cancel=cancel)
-    doc_ids = export_document_ids(project, infos, (request.naming,))
-    return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
-                         len(infos), summary, report, doc_ids)
-
-
 def summary_html(outcome: ExportOutcome) -> str:
     """The wizard's last page: counts, leak re-scan, report location."""
     t = outcome.report["totals"]

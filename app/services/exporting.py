@@ -1,7 +1,9 @@
-"""Export a project's documents and gold annotations to a standard format."""
+"""Export a project's documents: with their gold annotations in a standard
+format (:func:`export_project`), or de-identified with the project's policy
+and an audit report (:func:`export_documents`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -69,3 +71,92 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
     if not project.readonly:
         project.log("export", {"format": fmt, "split": split, "documents": counts["docs"]})
     return ExportSummary(counts["docs"], counts["spans"], str(out), counts["renamed"])
+
+
+# ------------------------------------------------- de-identified documents
+#: The audit report's name (.html and .json) beside the exported notes.
+REPORT_STEM = "deid-report"
+
+
+@dataclass
+class ExportRequest:
+    """What to export and how."""
+
+    out_dir: Path
+    scope: str = "all"                 # all | split | status
+    value: str | None = None           # the split (or "none") / the status
+    naming: str = "same"
+    strategy: str | None = None        # None: the project's policy (per-label strategies)
+    rules_only: bool = False
+    strict: bool = False
+    #: The audit report's path without suffix (default: ``deid-report`` beside the notes).
+    report: str | None = None
+    scan_threshold: float | None = None  # the leak scan's (None: its default)
+
+
+@dataclass
+class ExportOutcome:
+    """A finished export: where everything is and what the re-scan found."""
+
+    out_dir: Path
+    report_html: Path
+    report_json: Path
+    documents: int
+    summary: object                    # app.deid.RedactionSummary
+    report: dict = field(default_factory=dict)
+    #: Output name -> project document id (to open a suspected note in Preview).
+    doc_ids: dict = field(default_factory=dict)
+
+    @property
+    def leaks(self) -> int:
+        return self.report["totals"]["leaks"]
+
+    def leaky_notes(self) -> list[str]:
+        return [n["note"] for n in self.report["per_note"] if n["leaks"]]
+
+    def suspicions(self) -> list[tuple[str, int | None, dict]]:
+        """``(note, document id, suspicion)`` for every suspicion, note by note."""
+        return [(n["note"], self.doc_ids.get(n["note"]), s)
+                for n in self.report["per_note"] for s in n.get("suspicions", [])]
+
+
+def select_documents(project, scope: str = "all", value: str | None = None) -> list:
+    """``DocumentInfo`` rows of the export scope, in id order."""
+    if scope == "all":
+        return project.document_infos()
+    if scope == "split":
+        if value == "none":
+            return [i for i in project.document_infos() if i.split is None]
+        return project.document_infos(split=value)
+    if scope == "status":
+        return project.document_infos(status=value)
+    raise UserError(f"unknown document scope {scope!r}")
+
+
+def export_documents(project, request: ExportRequest, *, progress=None,
+                     cancel=None) -> ExportOutcome:
+    """Redact the requested project documents into ``request.out_dir`` with
+    the project's policy (the export wizard and ``deid export --format
+    redacted``).
+
+    The audit report is written beside the notes as ``deid-report.html``
+    and ``.json`` unless ``request.report`` says where. Raises
+    ``UserError`` when nothing matches, ``Cancelled`` when cancelled
+    (finished notes stay and are skipped next time).
+    """
+    from app.services.auditing import export_document_ids
+    from app.services.redaction import redact_project
+    infos = select_documents(project, request.scope, request.value)
+    if not infos:
+        raise UserError("no documents match the chosen scope")
+    out = Path(request.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    report_base = Path(request.report) if request.report else out / REPORT_STEM
+    summary, report = redact_project(
+        project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
+        report_path=str(report_base), naming=request.naming, strict=request.strict,
+        rules_only=request.rules_only, scan_threshold=request.scan_threshold,
+        progress=progress or no_progress, cancel=cancel)
+    doc_ids = export_document_ids(project, infos, (request.naming,))
+    return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
+                         len(infos), summary, report, doc_ids)

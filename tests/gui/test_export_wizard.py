@@ -10,8 +10,8 @@ import pytest
 
 from app.core.labels import PRESETS
 from app.core.progress import CancelToken, Cancelled
-from app.gui.export_wizard import (ExportRequest, ExportWizard, export_documents,
-                                   select_documents)
+from app.services.exporting import ExportRequest, export_documents, select_documents
+from app.gui.export_wizard import ExportWizard
 from app.project import Project
 from app.synth import generate
 

@@ -53,7 +53,7 @@ def test_model_after_rules_only_redoes_every_note(rules_trained, tmp_path, capsy
 
 
 def test_export_into_a_used_folder_redoes_under_another_model(rules_trained, tmp_path):
-    from app.gui.export_wizard import ExportRequest, export_documents
+    from app.services.exporting import ExportRequest, export_documents
     out = tmp_path / "export"
     with Project.open(rules_trained) as p:
         first = export_documents(p, ExportRequest(out, rules_only=True))

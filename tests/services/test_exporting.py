@@ -1,0 +1,29 @@
+"""``deid export --format redacted`` is the export wizard's job
+(app.services.exporting.export_documents): the project's policy, the
+chosen split, the audit report beside the notes where ``deid audit``
+reads it."""
+from __future__ import annotations
+
+import json
+
+from app.cli.main import main
+from app.project import Project
+from app.services.redaction import POLICY_KEY
+from synth_projects import make_project
+
+
+def test_cli_export_of_a_split_writes_the_wizards_report_beside_the_notes(tmp_path, capsys):
+    path = make_project(tmp_path / "p.deid", n=10)
+    with Project.open(path) as p:
+        p.set_setting(POLICY_KEY, {"strategies": {"PERSON": "surrogate"}})
+        test_notes = sorted(i.name for i in p.document_infos(split="test"))
+    out = tmp_path / "out"
+    assert test_notes
+    assert main(["-q", "export", str(path), str(out), "--format", "redacted", "--rules-only",
+                 "--split", "test"]) == 0
+    assert sorted(x.stem for x in out.glob("*.txt")) == test_notes
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    assert (out / "deid-report.html").is_file()
+    assert report["policy"]["strategies"]["PERSON"] == "surrogate"
+    assert f"audit report: {out / 'deid-report.json'}" in capsys.readouterr().out
+    assert main(["-q", "audit", str(path), str(out), "--notes", "2", "--seed", "1"]) == 0
