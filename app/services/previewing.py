@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.spans import Span
+from app.services.annotating import has_model
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.services.redaction import POLICY_KEY, document_spans, preview_document
 
@@ -158,17 +159,6 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
     missed = (missed_annotations(project, doc_id, prediction.spans)
               if mode == "model" and prediction is not None else [])
     return NotePreview(result, infos, review_order(infos), missed)
-
-
-def has_model(project) -> bool:
-    """Whether the project has an active trained run to predict with."""
-    from app.errors import UserError
-    from app.services.runs import active_run
-    try:
-        active_run(project)
-    except UserError:
-        return False
-    return True
 
 
 def predict_note(project, doc_id: int, predictor=None):
