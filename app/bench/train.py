@@ -44,11 +44,11 @@ def run_summary(project) -> dict:
                "dev_f1": info.dev.get("f1"), "params": info.params,
                "run": info.reused_from or run.id}
         for name, info in run.members.items()}
-    config = run.config
-    return {"run": run.id, "budget": config.get("budget"), "models": config.get("models"),
+    config = run.train_config()
+    return {"run": run.id, "budget": config.budget, "models": config.models,
             "selected": run.selected,
-            "reason": run.selection.get("reason"), "seconds": run.seconds,
-            "device": run.device, "documents": config.get("documents"),
-            "ensemble_kinds": config.get("ensembles"), "meta_models": config.get("meta_models"),
+            "reason": run.reason, "seconds": run.seconds,
+            "device": run.device, "documents": run.documents,
+            "ensemble_kinds": config.ensembles, "meta_models": config.meta_models,
             "members": members, "ensembles": len(run.ensembles),
             "finishing": finishing_summary(run.fill, run.propagation)}

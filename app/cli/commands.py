@@ -224,19 +224,13 @@ def _groups(specs: list[str]) -> dict[str, list[str]]:
 
 def cmd_train(args) -> int:
     from app.services.finishing import finishing_summary
-    from app.services.training import TrainConfig, reusable_models, train_project
-    models = args.models or None
-    cfg = TrainConfig(device=args.device, budget=args.budget, seed=args.seed,
-                      objective=args.objective, recall_target=args.recall_target,
-                      cost_tolerance=args.cost_tolerance, variants=list(args.data),
-                      transformer=args.transformer, jobs=args.jobs, max_minutes=args.max_minutes,
-                      reuse_members=args.reuse_members, fill=args.fill, propagate=args.propagate,
-                      groups=_groups(args.group))
-    if models:
-        cfg.models = list(models)
+    from app.services.schema import config_from
+    from app.services.training import reusable_models, train_project
+    # The options are named as TrainConfig's fields; what is not given keeps its default.
+    cfg = config_from({**vars(args), "groups": _groups(args.group)})
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
-        if args.reuse_members and not models:
+        if args.reuse_members and not args.models:
             cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
         r = train_project(project, cfg, progress=bar)
     for note in ([r.device_note] if r.device_note else []) + r.notes:

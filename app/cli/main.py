@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"base models ({' '.join(schema.builtin_kinds())}); default "
                         f"{' '.join(schema.DEFAULT_MODELS)} (and lists when the project has "
                         "hospital lists)")
-    s.add_argument("--data", nargs="+", choices=schema.VARIANTS, default=defaults.variants)
+    # Each option's dest is its TrainConfig field (cmd_train builds the config from them).
+    s.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS,
+                   default=defaults.variants)
     s.add_argument("--device", default=defaults.device, choices=schema.DEVICES)
     s.add_argument("--budget", default=defaults.budget, choices=schema.BUDGETS)
     s.add_argument("--seed", type=int, default=defaults.seed)

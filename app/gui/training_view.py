@@ -105,10 +105,10 @@ def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str
     there is no estimate yet (``runs``: the project's training runs)."""
     from app.services.runs import TrainedRun
     done = [run for run in map(TrainedRun.of, runs) if run.status == "done"
-            and run.config.get("budget") == budget and run.seconds is not None]
+            and run.train_config().budget == budget and run.seconds is not None]
     if done:
         last = done[-1]
-        notes = sum((last.config.get("documents") or {}).values())
+        notes = sum(last.documents.values())
         return (f"The last {budget} run here took {_clock(last.seconds)}"
                 + (f" for {notes} notes" if notes else "") + ".")
     if gpu:
@@ -464,18 +464,13 @@ class TrainingView(QWidget):
         self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
                         self._run_notes(run)
                         + finishing_summary(run.fill, run.propagation) + run.notes)
-        try:
-            config = TrainConfig(**{k: v for k, v in run.config.items()
-                                    if k in TrainConfig.__dataclass_fields__})
-        except TypeError:                  # a run of an older version: keep the controls
-            return
-        self.set_config(config)
+        self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the active run ({run.selected}).")
 
     @staticmethod
     def _run_notes(run) -> list[str]:
         """The sample-size warning of a run's dev scores, if it needs one."""
-        dev_notes = (run.config.get("documents") or {}).get("dev")
+        dev_notes = run.documents.get("dev")
         best = run.rows[0] if run.rows else {}
         identifiers = best["tp"] + best["fn"] if "tp" in best and "fn" in best else None
         note = sample_size_note(dev_notes, identifiers)

@@ -82,6 +82,9 @@ class TrainedRun:
 
     id: int
     status: str = "done"
+    # As stored: the TrainConfig's fields and what the plan added
+    # (RunPlan.stored_config); read through train_config(), documents and
+    # split_hashes.
     config: dict = field(default_factory=dict)
     selected: str | None = None
     # The selection (app.ensemble.selection.SelectionResult.as_dict): best,
@@ -114,6 +117,23 @@ class TrainedRun:
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
+
+    def train_config(self):
+        """The run's ``app.services.schema.TrainConfig`` (what a run of an
+        older version did not store keeps its default)."""
+        from app.services.schema import config_from
+        return config_from(self.config)
+
+    @property
+    def documents(self) -> dict[str, int]:
+        """Annotated notes the run learned from: ``{"train": n, "dev": n}``."""
+        return dict(self.config.get("documents") or {})
+
+    @property
+    def split_hashes(self) -> dict[str, dict]:
+        """Each data variant's split fingerprints (members are reusable only
+        by a run over the same split)."""
+        return dict(self.config.get("split_hashes") or {})
 
     @property
     def reason(self) -> str:

@@ -10,7 +10,8 @@ view its controls. Importing this module imports no NumPy, no model library.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
 
 from app.errors import UserError
 from app.models.base import FIXED_KINDS, builtin_kinds
@@ -155,3 +156,12 @@ class TrainConfig:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def config_from(values: Mapping[str, Any]) -> TrainConfig:
+    """A ``TrainConfig`` from named choices, field by field: each of its
+    fields found in ``values`` and not ``None`` (``deid train``'s arguments,
+    a stored run's configuration); the others keep their defaults and names
+    that are no field are ignored. Not validated (``TrainConfig.validate``)."""
+    return TrainConfig(**{f.name: values[f.name] for f in fields(TrainConfig)
+                          if values.get(f.name) is not None})

@@ -435,8 +435,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
 def reusable_models(project) -> list[str]:
     """The model kinds of the active run (what ``reuse_members`` keeps), or ``[]``."""
     run_id = active_run_id(project)
-    run = project.run(run_id) if run_id is not None else None
-    return list((run.config or {}).get("models", [])) if run is not None else []
+    record = project.run(run_id) if run_id is not None else None
+    return list(TrainedRun.of(record).train_config().models) if record is not None else []
 
 
 def _reusable_members(project, split_hashes: dict) -> dict[str, tuple]:
@@ -451,7 +451,7 @@ def _reusable_members(project, split_hashes: dict) -> dict[str, tuple]:
     if record is None or record.status != "done":
         raise UserError("no finished training run to reuse members from: train without reuse first")
     run = TrainedRun.of(record)
-    old = run.config.get("split_hashes", {})
+    old = run.split_hashes
     if any(old.get(v) != h for v, h in split_hashes.items() if v in old) or not set(old) & set(split_hashes):
         raise UserError(f"the annotated notes or their split changed since run {run.id}: "
                         "its members cannot be reused; train them again")

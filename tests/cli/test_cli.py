@@ -107,6 +107,30 @@ def test_train_objectives_match_the_training_service():
     assert tuple(train.choices) == OBJECTIVES
 
 
+def test_train_options_become_the_config_field_by_field(tmp_path, monkeypatch):
+    """deid train builds its TrainConfig from the options named as its fields;
+    an option left out keeps the schema's default."""
+    from app.services import training
+    from app.services.schema import TrainConfig
+    seen = []
+
+    def fake_train(project, config, progress=None):
+        seen.append(config)
+        raise UserError("stop here")
+
+    monkeypatch.setattr(training, "train_project", fake_train)
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("train", proj, "--budget", "quick", "--data", "imbalanced", "--seed", "7",
+               "--objective", "f1", "--jobs", "2", "--max-minutes", "5", "--no-fill",
+               "--group", "fast=crf,rules", "--models", "crf", "rules") == 1
+    assert run("train", proj) == 1
+    assert seen[0] == TrainConfig(models=["crf", "rules"], variants=["imbalanced"], budget="quick",
+                                  seed=7, objective="f1", jobs=2, max_minutes=5.0, fill=False,
+                                  groups={"fast": ["crf", "rules"]})
+    assert seen[1] == TrainConfig()
+
+
 def test_group_options_parse_into_named_member_sets():
     from app.cli.commands import _groups
     assert _groups(["fast=spacy, crf,rules", "pair=crf-imbalanced,rules"]) == {

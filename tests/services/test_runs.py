@@ -9,6 +9,7 @@ from app.errors import UserError
 from app.project import Project
 from app.services.runs import (ENSEMBLE, MEMBER, RECORD_VERSION, MemberRecord, TrainedRun,
                                active_run, artifact_name, parse_artifact_name, set_active_run)
+from app.services.schema import TrainConfig
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_record_v1.json"
 
@@ -45,6 +46,10 @@ def test_a_run_stored_before_the_typed_record_opens(tmp_path):
         assert run.ensembles["voting[all]"].members == old["metrics"]["ensembles"]["voting[all]"]["members"]
         assert run.fill_rules(run.selected) == [] and run.propagation_labels("other") == []
         assert run.config["budget"] == "quick" and run.seconds == old["metrics"]["seconds"]
+        config = run.train_config()
+        assert (config.budget, config.models, config.seed) == ("quick", ["spacy", "rules"], 13)
+        assert run.documents == {"train": 215, "dev": 53}
+        assert set(run.split_hashes) == {"balanced", "imbalanced"}
         # Written again, the record keeps every old key with the same value.
         again = run.metrics()
         assert again["version"] == RECORD_VERSION
@@ -69,6 +74,9 @@ def test_an_older_record_without_finishing_or_costs_opens(tmp_path):
         assert member.trials == [] and member.time_cap is None and member.reused_from is None
         assert run.fill is None and run.notes == [] and run.costs == {}
         assert run.fill_rules("crf-imbalanced") == []
+        # What the stored configuration lacks keeps TrainConfig's default.
+        assert run.train_config() == TrainConfig(budget="standard")
+        assert run.documents == {} and run.split_hashes == {}
 
 
 def test_no_active_run_is_a_user_error(tmp_path):
