@@ -305,6 +305,7 @@ class CrfSpec(ModelSpec):
     English)."""
 
     kind = "crf"
+    relative_cost = 1.0
     # The search tunes the penalties, not the neural grid of app.models.hpo.
     HPO_GRID = {"c1": (0.01, 0.1, 0.5), "c2": (0.001, 0.01, 0.1)}
     HPO_DEFAULT = DEFAULTS = {"c1": 0.1, "c2": 0.01}

@@ -170,6 +170,7 @@ class FlairSpec(ModelSpec):
     """
 
     kind = "flair"
+    relative_cost = 4.0
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "FlairModel":
         import flair

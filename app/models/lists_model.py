@@ -36,6 +36,7 @@ class ListsSpec(ModelSpec):
     """The lists member: nothing to learn but the label of each hit category."""
 
     kind = "lists"
+    relative_cost = 0.2
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "ListsModel":
         mapping, _ = label_map(corpus.labels)

@@ -245,6 +245,7 @@ class NamesSpec(ModelSpec):
     only the label its hits carry in the training data."""
 
     kind = "names"
+    relative_cost = 0.2
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> NamesModel:
         min_bare = int(self.params.get("min_bare_length", 4))

@@ -136,6 +136,7 @@ class RulesSpec(ModelSpec):
     """
 
     kind = "rules"
+    relative_cost = 0.2
 
     def __init__(self, threshold: float = 0.5, min_support: int = 2,
                  preset: str | None = None) -> None:

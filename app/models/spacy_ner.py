@@ -133,6 +133,7 @@ class SpacyNERSpec(ModelSpec):
     """
 
     kind = "spacy"
+    relative_cost = 2.0
     DEFAULTS: dict[str, Any] = {"batch_size": 32, "learn_rate": 0.001, "dropout": 0.1,
                                 "vectors": None, "width": 128, "depth": 4, "window_size": 1,
                                 "hidden_width": 64}

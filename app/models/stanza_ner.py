@@ -182,6 +182,7 @@ class StanzaSpec(ModelSpec):
     """
 
     kind = "stanza"
+    relative_cost = 3.0
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "StanzaModel":
         stanza_log = logging.getLogger("stanza")

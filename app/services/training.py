@@ -33,7 +33,7 @@ from app.core.progress import (MEMBER_DONE, MEMBER_STARTED, CancelToken, Cancell
                                ProgressFn, no_progress)
 from app.core.spans import Document
 from app.errors import UserError
-from app.models.base import FIXED_KINDS
+from app.models.base import FIXED_KINDS, spec_class
 from app.models.budget import Budget
 from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
@@ -41,9 +41,6 @@ from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, member_na
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
                                put_ensemble, put_member, set_active_run)
 
-# Relative cost of one member, to spread the progress bar sensibly.
-_WEIGHT = {"spacy": 2.0, "stanza": 3.0, "flair": 4.0, "crf": 1.0,
-           "rules": 0.2, "lists": 0.2, "names": 0.2}
 # Part of the run's safety clock kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
 # No member's safety stop comes sooner than this, even in an overrun run.
@@ -166,7 +163,7 @@ class MemberStage:
 
     Members train one after another in this process, or side by side in
     worker processes (``config.jobs``). Progress: each member's share of the
-    bar is its ``_WEIGHT``; the ensembles get one share after them.
+    bar is its kind's ``relative_cost``; the ensembles get one share after them.
     """
 
     def __init__(self, project, plan: RunPlan, work, report: ProgressFn,
@@ -182,11 +179,13 @@ class MemberStage:
         # What a lists member tags dev with: the project's lists, each note's patient.
         self.list_matcher, _ = project_matcher(project)
         self.list_patients = {d.text: d.patient_id for d in plan.docs}
-        self.progress_weight = {member_name(k, v): _WEIGHT.get(k, 2.0) for k, v in plan.members}
+        self.progress_weight = {member_name(k, v): spec_class(k).relative_cost
+                                for k, v in plan.members}
         self.total_weight = sum(self.progress_weight.values()) + 1.0
         self.fractions: dict[str, float] = {}
         self.records: dict[str, MemberRecord] = {}
         self.dev_out: dict = {}
+        self.dev_scores: dict = {}                   # each member's dev PRF, scored once
         self.dev_seconds: dict[str, float] = {}      # each member's time to tag dev: its cost
         config = plan.config
         self.clock_seconds = config.max_minutes * 60.0 if config.max_minutes \
@@ -221,7 +220,8 @@ class MemberStage:
         tagging = time.perf_counter()
         self.dev_out[job.name] = model.predict(self.dev_items)
         self.dev_seconds[job.name] = time.perf_counter() - tagging
-        score = score_members({job.name: self.dev_out[job.name]}, self.dev_gold)[job.name]
+        score = self.dev_scores[job.name] = score_members(
+            {job.name: self.dev_out[job.name]}, self.dev_gold)[job.name]
         put_member(self.project, self.run_id, job.name, job.out_dir,
                    meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
         self.records[job.name] = MemberRecord(
@@ -289,10 +289,9 @@ def group_members(plan: RunPlan, members: MemberStage) -> dict[str, list[str]]:
     """The member groups ensembles are built over: the built-in ones and the
     user's (a kind standing for each of its members); notes on user groups
     that are too small or repeat another."""
-    from app.ensemble import make_groups, score_members
+    from app.ensemble import make_groups
 
-    dev_out = members.dev_out
-    dev_scores = score_members(dev_out, members.dev_gold)
+    dev_out, dev_scores = members.dev_out, members.dev_scores
     user_groups = {g: [m for m in dev_out if m in entries or members.records[m].kind in entries]
                    for g, entries in plan.config.groups.items()}
     groups = make_groups(dev_scores, user_groups=user_groups) if len(dev_out) > 1 else {}
@@ -307,12 +306,11 @@ def group_members(plan: RunPlan, members: MemberStage) -> dict[str, list[str]]:
 
 def dev_set(plan: RunPlan, members: MemberStage):
     """The ``DevSet`` every ensemble is fitted and scored on (its folds made once)."""
-    from app.ensemble import score_members
     from app.ensemble.specs import DevSet
     from app.ensemble.stacking import RECALL_WEIGHTS
 
     config = plan.config
-    scores = score_members(members.dev_out, members.dev_gold)
+    scores = members.dev_scores
     recall_first = config.objective != "f1"
     # Under a recall-first objective each stacking decision's weight on O is
     # tuned on its out-of-fold dev predictions, for that objective.
