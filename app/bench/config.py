@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.models.budget import BUDGETS
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "bench-out"
 BENCHMARKS_MD = REPO / "BENCHMARKS.md"
@@ -85,6 +87,9 @@ SIZES: dict[str, Size] = {
     "full": Size("full", 1000, 250, 500, speed_notes=1000, growth_base=100, open_notes=10_000,
                  repeats=5, bootstrap=2000),
 }
+
+# A size for every training budget (the schema's names), and the smoke one.
+assert set(SIZES) == {"smoke", *BUDGETS}
 
 
 def size_for(budget: str, smoke: bool = False) -> Size:
