@@ -220,20 +220,36 @@ class ScanJob:
     hits: tuple[tuple, ...] = ()
 
 
-def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: str,
+def scan_spans(predictor: Any, texts: list[str]) -> list[list[tuple[int, int, str]]]:
+    """The model's recall-biased leak scan of ``texts`` by a `Predictor`
+    holding every member: the candidate's spans and each member's, united
+    (one member is enough to suspect), their segments batched through the models."""
+    out = []
+    for pred in predictor.predict(texts, with_members=True):
+        spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
+        out.append([(s.start, s.end, s.label) for s in spans])
+    return out
+
+
+def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: tuple,
                jobs: list[ScanJob], shapes: tuple[str, ...],
-               corpus: frozenset[str] | None) -> list[list[Leak]]:
+               corpus: frozenset[str] | None, shared: bool = False) -> list[list[Leak]]:
     """Worker side of the leak scan of a batch: everything but the known
     identifiers (``rescan.recogniser_leaks``: the rules', the model's and
     its members' hits, names beside replacements, residues, shapes), the
-    expensive part. ``corpus`` ``None``: the shipped common words. Pure."""
+    expensive part. ``corpus`` ``None``: the shipped common words. Pure.
+
+    ``shared``: ``model_scan`` is the predictor factory of the prediction
+    and ``key`` its key, so the worker's loaded predictor scans
+    (``scan_spans``) instead of a second copy of the models."""
     texts = [j.text for j in jobs]
     models: list[list] = [[] for _ in texts]
     if model_scan is not None:
-        scan, lock = loaded(model_scan, ("scan", key))
+        scan, lock = loaded(model_scan, key)
         with lock:
             many = getattr(scan, "many", None)
-            models = many(texts) if callable(many) else [list(scan(t)) for t in texts]
+            models = scan_spans(scan, texts) if shared else \
+                many(texts) if callable(many) else [list(scan(t)) for t in texts]
     models = [list(m) + list(j.hits) for m, j in zip(models, jobs)]
     corpus = common_words() if corpus is None else corpus
     return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if m else None,
@@ -710,6 +726,10 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
     ahead = max(2, 2 * engine.workers)
     # The model's doubts are read with the prediction, on the original text.
     doubt = getattr(model_scan, "threshold", None)
+    # One predictor per worker predicts and scans when the scan's models are
+    # the prediction's (`ModelScanFactory.predictor`): loaded once, not twice.
+    shared = callable(getattr(model_scan, "predictor", None)) and model_scan.predictor() == factory
+    scan_with = (factory, ("predict", keys[0])) if shared else (model_scan, ("scan", keys[1]))
     predicting: deque = deque()
     scanning: deque = deque()
     todo = iter(batches)
@@ -766,8 +786,8 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
                                 if doubts else ())
             jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h)
                     for r, h in zip(records, hits)]
-            scan = engine.submit(_scan_task, model_scan, ctx.rules_fn, keys[1], jobs, ctx.shapes,
-                                 ctx.corpus, priority=1) if records else None
+            scan = engine.submit(_scan_task, scan_with[0], ctx.rules_fn, scan_with[1], jobs,
+                                 ctx.shapes, ctx.corpus, shared, priority=1) if records else None
             scanning.append((records, scan))
             while len(scanning) > engine.workers:
                 write_oldest()

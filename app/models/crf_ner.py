@@ -207,13 +207,25 @@ def _resolve_hints(value: str | None, language: str) -> str:
     return value
 
 
+@lru_cache(maxsize=1 << 16)
+def _word(word: str) -> tuple[tuple[str, ...], str, str, str]:
+    """What a word gives its own and its neighbours' features: its own
+    features, hashed lower case, short shape, lexicon flags. A function of
+    the word alone, so computed once per word seen (words recur: a note's
+    segments are tagged by each CRF member, for the leak scan's doubts and
+    again on the redacted text)."""
+    return (tuple(_token_features(word)), _hashed(word.lower()), _short_shape(_shape(word)),
+            "".join(_lexicon_flags(word)) or "-")
+
+
 def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None) -> list[list[str]]:
     """CRFsuite attributes for every token of ``seg`` (a list of strings each)."""
     words = [text[t.start:t.end] for t in seg.tokens]
-    own = [_token_features(w) for w in words]
-    lows = [_hashed(w.lower()) for w in words]
-    shapes = [_short_shape(_shape(w)) for w in words]
-    lex = ["".join(_lexicon_flags(w)) or "-" for w in words]
+    per_word = [_word(w) for w in words]
+    own = [w[0] for w in per_word]
+    lows = [w[1] for w in per_word]
+    shapes = [w[2] for w in per_word]
+    lex = [w[3] for w in per_word]
     rules = _rule_categories(text, seg)
     # Tokens inside a listed place of several words ("BEL AIR").
     in_place = [False] * len(words)

@@ -105,6 +105,11 @@ class ProjectPredictorFactory:
 
     project_path: str
     rules_only: bool = False
+    #: Load every member of the run too (``Predictor.from_project(all_members=True)``):
+    #: the predictor then also serves the model's leak scan (`ModelScanFactory.predictor`),
+    #: so a worker loads the models once, not twice. Its spans are the same.
+    all_members: bool = False
+    model: str | None = None          # a candidate of the run (default: the selected one)
 
     def __call__(self):
         from app.project import Project
@@ -114,7 +119,8 @@ class ProjectPredictorFactory:
         try:
             if self.rules_only:
                 return rules_predictor(project)
-            return Predictor.from_project(project)
+            return Predictor.from_project(project, model=self.model,
+                                          all_members=self.all_members)
         finally:
             project.close()
 
@@ -240,14 +246,13 @@ class ModelScanFactory:
     threshold: float = SCAN_THRESHOLD
 
     def __call__(self) -> "_ModelScan":
-        from app.project import Project
-        from app.services.predictor import Predictor
+        return _ModelScan(self.predictor()())
 
-        project = Project.open(Path(self.project_path), readonly=True)
-        try:
-            return _ModelScan(Predictor.from_project(project, model=self.model, all_members=True))
-        finally:
-            project.close()
+    def predictor(self) -> ProjectPredictorFactory:
+        """The factory of the predictor this scan reads (every member loaded):
+        given to ``redact_notes`` as the predictor factory too, one loaded
+        predictor per worker predicts the spans and scans the redacted text."""
+        return ProjectPredictorFactory(self.project_path, all_members=True, model=self.model)
 
 
 def model_scan_factory(project, threshold: float | None = None) -> ModelScanFactory:
@@ -278,11 +283,8 @@ class _ModelScan:
 
     def many(self, texts: list[str]) -> list[list[tuple[int, int, str]]]:
         """The scan of several texts, their segments batched through the models."""
-        out = []
-        for pred in self.predictor.predict(texts, with_members=True):
-            spans = list(pred.spans) + [s for found in pred.member_spans.values() for s in found]
-            out.append([(s.start, s.end, s.label) for s in spans])
-        return out
+        from app.deid.folder import scan_spans
+        return scan_spans(self.predictor, texts)
 
     def close(self) -> None:
         self.predictor.close()
@@ -498,9 +500,10 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
     where = str(Path(project.path).resolve())      # as the workers open it (a cluster's too)
-    factory = annotations or ProjectPredictorFactory(where, rules_only=rules_only)
     model_scan = None if (rules_only or use_annotations) else model_scan_factory(
         project, scan_threshold)
+    factory = annotations or (model_scan.predictor() if model_scan is not None
+                              else ProjectPredictorFactory(where, rules_only=rules_only))
     producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
                 "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
@@ -665,8 +668,9 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
         raise UserError("no documents to export")
     policy = project_policy(project, strategy)
     where = str(Path(project.path).resolve())      # as the workers open it
-    factory = ProjectPredictorFactory(where, rules_only=rules_only)
     model_scan = None if rules_only else model_scan_factory(project, scan_threshold)
+    factory = model_scan.predictor() if model_scan is not None \
+        else ProjectPredictorFactory(where, rules_only=rules_only)
     producer = {"model": model_identity(project, rules_only=rules_only),
                 "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
