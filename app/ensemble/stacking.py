@@ -34,6 +34,8 @@ Saved weights avoid pickle: linear models as ``weights.npz`` (loaded with
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -102,8 +104,9 @@ class _BoosterMeta:
         self.booster = booster
 
     def proba(self, x) -> np.ndarray:
-        import xgboost as xgb
-        return self.booster.predict(xgb.DMatrix(x))
+        # In place: the same trees on the same values as through a DMatrix,
+        # without building one for every batch.
+        return self.booster.inplace_predict(x)
 
     def save(self, directory: Path) -> None:
         self.booster.save_model(str(directory / "booster.ubj"))
@@ -111,7 +114,12 @@ class _BoosterMeta:
     @classmethod
     def load(cls, directory: Path, params: Mapping[str, Any]) -> "_BoosterMeta":
         import xgboost as xgb
-        booster = xgb.Booster(params={"nthread": params["n_jobs"]})
+        # No more threads than the process may use: a worker process of a
+        # pool gets its share of the cores in OMP_NUM_THREADS.
+        share = os.environ.get("OMP_NUM_THREADS", "")
+        threads = min(params["n_jobs"], int(share)) if share.isdigit() and int(share) > 0 \
+            else params["n_jobs"]
+        booster = xgb.Booster(params={"nthread": threads})
         booster.load_model(str(directory / "booster.ubj"))
         return cls(booster)
 
