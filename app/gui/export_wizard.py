@@ -41,6 +41,10 @@ def summary_html(outcome: ExportOutcome) -> str:
             ("Unreadable / failed", t["notes_bad"] + t["notes_failed"]),
             ("Identifiers replaced", t["spans"])]
     table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
+    redone = outcome.summary.redone()
+    if redone:           # why notes written before were written again (say, a flagged miss)
+        table += "".join(f"<tr><td colspan='2'>{n} written before, redone: {why}</td></tr>"
+                         for why, n in redone.items())
     if t["leaks"]:
         scan = (f"<p style='color:#a40000'><b>Leak scan: {t['leaks']} suspected identifier(s) "
                 f"in {t['notes_with_leaks']} note(s)</b>, listed below: double-click one (or "
@@ -91,7 +95,7 @@ class ExportWizard(QDialog):
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
         self.setWindowTitle("Export de-identified notes")
-        self.resize(640, 420)
+        self.resize(760, 560)
         self.stack = QStackedWidget()
         self.stack.addWidget(self._documents_page())
         self.stack.addWidget(self._output_page())
@@ -232,6 +236,16 @@ class ExportWizard(QDialog):
         layout.addLayout(row)
         return page
 
+    def _fit_summary(self) -> None:
+        """The summary's wrapped text gets the height it needs (a layout
+        squeezed it under the table, its last lines cut)."""
+        label = self.summary_label
+        label.setMinimumHeight(label.heightForWidth(max(label.width(), 200)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_summary()
+
     # ------------------------------------------------------------ navigation
     STEPS = ("1. Documents", "2. Output", "3. Export", "4. Summary")
 
@@ -336,6 +350,7 @@ class ExportWizard(QDialog):
         self.outcome = outcome
         self.progress_bar.setValue(1000)
         self.summary_label.setText(summary_html(outcome))
+        self._fit_summary()
         self._fill_suspicions(outcome)
         self.go(3)
         self.exported.emit(outcome)

@@ -27,7 +27,7 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.previewing import (CorrectionSession, SpanInfo, has_model, predict_note,
+from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
                                      preview_note, store_strategies)
 from app.services.redaction import project_policy
 
@@ -206,7 +206,8 @@ class PreviewView(QWidget):
         self.strategy_table.setSelectionMode(QAbstractItemView.NoSelection)
         self.strategy_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         sl.addWidget(self.strategy_table, 1)
-        dates = QHBoxLayout()
+        dates = QVBoxLayout()           # the label above: the choices need the width
+        dates.setSpacing(2)
         dates.addWidget(QLabel("Numeric dates:"))
         self.date_order_box = QComboBox()
         for text, order in DATE_ORDER_CHOICES:
@@ -216,7 +217,7 @@ class PreviewView(QWidget):
             "(a note with 25/10/2019 or 10/25/2019 does)")
         self.date_order_box.currentIndexChanged.connect(
             lambda i: self.set_date_order(self.date_order_box.itemData(i)))
-        dates.addWidget(self.date_order_box, 1)
+        dates.addWidget(self.date_order_box)
         sl.addLayout(dates)
         self.save_policy_button = QPushButton("Use for exports")
         self.save_policy_button.setToolTip("Store these strategies as the project's policy")

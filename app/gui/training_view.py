@@ -37,6 +37,10 @@ from app.services.training import TrainConfig, member_name
 #: Columns of the results table (dev from the selection, test on request).
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
+#: What the "Select by" box shows of each objective (its sentence is shown under it).
+OBJECTIVE_SHORT = {"privacy": "Privacy (token recall target)", "f1": "Best F1",
+                   "f2": "Recall first (F2)", "precision_at_recall": "Precision at recall",
+                   "precision_at_token_recall": "Precision at token recall"}
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
 #: Project setting keeping the last training log (model names and figures, no note text).
@@ -243,12 +247,25 @@ class TrainingView(QWidget):
         self.budget_box = QComboBox()
         # No durations in the words: they depend on the notes, models and
         # cores; the estimate label says what this machine did.
+        # The boxes show a short name, the sentence under them: a whole
+        # sentence in a closed box was cut off in the settings column.
         for key, text in BUDGET_LABELS.items():
-            self.budget_box.addItem(text, key)
+            self.budget_box.addItem(text.split(" — ")[0], key)
         self.budget_box.setCurrentIndex(self.budget_box.findData(TrainConfig().budget))
+        self.budget_hint = QLabel()
         self.objective_box = QComboBox()
-        for key, text in OBJECTIVE_LABELS.items():
-            self.objective_box.addItem(text, key)
+        for key in OBJECTIVE_LABELS:
+            self.objective_box.addItem(OBJECTIVE_SHORT[key], key)
+        self.objective_hint = QLabel()
+        budget_words = {k: v.split(" — ", 1)[-1].capitalize() for k, v in BUDGET_LABELS.items()}
+        for box, hint, words in ((self.budget_box, self.budget_hint, budget_words),
+                                 (self.objective_box, self.objective_hint, OBJECTIVE_LABELS)):
+            hint.setWordWrap(True)
+            hint.setStyleSheet("color: #555;")
+            box.setToolTip("\n".join(words.values()))
+            box.currentIndexChanged.connect(
+                lambda _i, b=box, h=hint, w=words: h.setText(w[b.currentData()]))
+            hint.setText(words[box.currentData()])
         self.recall_target = QDoubleSpinBox()
         self.recall_target.setRange(0.5, 1.0)
         self.recall_target.setDecimals(3)
@@ -266,6 +283,7 @@ class TrainingView(QWidget):
                                     "redo only the ensembles and the selection, e.g. to select by "
                                     "recall instead: minutes instead of hours.")
         rl.addRow("Budget:", self.budget_box)
+        rl.addRow("", self.budget_hint)
         self.estimate_label = QLabel()
         self.estimate_label.setWordWrap(True)
         self.estimate_label.setStyleSheet("color: #555;")
@@ -285,13 +303,8 @@ class TrainingView(QWidget):
                                         "Learned on dev, label by label: a label is propagated only "
                                         "when that improves the selection score there.")
         rl.addRow("", self.propagate_check)
-        # Long choices are elided in the closed box (the list shows them whole),
-        # so the settings column stays narrow on a 1024-pixel screen.
-        for box in (self.budget_box, self.objective_box):
-            box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(18)
-            box.setToolTip("\n".join(box.itemText(i) for i in range(box.count())))
         rl.addRow("Select by:", self.objective_box)
+        rl.addRow("", self.objective_hint)
         rl.addRow("Recall target:", self.recall_target)
         form.addWidget(run_box)
 

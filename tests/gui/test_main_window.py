@@ -122,10 +122,35 @@ def _view_scroll(window):
     return window.stack.currentWidget()
 
 
+def _clipped(window) -> list[tuple[str, str, int, int]]:
+    """Shown combo boxes, buttons, check boxes and one-line labels narrower
+    than their text needs: what a person would see cut off."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel
+    out = []
+    for kind in (QComboBox, QAbstractButton, QLabel):
+        for c in window.findChildren(kind):
+            if not c.isVisible() or (isinstance(c, QLabel) and (c.wordWrap() or not c.text())):
+                continue
+            need = c.sizeHint().width()
+            if isinstance(c, QComboBox):      # elided by design or not: the text must show
+                need = max(need, c.fontMetrics().horizontalAdvance(c.currentText()) + 32)
+            if c.width() < need - 2:
+                text = c.currentText() if isinstance(c, QComboBox) else c.text()
+                out.append((type(c).__name__, text[:40], c.width(), need))
+    return out
+
+
 def test_window_fits_small_screens_and_never_widens_itself(imported, qtbot):
+    """1280x720 and 1366x768 laptops, and 1024x700: every view fits across
+    and no control is cut off (issue 18 item 6). With DEID_JOURNEY_SHOTS set,
+    each view is saved at 1024x700 (small_<view>.png)."""
+    import os
+    from pathlib import Path
     w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_a")                      # a note in Annotate and Preview
     hint = w.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 700
+    shots = os.environ.get("DEID_JOURNEY_SHOTS")
     for width, height in ((1280, 720), (1366, 768), (1024, 700)):
         w.resize(width, height)
         for i, name in enumerate(w.views, 1):
@@ -135,6 +160,10 @@ def test_window_fits_small_screens_and_never_widens_itself(imported, qtbot):
             # Usable: the view's controls fit across (nothing clipped at the right).
             viewport = _view_scroll(w).viewport()
             assert w.views[name].minimumSizeHint().width() <= viewport.width(), (name, width)
+            assert _clipped(w) == [], (name, width)
+            if shots and width == 1024:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                assert w.grab().save(str(Path(shots) / f"small_{name.lower()}.png"))
 
 
 def test_tab_focus_is_visible_in_documents_and_leaves_the_table(imported, qtbot):

@@ -152,7 +152,61 @@ def select_text(qtbot, view, start: int, end: int) -> None:
         return view.cursorRect(cursor).center()
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=point(start))
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, pos=point(end))
-    assert view.selection() == (start, end)
+    shown = view.textCursor()
+    assert (shown.selectionStart(), shown.selectionEnd()) == \
+        (view.offsets.to_qt(start), view.offsets.to_qt(end))
+
+
+def pick(qtbot, box, text: str) -> None:
+    """Choose ``text`` in a combo box as a person does: a click on it (the
+    list opens), the arrow keys to the item, Enter. (A click on the item
+    right after the list opens is ignored by Qt, as a slow double click.)"""
+    click(qtbot, box)
+    view = box.view()
+    qtbot.waitUntil(view.isVisible)
+    row = next(r for r in range(box.count()) if box.itemText(r) == text)
+    for _ in range(box.count()):
+        current = view.currentIndex().row()
+        if current == row:
+            break
+        qtbot.keyClick(view, Qt.Key_Down if current < row else Qt.Key_Up)
+    qtbot.keyClick(view, Qt.Key_Return)
+    qtbot.waitUntil(lambda: not view.window().isVisible())
+    # The offscreen platform activates the closed list late: let it, then
+    # give the focus back to the window, as a window manager does.
+    qtbot.wait(20)
+    if QApplication.activeWindow() is not box.window():
+        # A window manager gives the focus back when the list closes; offscreen does not.
+        box.window().activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is box.window())
+    assert box.currentText() == text
+
+
+def export(qtbot, window, monkeypatch, out: Path):
+    """File > Export (Ctrl+E) into ``out``: Next, Browse (the folder dialog
+    answered), Next, Start; returns the wizard showing its summary."""
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    window.activateWindow()                 # a click on the main window, after a dialog
+    qtbot.waitUntil(window.isActiveWindow)
+    before = window.export_wizard
+    key(qtbot, window, Qt.Key_E, Qt.ControlModifier)
+    wizard = window.export_wizard
+    assert wizard is not None and wizard is not before
+    qtbot.waitExposed(wizard)
+    click(qtbot, wizard.next_button)
+    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
+                  if b.text().startswith("Browse"))
+    click(qtbot, browse)
+    click(qtbot, wizard.next_button)
+    with qtbot.waitSignal(wizard.exported, timeout=240000):
+        click(qtbot, wizard.start_button)
+    return wizard
+
+
+def table_rows(table) -> list[list[str]]:
+    """A QTableWidget's cells as shown."""
+    return [[table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())]
 
 
 def spans_shown(window) -> list[str]:

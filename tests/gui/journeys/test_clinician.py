@@ -1,17 +1,20 @@
-"""Clinician journey (the part before the export): a new project, a folder
-imported with its patient pattern, a quick model trained, a note opened,
-Preview showing it side by side with the model's redaction, a label's
-strategy switched live, a missed identifier flagged back into the
-annotations. (Export with the chosen strategy and the leak review are the
-redaction journey's, tests/gui/test_export_journey.py.)"""
+"""Clinician journey: a new project, a folder imported with its patient
+pattern, a quick model trained, a note opened, Preview showing it side by
+side with the model's redaction, a label's strategy switched, a missed
+identifier flagged back into the annotations, the export (the files use the
+chosen strategy), a suspected leak opened from the export summary, flagged,
+and the export again: fixed. Menus, keys, clicks, answered file dialogs."""
 from __future__ import annotations
 
 import pytest
 
 from app.gui.qt import QCheckBox, QGroupBox, Qt
 
-from journey import (click, go, import_folder, new_project, open_row, row_values,
-                     screenshot, select_text, shown, spans_shown, write_synth)
+import json
+import re
+
+from journey import (click, export, go, import_folder, new_project, open_row, pick, row_values,
+                     screenshot, select_text, shown, spans_shown, table_rows, write_synth)
 
 pytestmark = pytest.mark.slow
 
@@ -66,22 +69,54 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     # PERSON -> surrogate, live.
     row = next(r for r in range(p.strategy_table.rowCount())
                if p.strategy_table.item(r, 0).text() == "PERSON")
-    box = p.strategy_table.cellWidget(row, 1)
-    box.setFocus()
-    while box.currentText() != "surrogate":
-        qtbot.keyClick(box, Qt.Key_Down)
+    pick(qtbot, p.strategy_table.cellWidget(row, 1), "surrogate")
     assert "<**PERSON**>" not in p.redacted.toPlainText()
 
     # A missed identifier: select it in the original, pick its label, Flag missed.
     first = note.split()[0]
     start = note.index(first)
     select_text(qtbot, p.original, start, start + len(first))
-    p.miss_label.setFocus()
-    while p.miss_label.currentText() != "ADDRESS":
-        qtbot.keyClick(p.miss_label, Qt.Key_Down)
+    pick(qtbot, p.miss_label, "ADDRESS")
     click(qtbot, p.miss_button)
     assert "Correction saved" in w.statusBar().currentMessage()
+    shown_now = p.redacted.toPlainText()
     screenshot(w, "preview")
     go(qtbot, w, "Annotate")                          # the note open there shows it at once
     assert f"✓ ADDRESS: {first}" in spans_shown(w)
+
+    # File > Export: what Preview showed is what is written, PERSON as surrogates.
+    out = tmp_path / "export"
+    wizard = export(qtbot, w, monkeypatch, out)
+    assert (out / f"{name}.txt").read_text(encoding="utf-8") == shown_now
+    written = "".join(f.read_text(encoding="utf-8") for f in out.glob("*.txt"))
+    assert "<**PERSON**>" not in written and "<**ADDRESS**>" in written
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    assert report["per_label"]["PERSON"]["strategy"] == "surrogate"
+
+    # A suspected leak, from the summary's table to Preview, flagged there.
+    table = wizard.suspicion_table
+    rows = table_rows(table)
+    assert rows and "Leak scan:" in wizard.summary_label.text()
+    k = 0
+    suspect, what, where = rows[k]
+    a, b = map(int, re.fullmatch(r"characters (\d+)–(\d+)", where).groups())
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualItemRect(table.item(k, 1)).center())
+    qtbot.keyClick(table, Qt.Key_Return)
+    assert w.current_view() == "Preview" and p.title.text() == suspect.removesuffix(".txt")
+    original = (tmp_path / "notes" / suspect).read_text(encoding="utf-8")
+    assert p.original.textCursor().selectedText() == original[a:b]
+    label = what.rsplit("(", 1)[-1].rstrip(")")
+    labels = [p.miss_label.itemText(i) for i in range(p.miss_label.count())]
+    pick(qtbot, p.miss_label, label if label in labels else "PERSON")
+    click(qtbot, p.miss_button)
+    assert "Correction saved" in w.statusBar().currentMessage()
+    wizard.close()
+
+    # Export again into the same folder: that note is redone and the suspicion gone.
+    wizard = export(qtbot, w, monkeypatch, out)
+    assert [suspect, what, where] not in table_rows(wizard.suspicion_table)
+    assert "1 written before, redone: its annotations changed" in wizard.summary_label.text()
+    screenshot(wizard, "export_summary")
+    wizard.close()
     w.close()

@@ -37,7 +37,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     go(qtbot, w, "Train")
     t = w.training
     # Estimates: no promise of minutes, and no run here yet to go by.
-    assert "minutes" not in t.budget_box.currentText()
+    assert "minutes" not in t.budget_box.currentText() + t.budget_hint.text()
     qtbot.keyClick(t.budget_box, Qt.Key_Up)                          # Standard -> Quick
     assert t.budget_box.currentText().startswith("Quick")
     assert t.estimate_label.text().startswith("No quick run here yet")
@@ -52,6 +52,8 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     selected = t.reason_label.text()
     assert selected.startswith("<b>Selected: ")
+    # A couple of dev notes: the scores say they rest on too few (issue 18 item 7).
+    assert "Small sample: the dev scores come from " in selected
     names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]
     assert any(n.startswith("★ ") for n in names) and "rules" in " ".join(names)
     assert t.estimate_label.text().startswith("The last quick run here took")
