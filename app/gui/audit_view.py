@@ -41,8 +41,6 @@ class AuditReviewDialog(QDialog):
         self.folder = Path(folder)
         self.doc_ids = dict(doc_ids or {})
         self.result: dict | None = None
-        #: Opens the HTML report; tests replace it.
-        self.open_url = QDesktopServices.openUrl
         rows = self._open_or_start(seed)
         self.notes = [name for name, _, _ in rows]
         #: Identifiers left, per note: a count once the note is reviewed.
@@ -276,4 +274,4 @@ class AuditReviewDialog(QDialog):
 
     @Slot()
     def open_report(self) -> None:
-        self.open_url(QUrl.fromLocalFile(str(self.report_path())))
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report_path())))

@@ -88,8 +88,6 @@ class ExportWizard(QDialog):
         super().__init__(parent)
         self.project = project
         self.outcome: ExportOutcome | None = None
-        #: Opens the HTML report; tests replace it.
-        self.open_url = QDesktopServices.openUrl
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -408,7 +406,7 @@ class ExportWizard(QDialog):
     @Slot()
     def open_report(self) -> None:
         if self.outcome is not None:
-            self.open_url(QUrl.fromLocalFile(str(self.outcome.report_html)))
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.outcome.report_html)))
 
     def closeEvent(self, event) -> None:
         self.runner.shutdown()

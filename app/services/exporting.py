@@ -74,10 +74,6 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
 
 
 # ------------------------------------------------- de-identified documents
-#: The audit report's name (.html and .json) beside the exported notes.
-REPORT_STEM = "deid-report"
-
-
 @dataclass
 class ExportRequest:
     """What to export and how."""
@@ -144,7 +140,7 @@ def export_documents(project, request: ExportRequest, *, progress=None,
     ``UserError`` when nothing matches, ``Cancelled`` when cancelled
     (finished notes stay and are skipped next time).
     """
-    from app.services.auditing import export_document_ids
+    from app.services.auditing import REPORT_STEM, export_document_ids
     from app.services.redaction import redact_project
     infos = select_documents(project, request.scope, request.value)
     if not infos:

@@ -28,11 +28,12 @@ def project(tmp_path):
 
 
 @pytest.fixture
-def wizard(qtbot, project):
+def wizard(qtbot, project, monkeypatch):
+    from app.gui.qt import QDesktopServices
     w = ExportWizard(project)
     qtbot.addWidget(w)
     opened = []
-    w.open_url = opened.append
+    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)   # the browser
     w.opened = opened
     return w
 

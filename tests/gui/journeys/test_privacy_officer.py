@@ -5,11 +5,15 @@ left marked, the review signed, and the measured bound in the audit report.
 Menus, keys and clicks only; file dialogs answered by a patched QFileDialog."""
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
-from app.gui.qt import QApplication, QFileDialog, QTextBrowser, Qt
+from app.gui.qt import QApplication, QDesktopServices, QTextBrowser, Qt
 
-from journey import (click, import_folder, key, new_project, screenshot, shown, write_synth)
+from journey import (click, export, import_folder, new_project, screenshot, shown, table_rows,
+                     write_synth)
 
 pytestmark = pytest.mark.slow
 
@@ -41,17 +45,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
 
     # File > Export (Ctrl+E), no model yet: the rules only, names stay in clear.
     out = tmp_path / "export"
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
-    key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
-    wizard = w.export_wizard
-    qtbot.waitExposed(wizard)
-    click(qtbot, wizard.next_button)
-    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
-                  if b.text().startswith("Browse"))
-    click(qtbot, browse)
-    click(qtbot, wizard.next_button)
-    with qtbot.waitSignal(wizard.exported, timeout=120000):
-        click(qtbot, wizard.start_button)
+    wizard = export(qtbot, w, monkeypatch, out)
     assert "Leak scan:" in wizard.summary_label.text() and "suspected identifier" in \
         wizard.summary_label.text()
     table = wizard.suspicion_table
@@ -59,20 +53,24 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     wizard.resize(900, 620)
     screenshot(wizard, "leak_review")
 
-    # A suspicion opens the note in Preview, side by side, at its place.
-    note, doc_id, first = next((n, d, s) for n, d, s in wizard.outcome.suspicions()
-                               if s["kind"] in ("part", "project", "patient"))
-    row = [table.item(r, 0).text() for r in range(table.rowCount())].index(note)
+    # A suspicion of a known name opens the note in Preview, side by side, at its place
+    # (the summary's table: note, what, where in the original; the report: where written).
+    row = next(r for r, (_, what, _) in enumerate(table_rows(table))
+               if "known identifier" in what or "known name" in what)
+    note, what, where = table_rows(table)[row]
+    in_start, in_end = map(int, re.fullmatch(r"characters (\d+)–(\d+)", where).groups())
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    first = next(s for n in report["per_note"] if n["note"] == note
+                 for s in n["suspicions"] if (s["in_start"], s["in_end"]) == (in_start, in_end))
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(row, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
     assert w.current_view() == "Preview" and w.preview.title.text() == note.removesuffix(".txt")
-    original = w.project.document(doc_id).text
-    assert w.preview.original.textCursor().selectedText() == \
-        original[first["in_start"]:first["in_end"]]
+    original = (tmp_path / "notes" / note).read_text(encoding="utf-8")     # what was imported
+    assert w.preview.original.textCursor().selectedText() == original[in_start:in_end]
     qtbot.waitUntil(lambda: not w.preview.status.text().startswith("Predicting"), timeout=60000)
     assert w.preview.original.textCursor().selectedText() == \
-        original[first["in_start"]:first["in_end"]]              # still there, both sides
+        original[in_start:in_end]                                # still there, both sides
     assert w.preview.redacted.textCursor().selectedText() == \
         (out / note).read_text(encoding="utf-8")[first["start"]:first["end"]]
     screenshot(w, "leak_in_preview")
@@ -85,7 +83,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.waitUntil(review.isActiveWindow)
     review.resize(1180, 700)
     assert review.reviewer.text() == "R. Officer"
-    notes = review.notes
+    notes = [review.note_list.item(r).text().strip() for r in range(review.note_list.count())]
     assert len(notes) == 12                               # 59 asked for, all 12 drawn
     assert "(if none leaks: at most 22.1 % of its notes leak, 95 % confidence)" in \
         review.intro.text()
@@ -95,7 +93,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     item = review.note_list.item(row)
     qtbot.mouseClick(review.note_list.viewport(), Qt.LeftButton,
                      pos=review.note_list.visualItemRect(item).center())
-    assert review.current_note() == note
+    assert review.original_title.text() == f"Original ({note.removesuffix('.txt')})"
     assert review.original.toPlainText() == original
     assert review.redacted.toPlainText() == (out / note).read_text(encoding="utf-8")
     _select(qtbot, review.redacted, first["start"], first["end"])     # the reader sees it there
@@ -113,7 +111,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
 
     # The audit report now leads with the measured residual risk.
     opened = []
-    review.open_url = opened.append
+    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)         # the browser
     click(qtbot, review.report_button)
     html = (out / "deid-report.html").read_text(encoding="utf-8")
     assert opened and opened[0].toLocalFile().endswith("deid-report.html")

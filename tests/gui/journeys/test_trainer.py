@@ -67,7 +67,9 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert "left" not in t.time_label.text() and t.time_label.text().startswith("Stopped after")
     assert t.reason_label.text() == selected
     # Test figures on request.
-    t.tabs.setCurrentIndex(1)
+    bar = t.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.tabRect(1).center())   # the Results tab
+    assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     click(qtbot, t.evaluate_button)
     qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test ("), timeout=90000)
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
