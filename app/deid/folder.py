@@ -126,8 +126,9 @@ def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
     with_lists = getattr(predictor, "lists", None) is not None
     ids = [p if with_lists else None for p in patients]
     if hasattr(predictor, "predict") and hasattr(predictor, "set_patients"):
-        # A `Predictor`: segments batched through the models across notes.
-        preds = predictor.predict(texts, patients=ids)
+        # A `Predictor`: segments batched through the models across notes; the
+        # members loaded only for the leak scan are not run for the spans.
+        preds = predictor.predict(texts, patients=ids, spans_only=True)
         return [[(s.start, s.end, s.label) for s in p.spans] for p in preds]
     fn = getattr(predictor, "predict_spans", None) or predictor
     return [[(s.start, s.end, s.label) for s in (fn(t, pid) if pid is not None else fn(t))]
@@ -142,8 +143,10 @@ def predictor_doubts(predictor: Any, texts: list[str],
     Read on the original text, where the model sees its usual context (on
     the redacted text the tags confuse it): the leak scan's ``unsure``."""
     from app.core.tokenize import segment
-    readers = [m for m in getattr(predictor, "members", {}).values()
-               if hasattr(m, "suspicions")]
+    members = getattr(predictor, "members", {})
+    # The candidate's own members (a predictor that also serves the scan holds more).
+    readers = [members[m] for m in getattr(predictor, "candidate_members", members)
+               if hasattr(members[m], "suspicions")]
     out: list[list[tuple[int, int, str]]] = []
     for text in texts:
         found: list[tuple[int, int, str]] = []

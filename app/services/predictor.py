@@ -56,9 +56,14 @@ class Predictor:
     def __init__(self, name: str, members: dict, ensemble=None, private: PrivateDir | None = None,
                  run_id: int | None = None, propagate: Sequence[str] = (),
                  fill: Sequence[tuple[str, str]] = (), lists=None,
-                 list_labels: dict[str, str] | None = None) -> None:
+                 list_labels: dict[str, str] | None = None,
+                 candidate_members: Sequence[str] | None = None) -> None:
         self.name = name
         self.members = members
+        # The members the candidate's spans need (its ensemble's, the fill's);
+        # others loaded (``all_members``) serve the preview and the leak scan.
+        self.candidate_members = list(members) if candidate_members is None \
+            else [m for m in members if m in set(candidate_members)]
         self.ensemble = ensemble
         self.run_id = run_id
         # Learned on dev for the selected candidate (app.services.finishing):
@@ -111,6 +116,7 @@ class Predictor:
         rules = run.fill_rules(name)
         # The fill's members run too, even those outside the candidate.
         needed = sorted({*needed, *(m for m, _ in rules if m in member_arts)})
+        candidate = needed
         if all_members:
             needed = sorted({*needed, *member_arts})
         private = PrivateDir("deid-model-")
@@ -130,7 +136,7 @@ class Predictor:
             private.close()
             raise
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
-                   *project_matcher(project))
+                   *project_matcher(project), candidate_members=candidate)
 
     def close(self) -> None:
         if self._private is not None:
@@ -143,8 +149,8 @@ class Predictor:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _combine(self, items):
-        outputs = {m: model.predict(items) for m, model in self.members.items()}
+    def _combine(self, items, members: Sequence[str]):
+        outputs = {m: self.members[m].predict(items) for m in members}
         if self.ensemble is not None:
             final = self.ensemble.predict_from_members(outputs, items)
         else:
@@ -163,11 +169,13 @@ class Predictor:
 
     def predict(self, texts: Sequence[str], *, patients: Sequence[str | None] | None = None,
                 with_members: bool = False, progress: ProgressFn = no_progress,
-                batch_segments: int = 256) -> list[Prediction]:
+                batch_segments: int = 256, spans_only: bool = False) -> list[Prediction]:
         """Predict spans for each text (segments batched across texts).
 
         ``patients`` gives each text's patient id, for the patient table of
-        the hospital lists (none: the plain lists only).
+        the hospital lists (none: the plain lists only). ``spans_only``: run
+        only the members the spans need (``candidate_members``), not every
+        loaded one; the spans are the same, the uncertainty covers those.
         """
         from app.ensemble import document_uncertainty
         from app.lists.floor import apply_floor, floor_spans
@@ -186,7 +194,8 @@ class Predictor:
                     results.append(Prediction([]))
                 pending.clear()
                 return
-            final, outputs = self._combine(items)
+            final, outputs = self._combine(
+                items, self.candidate_members if spans_only and not with_members else self.members)
             k = 0
             for i, text, segs in pending:
                 doc_final = final[k:k + len(segs)]

@@ -265,3 +265,43 @@ def test_the_models_doubts_read_on_the_original_are_suspicions(tmp_path):
     out = (tmp_path / "out" / "a.txt").read_text(encoding="utf-8")
     found = [(out[s["start"]:s["end"]], s["kind"]) for s in summary.notes[0].suspicions]
     assert found == [("Zed", "unsure"), ("Zed", "unsure")]
+
+
+class _Tagger:
+    """A member tagging every token equal to ``word``; counts its calls."""
+
+    def __init__(self, word: str, label: str) -> None:
+        self.word, self.label, self.calls = word, label, 0
+
+    def predict(self, items):
+        from app.models.base import TagSeq
+        self.calls += 1
+        out = []
+        for text, seg in items:
+            tags = [f"B-{self.label}" if text[t.start:t.end] == self.word else "O"
+                    for t in seg.tokens]
+            out.append(TagSeq(tags, [1.0] * len(tags)))
+        return out
+
+    def suspicions(self, items, threshold):
+        return [[(i, self.label) for i, t in enumerate(seg.tokens) if text[t.start:t.end] == self.word]
+                for text, seg in items]
+
+
+def test_a_predictor_serving_the_scan_predicts_with_the_candidates_members_only():
+    """One predictor per worker predicts and scans: loaded with every member
+    (the scan's), its spans and doubts are still the candidate's alone, and
+    the members only the scan needs do not run for the spans."""
+    from app.deid.folder import predict_task, scan_spans
+    from app.services.predictor import Predictor
+
+    own, scan_only = _Tagger("Zed", "PERSON"), _Tagger("Ann", "PERSON")
+    predictor = Predictor("own", {"own": own, "other": scan_only}, candidate_members=["own"])
+    text = "Zed met Ann."
+    [(spans, error, doubts)] = predict_task(lambda: predictor, "candidate-only", [text], [None],
+                                            0.5)
+    assert error == "" and [text[s:e] for s, e, _ in spans] == ["Zed"]
+    assert [text[s:e] for s, e, _ in doubts] == ["Zed"]
+    assert scan_only.calls == 0
+    found = {text[s:e] for s, e, _ in scan_spans(predictor, [text])[0]}
+    assert found == {"Zed", "Ann"} and scan_only.calls == 1
