@@ -1,14 +1,14 @@
 #!/bin/sh
-# The README screenshots of the documents, editor, training and preview
-# screens, replayed by the journey tests through user actions only (menus,
-# keys, clicks, answered file dialogs) in the real main window, offscreen:
+# The README screenshots, replayed by the journey tests through user actions
+# only (menus, keys, clicks, answered file dialogs) in the real main window,
+# offscreen, and every view at 1024x700 (OUT_DIR/1024x700/small_<view>.png):
 #     sh build/journey_screenshots.sh [OUT_DIR]      (default docs/screenshots)
-# Agreement and adjudication need two annotators' work, which the window
-# cannot assign yet: `python -m app.gui.screenshots OUT_DIR` stages those.
 set -e
 cd "$(dirname "$0")/.."
 OUT="$(mkdir -p "${1:-docs/screenshots}" && cd "${1:-docs/screenshots}" && pwd)"
 PYTHON="${PYTHON:-python}"
-DEID_JOURNEY_SHOTS="$OUT" QT_QPA_PLATFORM=offscreen PYTHONPATH="$PWD" \
-    "$PYTHON" -m pytest -q -p no:cacheprovider tests/gui/journeys
-ls -l "$OUT"
+export QT_QPA_PLATFORM=offscreen PYTHONPATH="$PWD" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+DEID_JOURNEY_SHOTS="$OUT" "$PYTHON" -m pytest -q -p no:cacheprovider tests/gui/journeys
+DEID_JOURNEY_SHOTS="$OUT/1024x700" "$PYTHON" -m pytest -q -p no:cacheprovider \
+    tests/gui/test_main_window.py -k fits_small_screens
+ls -l "$OUT" "$OUT/1024x700"

@@ -239,6 +239,35 @@ class AnnotatorDialog(QDialog):
         return self.name.currentText().strip()
 
 
+class AssignDialog(QDialog):
+    """Two annotators for a note annotated twice, blind: each sees only
+    their own spans until the Agreement and Adjudicate views compare them."""
+
+    def __init__(self, note: str, known: list[str], parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Double annotation")
+        form = QFormLayout(self)
+        intro = QLabel(f"{note} will be annotated by two people, each blind to the other's "
+                       "spans; compare them in Agreement, settle them in Adjudicate.")
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.first, self.second = QComboBox(), QComboBox()
+        for box, name in ((self.first, "First annotator"), (self.second, "Second annotator")):
+            box.setEditable(True)
+            box.addItems(known)
+            box.setEditText("")
+            form.addRow(name, box)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def names(self) -> list[str]:
+        """The two names given (one given twice counts once)."""
+        return list(dict.fromkeys(n for n in (self.first.currentText().strip(),
+                                              self.second.currentText().strip()) if n))
+
+
 class LabelSetDialog(QDialog):
     """The label set of a new project, with what each preset protects
     against the HIPAA Safe Harbor list and what the rules see that its

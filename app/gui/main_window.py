@@ -11,7 +11,7 @@ from pathlib import Path
 from app.core.labels import PRESETS
 from app.gui.adjudication_view import AdjudicationView
 from app.gui.agreement_view import AgreementView
-from app.gui.dialogs import (AboutDialog, AnnotatorDialog, ImportOptionsDialog,
+from app.gui.dialogs import (AboutDialog, AnnotatorDialog, AssignDialog, ImportOptionsDialog,
                              ImportSummaryDialog, LabelSetDialog, SettingsDialog)
 from app.gui.documents_view import DocumentListView
 from app.gui.editor_view import EditorView
@@ -216,6 +216,8 @@ class MainWindow(QMainWindow):
                                           self.open_export, "Ctrl+E")
         self.audit_action = self._action(file_menu, "&Residual-risk review of an export…",
                                          self._ask_audit)
+        self.assign_action = self._action(file_menu, "&Assign selected note to two annotators…",
+                                          self._ask_assign)
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
@@ -235,7 +237,7 @@ class MainWindow(QMainWindow):
 
     def _set_project_actions(self, enabled: bool) -> None:
         for action in (self.import_action, self.export_action, self.audit_action,
-                       self.close_action, self.next_action, self.previous_action):
+                       self.assign_action, self.close_action, self.next_action, self.previous_action):
             action.setEnabled(enabled)
 
     def _rebuild_recent(self) -> None:
@@ -462,6 +464,29 @@ class MainWindow(QMainWindow):
     def open_adjudication(self, doc_id: int, a: str, b: str) -> None:
         self.adjudication.load(doc_id, a, b)
         self.show_view("Adjudicate")
+
+    @Slot()
+    def _ask_assign(self) -> None:
+        """File > Assign selected note…: the note selected in Documents (or
+        open in Annotate) to the two annotators the dialog names."""
+        if self.project is None or self.project.readonly:
+            return
+        doc = self.documents.selected_document()
+        if doc is None and self.editor.session is not None:
+            doc = self.editor.session.doc_id
+        if doc is None:
+            self._show_message("Select a note in Documents first")
+            return
+        dialog = AssignDialog(self.project.document(doc).name, self.project.annotators(), self)
+        if not dialog.exec():
+            return
+        names = dialog.names()
+        if len(names) != 2:
+            self.show_error("Double annotation", "Name two different annotators.")
+            return
+        self.assign_documents([doc], names)
+        self._show_message(f"{self.project.document(doc).name}: annotated blind by "
+                           f"{names[0]} and {names[1]}")
 
     def assign_documents(self, doc_ids: list[int], annotators: list[str]) -> None:
         """Assign documents to annotators (two make them blind double-annotated)."""

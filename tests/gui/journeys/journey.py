@@ -154,7 +154,8 @@ def select_text(qtbot, view, start: int, end: int) -> None:
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, pos=point(end))
     shown = view.textCursor()
     assert (shown.selectionStart(), shown.selectionEnd()) == \
-        (view.offsets.to_qt(start), view.offsets.to_qt(end))
+        (view.offsets.to_qt(start), view.offsets.to_qt(end)), \
+        (shown.selectionStart(), shown.selectionEnd(), start, end)
 
 
 def pick(qtbot, box, text: str) -> None:

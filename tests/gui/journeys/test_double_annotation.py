@@ -1,0 +1,101 @@
+"""Double annotation journey: a note assigned to two annotators from the
+File menu, each labels it blind under their own name (switched in File >
+Settings), Agreement compares them, Adjudicate settles the disagreement
+into gold. Menus, keys, clicks and answered dialogs only."""
+from __future__ import annotations
+
+from app.gui.qt import QApplication, QTimer, Qt
+
+from gui_helpers import NOTES, write_brat
+from journey import (choose, click, go, import_folder, key, new_project, open_row, pick,
+                     row_values, screenshot, select_text, shown, spans_shown, table_rows)
+
+
+def _answer(qtbot, fill) -> None:
+    """Answer the next modal dialog with ``fill(dialog)`` once it is shown."""
+    def run():
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(10, run)
+            return
+        fill(dialog)
+    QTimer.singleShot(0, run)
+
+
+def _label(qtbot, w, word: str, hotkey) -> None:
+    text = NOTES["P2_a"][0]
+    start = text.index(word)            # test data only: the words are planted in NOTES
+    select_text(qtbot, w.editor.text_view, start, start + len(word))
+    key(qtbot, w, hotkey)
+
+
+def _become(qtbot, w, name: str) -> None:
+    """File > Settings…: the annotator's name replaced, OK."""
+    def fill(dialog):
+        dialog.annotator.selectAll()
+        qtbot.keyClicks(dialog.annotator, name)
+        qtbot.keyClick(dialog.annotator, Qt.Key_Return)
+    _answer(qtbot, fill)
+    choose(qtbot, w, "File", "Settings…")
+    assert w.windowTitle().startswith("ward.deid")
+
+
+def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)                               # "ann" annotates
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
+    import_folder(qtbot, w, monkeypatch, write_brat(tmp_path / "notes"), pattern=r"^(P\d+)_")
+
+    # Documents: select P2_a, File > Assign selected note to two annotators…
+    go(qtbot, w, "Documents")
+    table = w.documents.table
+    model = table.model()
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == "P2_a")
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualRect(model.index(row, 0)).center())
+
+    def assign(dialog):
+        qtbot.keyClicks(dialog.first.lineEdit(), "ann")
+        qtbot.keyClicks(dialog.second.lineEdit(), "bob")
+        qtbot.keyClick(dialog.second, Qt.Key_Return)
+    _answer(qtbot, assign)
+    choose(qtbot, w, "File", "Assign selected note to two annotators…")
+    assert "annotated blind by ann and bob" in w.statusBar().currentMessage()
+
+    # ann: Cara Moss is a name.
+    open_row(qtbot, w, "P2_a")
+    assert w.editor.blind_label.text()
+    _label(qtbot, w, "Cara Moss", Qt.Key_1)
+    assert "✓ PERSON: Cara Moss" in spans_shown(w)
+
+    # bob, blind to ann's spans, takes it for an address.
+    _become(qtbot, w, "bob")
+    open_row(qtbot, w, "P2_a")
+    assert not [s for s in spans_shown(w) if s.startswith("✓ ")]
+    _label(qtbot, w, "Cara Moss", Qt.Key_2)
+
+    # Agreement: ann against bob, one label differs.
+    go(qtbot, w, "Agreement")
+    a = w.agreement
+    pick(qtbot, a.a_box, "ann")
+    pick(qtbot, a.b_box, "bob")
+    click(qtbot, a.compute_button)
+    rows = table_rows(a.dis_table)
+    assert len(rows) == 1 and rows[0][2] == "label differs" and "“Cara Moss”" in rows[0][3]
+    screenshot(w, "agreement")
+
+    # Adjudicate the selected disagreement: take ann's PERSON, save as gold.
+    qtbot.mouseClick(a.dis_table.viewport(), Qt.LeftButton,
+                     pos=a.dis_table.visualItemRect(a.dis_table.item(0, 0)).center())
+    click(qtbot, a.adjudicate_button)
+    assert w.current_view() == "Adjudicate"
+    adj = w.adjudication
+    assert adj.table.rowCount() == 1 and not adj.save_button.isEnabled()
+    qtbot.keyClick(adj.table, Qt.Key_1)                    # take A
+    assert adj.table.item(0, 4).text() == "take A" and adj.save_button.isEnabled()
+    screenshot(w, "adjudication")
+    click(qtbot, adj.save_button)
+    assert row_values(w, "P2_a")["Status"] == "Reviewed"
+    w.close()
