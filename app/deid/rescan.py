@@ -177,8 +177,11 @@ class KnownIdentifiers:
         self._by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         self._parts: dict[str, dict[str | None, str]] = defaultdict(dict)
         self._numbers: dict[str, dict[str | None, str]] = defaultdict(dict)
+        #: Changes with every ``add``: what callers remember of the answers holds while it stays.
+        self.version = 0
 
     def add(self, patient: str | None, label: str, text: str, *, name: bool = False) -> None:
+        self.version += 1
         text = " ".join(text.split())
         if len(text) < MIN_IDENTIFIER_CHARS:
             return

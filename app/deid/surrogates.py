@@ -97,6 +97,10 @@ class Surrogator:
         # resumed run, the preview and an export agree whatever the order.
         self.known = known
         self._attempt = 0
+        # `_real_word` answers by drawn word, while ``known`` stays the same
+        # (its ``version``): a re-draw meets the same pool words again and again.
+        self._real: dict[str, bool] = {}
+        self._real_version: int | None = None
 
     # ------------------------------------------------------------------ api
     def register(self, patient_key: str, originals: Iterable[str]) -> None:
@@ -252,9 +256,18 @@ class Surrogator:
     # ------------------------------------------------------------- helpers
     def _real_word(self, surrogate: str) -> bool:
         """Whether a drawn name or place word is a known identifier's word."""
-        return self.known is not None and (
-            self.known.is_known(surrogate)
-            or any(self.known.is_known_word(w) for w in _WORD_RE.findall(surrogate)))
+        if self.known is None:
+            return False
+        version = getattr(self.known, "version", None)
+        if version is None or version != self._real_version:
+            self._real.clear()
+            self._real_version = version
+        hit = self._real.get(surrogate) if version is not None else None
+        if hit is None:
+            hit = self._real[surrogate] = (
+                self.known.is_known(surrogate)
+                or any(self.known.is_known_word(w) for w in _WORD_RE.findall(surrogate)))
+        return hit
 
     def _recreates(self, surrogate: str) -> bool:
         """Whether ``surrogate`` is a known real identifier of the project."""

@@ -244,3 +244,21 @@ def test_surrogates_never_recreate_a_known_identifier_of_the_project():
         assert new != first[original] and not known.is_known(new), (original, new)
         if label == "PERSON":
             assert not any(known.is_known_word(w) for w in new.split())
+
+
+def test_a_known_identifier_added_during_a_run_is_never_drawn_after():
+    """The drawn words' check is remembered only while the known identifiers
+    stay the same: a surrogate that becomes a known identifier is refused
+    from then on, even the one remembered for this patient."""
+    from app.deid.policy import Policy
+    from app.deid.rescan import KnownIdentifiers
+    from app.deid.surrogates import Surrogator
+
+    policy = Policy(default="surrogate")
+    known = KnownIdentifiers()
+    maker = Surrogator(policy, "k", known=known)
+    first = maker.surrogate("John Smith", "PERSON", "patient:A")
+    assert maker.surrogate("John Smith", "PERSON", "patient:A") == first
+    known.add("patient:B", "PERSON", first, name=True)
+    new = maker.surrogate("John Smith", "PERSON", "patient:A")
+    assert new != first and not any(known.is_known_word(w) for w in new.split())
