@@ -27,6 +27,7 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
+from app.services.annotating import has_model
 from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
                                      preview_note, store_strategies)
 from app.services.redaction import project_policy
@@ -121,6 +122,7 @@ class PreviewView(QWidget):
         self.predictions: dict[int, object] = {}
         self.missed: list[Span] = []
         self._predictor = None
+        self._model = False                      # an active trained run predicts (else the rules)
         self._wanted: int | None = None          # document waiting for a prediction
         self._syncing = False
         self.runner = TaskRunner(self)
@@ -254,6 +256,7 @@ class PreviewView(QWidget):
             self._update_buttons()
             return
         self.policy = project_policy(project)
+        self._model = has_model(project)
         self.colours = {l.name: l.colour for l in project.labels()}
         for label in project.labels():
             self.miss_label.addItem(label.name)
@@ -333,10 +336,12 @@ class PreviewView(QWidget):
             self._select_spot()
         waiting = self.mode() == "model" and prediction is None
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
-        missed = (f", {len(self.missed)} annotated identifier(s) missed by the model "
+        # Before training the rules predict: they, not a model, run and miss.
+        by = "the model" if self._model else "the rules"
+        missed = (f", {len(self.missed)} annotated identifier(s) missed by {by} "
                   f"(red wavy underline)" if self.missed else "")
         self.status.setText(
-            ("Predicting with the model… (showing annotations meanwhile)  " if waiting else "")
+            (f"Predicting with {by}… (showing annotations meanwhile)  " if waiting else "")
             + f"{len(self.infos)} span(s) replaced, {doubtful} uncertain{missed}.")
         self._show_info()
         self._update_buttons()
@@ -372,7 +377,8 @@ class PreviewView(QWidget):
             sel.cursor = self.original.cursor_for(g.start, g.end)
             sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
             sel.format.setUnderlineColor(QColor("#d00000"))
-            sel.format.setToolTip(f"{g.label} — annotated, but the model missed it")
+            sel.format.setToolTip(f"{g.label} — annotated, but "
+                                  f"{'the model' if self._model else 'the rules'} missed it")
             left.append(sel)
         self.original.setExtraSelections(left)
         self.redacted.setExtraSelections(right)

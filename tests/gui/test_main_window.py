@@ -37,12 +37,19 @@ def test_preview_shows_the_note_open_in_annotate(imported, qtbot):
     w = _shown(imported, qtbot)
     _open_row(qtbot, w, "P1_a")
     assert w.current_view() == "Annotate"
+    bob = NOTES["P1_a"][0].index("Bob Ray")      # a name the rules miss, labelled
+    w.editor.text_view.select(bob, bob + len("Bob Ray"))
+    _key(qtbot, w, Qt.Key_1, widget=w.editor.text_view)
     _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)          # Go > Preview
     assert w.current_view() == "Preview"
     preview = w.preview
     assert preview.title.text() == "P1_a"
     assert preview.original.toPlainText() == NOTES["P1_a"][0]
     assert "Ann Lee" not in preview.redacted.toPlainText()
+    # No model yet: the rules predict, and it is they that miss the annotated name.
+    qtbot.waitUntil(lambda: "Predicting" not in preview.status.text(), timeout=20000)
+    assert preview.status.text().endswith(
+        "1 annotated identifier(s) missed by the rules (red wavy underline).")
     for button in (preview.prev_button, preview.next_button, preview.miss_button,
                    preview.save_policy_button):
         assert button.isEnabled(), button.text()
