@@ -39,7 +39,9 @@ def summary_html(outcome: ExportOutcome) -> str:
     rows = [("Documents", outcome.documents), ("Written now", t["notes_done"]),
             ("Already done (resumed)", t["notes_resumed"]),
             ("Unreadable / failed", t["notes_bad"] + t["notes_failed"]),
-            ("Identifiers replaced", t["spans"])]
+            ("Identifiers replaced", t["spans"]),
+            # Every core by default (one process for a single batch of notes).
+            ("Worker processes", outcome.summary.workers)]
     table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
     redone = outcome.summary.redone()
     if redone:           # why notes written before were written again (say, a flagged miss)
