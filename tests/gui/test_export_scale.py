@@ -7,10 +7,11 @@ import json
 
 from app.core.parallel import default_workers
 from app.deid.folder import BATCH_NOTES
-from app.gui.qt import QFileDialog, Qt
+from app.gui.export_wizard import ExportWizard
 from app.synth import generate
 
-from test_main_window import _key, _shown
+from test_export_journey import _export
+from test_main_window import _shown
 
 NOTES = 2 * BATCH_NOTES + 3          # three batches: more than one worker has work
 
@@ -28,21 +29,15 @@ def test_export_runs_on_every_core_and_shows_progress(window, qtbot, tmp_path, m
             window.import_folder(folder)
     w = _shown(window, qtbot)
 
-    out = tmp_path / "export"
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
-    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)                     # File > Export
-    wizard = w.export_wizard
-    qtbot.waitExposed(wizard)
-    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
-    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
-                  if b.text().startswith("Browse"))
-    qtbot.mouseClick(browse, Qt.LeftButton)
-    qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
     shown: list[tuple[int, str]] = []           # what the run page shows, update by update
-    wizard.runner.progress.connect(
-        lambda _: shown.append((wizard.progress_bar.value(), wizard.progress_label.text())))
-    with qtbot.waitSignal(wizard.exported, timeout=120000):
-        qtbot.mouseClick(wizard.start_button, Qt.LeftButton)
+    on_progress = ExportWizard._on_progress
+
+    def record(wizard, p):
+        on_progress(wizard, p)
+        shown.append((wizard.progress_bar.value(), wizard.progress_label.text()))
+    monkeypatch.setattr(ExportWizard, "_on_progress", record)
+    out = tmp_path / "export"
+    wizard, _ = _export(w, qtbot, out, monkeypatch)                    # File > Export
 
     # Progress note by note, the bar moving up to the end.
     labels = [text for _, text in shown]
