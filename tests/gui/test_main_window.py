@@ -93,6 +93,17 @@ def test_next_note_is_drawn_plain_after_a_click_behind_a_span(imported, qtbot):
     spans = w.editor.session.spans
     plain = [i for i in range(len(other)) if not any(r.start <= i < r.end for r in spans)]
     assert plain and not [i for i in plain if _painted(view, i)]
+    # Nor a note of a project opened afterwards (File > Close, File > Open recent).
+    _open_row(qtbot, w, "P1_a")
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.cursorRect(cursor).center())
+    actions = {a.text().replace("&", ""): a for a in w.menuBar().actions()[0].menu().actions()}
+    actions["Close project"].trigger()
+    actions["Open recent"].menu().actions()[0].trigger()
+    _open_row(qtbot, w, "P2_a")
+    spans = w.editor.session.spans
+    other = NOTES["P2_a"][0]
+    plain = [i for i in range(len(other)) if not any(r.start <= i < r.end for r in spans)]
+    assert plain and not [i for i in plain if _painted(w.editor.text_view, i)]
 
 
 def test_imported_notes_arrive_with_rule_suggestions(imported, qtbot):
@@ -281,7 +292,9 @@ def test_a_project_open_elsewhere_opens_read_only(window, qtbot, tmp_path, monke
     monkeypatch.setattr(QMessageBox, "question",
                         lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)
     w = _shown(window, qtbot)
-    assert w.open_project(path)
+    from app.gui.qt import QFileDialog
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)                      # File > Open project
     assert "read-only" in asked[0] and "(read-only)" in w.windowTitle()
     _open_row(qtbot, w, "P2_a")
     w.editor.text_view.select(8, 12)
@@ -291,6 +304,13 @@ def test_a_project_open_elsewhere_opens_read_only(window, qtbot, tmp_path, monke
     assert other.span_records(w.editor.session.doc_id, status="accepted") == []
     w.close_project()
     other.close()
+    # File > Open project read-only…: asked nothing, changes nothing.
+    asked.clear()
+    read_only = next(a for a in w.menuBar().actions()[0].menu().actions()
+                     if a.text().replace("&", "") == "Open project read-only…")
+    read_only.trigger()
+    assert asked == [] and "(read-only)" in w.windowTitle()
+    assert not w.import_action.isEnabled()
 
 
 def test_the_search_filter_does_not_follow_into_another_project(imported, qtbot, tmp_path):

@@ -60,6 +60,11 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     note, what, where = table_rows(table)[row]
     in_start, in_end = map(int, re.fullmatch(r"characters (\d+)–(\d+)", where).groups())
     report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    # Every suspicion is listed (not the first 10 of them), one count everywhere.
+    leaks = report["totals"]["leaks"]
+    assert table.rowCount() == leaks == sum(len(n["suspicions"]) for n in report["per_note"])
+    assert f"Leak scan: {leaks} suspected identifier(s) in " \
+        f"{report['totals']['notes_with_leaks']} note(s)" in wizard.summary_label.text()
     first = next(s for n in report["per_note"] if n["note"] == note
                  for s in n["suspicions"] if (s["in_start"], s["in_end"]) == (in_start, in_end))
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
@@ -117,6 +122,10 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert opened and opened[0].toLocalFile().endswith("deid-report.html")
     assert sentence in html and "R. Officer" in html
     assert html.index("Residual risk") < html.index("What was removed")
+    # The scan in a sentence, its counts the summary's, and no JSON dumped.
+    assert f"The leak scan suspects {leaks} identifiers left in clear in " \
+        f"{report['totals']['notes_with_leaks']} notes." in html
+    assert '"strategies"' not in html and "{'" not in html
     # What the paper's labels leave in clear, in words.
     assert "have no label in this project, so nothing replaces them" in html
     assert "e-mail addresses" in html
