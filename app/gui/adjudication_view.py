@@ -10,7 +10,7 @@ naming who decided, in one transaction, and marks the note reviewed.
 from __future__ import annotations
 
 from app.core.spans import Span, sort_spans
-from app.gui.agreement_view import KIND_TEXT, annotator_spans
+from app.gui.agreement_view import KIND_TEXT
 from app.gui.qt import (QAbstractItemView, QColor, QFont, QHBoxLayout, QHeaderView, QLabel,
                         QPushButton, QSplitter, Qt, QTableWidget, QTableWidgetItem,
                         QTextCharFormat, QTextCursor, QTextEdit, QVBoxLayout, QWidget,
@@ -18,6 +18,7 @@ from app.gui.qt import (QAbstractItemView, QColor, QFont, QHBoxLayout, QHeaderVi
 from app.gui.span_text import SpanTextView
 from app.project import Project, SpanRecord
 from app.services.agreement import conflict_groups
+from app.services.double_annotation import annotator_spans, save_adjudication
 
 CHOICES = {"A": "take A", "B": "take B", "none": "neither"}
 
@@ -212,15 +213,9 @@ class AdjudicationView(QWidget):
             self.summary.setText("Decide every disagreement before saving.")
             return False
         gold = self.gold()
-        with self.project.transaction():
-            self.project.adjudicate(self.doc_id, gold)
-            self.project.set_document_fields(self.doc_id, status="reviewed")
-            self.project.log("adjudicated", {
-                "document": self.doc_id, "annotators": [self.a, self.b],
-                "agreed": len(self.agreed), "disagreements": len(self.groups),
-                "took_a": self.choices.count("A"), "took_b": self.choices.count("B"),
-                "neither": self.choices.count("none"), "gold": len(gold)},
-                actor=self.adjudicator)
+        save_adjudication(self.project, self.doc_id, gold, annotators=(self.a, self.b),
+                          agreed=len(self.agreed), choices=list(self.choices),
+                          actor=self.adjudicator)
         self.summary.setText(f"Saved {len(gold)} gold span(s); the note is now reviewed.")
         self.adjudicated.emit(self.doc_id)
         return True

@@ -5,21 +5,11 @@ from app.gui.qt import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, 
                         QPushButton, QSplitter, Qt, QTableWidget, QTableWidgetItem,
                         QVBoxLayout, QWidget, Signal, Slot)
 from app.project import Project
-from app.services.agreement import Agreement, agreement, label_f1
+from app.services.agreement import Agreement, label_f1
+from app.services.double_annotation import project_agreement
 
 KIND_TEXT = {"label": "label differs", "boundary": "boundaries differ",
              "only_a": "only A", "only_b": "only B"}
-
-
-def annotator_spans(project: Project, doc_id: int, annotator: str):
-    """An annotator's accepted spans of a document."""
-    return [r.span for r in project.span_records(doc_id, annotator=annotator, status="accepted")]
-
-
-def shared_documents(project: Project, a: str, b: str) -> list[int]:
-    """Documents assigned to both annotators, in id order."""
-    return [info.id for info in project.document_infos()
-            if {a, b} <= set(project.assignments(info.id))]
 
 
 def _item(value, align_right: bool = False) -> QTableWidgetItem:
@@ -128,15 +118,9 @@ class AgreementView(QWidget):
         if self.project is None or not a or not b or a == b:
             self.summary.setText("Choose two different annotators.")
             return None
-        docs = shared_documents(self.project, a, b)
-        items = {}
-        for doc_id in docs:
-            text = self.project.document(doc_id).text
-            items[doc_id] = (text, annotator_spans(self.project, doc_id, a),
-                             annotator_spans(self.project, doc_id, b))
-        self.per_document = {doc_id: agreement([item]) for doc_id, item in items.items()}
-        self.result = agreement(list(items.values()))
-        self._show(a, b, items)
+        measured = project_agreement(self.project, a, b)
+        self.per_document, self.result = measured.per_document, measured.overall
+        self._show(a, b, measured.items)
         return self.result
 
     def _show(self, a: str, b: str, items: dict) -> None:

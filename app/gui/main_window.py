@@ -26,6 +26,7 @@ from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout,
 from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
+from app.services.double_annotation import assign_notes
 
 MAX_RECENT = 8
 SETTINGS_FILE = "settings.ini"
@@ -490,12 +491,7 @@ class MainWindow(QMainWindow):
 
     def assign_documents(self, doc_ids: list[int], annotators: list[str]) -> None:
         """Assign documents to annotators (two make them blind double-annotated)."""
-        with self.project.transaction():
-            for doc_id in doc_ids:
-                for name in annotators:
-                    self.project.assign(doc_id, name)
-            self.project.log("assigned", {"documents": len(doc_ids), "annotators": annotators},
-                             actor=self.annotator())
+        assign_notes(self.project, doc_ids, annotators, self.annotator())
         self.agreement.refresh_annotators()
         self.documents.model.refresh()
 

@@ -55,3 +55,32 @@ def test_conflict_groups_kinds_and_pooling():
     pooled = agreement([(TEXT, A, B), (TEXT, a, b)])
     assert (pooled.strict.tp, pooled.strict.fp, pooled.strict.fn) == (3, 3, 2)
     assert pooled.tokens == 20 and len(pooled.disagreements) == 3
+
+
+def test_double_annotation_of_a_project(tmp_path):
+    """Assign, each annotator's spans, the agreement over the shared notes,
+    the adjudicated gold: the service the Agreement and Adjudicate views show."""
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.double_annotation import (assign_notes, project_agreement,
+                                                save_adjudication, shared_documents)
+    text = "Dr Ann Lee saw Bob Ray in Perth."
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        doc = p.add_document("n1", text)
+        p.add_document("n2", "Nothing to see.")
+        assign_notes(p, [doc], ["ann", "bob"], actor="lead")
+        assert shared_documents(p, "ann", "bob") == [doc] and p.assignments(doc) == ["ann", "bob"]
+        p.add_span(doc, 3, 10, "PERSON", annotator="ann")
+        p.add_span(doc, 26, 31, "ADDRESS", annotator="ann")
+        p.add_span(doc, 3, 10, "PERSON", annotator="bob")
+        p.add_span(doc, 26, 31, "PERSON", annotator="bob")
+        measured = project_agreement(p, "ann", "bob")
+        assert list(measured.items) == [doc] and measured.overall.f1 == pytest.approx(0.5)
+        assert [g.kind for g in measured.overall.disagreements] == ["label"]
+        gold = [Span(3, 10, "PERSON"), Span(26, 31, "ADDRESS")]
+        save_adjudication(p, doc, gold, annotators=("ann", "bob"), agreed=1, choices=["A"],
+                          actor="lead")
+        assert [(s.start, s.label) for s in p.gold_spans(doc)] == [(3, "PERSON"), (26, "ADDRESS")]
+        assert p.document(doc).status == "reviewed"
+        entry = next(e for e in p.audit_entries() if e.event == "adjudicated")
+        assert entry.actor == "lead" and entry.detail["took_a"] == 1
