@@ -214,3 +214,21 @@ def spans_shown(window) -> list[str]:
     """The editor's side list, as shown ("✓ PERSON: Bob Ray", "? IDN: …")."""
     model = window.editor.span_list.model()
     return [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+
+
+def train_quick(qtbot, w) -> None:
+    """Train view: Quick, crf on balanced data and the rules, majority
+    voting (the boxes clicked), Train; waits for the run to finish."""
+    from app.gui.qt import QCheckBox, QGroupBox
+    go(qtbot, w, "Train")
+    t = w.training
+    qtbot.keyClick(t.budget_box, Qt.Key_Up)
+    for group, texts in (("Base models", ["spacy", "stanza", "flair", "imbalanced data"]),
+                         ("Ensembles", ["Pruned voting", "Stacking"])):
+        box_group = next(g for g in t.findChildren(QGroupBox) if g.title() == group)
+        boxes = {b.text(): b for b in box_group.findChildren(QCheckBox)}
+        for text in texts:
+            if boxes[text].isChecked():
+                click(qtbot, boxes[text])
+    with qtbot.waitSignal(t.trained, timeout=240000):
+        click(qtbot, t.train_button)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.gui.qt import QApplication, QFileDialog, QSettings, Qt
+from app.gui.qt import QApplication, QSettings, Qt
 
 from gui_helpers import NOTES, write_brat
-from journey import (choose, go, import_folder, key, open_row, row_values,
-                     screenshot, select_text, shown, spans_shown, write_synth)
+from journey import (choose, go, import_folder, key, new_project, open_row, row_values,
+                     screenshot, select_text, shown, spans_shown, train_quick, write_synth)
 
 
 def _window(qtbot, settings):
@@ -150,20 +150,10 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_notes_imported_into_a_trained_project_arrive_with_suggestions(qtbot, settings, tmp_path,
                                                                         monkeypatch):
-    from app.core.labels import PRESETS
-    from app.project import Project
-    from app.services.importing import import_path
-    from app.services.splits import assign_splits
-    from app.services.training import TrainConfig, train_project
-    path = tmp_path / "trained.deid"
-    with Project.create(path, list(PRESETS["paper"])) as p:          # a colleague trained it
-        import_path(p, write_synth(tmp_path / "done", 30), patient_regex=r"^(P\d+)_")
-        assign_splits(p)
-        train_project(p, TrainConfig(models=["crf", "rules"], variants=["balanced"],
-                                     budget="quick", ensembles=["voting"]))
     w = _window(qtbot, settings)
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
-    key(qtbot, w, Qt.Key_O, Qt.ControlModifier)                      # File > Open project
+    new_project(qtbot, w, monkeypatch, tmp_path / "trained.deid")
+    import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "done", 30), pattern=r"^(P\d+)_")
+    train_quick(qtbot, w)                                            # Train view, Quick
     new = write_synth(tmp_path / "new", 34, annotated=False)
     for txt in sorted(new.glob("*.txt"))[:30]:                       # only the 4 new ones
         txt.unlink()

@@ -8,31 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from app.gui.qt import QCheckBox, QGroupBox, Qt
+from app.gui.qt import Qt
 
 import json
 import re
 
 from journey import (click, export, go, import_folder, new_project, open_row, pick, row_values,
-                     screenshot, select_text, shown, spans_shown, table_rows, write_synth)
+                     screenshot, select_text, shown, spans_shown, table_rows, train_quick,
+                     write_synth)
 
 pytestmark = pytest.mark.slow
-
-
-def _train_quick(qtbot, w) -> None:
-    """Train view: Quick, crf on balanced data and the rules, majority voting."""
-    go(qtbot, w, "Train")
-    t = w.training
-    qtbot.keyClick(t.budget_box, Qt.Key_Up)
-    for group, texts in (("Base models", ["spacy", "stanza", "flair", "imbalanced data"]),
-                         ("Ensembles", ["Pruned voting", "Stacking"])):
-        box_group = next(g for g in t.findChildren(QGroupBox) if g.title() == group)
-        boxes = {b.text(): b for b in box_group.findChildren(QCheckBox)}
-        for text in texts:
-            if boxes[text].isChecked():
-                click(qtbot, boxes[text])
-    with qtbot.waitSignal(t.trained, timeout=240000):
-        click(qtbot, t.train_button)
 
 
 def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
@@ -44,7 +29,7 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 30),
                   pattern=r"^(P\d+)_")
     assert row_values(w, "P0001_note_0001")["Patient"] == "P0001"
-    _train_quick(qtbot, w)
+    train_quick(qtbot, w)
 
     # A test note, opened from the list, then Preview (Ctrl+4).
     go(qtbot, w, "Documents")
