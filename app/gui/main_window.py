@@ -238,7 +238,8 @@ class MainWindow(QMainWindow):
 
     def _set_project_actions(self, enabled: bool) -> None:
         for action in (self.import_action, self.export_action, self.audit_action,
-                       self.assign_action, self.close_action, self.next_action, self.previous_action):
+                       self.assign_action, self.close_action, self.next_action,
+                       self.previous_action):
             action.setEnabled(enabled)
 
     def _rebuild_recent(self) -> None:

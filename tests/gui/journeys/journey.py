@@ -45,11 +45,19 @@ def click(qtbot, widget: QWidget, pos=None) -> None:
         qtbot.mouseClick(widget, Qt.LeftButton, pos=pos)
 
 
+def view_shown(window) -> str:
+    """The view the sidebar highlights, and whose page is on screen."""
+    name = window.sidebar.currentItem().text()
+    page = window.stack.currentWidget()
+    assert page.isVisible() and page.widget() is window.views[name]
+    return name
+
+
 def go(qtbot, window, view: str) -> None:
     """Go > view by its Ctrl+number shortcut."""
     index = list(window.views).index(view) + 1
     key(qtbot, window, getattr(Qt, f"Key_{index}"), Qt.ControlModifier)
-    assert window.current_view() == view, (window.current_view(), QApplication.activeWindow(), QApplication.focusWidget())
+    assert view_shown(window) == view
 
 
 def menu_action(window, menu: str, text: str):
@@ -108,7 +116,7 @@ def open_row(qtbot, window, name: str) -> None:
     rect = table.visualRect(model.index(row, 0))
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
     qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=rect.center())
-    assert window.current_view() == "Annotate"
+    assert view_shown(window) == "Annotate"
 
 
 def row_values(window, name: str) -> dict[str, str]:

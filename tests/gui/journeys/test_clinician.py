@@ -15,7 +15,7 @@ import re
 
 from journey import (click, export, go, import_folder, new_project, open_row, pick, row_values,
                      screenshot, select_text, shown, spans_shown, table_rows, train_quick,
-                     write_synth)
+                     view_shown, write_synth)
 
 pytestmark = pytest.mark.slow
 
@@ -88,7 +88,7 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(k, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
-    assert w.current_view() == "Preview" and p.title.text() == suspect.removesuffix(".txt")
+    assert view_shown(w) == "Preview" and p.title.text() == suspect.removesuffix(".txt")
     original = (tmp_path / "notes" / suspect).read_text(encoding="utf-8")
     assert p.original.textCursor().selectedText() == original[a:b]
     label = what.rsplit("(", 1)[-1].rstrip(")")

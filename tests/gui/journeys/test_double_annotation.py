@@ -8,7 +8,8 @@ from app.gui.qt import QApplication, QTimer, Qt
 
 from gui_helpers import NOTES, write_brat
 from journey import (choose, click, go, import_folder, key, new_project, open_row, pick,
-                     row_values, screenshot, select_text, shown, spans_shown, table_rows)
+                     row_values, screenshot, select_text, shown, spans_shown, table_rows,
+                     view_shown)
 
 
 def _answer(qtbot, fill) -> None:
@@ -90,7 +91,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.mouseClick(a.dis_table.viewport(), Qt.LeftButton,
                      pos=a.dis_table.visualItemRect(a.dis_table.item(0, 0)).center())
     click(qtbot, a.adjudicate_button)
-    assert w.current_view() == "Adjudicate"
+    assert view_shown(w) == "Adjudicate"
     adj = w.adjudication
     assert adj.table.rowCount() == 1 and not adj.save_button.isEnabled()
     qtbot.keyClick(adj.table, Qt.Key_1)                    # take A

@@ -13,7 +13,7 @@ import pytest
 from app.gui.qt import QApplication, QDesktopServices, QTextBrowser, Qt
 
 from journey import (click, export, import_folder, new_project, screenshot, shown, table_rows,
-                     write_synth)
+                     view_shown, write_synth)
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +70,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(row, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
-    assert w.current_view() == "Preview" and w.preview.title.text() == note.removesuffix(".txt")
+    assert view_shown(w) == "Preview" and w.preview.title.text() == note.removesuffix(".txt")
     original = (tmp_path / "notes" / note).read_text(encoding="utf-8")     # what was imported
     assert w.preview.original.textCursor().selectedText() == original[in_start:in_end]
     qtbot.waitUntil(lambda: not w.preview.status.text().startswith("Predicting"), timeout=60000)
