@@ -338,7 +338,8 @@ class MainWindow(QMainWindow):
         ro = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.path.name}{ro} — DeID Studio")
         self._set_project_actions(True)
-        self.import_action.setEnabled(not project.readonly)
+        for action in (self.import_action, self.assign_action):
+            action.setEnabled(not project.readonly)
         self._remember(str(project.path))
         self.show_view("Documents")
         notes = []

@@ -310,7 +310,7 @@ def test_a_project_open_elsewhere_opens_read_only(window, qtbot, tmp_path, monke
                      if a.text().replace("&", "") == "Open project read-only…")
     read_only.trigger()
     assert asked == [] and "(read-only)" in w.windowTitle()
-    assert not w.import_action.isEnabled()
+    assert not w.import_action.isEnabled() and not w.assign_action.isEnabled()
 
 
 def test_the_search_filter_does_not_follow_into_another_project(imported, qtbot, tmp_path):
