@@ -16,7 +16,7 @@ from app.errors import UserError
 from app.gui.qt import (QColor, QDesktopServices, QDialog, QEvent, QHBoxLayout, QKeySequence, QLabel,
                         QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
                         QShortcut, QSplitter, Qt, QTextEdit, QUrl, QVBoxLayout, QWidget, Signal,
-                        Slot)
+                        Slot, fit_to_screen)
 from app.services.auditing import (REPORT_STEM, finish_audit, sampled_notes, save_review,
                                    start_audit)
 
@@ -47,7 +47,7 @@ class AuditReviewDialog(QDialog):
         self.counts: dict[str, int] = {n: left for n, _, left in rows if left is not None}
         self.marks: dict[str, list[tuple[int, int]]] = {}
         self.setWindowTitle(f"Residual-risk review — {self.folder.name}")
-        self.resize(1180, 700)
+        fit_to_screen(self, 1180, 700)
 
         from app.deid.audit import percent, upper_bound
         self.intro = QLabel(

@@ -20,9 +20,10 @@ from app.gui.guidelines_view import GuidelinesView
 from app.gui.lists_dialog import open_lists_dialog
 from app.gui.preview_view import PreviewView
 from app.gui.training_view import TrainingView
-from app.gui.qt import (QAction, QApplication, QFileDialog, QFrame, QHBoxLayout,
+from app.gui.qt import (QAction, QFileDialog, QFrame, QHBoxLayout,
                         QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
-                        QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot)
+                        QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot,
+                        fit_to_screen)
 from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         # Notes opened before the current one, for "Previous note".
         self._history: list[int] = []
         self.setWindowTitle("DeID Studio")
-        self._fit_to_screen(1280, 800)
+        fit_to_screen(self, 1280, 800)
 
         self.sidebar = QListWidget()
         self.sidebar.setFixedWidth(150)
@@ -185,14 +186,6 @@ class MainWindow(QMainWindow):
             doc = first[0].id if first else None
         if doc is not None and doc != self.preview.doc_id:
             self.preview.load_document(doc)
-
-    def _fit_to_screen(self, width: int, height: int) -> None:
-        """Start at ``width`` x ``height`` or the screen's free area, whichever is smaller."""
-        screen = self.screen() or QApplication.primaryScreen()
-        if screen is not None:
-            free = screen.availableGeometry()
-            width, height = min(width, free.width()), min(height, free.height())
-        self.resize(width, height)
 
     # ---------------------------------------------------------------- menus
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:

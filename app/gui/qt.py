@@ -48,5 +48,17 @@ class Role:
     ALIGNMENT = Qt.ItemDataRole.TextAlignmentRole.value
     USER = Qt.ItemDataRole.UserRole.value
 
+
+def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
+    """Size a window ``width`` x ``height``, or the free area of its screen
+    where that is smaller (a 1024x700 laptop), never past the screen."""
+    screen = widget.screen() or QApplication.primaryScreen()
+    if screen is not None:
+        free = screen.availableGeometry()
+        width, height = min(width, free.width()), min(height, free.height())
+    widget.resize(width, height)
+
+
 __all__ = [name for name in dir() if name.startswith("Q") or name in (
-    "Qt", "Signal", "Slot", "PYSIDE_VERSION", "QT_VERSION", "qVersion", "Role")]
+    "Qt", "Signal", "Slot", "PYSIDE_VERSION", "QT_VERSION", "qVersion", "Role",
+    "fit_to_screen")]

@@ -132,4 +132,7 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
     assert review.redacted.toPlainText() == (out / shown).read_text(encoding="utf-8")
     assert review.original_title.text() == f"Original ({shown.removesuffix('.txt')})"
     assert review.progress_label.text() == "0 of 3 notes reviewed"
+    # It opens within the screen (it asked for 1180x700, more than a small laptop has).
+    free = review.screen().availableGeometry()
+    assert review.width() <= free.width() and review.height() <= free.height()
     review.close()
