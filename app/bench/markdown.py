@@ -219,9 +219,13 @@ def scale_lines(sc: dict) -> list[str]:
              f"[+ redact + leak scan] + write, workers started and models loaded inside the "
              f"time). Baseline: {b['what']}, **{_rate(b['chars_per_s'])} chars/s** (median of "
              f"{len(b['seconds'])}); ratio = job throughput / copy throughput:", ""]
-    lines += _table(["job", "how", "notes", "s", "chars/s", "ratio to copy", "x before"],
+    lines += _table(["job", "how", "notes", "s", "chars/s", "ratio to copy", "x before",
+                     "steady chars/s"],
                     [[r["job"], r["how"], r["notes"], r["seconds"], _rate(r["chars_per_s"]),
-                      f"{r['ratio']:.3g}", r["speedup"]] for r in sc.get("jobs", [])])
+                      f"{r['ratio']:.3g}", r["speedup"], _rate(r.get("steady_chars_per_s"))]
+                     for r in sc.get("jobs", [])])
+    lines += ["", "Steady: from the first note written to the last (workers started, model "
+              "loaded and set-up done), what a long job runs at."]
     ms = f["ms_per_note"]
     lines += ["", f"Per-file fsync ({f['notes']} notes, {f['files_per_note']} files each, "
               f"atomic writes): {ms['fsync per file']} ms a note with an fsync per file, "
@@ -240,9 +244,10 @@ def render_cluster(rec: dict) -> list[str]:
               f"single-threaded worker processes, warm (a first run loaded the model). "
               f"Baseline: {b['what']}, {_rate(b['chars_per_s'])} chars/s.", ""]
     lines += _table(["job", "workers", "notes", "s", "chars/s", "ratio to copy",
-                     "client CPU s"],
+                     "client CPU s", "steady chars/s", "client steady chars/CPU s"],
                     [[x["job"], x["workers"], x["notes"], x["seconds"], _rate(x["chars_per_s"]),
-                      f"{x['ratio']:.3g}", x["client_cpu_s"]] for x in r["rows"]])
+                      f"{x['ratio']:.3g}", x["client_cpu_s"], _rate(x.get("steady_chars_per_s")),
+                      _rate(x.get("steady_client_chars_per_cpu_s"))] for x in r["rows"]])
     by = {(x["job"], x["workers"]): x["chars_per_s"] for x in r["rows"]}
     for job in ("annotate", "redact"):
         if (job, 1) in by and (job, 2) in by:

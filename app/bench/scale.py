@@ -78,23 +78,43 @@ def fsync_cost(files: Sequence[Path], tmp: Path) -> dict:
             "saved_ms_per_note": round(per["fsync per file"] - per["one sync at the end"], 3)}
 
 
-def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw
-         ) -> tuple[float, float, int, int]:
-    """Run one job; ``(wall s, this process's CPU s, notes done, workers used)``."""
+def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw) -> dict:
+    """Run one job: wall and this process's CPU seconds, notes done, workers
+    used, and the *steady* rates, from the first note written to the last
+    (``steady_chars_per_s``, and ``steady_client_chars_per_cpu_s`` per CPU
+    second of this process): without starting the workers, loading the
+    model and the one-off set-up (the project's known identifiers), which a
+    million-note job pays once. Characters there are counted as the notes'
+    share of the whole (notes of a corpus are alike in length)."""
     from app.project import Project
     from app.services.annotating import annotate_folder
     from app.services.redaction import redact_corpus
 
+    chars = _chars(sorted(notes.glob("*.txt")))
+    ticks: list[tuple[float, float, float]] = []      # (fraction done, wall, CPU)
+
+    def progress(p) -> None:
+        ticks.append((p.fraction, time.perf_counter(), time.process_time()))
+
     t, c = time.perf_counter(), time.process_time()
     if kind == "annotate":
         with Project.open(project_path, readonly=True) as p:
-            s = annotate_folder(p, notes, out, **kw)
+            s = annotate_folder(p, notes, out, progress=progress, **kw)
         done, workers = s.notes, s.workers
     else:
         with Project.open(project_path) as p:
-            summary, _ = redact_corpus(p, notes, out, strategy="surrogate", **kw)
+            summary, _ = redact_corpus(p, notes, out, strategy="surrogate", progress=progress,
+                                       **kw)
         done, workers = summary.count("done"), summary.workers
-    return time.perf_counter() - t, time.process_time() - c, done, workers
+    out_row = {"wall": time.perf_counter() - t, "cpu": time.process_time() - c,
+               "done": done, "workers": workers}
+    ticks = [tk for tk in ticks if 0 < tk[0]]
+    if len(ticks) >= 2 and ticks[-1][0] > ticks[0][0]:
+        share = chars * (ticks[-1][0] - ticks[0][0])
+        wall, cpu = ticks[-1][1] - ticks[0][1], ticks[-1][2] - ticks[0][2]
+        out_row["steady_chars_per_s"] = round(share / wall, 1) if wall > 0 else None
+        out_row["steady_client_chars_per_cpu_s"] = round(share / cpu, 1) if cpu > 0 else None
+    return out_row
 
 
 def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
@@ -110,14 +130,16 @@ def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
             ("redact", "every core", dict(workers=n))]
     rows, before = [], {}
     for i, (kind, how, kw) in enumerate(runs):
-        wall, _, done, used = _job(kind, project_path, notes, tmp / f"job-{i}", **kw)
+        job = _job(kind, project_path, notes, tmp / f"job-{i}", **kw)
+        wall, done, used = job["wall"], job["done"], job["workers"]
         if how == "every core":
             how += f" ({used} process{'es' if used > 1 else ', one batch'})"
         rate = chars / wall
         before.setdefault(kind, rate)
         rows.append({"job": kind, "how": how, "notes": done, "seconds": round(wall, 3),
                      "chars_per_s": round(rate, 1), "ratio": float(f"{rate / copy_rate:.5g}"),
-                     "speedup": round(rate / before[kind], 2)})
+                     "speedup": round(rate / before[kind], 2),
+                     "steady_chars_per_s": job.get("steady_chars_per_s")})
         log(f"scale: {kind} {how}: {rate:,.0f} chars/s")
     return rows
 
@@ -139,13 +161,17 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
             for kind in ("annotate", "redact"):
                 _job(kind, project_path, notes, tmp / f"warm-{kind}-{n}",
                      cluster=cluster.scheduler_address)           # loads the model
-                wall, cpu, done, _ = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}",
-                                       cluster=cluster.scheduler_address)
-                rows.append({"job": kind, "workers": n, "notes": done, "seconds": round(wall, 3),
-                             "chars_per_s": round(chars / wall, 1),
+                job = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}",
+                           cluster=cluster.scheduler_address)
+                wall, cpu = job["wall"], job["cpu"]
+                rows.append({"job": kind, "workers": n, "notes": job["done"],
+                             "seconds": round(wall, 3), "chars_per_s": round(chars / wall, 1),
                              "ratio": float(f"{chars / wall / copy_rate:.5g}"),
                              "client_cpu_s": round(cpu, 3),
-                             "client_chars_per_cpu_s": round(chars / cpu, 1) if cpu else None})
+                             "client_chars_per_cpu_s": round(chars / cpu, 1) if cpu else None,
+                             "steady_chars_per_s": job.get("steady_chars_per_s"),
+                             "steady_client_chars_per_cpu_s":
+                                 job.get("steady_client_chars_per_cpu_s")})
                 log(f"cluster: {kind} on {n} worker(s): {chars / wall:,.0f} chars/s")
             if n == 1:
                 rss = _worker_rss_mb(cluster.scheduler_address)
@@ -165,8 +191,15 @@ def _worker_rss_mb(address: str) -> float:
         return round(max(client.run(rss).values()), 1)
 
 
+def _steady(row: dict, key: str) -> float | None:
+    """The row's steady rate ``steady_<key>`` (first note written to last)
+    where measured, else ``key`` (the whole job's)."""
+    return row.get(f"steady_{key}") or row.get(key)
+
+
 def project(rows: list[dict]) -> dict:
-    """1M notes x 2,000 chars on 10 nodes x 16 cores, from the 1- and 2-worker redact rows."""
+    """1M notes x 2,000 chars on 10 nodes x 16 cores, from the 1- and 2-worker redact
+    rows: their steady rates (a million-note job starts its workers and sets up once)."""
     red = {r["workers"]: r for r in rows if r["job"] == "redact"}
     one, two = red.get(1), red.get(2)
     if one is None or two is None:
@@ -174,16 +207,16 @@ def project(rows: list[dict]) -> dict:
     p = PROJECTION
     total = p["notes"] * p["chars_per_note"]
     workers = p["nodes"] * p["cores_per_node"]
-    per_worker = one["chars_per_s"]
-    efficiency = two["chars_per_s"] / (2 * per_worker)
+    per_worker = _steady(one, "chars_per_s")
+    efficiency = _steady(two, "chars_per_s") / (2 * per_worker)
     cluster_rate = workers * per_worker * efficiency
-    client_cap = min(r["client_chars_per_cpu_s"] or float("inf") for r in red.values())
+    client_cap = min(_steady(r, "client_chars_per_cpu_s") or float("inf") for r in red.values())
     rate = min(cluster_rate, client_cap)
     return {**p, "total_chars": total, "workers": workers, "per_worker_chars_per_s": per_worker,
             "efficiency_2": round(efficiency, 3), "cluster_chars_per_s": round(cluster_rate, 1),
             "client_cap_chars_per_s": round(client_cap, 1), "chars_per_s": round(rate, 1),
             "hours": round(total / rate / 3600, 2),
-            "one_machine_hours": round(total / two["chars_per_s"] / 3600, 1),
+            "one_machine_hours": round(total / _steady(two, "chars_per_s") / 3600, 1),
             "bound": "client" if client_cap < cluster_rate else "workers"}
 
 
@@ -196,12 +229,13 @@ def projection_lines(pr: dict) -> list[str]:
         f"{pr['total_chars']:,} chars",
         f"- workers: {pr['nodes']} nodes x {pr['cores_per_node']} cores = {pr['workers']} "
         f"single-threaded worker processes",
-        f"- per worker (measured, 1 worker): {pr['per_worker_chars_per_s']:,.0f} chars/s; "
+        f"- per worker (measured, 1 worker, steady): {pr['per_worker_chars_per_s']:,.0f} chars/s; "
         f"efficiency at 2 workers on this 2-core machine (measured): {pr['efficiency_2']}",
         f"- workers together: {pr['workers']} x {pr['per_worker_chars_per_s']:,.0f} x "
         f"{pr['efficiency_2']} = {pr['cluster_chars_per_s']:,.0f} chars/s (assuming each node "
         f"keeps this machine's per-core efficiency)",
-        f"- client cap (redaction in order, writes, manifest; its CPU time measured): "
+        f"- client cap (redaction in order, known-identifier search, writes, manifest; "
+        f"chars per CPU second of the client, steady): "
         f"{pr['client_cap_chars_per_s']:,.0f} chars/s",
         f"- throughput: min of the two = {pr['chars_per_s']:,.0f} chars/s ({pr['bound']} bound)",
         f"- time: {pr['total_chars']:,} / {pr['chars_per_s']:,.0f} = "
