@@ -635,10 +635,21 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def show_shortcuts(self) -> None:
+        """Help > Keyboard shortcuts: the window's keys (read from its menus,
+        so none is missing, Previous note included) and the editor's."""
+        from html import escape
+
         from app.gui import editor_view
+        rows = [(action.shortcut().toString(QKeySequence.NativeText),
+                 f"{menu.title().replace('&', '')} › {action.text().replace('&', '')}")
+                for menu in (a.menu() for a in self.menuBar().actions())
+                for action in menu.actions() if not action.shortcut().isEmpty()]
+        window = "\n".join(f"{keys:<18} {what}" for keys, what in rows)
+        editor = editor_view.__doc__.split("Keys (with the text focused)")[1] \
+            .split("Every action")[0].strip("-\n ")
         QMessageBox.information(self, "Keyboard shortcuts",
-                                "<pre>" + editor_view.__doc__.split("Keys (with the text focused)")
-                                [1].split("Every action")[0].strip("-\n ") + "</pre>")
+                                f"<b>In the window</b><pre>{escape(window)}</pre>"
+                                f"<b>In a note (Annotate)</b><pre>{escape(editor)}</pre>")
 
     def show_error(self, title: str, text: str) -> None:
         QMessageBox.warning(self, title, text)

@@ -345,3 +345,18 @@ def test_an_accepted_suggestion_counts_as_human(imported, qtbot):
     model = w.documents.model
     row = model.row_of(doc_id(w, "P2_a"))
     assert [model.data(model.index(row, c)) for c in (5, 8)] == ["1", "0"]     # Human, Rule
+
+
+def test_help_lists_the_window_keys_and_the_editor_keys(window, qtbot, monkeypatch):
+    """F1 showed the editor's keys only: Next to annotate, Previous note and
+    the views' keys were nowhere to be read."""
+    from app.gui.qt import QMessageBox
+    shown = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *a: shown.append(a[2]))
+    w = _shown(window, qtbot)
+    _key(qtbot, w, Qt.Key_F1)
+    text = shown[0]
+    for line in ("Ctrl+.", "Go › Next to annotate", "Ctrl+,", "Go › Previous note",
+                 "Ctrl+4", "Go › Preview", "Ctrl+E", "File › Export de-identified notes…",
+                 "Ctrl+Shift+Left/Right", "mark the note done"):
+        assert line in text, line
