@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--models", nargs="+",
                    help=f"base models ({' '.join(schema.builtin_kinds())}); default "
                         f"{' '.join(schema.DEFAULT_MODELS)} (and lists when the project has "
-                        "hospital lists)")
+                        "hospital lists; starter is for English projects)")
     # Each option's dest is its TrainConfig field (cmd_train builds the config from them).
     s.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS,
                    default=defaults.variants)

@@ -63,10 +63,10 @@ class Corpus:
 #: The paper's three neural kinds, then the CRF, then the fixed kinds.
 _BUILTIN: dict[str, str] = {"spacy": "spacy_ner", "stanza": "stanza_ner", "flair": "flair_ner",
                             "crf": "crf_ner", "rules": "rules_model", "lists": "lists_model",
-                            "names": "names_model"}
+                            "names": "names_model", "starter": "starter_model"}
 #: Kinds trained once per run, on every training line, with no search:
 #: nothing in them depends on the data variant or a hyperparameter.
-FIXED_KINDS = ("rules", "lists", "names")
+FIXED_KINDS = ("rules", "lists", "names", "starter")
 
 
 def builtin_kinds() -> tuple[str, ...]:

@@ -37,10 +37,8 @@ many iterations as fit (fewer than the budget's: the stop fired).
 """
 from __future__ import annotations
 
-import threading
 import time
 from bisect import bisect_right
-from collections import OrderedDict
 from functools import lru_cache
 from hashlib import blake2b
 from pathlib import Path
@@ -165,36 +163,12 @@ def _token_features(word: str) -> list[str]:
     return feats
 
 
-# Hints of the segments tagged last, by (text, start, end): the two CRF
-# members of a run and the leak scan's reading of their doubts tag the same
-# segments one after the other, and the starter's cost is the CRF's own.
-_HINTS: OrderedDict[tuple[str, int, int], list[str]] = OrderedDict()
-_HINTS_SIZE = 4096
-_HINTS_LOCK = threading.Lock()
-
-
 def starter_hints(items: Sequence[tuple[str, Segment]]) -> list[list[str]]:
-    """The starter's label of each token (``"O"`` outside its spans), per item.
-
-    A segment's hints depend on its note and its range only, so those of the
-    segments seen last (`_HINTS_SIZE`) are kept and not computed again.
-    """
+    """The starter's label of each token (``"O"`` outside its spans), per item
+    (`app.models.starter_model.starter_tags`, which keeps the segments seen last)."""
     from app.models.starter_model import starter_tags
 
-    keys = [(text, seg.start, seg.end) for text, seg in items]
-    with _HINTS_LOCK:
-        out = [_HINTS.get(key) for key in keys]
-    missing = [i for i, hints in enumerate(out) if hints is None]
-    if missing:
-        for i, seq in zip(missing, starter_tags([items[i] for i in missing])):
-            out[i] = [t if t == "O" else t[2:] for t in seq.tags]
-    with _HINTS_LOCK:
-        for key, hints in zip(keys, out):
-            _HINTS[key] = hints
-            _HINTS.move_to_end(key)
-        while len(_HINTS) > _HINTS_SIZE:
-            _HINTS.popitem(last=False)
-    return out
+    return [[t if t == "O" else t[2:] for t in seq.tags] for seq in starter_tags(items)]
 
 
 def _resolve_hints(value: str | None, language: str) -> str:

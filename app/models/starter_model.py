@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from app.core.bio import spans_to_tags, tags_to_spans
+from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
+from app.core.progress import Progress
 from app.core.spans import Span
 from app.core.tokenize import Segment
-from app.models.base import TagSeq
+from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
+                             register, write_meta)
 from app.paths import resources_dir
 
 MANIFEST = "starter.json"
@@ -261,10 +265,101 @@ def available() -> bool:
     return starter_manifest() is not None
 
 
+# Tags of the segments tagged last, by (text, start, end): the starter member
+# of a run, the two CRF members' hints and the leak scan's reading of their
+# doubts tag the same segments one after the other.
+_TAGS: OrderedDict[tuple[str, int, int], TagSeq] = OrderedDict()
+_TAGS_SIZE = 4096
+_TAGS_LOCK = threading.Lock()
+
+
 def starter_tags(items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
-    """The starter's joined tags (its own labels) for each ``(text, segment)``."""
-    members = load_members()
-    pairs = list(items)
-    outputs = {name: member.predict(pairs) for name, member in members.items()}
-    return StarterEnsemble({label: label for label in LABEL_TARGETS}).predict_from_members(
-        outputs, pairs)
+    """The starter's joined tags (its own labels) for each ``(text, segment)``.
+
+    A segment's tags depend on its note and its range only, so those of the
+    segments seen last (`_TAGS_SIZE`) are kept and not computed again.
+    """
+    keys = [(text, seg.start, seg.end) for text, seg in items]
+    with _TAGS_LOCK:
+        out = [_TAGS.get(key) for key in keys]
+    missing = [i for i, seq in enumerate(out) if seq is None]
+    if missing:
+        pairs = [items[i] for i in missing]
+        outputs = {name: member.predict(pairs) for name, member in load_members().items()}
+        joined = StarterEnsemble({label: label for label in LABEL_TARGETS}).predict_from_members(
+            outputs, pairs)
+        for i, seq in zip(missing, joined):
+            out[i] = seq
+    with _TAGS_LOCK:
+        for key, seq in zip(keys, out):
+            _TAGS[key] = seq
+            _TAGS.move_to_end(key)
+        while len(_TAGS) > _TAGS_SIZE:
+            _TAGS.popitem(last=False)
+    return out
+
+
+# ------------------------------------------------------- the starter member
+
+STARTER_MEMBER_VERSION = 1
+
+
+class StarterSpec(ModelSpec):
+    """The shipped starter as a member of a trained run (kind ``starter``).
+
+    Nothing to learn but which project label each starter label becomes.
+    As a member it is a candidate of the selection like any other: a run
+    whose trained models hide fewer identifiers on dev than the starter
+    keeps the starter (25 annotated notes do not beat a model that knows
+    names), and the ensembles and the recall fill may use its spans.
+    """
+
+    kind = "starter"
+    relative_cost = 0.5
+
+    def fit(self, corpus: Corpus, ctx: TrainContext) -> "StarterModel":
+        if starter_manifest() is None:
+            raise ValueError("this installation has no starter model")
+        ctx.progress(Progress(1.0, "train", model=self.kind, model_fraction=1.0))
+        return StarterModel(label_map(corpus.labels), params=self.params)
+
+
+class StarterModel(TrainedModel):
+    """The starter's spans with the project's labels (a label the project
+    cannot hold is left out)."""
+
+    kind = "starter"
+
+    def __init__(self, mapping: dict[str, str], params: dict[str, Any] | None = None) -> None:
+        self.mapping = dict(mapping)
+        self.params = dict(params or {})
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        pairs = [item for item in items if item[1].tokens]
+        tagged = iter(starter_tags(pairs))
+        out = []
+        for _, seg in items:
+            if not seg.tokens:
+                out.append(TagSeq([], []))
+                continue
+            seq = next(tagged)
+            tags = [t if t == OUTSIDE or t[2:] in self.mapping else OUTSIDE for t in seq.tags]
+            tags = [t if t == OUTSIDE else f"{t[:2]}{self.mapping[t[2:]]}" for t in tags]
+            out.append(TagSeq(tags, list(seq.confidences)))
+        return out
+
+    def save(self, directory: Path) -> None:
+        write_meta(Path(directory), self.kind, self.params,
+                   starter_member_version=STARTER_MEMBER_VERSION, labels=self.mapping)
+
+    @classmethod
+    def load(cls, directory: Path, device: str = "cpu") -> "StarterModel":
+        meta = read_meta(Path(directory), cls.kind)
+        if meta.get("starter_member_version", 0) > STARTER_MEMBER_VERSION:
+            raise ValueError("starter member saved by a newer version of the application")
+        if starter_manifest() is None:
+            raise ValueError("this run uses the starter model, which this installation lacks")
+        return cls(meta["labels"], params=meta.get("config", {}))
+
+
+register(StarterSpec, StarterModel)

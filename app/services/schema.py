@@ -20,11 +20,14 @@ from app.models.budget import BUDGETS
 #: Kinds trained on each data variant, with the search: every registered
 #: kind but the fixed ones (the paper's three neural kinds, then the CRF).
 BASE_KINDS: tuple[str, ...] = tuple(k for k in builtin_kinds() if k not in FIXED_KINDS)
-#: The members of a run by default (a project with hospital lists adds ``lists``).
-DEFAULT_MODELS: tuple[str, ...] = (*BASE_KINDS, "rules")
+#: The members of a run by default (a project with hospital lists adds
+#: ``lists``; the shipped ``starter`` is left out of runs of non-English
+#: projects, app.services.training.plan_run).
+DEFAULT_MODELS: tuple[str, ...] = (*BASE_KINDS, "rules", "starter")
 #: The kinds a person picks from in the training view, and their words.
 PICKABLE_KINDS: tuple[str, ...] = DEFAULT_MODELS
-KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)"}
+KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)",
+               "starter": "starter (shipped, English)"}
 
 VARIANTS = ("balanced", "imbalanced")
 DEVICES = ("auto", "cpu", "cuda")

@@ -127,10 +127,15 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     from app.models.device import resolve_device
 
     config.validate()
-    if (project.has_lists() and "lists" not in config.models
-            and config.models == TrainConfig().models):
+    notes = []
+    default = config.models == TrainConfig().models
+    if project.has_lists() and "lists" not in config.models and default:
         # A project's hospital lists are a member of its default runs.
         config.models = [*config.models, "lists"]
+    if "starter" in config.models and not starter_usable(project):
+        if not default:
+            notes.append("starter left out: the shipped starter model is for English projects")
+        config.models = [m for m in config.models if m != "starter"]
     docs = gold_documents(project)
     if len(docs) < 2:
         raise UserError("training needs at least two annotated documents outside the test split")
@@ -139,7 +144,7 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     device, device_note = resolve_device(config.device)
     builds = build_corpora(docs, variants=config.variants, language=project.language,
                            seed=config.seed, labels=[l.name for l in project.labels()])
-    variants, notes = list(config.variants), []
+    variants = list(config.variants)
     if {"balanced", "imbalanced"} <= set(variants) and (
             builds["balanced"].counts["train_segments"] == builds["imbalanced"].counts["train_segments"]):
         # Balanced = PII lines + as many PII-free lines; with fewer PII-free
@@ -156,6 +161,13 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     members += [(k, None) for k in FIXED_KINDS if k in config.models]
     return RunPlan(config, docs, builds, variants, members, device, device_note,
                    get_budget(config.budget), reusable, notes)
+
+
+def starter_usable(project) -> bool:
+    """True when the shipped starter can be a member of ``project``'s runs."""
+    from app.models.starter_model import available
+
+    return project.language == "en" and available()
 
 
 class MemberStage:

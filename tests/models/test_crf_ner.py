@@ -163,8 +163,9 @@ def test_a_spanish_crf_trains_without_hints(corpus, tmp_path):
     assert model.params["hints"] == "none"
 
 
-def test_starter_hints_of_a_segment_are_computed_once(monkeypatch):
-    # The two CRF members of a run and the leak scan's doubts tag the same segments.
+def test_starter_tags_of_a_segment_are_computed_once(monkeypatch):
+    # The starter member, the two CRF members' hints and the leak scan's
+    # doubts tag the same segments one after the other.
     import app.models.crf_ner as crf
     import app.models.starter_model as starter
     from app.core.tokenize import segment
@@ -172,13 +173,26 @@ def test_starter_hints_of_a_segment_are_computed_once(monkeypatch):
     text = "SEEN BY DR. KOWALSKI ON 2/14.\nWIFE ODALYS CALLED."
     items = [(text, seg) for seg in segment(text)]
     calls = []
-    real = starter.starter_tags
-    monkeypatch.setattr(starter, "starter_tags", lambda got: calls.append(len(got)) or real(got))
-    monkeypatch.setattr(crf, "_HINTS", type(crf._HINTS)())
+    members = starter.load_members()
+
+    class Counting:
+        def __init__(self, member):
+            self.member = member
+
+        def predict(self, got):
+            calls.append(len(got))
+            return self.member.predict(got)
+
+    monkeypatch.setattr(starter, "load_members",
+                        lambda: {"crf": Counting(members["crf"]),
+                                 **{k: v for k, v in members.items() if k != "crf"}})
+    monkeypatch.setattr(starter, "_TAGS", type(starter._TAGS)())
     first = crf.starter_hints(items)
+    assert "PERSON" in first[0]
     assert crf.starter_hints(items) == first and calls == [len(items)]
     assert crf.starter_hints(items[:1] + [(text + " ", items[0][1])])[0] == first[0]
     assert calls == [len(items), 1]                  # another note: computed
-    monkeypatch.setattr(crf, "_HINTS_SIZE", 1)
+    monkeypatch.setattr(starter, "_TAGS_SIZE", 1)
     crf.starter_hints(items)
-    assert len(crf._HINTS) == 1                      # the oldest are dropped
+    assert len(starter._TAGS) == 1                   # the oldest are dropped
+

@@ -148,3 +148,48 @@ def test_the_shipped_crf_fits_the_current_features():
         gold += len(d.spans)
         found += sum((s.start, s.end) in pred for s in d.spans)
     assert gold > 50 and found / gold > 0.8
+
+
+def _train_small(tmp_path, models, n=15):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from synth_projects import make_project
+    from app.services.training import TrainConfig, train_project
+
+    path = make_project(tmp_path / "small.deid", n=n)
+    with Project.open(path) as p:
+        return train_project(p, TrainConfig(models=models, budget="quick")), path
+
+
+def test_the_starter_is_a_member_and_a_candidate_of_an_english_run(tmp_path):
+    run_, path = _train_small(tmp_path, ["rules", "starter"])
+    assert set(run_.members) == {"rules", "starter"}
+    starter = run_.members["starter"]
+    # The starter knows names the rules cannot find: it hides more on dev,
+    # so the selection keeps it (alone or in an ensemble).
+    assert starter.dev["recall"] > run_.members["rules"].dev["recall"]
+    chosen = run_.ensembles[run_.selected].members if run_.selected in run_.ensembles \
+        else [run_.selected]
+    assert "starter" in chosen
+    # Its spans carry the project's labels (PERSON, not the starter's own
+    # names): predicting with the run finds a name in a new note.
+    from app.services.predictor import Predictor
+    with Project.open(path) as p, Predictor.from_project(p) as predictor:
+        spans = predictor.predict_spans(NOTE)
+        labels = {label.name for label in p.labels()}
+    assert spans and {s.label for s in spans} <= labels
+    assert any(NOTE[s.start:s.end] == "QUINTERO" for s in spans)
+
+
+def test_the_starter_is_left_out_of_a_spanish_run(tmp_path):
+    from app.services.training import TrainConfig, plan_run
+    proj = tmp_path / "es.deid"
+    assert run("new", proj, "--labels", "meddocan", "--language", "es") == 0
+    with Project.open(proj) as p:
+        p.add_document("a", "Paciente Juan Pérez.", split="train", status="done",
+                       spans=[], span_source="import")
+        default = TrainConfig(budget="quick")
+        with pytest.raises(Exception):
+            plan_run(p, default)                  # no spans: nothing to learn
+        assert "starter" not in default.models    # dropped before the data checks, no note
