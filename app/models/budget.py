@@ -25,6 +25,32 @@ and says so.
 A model spec may still override single limits through its own params
 (``max_epochs``, ``patience``, ``max_steps``, ``max_iterations``,
 ``max_seconds``).
+
+What ``standard`` costs on real sizes (lines of 32 to a batch; the upper
+bounds, early stopping after ``patience`` epochs without gain comes first
+when dev stops improving):
+
+* MEDDOCAN, 500 training notes (15,073 lines; its balanced variant is the
+  whole set, so one member per kind): one trial per neural member, at most
+  16 epochs (7,552 updates; Stanza 8,000 updates with a dev evaluation
+  every 100); the CRF 150 L-BFGS iterations.
+* PhysioNet, our split of its 1,913 notes (1,189 training notes: 13,359
+  lines; the balanced variant 1,096): the imbalanced member as MEDDOCAN's
+  (one trial, at most 19 epochs, 7,942 updates); the balanced one the full
+  search (8 trials of at most 30 epochs, 8,400 updates).
+
+So every neural member of a standard run makes about 8,000 updates
+whatever the corpus size above a few hundred notes. Measured on the shared
+2-core EPYC at load 8 (niced; an idle machine is about three times faster):
+a spaCy update of 32 lines 0.95 s and its dev pass 11 ms a line, so up to
+2.5 h for one spaCy member on MEDDOCAN; Stanza 150 s for 7 updates and one
+dev evaluation of 1,611 lines (its 80 dev evaluations cost more than its
+updates); the CRF about 0.5 ms a line and an iteration (150 iterations over
+MEDDOCAN: about 20 min). A standard run of the default five kinds on a CPU
+is therefore an overnight job (the safety stop is 8 h); on a 2-core desktop
+the everyday retrain is ``--models crf rules`` (PhysioNet: 15 min at load 10,
+BENCHMARKS.md) or ``quick``. The bounds are kept as they are until a change
+is measured on accuracy (Stanza's evaluation interval is the biggest lever).
 """
 from __future__ import annotations
 
@@ -102,7 +128,7 @@ _BUDGETS: dict[str, Budget] = {
     "quick": Budget("quick", max_epochs=4, patience=2, hpo_trials=1, min_steps=50,
                     max_steps=1000, search_steps=1000, max_iterations=30,
                     safety_seconds=3600.0),
-    # A retrain in the learning loop.
+    # A retrain in the learning loop (what it costs: the module docstring).
     "standard": Budget("standard", max_epochs=30, patience=4, hpo_trials=8, min_steps=200,
                        max_steps=8000, search_steps=12000, max_iterations=150,
                        safety_seconds=8 * 3600.0),
