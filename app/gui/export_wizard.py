@@ -16,16 +16,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.deid import STRATEGIES
-from app.errors import UserError
 from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog,
                         QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QDesktopServices, QProgressBar, QUrl)
 from app.gui.workers import TaskRunner
+from app.services.annotating import predicts_with
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
                                     select_documents)
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
+#: The model an export runs, in the plan's words (app.services.annotating.predicts_with).
+MODEL_WORDS = {"model": "the active model", "starter": "the starter model (nothing trained yet)"}
 SPLIT_VALUES = ("train", "dev", "test", "none")
 STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
 NAMINGS = (("same", "Same names as in the project"),
@@ -158,7 +160,7 @@ class ExportWizard(QDialog):
         for s in STRATEGIES:
             self.strategy_box.addItem(f"{s} for every label", s)
         form.addRow("Replace with:", self.strategy_box)
-        self.rules_only = QCheckBox("Rules only (no trained model)")
+        self.rules_only = QCheckBox("Rules only (not the model)")
         form.addRow("", self.rules_only)
         self.strict = QCheckBox("Strict: do not write a note the leak re-scan flags")
         form.addRow("", self.strict)
@@ -167,10 +169,10 @@ class ExportWizard(QDialog):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
         form.addRow("", hint)
-        from app.services.runs import active_run
-        try:
-            active_run(self.project)
-        except UserError:
+        # Day one an English project exports with the starter model, as
+        # Preview shows and deid export does; with neither, the rules.
+        self.predictor = predicts_with(self.project)
+        if self.predictor == "rules":
             self.rules_only.setChecked(True)
             self.rules_only.setEnabled(False)
             self.rules_only.setToolTip("This project has no trained model yet")
@@ -314,7 +316,7 @@ class ExportWizard(QDialog):
             resume = " The folder holds an earlier export: finished notes are skipped."
         how = r.strategy or "the project policy"
         return (f"{self._count()} document(s) → {r.out_dir}, {how}, "
-                f"{'rules only' if r.rules_only else 'the active model'}.{resume}")
+                f"{'rules only' if r.rules_only else MODEL_WORDS[self.predictor]}.{resume}")
 
     # ----------------------------------------------------------------- export
     @Slot()

@@ -27,17 +27,19 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.annotating import has_model
+from app.services.annotating import predicts_with
 from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
                                      preview_note, store_strategies)
 from app.services.redaction import project_policy
 
-MODES = (("model", "What an export writes (the model, or the rules before training)"),
+MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
 # Policy.date_order values as the preview offers them.
 DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/2024)", "mdy"),
                       ("As the notes show (not set yet)", ""))
 SPAN_ALPHA = 90
+#: Who predicts, as the status line says it (app.services.annotating.predicts_with).
+PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
 
 
 def describe(info: SpanInfo, replacement: str) -> str:
@@ -122,7 +124,7 @@ class PreviewView(QWidget):
         self.predictions: dict[int, object] = {}
         self.missed: list[Span] = []
         self._predictor = None
-        self._model = False                      # an active trained run predicts (else the rules)
+        self._model = "rules"                    # what predicts: model, starter or rules
         self._wanted: int | None = None          # document waiting for a prediction
         self._syncing = False
         self.runner = TaskRunner(self)
@@ -256,7 +258,6 @@ class PreviewView(QWidget):
             self._update_buttons()
             return
         self.policy = project_policy(project)
-        self._model = has_model(project)
         self.colours = {l.name: l.colour for l in project.labels()}
         for label in project.labels():
             self.miss_label.addItem(label.name)
@@ -323,6 +324,7 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
+        self._model = predicts_with(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
         shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
         self.result, self.infos, self.order, self.missed = \
@@ -336,8 +338,8 @@ class PreviewView(QWidget):
             self._select_spot()
         waiting = self.mode() == "model" and prediction is None
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
-        # Before training the rules predict: they, not a model, run and miss.
-        by = "the model" if self._model else "the rules"
+        # What predicts names what runs and misses: day one, the starter; no starter, the rules.
+        by = PREDICTED_BY[self._model]
         missed = (f", {len(self.missed)} annotated identifier(s) missed by {by} "
                   f"(red wavy underline)" if self.missed else "")
         self.status.setText(
@@ -378,7 +380,7 @@ class PreviewView(QWidget):
             sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
             sel.format.setUnderlineColor(QColor("#d00000"))
             sel.format.setToolTip(f"{g.label} — annotated, but "
-                                  f"{'the model' if self._model else 'the rules'} missed it")
+                                  f"{PREDICTED_BY[self._model]} missed it")
             left.append(sel)
         self.original.setExtraSelections(left)
         self.redacted.setExtraSelections(right)

@@ -257,6 +257,17 @@ def has_model(project) -> bool:
     return True
 
 
+def predicts_with(project) -> str:
+    """What predicts a project's notes for its suggestions, exports and
+    Preview: ``"model"`` (an active trained run), ``"starter"`` (the shipped
+    starter model, an English project on day one, `app.services.starter`)
+    or ``"rules"``."""
+    from app.services.starter import uses_starter
+    if has_model(project):
+        return "model"
+    return "starter" if uses_starter(project) else "rules"
+
+
 def suggest_rules(project, *, doc_ids: list[int] | None = None,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None) -> int:
     """Store the rules' hits (phones, dates of birth, ids...) mapped onto the
@@ -291,8 +302,6 @@ def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_
     the active model's predictions in a trained project, the starter model's
     in a new English one (`app.services.starter`), else the rules'.
     Returns ``("model" or "rules", notes processed)``."""
-    from app.services.starter import uses_starter
-
-    if has_model(project) or uses_starter(project):
+    if predicts_with(project) != "rules":
         return "model", preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
     return "rules", suggest_rules(project, doc_ids=doc_ids, progress=progress, cancel=cancel)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.spans import Span
-from app.services.annotating import has_model
+from app.services.annotating import predicts_with
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.services.redaction import POLICY_KEY, document_spans, preview_document
 
@@ -164,15 +164,16 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
 def predict_note(project, doc_id: int, predictor=None):
     """What an export runs on one note: ``(prediction, predictor)``.
 
-    Before training, the rules (what a rules-only export replaces); with a
-    model, ``predictor`` (loaded from the active run with every member when
-    ``None``; pass it back in for the next note: loading is the slow part).
+    What an export runs (:func:`~app.services.annotating.predicts_with`):
+    the active run's model with every member, the starter model on day one
+    (``predictor``: loaded when ``None``; pass it back in for the next note,
+    loading is the slow part), else the rules.
     The patient selects its hospital-list entries (app.lists).
     """
     from app.services.predictor import Prediction, Predictor
     from app.services.redaction import rules_predictor
     doc = project.document(doc_id)
-    if not has_model(project):
+    if predicts_with(project) == "rules":
         return Prediction(rules_predictor(project).predict_spans(doc.text, doc.patient_id)), None
     if predictor is None:
         predictor = Predictor.from_project(project, all_members=True)

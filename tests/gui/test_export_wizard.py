@@ -18,7 +18,9 @@ from app.synth import generate
 
 @pytest.fixture
 def project(tmp_path):
+    from app.services.starter import STARTER_SETTING
     p = Project.create(tmp_path / "p.deid", list(PRESETS["paper"]))
+    p.set_setting(STARTER_SETTING, False)            # no model at all: the rules export
     for i, d in enumerate(generate(12, seed=3)):
         split = "test" if i % 4 == 0 else "train"
         p.add_document(d.name, d.text, patient_id=d.patient_id, split=split,

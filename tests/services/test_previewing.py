@@ -11,8 +11,10 @@ from app.services.redaction import project_policy
 TEXT = "Seen by Ann Lee on 03/04/2021. MRN 1234567."
 
 
-def _project(tmp_path):
+def _project(tmp_path, starter: bool = False):
+    from app.services.starter import STARTER_SETTING
     p = Project.create(tmp_path / "p.deid", list(PRESETS["paper"]))
+    p.set_setting(STARTER_SETTING, starter)
     doc = p.add_document("n1", TEXT, patient_id="P1", spans=[Span(8, 15, "PERSON")])
     return p, doc
 
@@ -48,3 +50,15 @@ def test_corrections_and_strategies_are_stored_for_exports(tmp_path):
         assert project_policy(p).strategy_for("PERSON") == "surrogate"
         assert preview_note(p, doc, project_policy(p), "annotations").result.text.startswith(
             "Seen by Ann Lee on ")                             # a false hit is left in clear
+
+
+def test_day_one_a_note_is_previewed_with_the_starter_model_as_exported(tmp_path):
+    from pathlib import Path
+    from app.services.exporting import ExportRequest, export_documents
+    p, doc = _project(tmp_path, starter=True)
+    with p:
+        prediction, predictor = predict_note(p, doc)
+        assert predictor is not None and predictor.name == "starter model"
+        shown = preview_note(p, doc, project_policy(p), "model", prediction)
+        export_documents(p, ExportRequest(Path(tmp_path / "out")))
+        assert (tmp_path / "out" / "n1.txt").read_text(encoding="utf-8") == shown.result.text

@@ -105,3 +105,26 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     screenshot(wizard, "export_summary")
     wizard.close()
     w.close()
+
+
+def test_day_one_preview_shows_what_the_export_writes(qtbot, settings, tmp_path, monkeypatch):
+    """A new English project, nothing trained: the export runs the shipped
+    starter model, and Preview showed the rules' redaction instead (the
+    address the starter finds stayed in clear on screen only)."""
+    from app.gui.main_window import MainWindow
+    from gui_helpers import write_brat
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "day1.deid")
+    import_folder(qtbot, w, monkeypatch, write_brat(tmp_path / "notes"), pattern=r"^(P\d+)_")
+    open_row(qtbot, w, "P2_a")
+    go(qtbot, w, "Preview")
+    p = w.preview
+    qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
+    assert "the rules" not in p.status.text()
+    on_screen = p.redacted.toPlainText()
+    export(qtbot, w, monkeypatch, tmp_path / "export").close()
+    assert (tmp_path / "export" / "P2_a.txt").read_text(encoding="utf-8") == on_screen
+    assert "4 High St Perth" not in on_screen
+    w.close()
