@@ -7,6 +7,7 @@ import json
 
 from app.gui.qt import QFileDialog, Qt
 
+from journeys.journey import pick
 from test_main_window import _key, _open_row, _shown
 
 
@@ -17,10 +18,9 @@ def test_strategy_chosen_in_preview_is_exported(imported, qtbot, tmp_path, monke
     preview = w.preview
     # The user waits until the status no longer says it is predicting.
     qtbot.waitUntil(lambda: "Predicting" not in preview.status.text(), timeout=20000)
-    box = preview.strategy_boxes["PERSON"]
-    box.setFocus()
-    qtbot.keyClicks(box, "surrogate")                                 # type to pick
-    assert box.currentText() == "surrogate"
+    table = preview.strategy_table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "PERSON")
+    pick(qtbot, table.cellWidget(row, 1), "surrogate")               # its list, arrows, Enter
     shown = preview.redacted.toPlainText()
     assert "Ann Lee" not in shown and "<**PERSON**>" not in shown
     assert "1234567" not in shown                 # the rules replace the MRN, as the export will
@@ -76,8 +76,7 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     qtbot.keyClick(table, Qt.Key_Return)                   # open the selected suspicion
     assert w.current_view() == "Preview" and w.preview.title.text() == "P1_b"
     assert w.preview.original.textCursor().selectedText() == "Ann Lee"
-    w.preview.miss_label.setFocus()
-    qtbot.keyClicks(w.preview.miss_label, "PERSON")
+    pick(qtbot, w.preview.miss_label, "PERSON")
     qtbot.mouseClick(w.preview.miss_button, Qt.LeftButton)
     assert "Ann Lee" not in w.preview.redacted.toPlainText()
     wizard.close()
@@ -119,7 +118,9 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
                   for a in top.menu().actions()
                   if a.text().replace("&", "").startswith("Residual-risk review"))
     warned = []
-    monkeypatch.setattr(w, "show_error", lambda title, text: warned.append(text))  # the box
+    from app.gui.qt import QMessageBox
+    monkeypatch.delattr(w, "show_error")         # the fixture's fail-on-error: the real box here
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a: warned.append(a[2]))
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path))
     action.trigger()                                      # not an export
     assert warned and "holds no export" in warned[0]
@@ -127,8 +128,9 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
     action.trigger()
     review = w.audit_dialog
     qtbot.waitExposed(review)
-    assert review.notes == ["P1_a.txt", "P1_b.txt", "P2_a.txt"]           # 59 asked, all 3
-    shown = review.current_note()
+    listed = [review.note_list.item(r).text().strip() for r in range(review.note_list.count())]
+    assert listed == ["P1_a.txt", "P1_b.txt", "P2_a.txt"]           # 59 asked, all 3
+    shown = review.note_list.currentItem().text().strip()
     assert review.redacted.toPlainText() == (out / shown).read_text(encoding="utf-8")
     assert review.original_title.text() == f"Original ({shown.removesuffix('.txt')})"
     assert review.progress_label.text() == "0 of 3 notes reviewed"

@@ -360,3 +360,7 @@ def test_help_lists_the_window_keys_and_the_editor_keys(window, qtbot, monkeypat
                  "Ctrl+4", "Go › Preview", "Ctrl+E", "File › Export de-identified notes…",
                  "Ctrl+Shift+Left/Right", "mark the note done"):
         assert line in text, line
+    # No key does two things (an ambiguous shortcut fires neither).
+    keys = [a.shortcut().toString() for m in w.menuBar().actions() for a in m.menu().actions()
+            if not a.shortcut().isEmpty()]
+    assert len(keys) == len(set(keys)), keys
