@@ -75,7 +75,9 @@ class ExportWizard(QDialog):
     exported(object)
         The :class:`ExportOutcome` of a finished export.
     failed(str)
-        Why an export stopped (``"cancelled"`` when the user cancelled).
+        Why an export failed.
+    cancelled()
+        The user cancelled the export (finished notes are kept).
     show_in_preview(int, int, int)
         A suspected leak opened from the summary: document id, start, end
         (code points of the original).
@@ -83,6 +85,7 @@ class ExportWizard(QDialog):
 
     exported = Signal(object)
     failed = Signal(str)
+    cancelled = Signal()
     #: A suspected leak was opened: (document id, start, end) in the original.
     show_in_preview = Signal(int, int, int)
     #: The residual-risk review of the finished export was asked for (its outcome).
@@ -96,6 +99,7 @@ class ExportWizard(QDialog):
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
         self.setWindowTitle("Export de-identified notes")
         self.resize(760, 560)
         self.stack = QStackedWidget()
@@ -359,14 +363,16 @@ class ExportWizard(QDialog):
 
     @Slot(str)
     def _on_failed(self, reason: str) -> None:
-        if reason == "cancelled":
-            self.progress_label.setText("Cancelled. Finished notes are kept; start again "
-                                        "to resume.")
-            self.start_button.setText("Resume export")
-        else:
-            self.progress_label.setText(f"Export failed: {reason}")
+        self.progress_label.setText(f"Export failed: {reason}")
         self._update_nav()
         self.failed.emit(reason)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self.progress_label.setText("Cancelled. Finished notes are kept; start again to resume.")
+        self.start_button.setText("Resume export")
+        self._update_nav()
+        self.cancelled.emit()
 
     def _fill_suspicions(self, outcome: ExportOutcome) -> None:
         """Every suspicion, one row each: the note, what, where (no text),

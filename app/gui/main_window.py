@@ -73,10 +73,12 @@ class MainWindow(QMainWindow):
         self.importer.progress.connect(self._on_import_progress)
         self.importer.finished.connect(self._on_import_finished)
         self.importer.failed.connect(self._on_import_failed)
+        self.importer.cancelled.connect(self._on_import_cancelled)
         # Suggestions for notes just imported, made off the GUI thread.
         self.suggester = TaskRunner(self)
         self.suggester.finished.connect(self._on_suggested)
         self.suggester.failed.connect(self._on_suggest_failed)
+        self.suggester.cancelled.connect(self._on_suggest_cancelled)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
         self.import_dialog: ImportOptionsDialog | None = None
@@ -556,10 +558,14 @@ class MainWindow(QMainWindow):
     def _on_import_failed(self, reason: str) -> None:
         self._end_import()
         self.documents.model.refresh()
-        if reason == "cancelled":
-            self._show_message("Import cancelled; the notes imported so far are kept.")
-        else:
-            self.show_error("Import failed", reason)
+        self.show_error("Import failed", reason)
+        self.importFinished.emit(None)
+
+    @Slot()
+    def _on_import_cancelled(self) -> None:
+        self._end_import()
+        self.documents.model.refresh()
+        self._show_message("Import cancelled; the notes imported so far are kept.")
         self.importFinished.emit(None)
 
     def suggest_for(self, doc_ids: list[int]) -> None:
@@ -587,8 +593,11 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_suggest_failed(self, reason: str) -> None:
-        if reason != "cancelled":
-            self._show_message(f"No suggestions for the new notes: {reason}")
+        self._show_message(f"No suggestions for the new notes: {reason}")
+        self.suggestionsFinished.emit(-1)
+
+    @Slot()
+    def _on_suggest_cancelled(self) -> None:
         self.suggestionsFinished.emit(-1)
 
     # -------------------------------------------------------------- dialogs

@@ -156,6 +156,7 @@ class TrainingView(QWidget):
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
         self.last_result = None
         self.last_failure: str | None = None
         self.evaluation: dict | None = None
@@ -769,18 +770,24 @@ class TrainingView(QWidget):
 
     @Slot(str)
     def _on_failed(self, reason: str) -> None:
+        self.stage_label.setText(f"Failed: {reason}")
+        self.eval_label.setText(f"Failed: {reason}")
+        self._stopped(reason)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self.stage_label.setText("Cancelled — the previous model (if any) stays active.")
+        for bar in self._model_bars.values():
+            if bar.maximum() == 0:
+                bar.setRange(0, 1000)
+            if bar.value() < 1000:
+                bar.setFormat("cancelled")
+        self._stopped("cancelled")
+
+    def _stopped(self, reason: str) -> None:
+        """A run, evaluation or pre-annotation ended early: say so, keep the log."""
         self._elapsed_timer.stop()
         self.last_failure = reason
-        if reason == "cancelled":
-            self.stage_label.setText("Cancelled — the previous model (if any) stays active.")
-            for name, bar in self._model_bars.items():
-                if bar.maximum() == 0:
-                    bar.setRange(0, 1000)
-                if bar.value() < 1000:
-                    bar.setFormat("cancelled")
-        else:
-            self.stage_label.setText(f"Failed: {reason}")
-            self.eval_label.setText(f"Failed: {reason}")
         if self.runner.name == "train":
             # No "about 41:51 left" from a run that is over.
             self.time_label.setText(f"Stopped after {_clock(time.monotonic() - self._started)}"

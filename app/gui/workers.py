@@ -45,12 +45,16 @@ class TaskWorker(QObject):
     finished(object)
         What ``fn`` returned.
     failed(str)
-        A user-facing reason; ``"cancelled"`` when the user stopped it.
+        A user-facing reason why it stopped on an error.
+    cancelled()
+        It stopped because the user cancelled it (a signal of its own: no
+        view tells a cancel from an error by reading text).
     """
 
     progress = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
+    cancelled = Signal()
 
     def __init__(self, fn) -> None:
         super().__init__()
@@ -68,7 +72,7 @@ class TaskWorker(QObject):
         try:
             result = self.fn(self._report, self.cancel_token)
         except Cancelled:
-            self.failed.emit("cancelled")
+            self.cancelled.emit()
         except UserError as exc:
             self.failed.emit(str(exc))
         except Exception as exc:  # the type only: a message could quote note text
@@ -81,13 +85,15 @@ class TaskRunner(QObject):
     """One background task at a time, its signals delivered in the GUI thread.
 
     ``start(fn)`` runs ``fn(progress, cancel)`` on a new ``QThread``. The
-    runner's own ``progress``/``finished``/``failed`` signals are emitted
-    from GUI-thread slots, after the thread has been joined for the last two.
+    runner's own ``progress``/``finished``/``failed``/``cancelled`` signals
+    are emitted from GUI-thread slots, after the thread has been joined for
+    the last three.
     """
 
     progress = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
+    cancelled = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -109,6 +115,7 @@ class TaskRunner(QObject):
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
         self._thread, self._worker, self.name = thread, worker, name
         thread.start()
         return True
@@ -144,5 +151,10 @@ class TaskRunner(QObject):
     def _on_failed(self, reason: str) -> None:
         self._end()
         self.failed.emit(reason)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._end()
+        self.cancelled.emit()
 
 
