@@ -223,6 +223,7 @@ def _groups(specs: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_train(args) -> int:
+    from app.services.evaluating import dev_sample_note
     from app.services.finishing import finishing_summary
     from app.services.schema import config_from
     from app.services.training import reusable_models, train_project
@@ -240,6 +241,9 @@ def cmd_train(args) -> int:
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")
     _print(f"selected: {r.selected} — {r.reason}")
+    small = dev_sample_note(r)                  # the same warning as the Train view's
+    if small:
+        _print(small)
     for line in finishing_summary(r.fill, r.propagation):
         _print(line)
     _print("")

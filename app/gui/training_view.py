@@ -27,7 +27,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
-from app.services.evaluating import evaluation_summary, stored_evaluation
+from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS,
@@ -46,8 +46,6 @@ PICKED_GROUP = "picked"
 #: Project setting keeping the last training log (model names and figures, no note text).
 LOG_KEY = "training.log"
 LOG_KEPT = 500
-#: Fewer dev notes or identifiers than these: the dev scores get a sample-size warning.
-MIN_DEV_NOTES, MIN_DEV_IDENTIFIERS = 5, 30
 
 
 # --------------------------------------------------------------- plain Python
@@ -90,18 +88,6 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
                      "seconds": m.seconds if m else None,
                      "peak_mb": m.peak_mb if m else None})
     return rows
-
-
-def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str | None:
-    """A warning when the dev scores rest on too few notes or identifiers to trust."""
-    if dev_notes is None or dev_identifiers is None:
-        return None
-    if dev_notes >= MIN_DEV_NOTES and dev_identifiers >= MIN_DEV_IDENTIFIERS:
-        return None
-    return (f"Small sample: the dev scores come from {dev_notes} note(s) with "
-            f"{dev_identifiers} identifier(s), too few to trust (one error moves them by "
-            f"{100 / max(dev_identifiers, 1):.0f} points). Annotate more notes before relying "
-            "on them.")
 
 
 def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
@@ -484,10 +470,7 @@ class TrainingView(QWidget):
     @staticmethod
     def _run_notes(run) -> list[str]:
         """The sample-size warning of a run's dev scores, if it needs one."""
-        dev_notes = run.documents.get("dev")
-        best = run.rows[0] if run.rows else {}
-        identifiers = best["tp"] + best["fn"] if "tp" in best and "fn" in best else None
-        note = sample_size_note(dev_notes, identifiers)
+        note = dev_sample_note(run)
         return [note] if note else []
 
     @Slot()

@@ -251,3 +251,27 @@ def stored_evaluation(project) -> dict | None:
         text, name = texts[doc_id]
         errors.append(_error_row(kind, doc_id, name, text, start, end, label))
     return {**kept, "errors": errors}
+
+
+#: Fewer dev notes or identifiers than these: the dev scores get a sample-size warning.
+MIN_DEV_NOTES, MIN_DEV_IDENTIFIERS = 5, 30
+
+
+def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str | None:
+    """A warning when the dev scores rest on too few notes or identifiers to trust."""
+    if dev_notes is None or dev_identifiers is None:
+        return None
+    if dev_notes >= MIN_DEV_NOTES and dev_identifiers >= MIN_DEV_IDENTIFIERS:
+        return None
+    return (f"Small sample: the dev scores come from {dev_notes} note(s) with "
+            f"{dev_identifiers} identifier(s), too few to trust (one error moves them by "
+            f"{100 / max(dev_identifiers, 1):.0f} points). Annotate more notes before relying "
+            "on them.")
+
+
+def dev_sample_note(run) -> str | None:
+    """:func:`sample_size_note` of a training run (``app.services.runs.TrainedRun``):
+    its dev notes, and the identifiers its best candidate was scored on."""
+    best = run.rows[0] if run.rows else {}
+    identifiers = best["tp"] + best["fn"] if "tp" in best and "fn" in best else None
+    return sample_size_note(run.documents.get("dev"), identifiers)

@@ -27,3 +27,4 @@ def test_cli_export_of_a_split_writes_the_wizards_report_beside_the_notes(tmp_pa
     assert report["policy"]["strategies"]["PERSON"] == "surrogate"
     assert f"audit report: {out / 'deid-report.json'}" in capsys.readouterr().out
     assert main(["-q", "audit", str(path), str(out), "--notes", "2", "--seed", "1"]) == 0
+
