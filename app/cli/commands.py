@@ -301,15 +301,14 @@ def cmd_annotate(args) -> int:
 
 
 def cmd_preannotate(args) -> int:
-    from app.services.annotating import suggest_new_notes
+    from app.services.annotating import SUGGESTIONS_BY, suggest_new_notes
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
     with open_project(args.project) as project:
         todo = [i.id for i in project.document_infos() if i.status in ("todo", "in_progress")]
         source, n = suggest_new_notes(project, todo[:args.limit] if args.limit else todo,
                                       progress=TerminalProgress(quiet=args.quiet))
-    what = "the model's" if source == "model" else "the rules'"
-    _print(f"{n} note(s) to do now have {what} suggestions to review")
+    _print(f"{n} note(s) to do now have {SUGGESTIONS_BY[source]} suggestions to review")
     return 0
 
 

@@ -27,6 +27,7 @@ from app.gui.qt import (QAction, QFileDialog, QFrame, QHBoxLayout,
 from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
+from app.services.annotating import SUGGESTIONS_BY
 from app.services.double_annotation import assign_notes
 
 MAX_RECENT = 8
@@ -587,8 +588,11 @@ class MainWindow(QMainWindow):
         source, n = result
         self.documents.model.refresh()
         self.editor.reload_document()
-        what = "the model's" if source == "model" else "rule"
-        self._show_message(f"{n} new note(s) have {what} suggestions to review")
+        if n:
+            self._show_message(f"{n} new note(s) have {SUGGESTIONS_BY[source]} suggestions to "
+                               f"review")
+        else:                          # annotated notes imported: nothing is left to suggest
+            self._show_message("The imported notes are annotated already: nothing to suggest")
         self.suggestionsFinished.emit(n)
 
     @Slot(str)

@@ -257,6 +257,11 @@ def has_model(project) -> bool:
     return True
 
 
+#: Whose suggestions, in words, by :func:`predicts_with`'s answer.
+SUGGESTIONS_BY = {"model": "the model's", "starter": "the starter model's",
+                  "rules": "the rules'"}
+
+
 def predicts_with(project) -> str:
     """What predicts a project's notes for its suggestions, exports and
     Preview: ``"model"`` (an active trained run), ``"starter"`` (the shipped
@@ -301,7 +306,8 @@ def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_
     """Suggestions for notes just imported, so they arrive ready to review:
     the active model's predictions in a trained project, the starter model's
     in a new English one (`app.services.starter`), else the rules'.
-    Returns ``("model" or "rules", notes processed)``."""
-    if predicts_with(project) != "rules":
-        return "model", preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
+    Returns ``(what suggested: "model", "starter" or "rules", notes processed)``."""
+    source = predicts_with(project)
+    if source != "rules":
+        return source, preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
     return "rules", suggest_rules(project, doc_ids=doc_ids, progress=progress, cancel=cancel)

@@ -109,7 +109,7 @@ def test_new_notes_get_the_starters_suggestions(tmp_path, notes, offline):
     assert run("new", proj, "--labels", "hipaa") == 0
     with Project.open(proj) as p:
         summary = import_path(p, notes)
-        assert suggest_new_notes(p, summary.doc_ids) == ("model", 2)
+        assert suggest_new_notes(p, summary.doc_ids) == ("starter", 2)
         by_name = {i.name: i.id for i in p.document_infos()}
         rows = p.span_records(by_name["p1_n1"], status="suggested")
         assert rows and all(r.source == "model" for r in rows)

@@ -38,6 +38,9 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
     import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 12), pattern=r"^(P\d+)_")
+    # Annotated notes: nothing to suggest, and the status says so (not "0 new note(s)").
+    assert w.statusBar().currentMessage() == \
+        "The imported notes are annotated already: nothing to suggest"
     # The import summary said what the paper's labels leave in clear in these notes.
     said = w.summary_dialog.text.text()
     assert "dates other than dates of birth: the rules find" in said
