@@ -25,11 +25,13 @@ def shown(window, qtbot, size=(1280, 720)):
 
 def key(qtbot, window, k, mods=Qt.NoModifier, widget: QWidget | None = None) -> None:
     """Press a key where the keyboard focus is (or on ``widget``)."""
-    if QApplication.activeWindow() is None:
+    active = QApplication.activeWindow()
+    if active is None or not active.isVisible():
         # A window manager gives the focus back to the main window when a
-        # dialog closes; the offscreen platform does not.
+        # dialog or a combo box's list closes; the offscreen platform does
+        # not, and may even activate the closed list late.
         window.activateWindow()
-        qtbot.waitUntil(window.isActiveWindow)
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     target = widget or QApplication.focusWidget() or window
     qtbot.keyClick(target, k, mods)
 
