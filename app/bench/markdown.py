@@ -220,12 +220,14 @@ def scale_lines(sc: dict) -> list[str]:
              f"time). Baseline: {b['what']}, **{_rate(b['chars_per_s'])} chars/s** (median of "
              f"{len(b['seconds'])}); ratio = job throughput / copy throughput:", ""]
     lines += _table(["job", "how", "notes", "s", "chars/s", "ratio to copy", "x before",
-                     "steady chars/s"],
+                     "steady chars/s", "CPU s", "chars/CPU s"],
                     [[r["job"], r["how"], r["notes"], r["seconds"], _rate(r["chars_per_s"]),
-                      f"{r['ratio']:.3g}", r["speedup"], _rate(r.get("steady_chars_per_s"))]
+                      f"{r['ratio']:.3g}", r["speedup"], _rate(r.get("steady_chars_per_s")),
+                      r.get("cpu_s", "-"), _rate(r.get("chars_per_cpu_s"))]
                      for r in sc.get("jobs", [])])
     lines += ["", "Steady: from the first note written to the last (workers started, model "
-              "loaded and set-up done), what a long job runs at."]
+              "loaded and set-up done), what a long job runs at. CPU s: of the job's "
+              "processes together (this one and its workers), whatever else the machine ran."]
     ms = f["ms_per_note"]
     lines += ["", f"Per-file fsync ({f['notes']} notes, {f['files_per_note']} files each, "
               f"atomic writes): {ms['fsync per file']} ms a note with an fsync per file, "
@@ -244,10 +246,13 @@ def render_cluster(rec: dict) -> list[str]:
               f"single-threaded worker processes, warm (a first run loaded the model). "
               f"Baseline: {b['what']}, {_rate(b['chars_per_s'])} chars/s.", ""]
     lines += _table(["job", "workers", "notes", "s", "chars/s", "ratio to copy",
-                     "client CPU s", "steady chars/s", "client steady chars/CPU s"],
+                     "client CPU s", "steady chars/s", "client steady chars/CPU s",
+                     "workers CPU s", "chars/worker CPU s"],
                     [[x["job"], x["workers"], x["notes"], x["seconds"], _rate(x["chars_per_s"]),
                       f"{x['ratio']:.3g}", x["client_cpu_s"], _rate(x.get("steady_chars_per_s")),
-                      _rate(x.get("steady_client_chars_per_cpu_s"))] for x in r["rows"]])
+                      _rate(x.get("steady_client_chars_per_cpu_s")),
+                      x.get("workers_cpu_s", "-"), _rate(x.get("worker_chars_per_cpu_s"))]
+                     for x in r["rows"]])
     by = {(x["job"], x["workers"]): x["chars_per_s"] for x in r["rows"]}
     for job in ("annotate", "redact"):
         if (job, 1) in by and (job, 2) in by:

@@ -22,6 +22,7 @@ machine and on a Dask cluster, as ratios to plain file copy in the same run.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import tempfile
@@ -96,7 +97,7 @@ def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw) -> dict:
     def progress(p) -> None:
         ticks.append((p.fraction, time.perf_counter(), time.process_time()))
 
-    t, c = time.perf_counter(), time.process_time()
+    t, c, all0 = time.perf_counter(), time.process_time(), _cpu_all()
     if kind == "annotate":
         with Project.open(project_path, readonly=True) as p:
             s = annotate_folder(p, notes, out, progress=progress, **kw)
@@ -107,7 +108,7 @@ def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw) -> dict:
                                        **kw)
         done, workers = summary.count("done"), summary.workers
     out_row = {"wall": time.perf_counter() - t, "cpu": time.process_time() - c,
-               "done": done, "workers": workers}
+               "cpu_all": _cpu_all() - all0, "done": done, "workers": workers}
     ticks = [tk for tk in ticks if 0 < tk[0]]
     if len(ticks) >= 2 and ticks[-1][0] > ticks[0][0]:
         share = chars * (ticks[-1][0] - ticks[0][0])
@@ -115,6 +116,13 @@ def _job(kind: str, project_path: Path, notes: Path, out: Path, **kw) -> dict:
         out_row["steady_chars_per_s"] = round(share / wall, 1) if wall > 0 else None
         out_row["steady_client_chars_per_cpu_s"] = round(share / cpu, 1) if cpu > 0 else None
     return out_row
+
+
+def _cpu_all() -> float:
+    """CPU seconds of this process and of its finished worker processes
+    (a pool's workers are joined at the end of a job)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
@@ -139,7 +147,9 @@ def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
         rows.append({"job": kind, "how": how, "notes": done, "seconds": round(wall, 3),
                      "chars_per_s": round(rate, 1), "ratio": float(f"{rate / copy_rate:.5g}"),
                      "speedup": round(rate / before[kind], 2),
-                     "steady_chars_per_s": job.get("steady_chars_per_s")})
+                     "steady_chars_per_s": job.get("steady_chars_per_s"),
+                     "cpu_s": round(job["cpu_all"], 3),
+                     "chars_per_cpu_s": round(chars / job["cpu_all"], 1)})
         log(f"scale: {kind} {how}: {rate:,.0f} chars/s")
     return rows
 
@@ -161,8 +171,10 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
             for kind in ("annotate", "redact"):
                 _job(kind, project_path, notes, tmp / f"warm-{kind}-{n}",
                      cluster=cluster.scheduler_address)           # loads the model
+                before = _workers_cpu(cluster.scheduler_address)
                 job = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}",
                            cluster=cluster.scheduler_address)
+                workers_cpu = _workers_cpu(cluster.scheduler_address) - before
                 wall, cpu = job["wall"], job["cpu"]
                 rows.append({"job": kind, "workers": n, "notes": job["done"],
                              "seconds": round(wall, 3), "chars_per_s": round(chars / wall, 1),
@@ -171,11 +183,28 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
                              "client_chars_per_cpu_s": round(chars / cpu, 1) if cpu else None,
                              "steady_chars_per_s": job.get("steady_chars_per_s"),
                              "steady_client_chars_per_cpu_s":
-                                 job.get("steady_client_chars_per_cpu_s")})
+                                 job.get("steady_client_chars_per_cpu_s"),
+                             "workers_cpu_s": round(workers_cpu, 3),
+                             "worker_chars_per_cpu_s":
+                                 round(chars / workers_cpu, 1) if workers_cpu else None})
                 log(f"cluster: {kind} on {n} worker(s): {chars / wall:,.0f} chars/s")
             if n == 1:
                 rss = _worker_rss_mb(cluster.scheduler_address)
     return {"chars": chars, "rows": rows, "worker_rss_mb": rss, "projection": project(rows)}
+
+
+def _workers_cpu(address: str) -> float:
+    """CPU seconds the cluster's worker processes have used, together (what
+    a job costs them whatever else the machine runs)."""
+    from distributed import Client
+
+    def cpu() -> float:
+        import psutil
+        t = psutil.Process().cpu_times()
+        return t.user + t.system
+
+    with Client(address, timeout="30s") as client:
+        return sum(client.run(cpu).values())
 
 
 def _worker_rss_mb(address: str) -> float:
@@ -212,12 +241,19 @@ def project(rows: list[dict]) -> dict:
     cluster_rate = workers * per_worker * efficiency
     client_cap = min(_steady(r, "client_chars_per_cpu_s") or float("inf") for r in red.values())
     rate = min(cluster_rate, client_cap)
+    # The same from CPU time alone (a dedicated core per worker; what a
+    # shared, loaded machine cannot show in wall time).
+    per_cpu = one.get("worker_chars_per_cpu_s")
+    cpu_rate = min(workers * per_cpu, client_cap) if per_cpu else None
     return {**p, "total_chars": total, "workers": workers, "per_worker_chars_per_s": per_worker,
             "efficiency_2": round(efficiency, 3), "cluster_chars_per_s": round(cluster_rate, 1),
             "client_cap_chars_per_s": round(client_cap, 1), "chars_per_s": round(rate, 1),
             "hours": round(total / rate / 3600, 2),
             "one_machine_hours": round(total / _steady(two, "chars_per_s") / 3600, 1),
-            "bound": "client" if client_cap < cluster_rate else "workers"}
+            "bound": "client" if client_cap < cluster_rate else "workers",
+            "per_worker_chars_per_cpu_s": per_cpu,
+            "cpu_chars_per_s": round(cpu_rate, 1) if cpu_rate else None,
+            "cpu_hours": round(total / cpu_rate / 3600, 2) if cpu_rate else None}
 
 
 def projection_lines(pr: dict) -> list[str]:
@@ -240,7 +276,12 @@ def projection_lines(pr: dict) -> list[str]:
         f"- throughput: min of the two = {pr['chars_per_s']:,.0f} chars/s ({pr['bound']} bound)",
         f"- time: {pr['total_chars']:,} / {pr['chars_per_s']:,.0f} = "
         f"{pr['hours']} hours (this 2-core machine alone: {pr['one_machine_hours']} hours)",
-    ]
+    ] + ([
+        f"- from CPU time (a dedicated core per worker): {pr['workers']} x "
+        f"{pr['per_worker_chars_per_cpu_s']:,.0f} chars per worker CPU s = "
+        f"{pr['workers'] * pr['per_worker_chars_per_cpu_s']:,.0f} chars/s, capped by the client "
+        f"at {pr['client_cap_chars_per_s']:,.0f}: {pr['cpu_chars_per_s']:,.0f} chars/s, "
+        f"{pr['cpu_hours']} hours"] if pr.get("cpu_chars_per_s") else [])
 
 
 def notes_folder(files: Sequence[Path], tmp: Path) -> Path:

@@ -246,15 +246,19 @@ def test_cluster_projection_shows_its_arithmetic():
 def test_cluster_projection_uses_the_steady_rates():
     """A million-note job starts its workers and sets up once: the projection
     reads the rates from the first note written to the last where measured."""
-    from app.bench.scale import project
+    from app.bench.scale import project, projection_lines
     rows = [{"job": "redact", "workers": 1, "chars_per_s": 8_000.0, "steady_chars_per_s": 10_000.0,
              "client_chars_per_cpu_s": 300_000.0, "steady_client_chars_per_cpu_s": 500_000.0},
             {"job": "redact", "workers": 2, "chars_per_s": 15_000.0,
              "steady_chars_per_s": 18_000.0, "client_chars_per_cpu_s": 250_000.0,
              "steady_client_chars_per_cpu_s": 400_000.0}]
+    rows[0]["worker_chars_per_cpu_s"] = 12_000.0     # the worker's own CPU time, load-blind
     pr = project(rows)
     assert pr["per_worker_chars_per_s"] == 10_000 and pr["efficiency_2"] == 0.9
     assert pr["client_cap_chars_per_s"] == 400_000 and pr["bound"] == "client"
+    assert pr["cpu_chars_per_s"] == 400_000            # 160 x 12,000, capped by the client
+    assert "160 x 12,000 chars per worker CPU s = 1,920,000 chars/s" in \
+        "\n".join(projection_lines(pr))
 
 
 def test_physionet_lists_leave_out_our_dev_patients(physionet, tmp_path):
