@@ -136,6 +136,9 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     factory = ProjectPredictorFactory(str(Path(project.path).resolve()))
     key = f"{project.path}:{model_identity(project)}"
     written: list[Document] = []
+    # Notes written so far: the bar follows them, not the notes read (reading
+    # runs ahead of the workers by a few batches).
+    done = {"notes": 0}
 
     def batches():
         pending: list = []
@@ -163,7 +166,8 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
         else:
             written.extend(docs)
         summary.spans += sum(len(d.spans) for d in docs)
-        progress(Progress((summary.notes + len(summary.problems)) / max(len(files), 1),
+        done["notes"] += len(docs)
+        progress(Progress((done["notes"] + len(summary.problems)) / max(len(files), 1),
                           "annotate"))
 
     n_batches = -(-len(files) // max(1, batch))

@@ -96,3 +96,19 @@ def test_suggestions_never_cover_text_a_person_labelled(tmp_path):
         p.assign(doc, "bob")                    # blind: each annotator decides for themself
         suggest_rules(p, doc_ids=[doc])
         assert len(p.span_records(doc, status="suggested")) == 2
+
+
+def test_the_progress_follows_the_notes_written_not_those_read(trained, tmp_path):
+    """Reading runs ahead of the predictions by a few batches: the bar says
+    how many notes are written."""
+    from app.services.annotating import annotate_folder
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    with Project.open(trained, readonly=True) as p:
+        for info in p.document_infos()[:7]:
+            (notes / f"{info.name}.txt").write_text(p.document(info.id).text, encoding="utf-8")
+    shown = []
+    with Project.open(trained, readonly=True) as p:
+        annotate_folder(p, notes, tmp_path / "out", batch=2, workers=1,
+                        progress=lambda pr: shown.append(round(pr.fraction * 7)))
+    assert shown == [2, 4, 6, 7]
