@@ -34,6 +34,10 @@ MAX_RECENT = 8
 SETTINGS_FILE = "settings.ini"
 
 
+#: Go > Previous note, beside Next to annotate's Ctrl+. .
+PREVIOUS_NOTE_KEY = "Ctrl+,"
+
+
 def user_settings() -> QSettings:
     """The per-user settings file, ``settings.ini`` in the user data folder
     (beside ``deid-error.log``; ``DEID_USER_DIR`` moves both), not the
@@ -218,13 +222,18 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
-        self._action(file_menu, "&Settings…", self.open_settings, QKeySequence.Preferences)
+        settings_action = self._action(file_menu, "&Settings…", self.open_settings)
+        # The platform's Preferences key, unless it is Previous note's (Cmd+, on
+        # macOS, where Ctrl means Cmd): a key bound twice fires neither.
+        settings_action.setShortcuts([k for k in QKeySequence.keyBindings(QKeySequence.Preferences)
+                                      if k != QKeySequence(PREVIOUS_NOTE_KEY)])
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
         go = bar.addMenu("&Go")
         self.next_action = self._action(go, "&Next to annotate", self.documents.open_next,
                                         "Ctrl+.")
-        self.previous_action = self._action(go, "&Previous note", self.open_previous, "Ctrl+,")
+        self.previous_action = self._action(go, "&Previous note", self.open_previous,
+                                            PREVIOUS_NOTE_KEY)
         for i, name in enumerate(self.views):
             self._action(go, name, lambda _=False, n=name: self.show_view(n), f"Ctrl+{i + 1}")
         help_menu = bar.addMenu("&Help")
