@@ -65,6 +65,12 @@ class AuditReviewDialog(QDialog):
         self.redacted = QPlainTextEdit(readOnly=True)
         self.original_title = QLabel("Original")
         self.redacted_title = QLabel("De-identified (as exported)")
+        # The two texts scroll together, at the same share of their length
+        # (the replacements change lengths a little; the reader stays level).
+        self._syncing = False
+        for source, target in ((self.original, self.redacted), (self.redacted, self.original)):
+            source.verticalScrollBar().valueChanged.connect(
+                lambda _v, s=source, t=target: self._scroll_with(s, t))
         split = QSplitter(Qt.Horizontal)
         for title, view in ((self.original_title, self.original),
                             (self.redacted_title, self.redacted)):
@@ -153,6 +159,17 @@ class AuditReviewDialog(QDialog):
             pass
         start_audit(self.project, self.folder, seed=seed)
         return sampled_notes(self.folder)
+
+    def _scroll_with(self, source: QPlainTextEdit, target: QPlainTextEdit) -> None:
+        if self._syncing:
+            return
+        bar, other = source.verticalScrollBar(), target.verticalScrollBar()
+        self._syncing = True
+        try:
+            share = bar.value() / bar.maximum() if bar.maximum() else 0.0
+            other.setValue(round(share * other.maximum()))
+        finally:
+            self._syncing = False
 
     # ------------------------------------------------------------------ notes
     def current_note(self) -> str | None:

@@ -55,6 +55,19 @@ def view_shown(window) -> str:
     return name
 
 
+def wheel(qtbot, widget: QWidget, notches: int) -> None:
+    """Turn the mouse wheel over ``widget`` (negative: down, as a person reads on)."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    centre = QPointF(widget.rect().center())
+    for _ in range(abs(notches)):
+        event = QWheelEvent(centre, QPointF(widget.mapToGlobal(widget.rect().center())),
+                            QPoint(0, 0), QPoint(0, 120 if notches > 0 else -120),
+                            Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+        QApplication.sendEvent(widget, event)
+    qtbot.wait(1)
+
+
 def go(qtbot, window, view: str) -> None:
     """Go > view by its Ctrl+number shortcut."""
     index = list(window.views).index(view) + 1

@@ -13,7 +13,7 @@ import pytest
 from app.gui.qt import QApplication, QDesktopServices, QTextBrowser, Qt
 
 from journey import (click, export, import_folder, new_project, screenshot, shown, table_rows,
-                     view_shown, write_synth)
+                     view_shown, wheel, write_synth)
 
 pytestmark = pytest.mark.slow
 
@@ -104,6 +104,12 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert review.original_title.text() == f"Original ({note.removesuffix('.txt')})"
     assert review.original.toPlainText() == original
     assert review.redacted.toPlainText() == (out / note).read_text(encoding="utf-8")
+    # The original follows the de-identified text as the reader scrolls it.
+    wheel(qtbot, review.redacted.viewport(), -40)                      # down to its end
+    read = review.redacted.verticalScrollBar()
+    assert read.value() >= read.maximum() - 1        # (the last lines are laid out lazily)
+    follows = review.original.verticalScrollBar()
+    assert follows.maximum() > 0 and follows.value() >= follows.maximum() - 1    # at its end
     _select(qtbot, review.redacted, first["start"], first["end"])     # the reader sees it there
     qtbot.keyClick(review.redacted, Qt.Key_M)
     assert review.count_label.text() == "Identifiers left in this note: 1"
