@@ -44,8 +44,8 @@ whatever the corpus size above a few hundred notes. Measured on the shared
 2-core EPYC at load 8 (niced; an idle machine is about three times faster):
 a spaCy update of 32 lines 0.95 s and its dev pass 11 ms a line, so up to
 2.5 h for one spaCy member on MEDDOCAN; Stanza 150 s for 7 updates and one
-dev evaluation of 1,611 lines (its 80 dev evaluations cost more than its
-updates); the CRF about 0.5 ms a line and an iteration (150 iterations over
+dev evaluation of 1,611 lines, so its 80 evaluations of MEDDOCAN's 7,801 dev
+lines would take about 15 h, past the safety stop; the CRF about 0.5 ms a line and an iteration (150 iterations over
 MEDDOCAN: about 20 min). A standard run of the default five kinds on a CPU
 is therefore an overnight job (the safety stop is 8 h); on a 2-core desktop
 the everyday retrain is ``--models crf rules`` (PhysioNet: 15 min at load 10,
