@@ -7,7 +7,7 @@ import pytest
 
 from app.gui.qt import Qt
 
-from journey import (click, go, import_folder, new_project, screenshot, shown,
+from journey import (click, go, import_folder, new_project, screenshot, shown, wheel,
                      write_synth)
 
 pytestmark = pytest.mark.slow
@@ -76,6 +76,11 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert all(test_f1)
     log = t.log.toPlainText()
     assert "Cancel requested" in log
+    from app.gui.qt import QScrollArea
+    settings_column = next(a for a in t.findChildren(QScrollArea) if a.widget().findChildren(
+        type(t.train_button)) and t.train_button in a.widget().findChildren(type(t.train_button)))
+    wheel(qtbot, settings_column.viewport(), 30)                      # back to its top
+    assert settings_column.verticalScrollBar().value() == 0
     screenshot(w, "training_results")
 
     # Restart: a new window, File > Open recent > the project.
