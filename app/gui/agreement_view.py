@@ -110,6 +110,10 @@ class AgreementView(QWidget):
                 box.setCurrentText(current)
             elif len(names) > i:
                 box.setCurrentIndex(i)
+        # Two different people once there are two (a second annotator appearing
+        # left B on A's name, and "Compute" asked to choose again).
+        if self.a_box.currentText() == self.b_box.currentText() and len(names) > 1:
+            self.b_box.setCurrentText(next(n for n in names if n != self.a_box.currentText()))
 
     @Slot()
     def compute(self) -> Agreement | None:

@@ -255,3 +255,16 @@ def train_quick(qtbot, w) -> None:
                 click(qtbot, boxes[text])
     with qtbot.waitSignal(t.trained, timeout=240000):
         click(qtbot, t.train_button)
+
+
+def answer(fill) -> None:
+    """Answer the next modal dialog with ``fill(dialog)`` (keys typed into
+    it) once it is shown: call before the action that opens it."""
+    from app.gui.qt import QTimer
+    def run():
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(10, run)
+            return
+        fill(dialog)
+    QTimer.singleShot(0, run)

@@ -4,23 +4,12 @@ Settings), Agreement compares them, Adjudicate settles the disagreement
 into gold. Menus, keys, clicks and answered dialogs only."""
 from __future__ import annotations
 
-from app.gui.qt import QApplication, QTimer, Qt
+from app.gui.qt import Qt
 
 from gui_helpers import NOTES, write_brat
-from journey import (choose, click, go, import_folder, key, new_project, open_row, pick,
+from journey import (answer, choose, click, go, import_folder, key, new_project, open_row, pick,
                      row_values, screenshot, select_text, shown, spans_shown, table_rows,
                      view_shown)
-
-
-def _answer(qtbot, fill) -> None:
-    """Answer the next modal dialog with ``fill(dialog)`` once it is shown."""
-    def run():
-        dialog = QApplication.activeModalWidget()
-        if dialog is None:
-            QTimer.singleShot(10, run)
-            return
-        fill(dialog)
-    QTimer.singleShot(0, run)
 
 
 def _label(qtbot, w, word: str, hotkey) -> None:
@@ -36,7 +25,7 @@ def _become(qtbot, w, name: str) -> None:
         dialog.annotator.selectAll()
         qtbot.keyClicks(dialog.annotator, name)
         qtbot.keyClick(dialog.annotator, Qt.Key_Return)
-    _answer(qtbot, fill)
+    answer(fill)
     choose(qtbot, w, "File", "Settings…")
     assert w.windowTitle().startswith("ward.deid")
 
@@ -61,7 +50,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
         qtbot.keyClicks(dialog.first.lineEdit(), "ann")
         qtbot.keyClicks(dialog.second.lineEdit(), "bob")
         qtbot.keyClick(dialog.second, Qt.Key_Return)
-    _answer(qtbot, assign)
+    answer(assign)
     choose(qtbot, w, "File", "Assign selected note to two annotators…")
     assert "annotated blind by ann and bob" in w.statusBar().currentMessage()
 
@@ -80,7 +69,10 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     # Agreement: ann against bob, one label differs.
     go(qtbot, w, "Agreement")
     a = w.agreement
-    pick(qtbot, a.a_box, "ann")
+    assert (a.a_box.currentText(), a.b_box.currentText()) == ("ann", "bob")   # two people
+    pick(qtbot, a.b_box, "ann")                                      # the same one twice
+    click(qtbot, a.compute_button)
+    assert a.summary.text() == "Choose two different annotators."
     pick(qtbot, a.b_box, "bob")
     click(qtbot, a.compute_button)
     rows = table_rows(a.dis_table)
