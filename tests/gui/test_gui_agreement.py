@@ -111,18 +111,12 @@ def test_guidelines_edit_and_persist(window, qtbot, tmp_path):
 def test_a_second_annotator_assigned_in_the_window_is_offered_as_b(imported, qtbot):
     """One annotator showed as both A and B, and still did after File > Assign
     selected note… added a second: Compute only said to choose again."""
-    from journeys.journey import answer, choose
+    from journeys.journey import assign_selected
     from test_main_window import _key, _shown
     w = _shown(imported, qtbot)
     table = w.documents.table
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualRect(table.model().index(2, 0)).center())
-
-    def assign(dialog):
-        qtbot.keyClicks(dialog.first.lineEdit(), "ann")
-        qtbot.keyClicks(dialog.second.lineEdit(), "bob")
-        qtbot.keyClick(dialog.second, Qt.Key_Return)
-    answer(assign)
-    choose(qtbot, w, "File", "Assign selected note to two annotators…")
+    assign_selected(qtbot, w, "ann", "bob")
     _key(qtbot, w, Qt.Key_5, Qt.ControlModifier)                      # Go > Agreement
     assert (w.agreement.a_box.currentText(), w.agreement.b_box.currentText()) == ("ann", "bob")

@@ -268,3 +268,13 @@ def answer(fill) -> None:
             return
         fill(dialog)
     QTimer.singleShot(0, run)
+
+
+def assign_selected(qtbot, window, first: str, second: str) -> None:
+    """File > Assign selected note to two annotators…, the two names typed, Enter."""
+    def fill(dialog):
+        qtbot.keyClicks(dialog.first.lineEdit(), first)
+        qtbot.keyClicks(dialog.second.lineEdit(), second)
+        qtbot.keyClick(dialog.second, Qt.Key_Return)
+    answer(fill)
+    choose(qtbot, window, "File", "Assign selected note to two annotators…")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from app.gui.qt import Qt
 
 from gui_helpers import NOTES, write_brat
-from journey import (answer, choose, click, go, import_folder, key, new_project, open_row, pick,
-                     row_values, screenshot, select_text, shown, spans_shown, table_rows,
-                     view_shown)
+from journey import (answer, assign_selected, choose, click, go, import_folder, key, new_project,
+                     open_row, pick, row_values, screenshot, select_text, shown, spans_shown,
+                     table_rows, view_shown)
 
 
 def _label(qtbot, w, word: str, hotkey) -> None:
@@ -45,13 +45,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == "P2_a")
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualRect(model.index(row, 0)).center())
-
-    def assign(dialog):
-        qtbot.keyClicks(dialog.first.lineEdit(), "ann")
-        qtbot.keyClicks(dialog.second.lineEdit(), "bob")
-        qtbot.keyClick(dialog.second, Qt.Key_Return)
-    answer(assign)
-    choose(qtbot, w, "File", "Assign selected note to two annotators…")
+    assign_selected(qtbot, w, "ann", "bob")
     assert "annotated blind by ann and bob" in w.statusBar().currentMessage()
 
     # ann: Cara Moss is a name.
