@@ -26,16 +26,30 @@ def window(qtbot, settings):
 
 
 @pytest.fixture
-def imported(window, qtbot, tmp_path):
-    """A window with a new project holding the three NOTES, patient from the name
-    (the day-one starter model turned off: these tests check the rules'
-    suggestions and place their own; tests/gui/test_day_one.py has the starter)."""
+def imported(window, qtbot, tmp_path, monkeypatch):
+    """A window with a new project holding the three NOTES, patient from the name,
+    made from the File menu with its dialogs answered (the day-one starter
+    model turned off in the project, which no screen offers: these tests
+    check the rules' suggestions and place their own; the journeys and
+    tests/gui/test_day_one.py have the starter)."""
+    from app.gui.dialogs import LabelSetDialog
+    from app.gui.qt import QFileDialog, Qt
     from app.services.starter import STARTER_SETTING
-    assert window.new_project(tmp_path / "p.deid")
-    window.project.set_setting(STARTER_SETTING, False)
+    from journeys.journey import choose
+    with monkeypatch.context() as m:
+        m.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "p.deid"), ""))
+        m.setattr(LabelSetDialog, "get_preset", classmethod(lambda *a, **k: ("paper", True)))
+        m.setattr(QFileDialog, "getExistingDirectory",
+                  lambda *a, **k: str(write_brat(tmp_path / "notes")))
+        choose(qtbot, window, "File", "New project…")
+        window.project.set_setting(STARTER_SETTING, False)
+        choose(qtbot, window, "File", "Import folder…")
+    dialog = window.import_dialog
+    qtbot.keyClicks(dialog.pattern, r"^(P\d+)_")
+    qtbot.keyClick(dialog.split, Qt.Key_Down)                         # no split
     # The new notes then get rule suggestions in a worker: wait for both.
     with qtbot.waitSignal(window.suggestionsFinished, timeout=20000):
         with qtbot.waitSignal(window.importFinished, timeout=20000) as blocker:
-            window.import_folder(write_brat(tmp_path / "notes"), patient_regex=r"^(P\d+)_")
+            qtbot.keyClick(dialog.pattern, Qt.Key_Return)
         assert blocker.args[0] is not None
     return window
