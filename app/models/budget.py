@@ -41,16 +41,18 @@ when dev stops improving):
 
 So every neural member of a standard run makes about 8,000 updates
 whatever the corpus size above a few hundred notes. Measured on the shared
-2-core EPYC at load 8 (niced; an idle machine is about three times faster):
+2-core EPYC at load 8 (niced; the load changes these times, not the work):
 a spaCy update of 32 lines 0.95 s and its dev pass 11 ms a line, so up to
 2.5 h for one spaCy member on MEDDOCAN; Stanza 150 s for 7 updates and one
-dev evaluation of 1,611 lines, so its 80 evaluations of MEDDOCAN's 7,801 dev
-lines would take about 15 h, past the safety stop; the CRF about 0.5 ms a line and an iteration (150 iterations over
-MEDDOCAN: about 20 min). A standard run of the default five kinds on a CPU
-is therefore an overnight job (the safety stop is 8 h); on a 2-core desktop
-the everyday retrain is ``--models crf rules`` (PhysioNet: 15 min at load 10,
-BENCHMARKS.md) or ``quick``. The bounds are kept as they are until a change
-is measured on accuracy (Stanza's evaluation interval is the biggest lever).
+dev evaluation of 1,611 lines, so its 80 evaluations of MEDDOCAN's 7,801
+dev lines would take about 15 h, past the safety stop; the CRF about 2.5 s
+an iteration over MEDDOCAN's 15,073 lines (the quick run's 30 in 85 s with
+its features), so its 150 take about 7 min. A standard run of the default
+five kinds on a CPU is therefore an overnight job (the safety stop is
+8 h); on a 2-core desktop the everyday retrain is ``--models crf rules``
+(PhysioNet: 15 min at load 10, BENCHMARKS.md) or ``quick``. The bounds are
+kept as they are until a change is measured on accuracy (Stanza's
+evaluation interval is the biggest lever).
 """
 from __future__ import annotations
 
