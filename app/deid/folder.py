@@ -31,7 +31,7 @@ import os
 import re
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -40,7 +40,7 @@ from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
 from app.deid.memory import (BufferedMemory, InMemorySurrogateMemory, JsonFileSurrogateMemory,
-                             as_memory)
+                             StoreMemoryAdapter, as_memory)
 from app.deid.policy import Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
@@ -259,6 +259,132 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
                              replaced=j.replaced, names_replaced=j.names_replaced,
                              shapes=shapes, corpus=corpus, beside=True)
             for j, m in zip(jobs, models)]
+
+
+@dataclass(frozen=True)
+class MemorySource:
+    """Picklable: the surrogate memory of a run as it stood, opened read-only
+    in a worker (``"none"``: empty; ``"json"``: a memory file; ``"project"``:
+    the project file). A worker reads only the entries of the patients it
+    redacts, which no other task writes during the run."""
+
+    kind: str
+    path: str = ""
+    secret: str | bytes = b""
+
+    def __call__(self):
+        if self.kind == "json":
+            return JsonFileSurrogateMemory(self.path, self.secret)
+        if self.kind == "project":
+            from app.project import Project
+            return _ProjectMemory(Project.open(Path(self.path), readonly=True))
+        return InMemorySurrogateMemory()
+
+
+class _ProjectMemory(StoreMemoryAdapter):
+    """A read-only project's surrogates, closed with it."""
+
+    def close(self) -> None:
+        self._store.close()
+
+
+def memory_source(spec: Any, secret: str | bytes) -> MemorySource | None:
+    """How a worker opens ``redact_notes``' memory, or ``None`` when it cannot
+    (a memory object of this process only): the notes are then redacted here."""
+    if spec is None:
+        return MemorySource("none")
+    if isinstance(spec, (str, os.PathLike)):
+        return MemorySource("json", str(Path(spec).resolve()), secret)
+    path = getattr(spec, "path", None)
+    if path is not None and callable(getattr(spec, "surrogate_get", None)):
+        return MemorySource("project", str(Path(path).resolve()))
+    return None
+
+
+@dataclass(frozen=True)
+class WorkerRedaction:
+    """What a worker needs to redact whole patients' notes in order and scan
+    them (picklable; the same for every task of a run)."""
+
+    policy: Policy
+    secret: str | bytes
+    memory: MemorySource
+    known: KnownIdentifiers | None
+    dismissed: frozenset[str]
+    rules_fn: RulesFn | None
+    shapes: tuple[str, ...]
+    corpus: frozenset[str] | None
+
+
+@dataclass
+class _InOrder:
+    """What redacting notes in order needs (`_redact_note`)."""
+
+    redactor: Redactor
+    seen: KnownIdentifiers
+    known: KnownIdentifiers | None
+    dismissed: frozenset[str]
+
+
+def _redact_batch(batch: list["_Pending"], results: dict, ctx: Any) -> list:
+    """Redact a batch's notes in order with their predictions (``results``:
+    ``id(item)`` -> `predict_task`'s tuple): per note a `NoteOutcome` (failed,
+    or kept from an earlier run) or ``(_Redacted, the doubts in its output)``."""
+    out: list = []
+    for item in batch:
+        spans, error, *doubts = (item.spans, "") if item.spans is not None \
+            else results[id(item)]
+        if error:
+            out.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
+            continue
+        spans = spans or []
+        if item.adjust is not None and item.spans is None:   # predicted now
+            spans = item.adjust(spans)
+        record = _redact_note(item, spans, ctx)
+        if isinstance(record, NoteOutcome):                  # kept from an earlier run
+            out.append(record)
+        else:
+            out.append((record, tuple(doubts_in_output(doubts[0], record.result.span_map))
+                        if doubts else ()))
+    return out
+
+
+def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with: tuple,
+                   shared: bool, doubt: float | None, setup: WorkerRedaction,
+                   batch: list["_Pending"]) -> tuple[list, dict]:
+    """Worker side of a batch holding every note of its patients: predict,
+    redact in order, scan. A patient's surrogates depend only on its own
+    notes, the memory as it stood and the project's known identifiers, and
+    the run's replaced identifiers are searched only in their own patient's
+    notes: so this is what the client would do, without the client.
+
+    Pure (the memory is read, never written): returns per note a
+    `NoteOutcome` or ``(_Redacted without its note, the scan's leaks)``, and
+    the surrogates drawn (for the client to keep in the memory)."""
+    need = [it for it in batch if it.spans is None]
+    results = dict(zip((id(it) for it in need), predict_task(
+        factory, keys[0], [it.text for it in need], [_patient_id(it.patient) for it in need],
+        doubt))) if need else {}
+    # A project is opened for the task (its connection stays in this thread);
+    # a memory file is read once per worker.
+    own = setup.memory.kind == "project"
+    base = setup.memory() if own else loaded(setup.memory, ("memory", setup.memory))[0]
+    memory = BufferedMemory(base)
+    ctx = _InOrder(Redactor(setup.policy, secret=setup.secret, memory=memory, known=setup.known),
+                   KnownIdentifiers(common_words(), own_patient_only=True), setup.known,
+                   setup.dismissed)
+    try:
+        done = _redact_batch(batch, results, ctx)
+    finally:
+        if own:
+            base.close()
+    records = [d for d in done if not isinstance(d, NoteOutcome)]
+    jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h) for r, h in records]
+    scanned = iter(_scan_task(scan_with[0], setup.rules_fn, scan_with[1], jobs, setup.shapes,
+                              setup.corpus, shared) if jobs else [])
+    # The note itself stays with the client, which has it.
+    return ([d if isinstance(d, NoteOutcome) else (replace(d[0], item=None), next(scanned))
+             for d in done], memory.pending())
 
 
 def _patient_id(patient: str | None) -> str | None:
@@ -695,15 +821,29 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     engine = open_engine(n_workers, cluster, batches=sum(
         1 for b in batches if any(it.spans is None for it in b)))
     keys = (f"{fingerprint}:{type(predictor_factory).__name__}", f"{fingerprint}:scan")
+    # Batches holding every note of their patients are redacted in the
+    # workers (`_patients_task`), the others here, in order.
+    source = memory_source(memory_path_or_factory, secret)
+    setup = None if source is None else WorkerRedaction(
+        policy, secret, source, known, context.dismissed, rules_fn, context.shapes,
+        context.corpus)
+    batches_of: dict[str, set[int]] = {}
+    for i, b in enumerate(batches):
+        for it in b:
+            batches_of.setdefault(it.patient, set()).add(i)
+    whole = [setup is not None and all(it.adjust is None and len(batches_of[it.patient]) == 1
+                                       for it in b) for b in batches]
     try:
         if items:
-            _pipeline(batches, engine, predictor_factory, model_scan, keys, context, cancel,
-                      outcomes, report)
+            _pipeline(batches, whole, setup, engine, predictor_factory, model_scan, keys,
+                      context, cancel, outcomes, report)
     finally:
         engine.close()
         if engine.workers == 1 and not cluster:
             forget(("predict", keys[0]))
             forget(("scan", keys[1]))
+            if source is not None:
+                forget(("memory", source))
         memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
@@ -716,15 +856,19 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     return summary
 
 
-def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[], Any],
+def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRedaction | None,
+              engine: Engine, factory: Callable[[], Any],
               model_scan: Callable[[], Any] | None, keys: tuple[str, str], ctx: "_Context",
               cancel: CancelToken, outcomes: list[NoteOutcome],
               report: Callable[[int], None]) -> None:
-    """Predict (workers) -> redact in order (here) -> scan (workers) -> write (here).
+    """A batch holding every note of its patients (``whole``): predict,
+    redact and scan in one worker task (`_patients_task`) -> write (here).
+    Any other: predict (workers) -> redact in order (here) -> scan (workers)
+    -> write (here).
 
-    Predictions run ahead by ``2 x workers`` batches; a batch's scan is
-    sent as soon as it is redacted, ahead of the predictions (priority), and
-    its notes are written as soon as it comes back, oldest batch first.
+    Tasks run ahead by ``2 x workers`` batches; a batch's scan is sent as
+    soon as it is redacted, ahead of the predictions (priority), and its
+    notes are written as soon as it comes back, oldest batch first.
     """
     ahead = max(2, 2 * engine.workers)
     # The model's doubts are read with the prediction, on the original text.
@@ -735,26 +879,40 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
     scan_with = (factory, ("predict", keys[0])) if shared else (model_scan, ("scan", keys[1]))
     predicting: deque = deque()
     scanning: deque = deque()
-    todo = iter(batches)
+    todo = iter(zip(batches, whole))
 
     def top_up() -> None:
         while len(predicting) < ahead:
-            b = next(todo, None)
+            b, in_workers = next(todo, (None, False))
             if b is None:
                 return
+            if in_workers:
+                fut = engine.submit(_patients_task, factory, keys, scan_with, shared, doubt,
+                                    setup, b)
+                predicting.append((b, None, fut))
+                continue
             need = [it for it in b if it.spans is None]
             fut = engine.submit(predict_task, factory, keys[0], [it.text for it in need],
                                 [_patient_id(it.patient) for it in need], doubt) if need else None
             predicting.append((b, need, fut))
 
     def write_oldest() -> None:
-        records, fut = scanning.popleft()
-        hits = fut.result() if fut is not None else []
+        b, done, fut = scanning.popleft()
         entries: list[dict] = []
         try:
-            for record, leaks in zip(records, hits):
+            if done is None:                       # redacted and scanned in a worker
+                done, drawn = fut.result()
+                for key, surrogate in drawn.items():
+                    ctx.memory.put(*key, surrogate)
+                done = [d if isinstance(d, NoteOutcome) else (replace(d[0], item=item), d[1])
+                        for item, d in zip(b, done)]
+            else:
+                hits = iter(fut.result() if fut is not None else [])
+                done = [d if isinstance(d, NoteOutcome) else (d[0], next(hits)) for d in done]
+            for d in done:
                 cancel.check()
-                outcomes.append(_write_note(record, leaks, ctx, entries))
+                outcomes.append(d if isinstance(d, NoteOutcome)
+                                else _write_note(d[0], d[1], ctx, entries))
                 report(1)
         finally:
             _append_manifest(ctx.manifest_path, entries)
@@ -765,33 +923,21 @@ def _pipeline(batches: list[list[_Pending]], engine: Engine, factory: Callable[[
         while predicting:
             cancel.check()
             b, need, fut = predicting.popleft()
-            results = dict(zip((id(it) for it in need), fut.result())) if fut is not None else {}
+            if need is None:
+                scanning.append((b, None, fut))
+            else:
+                results = dict(zip((id(it) for it in need), fut.result())) \
+                    if fut is not None else {}
+                top_up()                           # the workers go on while this redacts
+                done = _redact_batch(b, results, ctx)
+                records = [d for d in done if not isinstance(d, NoteOutcome)]
+                jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h)
+                        for r, h in records]
+                scan = engine.submit(_scan_task, scan_with[0], ctx.rules_fn, scan_with[1],
+                                     jobs, ctx.shapes, ctx.corpus, shared,
+                                     priority=1) if records else None
+                scanning.append((b, done, scan))
             top_up()
-            records = []
-            hits = []
-            for item in b:
-                spans, error, *doubts = (item.spans, "") if item.spans is not None \
-                    else results[id(item)]
-                if error:
-                    outcomes.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
-                    report(1)
-                    continue
-                spans = spans or []
-                if item.adjust is not None and item.spans is None:   # predicted now
-                    spans = item.adjust(spans)
-                record = _redact_note(item, spans, ctx)
-                if isinstance(record, NoteOutcome):              # kept from an earlier run
-                    outcomes.append(record)
-                    report(1)
-                else:
-                    records.append(record)
-                    hits.append(tuple(doubts_in_output(doubts[0], record.result.span_map))
-                                if doubts else ())
-            jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h)
-                    for r, h in zip(records, hits)]
-            scan = engine.submit(_scan_task, scan_with[0], ctx.rules_fn, scan_with[1], jobs,
-                                 ctx.shapes, ctx.corpus, shared, priority=1) if records else None
-            scanning.append((records, scan))
             while len(scanning) > engine.workers:
                 write_oldest()
         while scanning:

@@ -81,6 +81,10 @@ class BufferedMemory:
     def put(self, patient_key: str, label: str, original: str, surrogate: str) -> None:
         self._pending[(patient_key, label, original)] = surrogate
 
+    def pending(self) -> dict[tuple[str, str, str], str]:
+        """What was put and not yet flushed, by (patient, label, original)."""
+        return dict(self._pending)
+
     def flush(self) -> None:
         if not self._pending:
             return

@@ -305,3 +305,35 @@ def test_a_predictor_serving_the_scan_predicts_with_the_candidates_members_only(
     assert scan_only.calls == 0
     found = {text[s:e] for s, e, _ in scan_spans(predictor, [text])[0]}
     assert found == {"Zed", "Ann"} and scan_only.calls == 1
+
+
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_whole_patients_are_redacted_in_the_workers_with_the_same_output(tmp_path, monkeypatch):
+    """A batch holding every note of its patients is redacted and scanned in
+    a worker task, the client only writing; a patient whose notes straddle
+    batches is redacted here, in order. Either way the output is byte for
+    byte what the client alone writes."""
+    import app.deid.folder as folder
+    from app.deid.memory import InMemorySurrogateMemory
+
+    src = tmp_path / "in"
+    write_notes(src, n=6)                       # pt0 and pt1 each in every batch of 2
+    for i in range(4):                          # four notes, each its own patient
+        (src / f"solo{i}.txt").write_text(f"Mary Jones seen 0{i + 1}/02/2015, John again.\n",
+                                          encoding="utf-8")
+    tasks = []
+    real = folder._patients_task
+    monkeypatch.setattr(folder, "_patients_task",
+                        lambda *a: tasks.append(len(a[-1])) or real(*a))
+    kw = dict(patient_regex=r"^(pt\d+)_", batch=2, known=KnownIdentifiers(), workers=1)
+    redact_folder(src, tmp_path / "mixed", make_predictor, POLICY, secret=SECRET, **kw)
+    assert tasks == [2, 2]                      # the solo notes' two batches, not pt0/pt1's
+    # A memory object of this process only: every note redacted here.
+    redact_folder(src, tmp_path / "client", make_predictor, POLICY, secret=SECRET,
+                  memory_path_or_factory=InMemorySurrogateMemory(), **kw)
+    assert tasks == [2, 2]
+    assert _tree(tmp_path / "mixed") == _tree(tmp_path / "client")
