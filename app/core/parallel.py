@@ -104,6 +104,11 @@ class Engine:
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
         return _Deferred(fn, args)
 
+    def share(self, obj: Any) -> Any:
+        """``obj`` as an argument of many tasks: itself here and for a process
+        pool (pickled with each task); sent once to every worker of a cluster."""
+        return obj
+
     def close(self) -> None:
         """Release the workers (tasks not yet asked for are dropped)."""
 
@@ -185,6 +190,10 @@ class DaskEngine(Engine):
 
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
         return self._client.submit(fn, *args, pure=False, priority=priority)
+
+    def share(self, obj: Any) -> Any:
+        # Scattered once (a retried task finds it on any worker), not sent with every task.
+        return self._client.scatter(obj, broadcast=True, hash=False)
 
     def close(self) -> None:
         self._client.close()

@@ -880,6 +880,8 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
     predicting: deque = deque()
     scanning: deque = deque()
     todo = iter(zip(batches, whole))
+    # The known identifiers travel once to a cluster's workers, not with every task.
+    shared_setup = engine.share(setup) if setup is not None and any(whole) else None
 
     def top_up() -> None:
         while len(predicting) < ahead:
@@ -888,7 +890,7 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
                 return
             if in_workers:
                 fut = engine.submit(_patients_task, factory, keys, scan_with, shared, doubt,
-                                    setup, b)
+                                    shared_setup, b)
                 predicting.append((b, None, fut))
                 continue
             need = [it for it in b if it.spans is None]

@@ -81,7 +81,11 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(cluster, tmp_path)
     notes = tmp_path / "notes"
     notes.mkdir()
     for i, doc in enumerate(generate(24, seed=2122, locale="en_US")):
-        (notes / f"pt{i % 6}_n{i:02d}.txt").write_text(doc.text, encoding="utf-8")
+        # Four patients of three notes (their batches of two redacted by the
+        # client, in order) and twelve notes each its own patient (whole
+        # batches: redacted in the workers).
+        name = f"pt{i % 4}_n{i:02d}.txt" if i < 12 else f"solo_n{i:02d}.txt"
+        (notes / name).write_text(doc.text, encoding="utf-8")
     killed_at = []
 
     watcher = Client(address, timeout="30s")
