@@ -270,8 +270,8 @@ def projection_lines(pr: dict) -> list[str]:
         f"- workers together: {pr['workers']} x {pr['per_worker_chars_per_s']:,.0f} x "
         f"{pr['efficiency_2']} = {pr['cluster_chars_per_s']:,.0f} chars/s (assuming each node "
         f"keeps this machine's per-core efficiency)",
-        f"- client cap (redaction in order, known-identifier search, writes, manifest; "
-        f"chars per CPU second of the client, steady): "
+        f"- client cap (reading, writing, the manifest, and redacting the patients whose "
+        f"notes straddle batches; chars per CPU second of the client, steady): "
         f"{pr['client_cap_chars_per_s']:,.0f} chars/s",
         f"- throughput: min of the two = {pr['chars_per_s']:,.0f} chars/s ({pr['bound']} bound)",
         f"- time: {pr['total_chars']:,} / {pr['chars_per_s']:,.0f} = "
