@@ -28,6 +28,7 @@ from app.core.spans import Span
 from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
                              register, write_meta)
+from app.rules.dictionaries import US_STATE_NAMES
 from app.paths import resources_dir
 
 MANIFEST = "starter.json"
@@ -158,14 +159,6 @@ class StarterEnsemble:
 _NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _YEAR_BEFORE_RE = re.compile(r"(?:\bin|\bsince|\byear|\byr|\bs/p|\bof|['\u2019])\s*$", re.I)
-US_STATES = frozenset({
-    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
-    "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
-    "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
-    "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire", "new jersey",
-    "new mexico", "new york", "north carolina", "north dakota", "ohio", "oklahoma", "oregon",
-    "pennsylvania", "rhode island", "south carolina", "south dakota", "tennessee", "texas",
-    "utah", "vermont", "virginia", "washington", "west virginia", "wisconsin", "wyoming"})
 _TIME_BEFORE_RE = re.compile(r"(?:\bat|@|\bby|\buntil|\btill|\baround|~|\d-|->|\bfrom)\s*$", re.I)
 _TIME_AFTER_RE = re.compile(r"\s*(?:-+>?\s*\d{3,4}|hrs?\b|h\b|am\b|pm\b|:)", re.I)
 
@@ -222,7 +215,7 @@ def _identifying(text: str, span: Span, member: str) -> bool:
     surface = text[span.start:span.end]
     if span.label in _NAMED_LABELS and member == "crf" and not _has_name_word(surface, span.label):
         return False
-    if span.label in ("LOCATION", "ADDRESS") and surface.lower() in US_STATES:
+    if span.label in ("LOCATION", "ADDRESS") and surface.lower() in US_STATE_NAMES:
         return False              # a state alone identifies no one (HIPAA keeps states)
     if span.label in ("DATE", "DOB") and _is_clock_time(text, span.start, surface):
         return False

@@ -66,6 +66,17 @@ def normalise(token: str) -> str:
     return t.strip("'\u2019")
 
 
+#: The US states by name: a state alone identifies no one (HIPAA keeps states).
+US_STATE_NAMES = frozenset({
+    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+    "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
+    "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
+    "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire", "new jersey",
+    "new mexico", "new york", "north carolina", "north dakota", "ohio", "oklahoma", "oregon",
+    "pennsylvania", "rhode island", "south carolina", "south dakota", "tennessee", "texas",
+    "utah", "vermont", "virginia", "washington", "west virginia", "wisconsin", "wyoming"})
+
+
 def is_first_name(token: str) -> bool:
     """True when ``token`` (any case, possessive allowed) is a listed first name."""
     return normalise(token) in lexicon().first_names

@@ -213,3 +213,95 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
             else m.end(2)
         out.append((start, end))
     return out
+
+
+# A clinician's credential after their name: "J. Yi, MD", "Stord-Painter MD",
+# "s. roberto rrt", "B. KARGAS PA AWARE". "PA" is also the pulmonary artery
+# ("RIJ PA LINE", "PA'S 30'S"): as a credential it must end the phrase.
+_CREDENTIALED_RE = re.compile(
+    rf"\b(?:([A-Z])\.[ \t]*)?({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?,?[ \t]+"
+    r"(?:(?:md|rn|np|rrt|crna|pa-c|lpn|lcsw|msw)\b(?![-/])"
+    r"|pa\b(?=[ \t]*(?:[,.;:)\n]|$|aware|notified|paged|informed|called|updated|made|here|in\b|to\b)))",
+    re.I)
+# A clinician's role before the name, then a word saying they were told:
+# "NP JEN AWARE", "RN ODALYS NOTIFIED".
+_ROLE_AWARE_RE = re.compile(
+    rf"\b(?:md|rn|np|pa|rrt|dr)\.?[ \t]+({_NAME_WORD})[ \t]+"
+    r"(?:aware|notified|paged|informed|called|updated|made\b)", re.I)
+# Words before a credential that say which clinician, not who: "OSTOMY RN".
+_ROLE_WORDS = frozenset({
+    "ostomy", "wound", "charge", "float", "resource", "primary", "covering", "night", "unit",
+    "floor", "team", "resident", "attending", "fellow", "staff", "agency", "hospice", "psych",
+    "renal", "cardiology", "cards", "neuro", "ortho", "surgical", "surgery", "vascular",
+    "transplant", "pulmonary", "pulm", "oncology", "onc", "rehab", "admitting", "consulting",
+    "infusion", "dialysis", "hd", "iv", "picc", "nurse", "nursing", "case", "pain", "ent",
+    "stoma", "enterostomal"})
+
+
+def _clinician_name_like(word: str, initial: bool = False) -> bool:
+    """A word that may be a clinician's name before a credential: neither a
+    common word nor a role word, and a listed name, a word after an initial
+    ("J. YI") or a word of four letters or more with a vowel ("PER", "FLD",
+    "IJ", "OSTOMY" are not)."""
+    from app.rules import dictionaries as D
+
+    low = word.lower()
+    head = low.split("-")[0]
+    if low in _AFTER_TITLE or low in _ROLE_WORDS or head in _ROLE_WORDS \
+            or D.is_common_word(low) or D.is_common_word(head):
+        return False
+    return initial or D.is_name(low) or D.is_name(head) \
+        or (len(low) >= 4 and any(c in "aeiouy" for c in low))
+
+
+def find_credentialed_names(text: str) -> list[tuple[int, int]]:
+    """Offsets of the names written before a clinician's credential ("J. Yi,
+    MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
+    a role and a word saying they were told ("NP JEN AWARE"), with the
+    initial before them. On the PhysioNet training notes (not our dev
+    patients): see `find_titled_names` for how such rules are checked."""
+    out = []
+    for m in _CREDENTIALED_RE.finditer(text):
+        first, second = m.group(2), m.group(3)
+        words = [(m.start(2), first)] + ([(m.start(3), second)] if second else [])
+        # The name is the run of name-like words that ends at the credential.
+        kept = []
+        for start, word in reversed(words):
+            if not _clinician_name_like(word, bool(m.group(1)) and start == m.start(2)):
+                break
+            kept.insert(0, (start, word))
+        if not kept:
+            continue
+        start = kept[0][0]
+        if m.group(1) and start == m.start(2):
+            start = m.start(1)
+        out.append((start, kept[-1][0] + len(kept[-1][1])))
+    for m in _ROLE_AWARE_RE.finditer(text):
+        # The role and the word after it say enough: any uncommon word.
+        if _clinician_name_like(m.group(1), initial=True):
+            out.append(m.span(1))
+    return sorted(set(out))
+
+
+_HOME_RE = re.compile(
+    r"\b(?:lives?|living|resides?|residing|home|moved|house)[ \t]+(?:is[ \t]+)?(?:in|at|to)"
+    r"[ \t]+([A-Za-z][A-Za-z'-]+(?:[ \t]+[A-Za-z][A-Za-z'-]+)?)", re.I)
+
+
+def find_home_places(text: str) -> list[tuple[int, int]]:
+    """Offsets of the listed places where someone lives ("lives in
+    catonsville", "both live in hampton"): the one or two words after the
+    phrase that the shipped place list holds and that are no common word."""
+    from app.rules import dictionaries as D
+
+    out = []
+    for m in _HOME_RE.finditer(text):
+        words = m.group(1).split()
+        two = " ".join(words).lower()
+        if two in D.US_STATE_NAMES or words[0].lower() in D.US_STATE_NAMES:
+            continue
+        if len(words) == 2 and D.is_place(two):
+            out.append((m.start(1), m.end(1)))
+        elif D.is_place(words[0].lower()) and not D.is_common_word(words[0].lower()):
+            out.append((m.start(1), m.start(1) + len(words[0])))
+    return out

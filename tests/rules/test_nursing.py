@@ -57,3 +57,31 @@ def test_names_after_a_title_whatever_the_name():
     assert names("Dr Art White AWARE") == ["Art"]              # "white" is a common word
     # Not names: a common word after the title, "MS" (mental status, morphine).
     assert names("DR AWARE. MD NOTIFIED. MR AS ABOVE. MS 4MG IV. MS BACK TO BASE") == []
+
+
+def test_names_before_a_credential_and_after_a_role():
+    from app.rules.nursing import find_credentialed_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_credentialed_names(text)]
+
+    assert names("Seen by J. Yi, MD. Pain to r arm") == ["J. Yi"]
+    assert names("LLL, and now RLL. Stord-Painter MD plans to") == ["Stord-Painter"]
+    assert names("plan to extubate. s. roberto rrt\n") == ["s. roberto"]
+    assert names("R PUPIL (B. KARGAS PA AWARE). FEBRILE NP JEN AWARE.") == ["B. KARGAS", "JEN"]
+    # Not names: roles ("OSTOMY RN"), common words ("PER MD"), abbreviations
+    # ("FLD, MD"), and the pulmonary artery ("RIJ PA LINE", "LOW BACK PAIN").
+    assert names("OSTOMY RN applied. PER MD. maintenance fld, MD will discuss. RIJ PA LINE. "
+                 "C/O LOW BACK PAIN. INCISIONAL PAIN. he is an rn") == []
+
+
+def test_places_where_someone_lives():
+    from app.rules.nursing import find_home_places
+
+    def places(text):
+        return [text[s:e] for s, e in find_home_places(text)]
+
+    assert places("pt married, lives in catonsville, husband") == ["catonsville"]
+    assert places("both live in hampton,ma in the summer") == ["hampton"]
+    assert places("DAUGHTER LIVES IN PIKESVILLE. Lives in California. lives in a house") == [
+        "PIKESVILLE"]                      # a state alone identifies no one; "a" is no place
