@@ -340,6 +340,8 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
     more (a group with the members of an earlier one is built once, under
     the first name). Returns ``({name: fitted ensemble}, {name: out-of-fold
     dev predictions})``; ``dev`` is an ``app.ensemble.specs.DevSet``."""
+    from app.ensemble.specs import MIN_TUNING_ENTITIES
+
     ensembles: dict = {}
     oof: dict = {}
     seen: set[tuple] = set()
@@ -349,8 +351,8 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
             continue
         seen.add(key)
         for spec in specs:
-            if spec.tuned and dev.n_docs < 2:
-                continue                      # nothing to cross-validate on
+            if spec.tuned and (dev.n_docs < 2 or dev.n_entities < MIN_TUNING_ENTITIES):
+                continue                      # too little to cross-validate on
             if cancel:
                 cancel.check()
             for name, predictions, ens in spec.candidates(gname, group, dev):
@@ -404,7 +406,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                   cancel: CancelToken | None = None) -> TrainedRun:
     """Run the whole training step, stage by stage:
     plan -> members -> ensembles -> select -> finish (see the module docstring)."""
-    from app.ensemble.specs import ensemble_specs
+    from app.ensemble.specs import MIN_TUNING_ENTITIES, ensemble_specs
 
     started = time.perf_counter()
     report = cancel.wrap(progress) if cancel else progress
@@ -418,6 +420,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         report(Progress((members.total_weight - 1.0) / members.total_weight, "ensemble",
                         message="building ensembles"))
         dev = dev_set(plan, members)
+        if dev.n_entities < MIN_TUNING_ENTITIES:
+            plan.notes.append(f"dev holds {dev.n_entities} identifiers, fewer than "
+                              f"{MIN_TUNING_ENTITIES}: no pruned or stacking ensemble is tuned on "
+                              "so few (annotate more notes)")
         ensembles, oof = build_ensembles(dev, group_members(plan, members),
                                          ensemble_specs(config.ensembles,
                                                         meta_models=config.meta_models), cancel)
