@@ -32,7 +32,7 @@ from app.services.finishing import finishing_summary
 from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS, kind_label)
-from app.services.training import TrainConfig, member_name
+from app.services.training import TrainConfig, member_name, starter_usable
 
 #: Columns of the results table (dev from the selection, test on request).
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
@@ -447,6 +447,12 @@ class TrainingView(QWidget):
         self.overall_bar.setValue(0)
         self.loss_chart.clear()
         self.f1_chart.clear()
+        # The shipped starter is English: another project's runs cannot use it.
+        usable = project is not None and starter_usable(project)
+        starter = self.model_checks["starter"]
+        starter.setEnabled(usable)
+        starter.setChecked(usable)
+        starter.setToolTip("" if usable else "The shipped starter model is for English projects")
         if project is not None:
             self.log.appendPlainText("\n".join(project.get_setting(LOG_KEY) or []))
             self._load_active_run()

@@ -128,12 +128,15 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
 
     config.validate()
     notes = []
-    default = config.models == TrainConfig().models
+    # The default kinds, whether or not the starter is among them (a
+    # non-English project's training view leaves it unticked).
+    default = [m for m in config.models if m != "starter"] == \
+        [m for m in TrainConfig().models if m != "starter"]
     if project.has_lists() and "lists" not in config.models and default:
         # A project's hospital lists are a member of its default runs.
         config.models = [*config.models, "lists"]
     if "starter" in config.models and not starter_usable(project):
-        if not default:
+        if config.models != TrainConfig().models:
             notes.append("starter left out: the shipped starter model is for English projects")
         config.models = [m for m in config.models if m != "starter"]
     docs = gold_documents(project)

@@ -375,3 +375,21 @@ def test_help_lists_the_window_keys_and_the_editor_keys(window, qtbot, monkeypat
     keys = [a.shortcut().toString() for m in w.menuBar().actions() for a in m.menu().actions()
             if not a.shortcut().isEmpty()]
     assert len(keys) == len(set(keys)), keys
+
+
+def test_the_starter_is_offered_to_english_projects_only(window, qtbot, tmp_path, monkeypatch):
+    from app.gui.qt import QCheckBox, QFileDialog
+    from app.project import Project
+    from journeys.journey import go
+    es, en = tmp_path / "es.deid", tmp_path / "en.deid"
+    Project.create(es, [], language="es").close()
+    Project.create(en, []).close()
+    w = _shown(window, qtbot)
+    for path, usable in ((es, False), (en, True)):
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, p=path, **k: (str(p), ""))
+        _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)                  # File > Open project
+        go(qtbot, w, "Train")
+        box = next(b for b in w.views["Train"].findChildren(QCheckBox)
+                   if b.text().startswith("starter"))
+        assert box.isEnabled() == usable and box.isChecked() == usable
+        assert ("English" in box.toolTip()) != usable
