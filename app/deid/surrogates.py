@@ -313,6 +313,14 @@ class Surrogator:
             if self._real_word(cand):
                 continue  # a real name or place of the project
             break
+        else:
+            # Every draw was the original, taken or real: a small pool the
+            # project knows every word of (a Spanish project's provinces).
+            # Keeping the last draw would write a real place of the project;
+            # an invented word names no one.
+            cand = _invented(KeyedDraw(self.secret, context, patient, original_key, "invented"),
+                             lambda c: bool(assigned.get(fold(c), original_key) != original_key
+                                            or fold(c) in known or self._real_word(c)))
         assigned[fold(cand)] = original_key
         self.memory.put(patient, mem_label, original_key, cand)
         return cand
@@ -394,3 +402,19 @@ def _alnum(text: str) -> str:
     """IDs are seeded by their letters and digits only: "0412 345 678" and
     "0412345678" get the same surrogate digits."""
     return "".join(c for c in text if c.isalnum()).upper()
+
+
+_ONSETS = ("b", "c", "d", "f", "g", "l", "m", "n", "p", "r", "s", "t", "v", "br", "tr", "gr")
+_NUCLEI = ("a", "e", "i", "o", "u", "ia", "ue")
+
+
+def _invented(draw: KeyedDraw, taken) -> str:
+    """A made-up, pronounceable word ("Bratuela") that ``taken`` does not
+    refuse: the surrogate when every real candidate was refused."""
+    for _ in range(64):
+        word = "".join(draw.choice(_ONSETS) + draw.choice(_NUCLEI)
+                       for _ in range(2 + draw.below(2))) + draw.choice(("", "n", "s", "r", "l"))
+        word = word[0].upper() + word[1:]
+        if not taken(word):
+            return word
+    return word + draw.digit(nonzero=True)

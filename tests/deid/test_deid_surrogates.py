@@ -262,3 +262,31 @@ def test_a_known_identifier_added_during_a_run_is_never_drawn_after():
     known.add("patient:B", "PERSON", first, name=True)
     new = maker.surrogate("John Smith", "PERSON", "patient:A")
     assert new != first and not any(known.is_known_word(w) for w in new.split())
+
+
+def test_a_pool_the_project_knows_every_word_of_gives_an_invented_word():
+    """A Spanish project knows every province and city of the pools: when
+    every draw is a real place of the project, the surrogate is a made-up
+    word, never the last real draw."""
+    from faker.providers.address.es_ES import Provider as SpanishPlaces
+
+    real = {w.lower() for place in (*SpanishPlaces.states, *SpanishPlaces.regions,
+                                    *last_names("es_ES"))
+            for w in re.findall(r"[^\W\d_]+", place)}
+
+    class KnowsEveryRealWord:
+        version = 1
+
+        def is_known(self, text):
+            return False
+
+        def is_known_word(self, word):
+            return word.lower() in real
+
+    known = KnowsEveryRealWord()
+    maker = Surrogator(Policy(default="surrogate", locale="es_ES"), SECRET, known=known)
+    for original in ("Albacete", "Ciudad Real", "Pontevedra", "Sabadell"):
+        new = maker.surrogate(original, "LOCATION", "patient:A")
+        assert new and new != original
+        drawn = set(re.findall(r"[^\W\d_]+", new)) - set(original.split())   # "Ciudad" is kept
+        assert drawn and not any(known.is_known_word(w) for w in drawn), new
