@@ -8,9 +8,8 @@ Besides the hospital lists, an English project's floor holds the shapes
 that identify in ward notes whatever a model learned (`Floor`): pager
 numbers ("Pager #12345"), years written with an apostrophe ("CABG '92",
 "REPAIR IN 14'"), names after a title ("DR. PRICE", "MRS. POWERS") or
-before a credential ("J. Yi, MD", "roberto rrt") or after a relative
-("Son, Ed", "DAUGHTER PHILOMENA"), and the listed places where someone
-lives ("lives in catonsville"). A project's own notes may never show one (none of the
+before a credential ("J. Yi, MD", "roberto rrt") and the listed places
+where someone lives ("lives in catonsville"). A project's own notes may never show one (none of the
 PhysioNet training notes has a pager number, two have such a year), so no
 model or learned step can be asked to find them; on the PhysioNet dev
 patients they were 20 of the 43 identifier tokens a CRF with the lists
@@ -42,8 +41,7 @@ class Floor:
         if not self.shapes:
             return hits
         from app.rules.nursing import (find_credentialed_names, find_home_places, find_pagers,
-                                       find_relative_names, find_titled_names,
-                                       find_written_years)
+                                       find_titled_names, find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text)]
@@ -51,8 +49,6 @@ class Floor:
         extra += [ListHit(a, b, "staff_name") for a, b in find_titled_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
-        # A relative's name takes the label a patient's name takes (NAME, PERSON).
-        extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 

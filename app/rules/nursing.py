@@ -305,28 +305,3 @@ def find_home_places(text: str) -> list[tuple[int, int]]:
         elif D.is_place(words[0].lower()) and not D.is_common_word(words[0].lower()):
             out.append((m.start(1), m.start(1) + len(words[0])))
     return out
-
-
-# A relative or friend, then their name: "Son, Ed", "His friend Wil
-# Laberbera", "WIFE ODALYS".
-_RELATIVE_RE = re.compile(
-    r"\b(?:son|daughter|dtr|wife|husband|friend|brother|sister|mother|father|niece|nephew|"
-    r"grandson|granddaughter|aunt|uncle|cousin|boyfriend|girlfriend|fiance|fiancee|lawyer)"
-    rf"[ \t]*[,:(]?[ \t]*({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
-
-
-def find_relative_names(text: str) -> list[tuple[int, int]]:
-    """Offsets of the names written after a relative or a friend ("Son, Ed",
-    "His friend Wil Laberbera"): a listed first name that is no common word,
-    and the next word when it is no common word either."""
-    from app.rules import dictionaries as D
-
-    out = []
-    for m in _RELATIVE_RE.finditer(text):
-        first, second = m.group(1), m.group(2)
-        if D.is_common_word(first) or not D.is_first_name(first) or first.lower() in _AFTER_TITLE:
-            continue
-        end = m.end(2) if second and not D.is_common_word(second) \
-            and second.lower() not in _AFTER_TITLE else m.end(1)
-        out.append((m.start(1), end))
-    return out

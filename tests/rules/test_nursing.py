@@ -85,18 +85,3 @@ def test_places_where_someone_lives():
     assert places("both live in hampton,ma in the summer") == ["hampton"]
     assert places("DAUGHTER LIVES IN PIKESVILLE. Lives in California. lives in a house") == [
         "PIKESVILLE"]                      # a state alone identifies no one; "a" is no place
-
-
-def test_names_after_a_relative():
-    from app.rules.nursing import find_relative_names
-
-    def names(text):
-        return [text[s:e] for s, e in find_relative_names(text)]
-
-    assert names("Family: Son, Michael, was updated. His friend Carol Buckley came in") == [
-        "Michael", "Carol Buckley"]
-    assert names("SPOKE TO DAUGHTER PHILOMENA FOR CONSENT. social: dtr suzette called") == [
-        "PHILOMENA", "suzette"]
-    # Not names: common words after the relative ("SON AWARE", "WIFE WILL CALL"),
-    # a first name that is also a word ("son Ed" is left to the model).
-    assert names("SON AWARE OF PLAN. WIFE WILL CALL. husband at bedside. son Ed") == []
