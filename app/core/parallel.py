@@ -192,13 +192,20 @@ class DaskEngine(Engine):
         return self._client.submit(fn, *args, pure=False, priority=priority)
 
     def share(self, obj: Any) -> Any:
-        # Scattered once (a retried task finds it on any worker), not sent with every task.
-        return self._client.scatter(obj, broadcast=True, hash=False)
+        # Sent once as a task that returns it, not with every task, and not
+        # scattered: scattered data lost with a killed worker cancels the
+        # tasks that need it ("already forgotten"), while a task's result is
+        # computed again by the scheduler.
+        return self._client.submit(_identity, obj, pure=False, priority=1)
 
     def close(self) -> None:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _identity(obj: Any) -> Any:
+    return obj
 
 
 def open_engine(workers: int, cluster: str | None = None, *, batches: int | None = None) -> Engine:

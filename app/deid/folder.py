@@ -31,6 +31,7 @@ import os
 import re
 import time
 from collections import deque
+from concurrent.futures import CancelledError
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -903,7 +904,13 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
         entries: list[dict] = []
         try:
             if done is None:                       # redacted and scanned in a worker
-                done, drawn = fut.result()
+                try:
+                    done, drawn = fut.result()
+                except CancelledError:
+                    # A cluster dropped it with a killed worker: run it again
+                    # (it is deterministic, so the output is the same).
+                    done, drawn = engine.submit(_patients_task, factory, keys, scan_with, shared,
+                                                doubt, engine.share(setup), b).result()
                 for key, surrogate in drawn.items():
                     ctx.memory.put(*key, surrogate)
                 done = [d if isinstance(d, NoteOutcome) else (replace(d[0], item=item), d[1])
