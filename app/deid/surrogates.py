@@ -319,8 +319,8 @@ class Surrogator:
             # Keeping the last draw would write a real place of the project;
             # an invented word names no one.
             cand = _invented(KeyedDraw(self.secret, context, patient, original_key, "invented"),
-                             lambda c: bool(assigned.get(fold(c), original_key) != original_key
-                                            or fold(c) in known or self._real_word(c)))
+                             lambda c: (assigned.get(fold(c), original_key) != original_key
+                                        or fold(c) in known or self._real_word(c)))
         assigned[fold(cand)] = original_key
         self.memory.put(patient, mem_label, original_key, cand)
         return cand

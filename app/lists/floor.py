@@ -9,11 +9,11 @@ that identify in ward notes whatever a model learned (`Floor`): pager
 numbers ("Pager #12345"), years written with an apostrophe ("CABG '92",
 "REPAIR IN 14'"), names after a title ("DR. PRICE", "MRS. POWERS") or
 before a credential ("J. Yi, MD", "roberto rrt") and the listed places
-where someone lives ("lives in catonsville"). A project's own notes may never show one (none of the
-PhysioNet training notes has a pager number, two have such a year), so no
-model or learned step can be asked to find them; on the PhysioNet dev
-patients they were 20 of the 43 identifier tokens a CRF with the lists
-still missed.
+where someone lives ("lives in catonsville"). A project's own notes may
+never show one (none of the PhysioNet training notes has a pager number,
+two have such a year), so no model or learned step can be asked to find
+them; on the PhysioNet dev patients they were 20 of the 43 identifier
+tokens a CRF with the lists still missed.
 """
 from __future__ import annotations
 

@@ -336,8 +336,9 @@ class StarterModel(TrainedModel):
                 out.append(TagSeq([], []))
                 continue
             seq = next(tagged)
-            tags = [t if t == OUTSIDE or t[2:] in self.mapping else OUTSIDE for t in seq.tags]
-            tags = [t if t == OUTSIDE else f"{t[:2]}{self.mapping[t[2:]]}" for t in tags]
+            # A label the project cannot hold becomes O.
+            tags = [f"{t[:2]}{self.mapping[t[2:]]}" if t != OUTSIDE and t[2:] in self.mapping
+                    else OUTSIDE for t in seq.tags]
             out.append(TagSeq(tags, list(seq.confidences)))
         return out
 
