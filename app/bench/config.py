@@ -26,7 +26,7 @@ SEED_OPEN = 3303
 LOCALES = ("en_AU", "en_US")
 # Subsampling of MEDDOCAN train/dev for the learning curve.
 SEED_SUBSAMPLE = 13
-CURVE_SIZES = (25, 50, 100, 250, 500)
+CURVE_SIZES = (25, 50, 100, 200)
 # Rows of the first page the document list shows (app.gui.documents_view.PAGE;
 # not imported: app.gui pulls in Qt).
 FIRST_PAGE = 200

@@ -56,7 +56,6 @@ from app.errors import UserError
 
 CURVE_CORPORA = ("meddocan", "physionet")
 ORDERS = ("random", "uncertainty")
-PHYSIONET_SIZES = (25, 50, 100, 200)
 
 
 def dev_size(n_train: int, train_total: int, dev_total: int) -> int:
@@ -113,7 +112,6 @@ def _corpus(corpus: str, size: Size) -> tuple[list[Document], list[Document], li
         if root is None:
             raise UserError("MEDDOCAN not found: put it at ../shared/data/meddocan or set $DEID_MEDDOCAN")
         pool, dev, test = (read_notes(root / s) for s in ("train", "dev", "test"))
-        sizes = size.curve_sizes
     else:
         root = physionet_dir()
         if root is None:
@@ -122,12 +120,11 @@ def _corpus(corpus: str, size: Size) -> tuple[list[Document], list[Document], li
         notes = read_notes(root / "train")
         pool = [d for d in notes if not physionet_is_dev(d.name)]
         test, dev = [d for d in notes if physionet_is_dev(d.name)], []
-        sizes = PHYSIONET_SIZES if size.meddocan_limit is None else size.curve_sizes
     if size.meddocan_limit is not None:
         keep = {d.name for d in test}
         keep = set(subsample(sorted(keep), size.meddocan_limit[2]))
         test = [d for d in test if d.name in keep]
-    return pool, dev, test, tuple(sizes)
+    return pool, dev, test, tuple(size.curve_sizes)
 
 
 def run_learning_curve(*, budget: str, models: list[str], size: Size, out_dir: Path,
