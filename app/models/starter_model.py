@@ -26,6 +26,7 @@ from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
 from app.core.progress import Progress
 from app.core.spans import Span
 from app.core.tokenize import Segment
+from app.errors import UserError
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
                              register, write_meta)
 from app.rules.dictionaries import US_STATE_NAMES
@@ -350,9 +351,12 @@ class StarterModel(TrainedModel):
     def load(cls, directory: Path, device: str = "cpu") -> "StarterModel":
         meta = read_meta(Path(directory), cls.kind)
         if meta.get("starter_member_version", 0) > STARTER_MEMBER_VERSION:
-            raise ValueError("starter member saved by a newer version of the application")
+            raise UserError("this run's starter member was saved by a newer version of the "
+                            "application: update the application")
         if starter_manifest() is None:
-            raise ValueError("this run uses the starter model, which this installation lacks")
+            # A run trained where the starter shipped, opened where it does not.
+            raise UserError("this run uses the starter model, which this installation lacks: "
+                            "reinstall the application or train again without the starter")
         return cls(meta["labels"], params=meta.get("config", {}))
 
 
