@@ -10,6 +10,7 @@
     python -m app.bench all [--budget B]       # all of the above, then report
 
 Common options: ``--meta-models lr xgb`` (stacking meta-models),
+``--transformer``/``--no-transformer`` (Flair with or without MiniLM),
 ``--out DIR`` (default ``bench-out/``), ``--seed N``,
 ``--smoke`` (tiny data and the quick budget: the tests' size), ``--write-md`` (update
 BENCHMARKS.md after a part), ``--benchmarks FILE`` (another BENCHMARKS.md).
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--meta-models", nargs="+", choices=schema.META_MODELS, default=None,
                    help="stacking meta-models to train (default: the training service's: "
                         "lr svm xgb)")
+    p.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
+                   help="as `deid train --transformer`: Flair with (or without) the vendored "
+                        "MiniLM embeddings (default: the training service's)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "
@@ -109,6 +113,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
     size = size_for(args.budget, args.smoke)
     if args.meta_models:
         size = replace(size, train={**size.train, "meta_models": list(args.meta_models)})
+    if args.transformer is not None:
+        size = replace(size, train={**size.train, "transformer": args.transformer})
     models = args.models or default_models()
     if args.models:
         from app.models.base import known_kinds

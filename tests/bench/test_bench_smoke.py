@@ -276,3 +276,21 @@ def test_physionet_lists_leave_out_our_dev_patients(physionet, tmp_path):
     rows = (physionet_dir() / "lists" / "patients.csv").read_text().splitlines()[1:]
     assert len(listed) == sum(not physionet_is_dev(r.split(",")[0] + "_n") for r in rows)
     assert counts["staff"] and counts["places"] and counts["hospitals"]
+
+
+@pytest.mark.parametrize("flag, expected", [(["--transformer"], True),
+                                            (["--no-transformer"], False), ([], None)])
+def test_transformer_flag_reaches_the_training_config(flag, expected, tmp_path, monkeypatch):
+    import app.bench.accuracy as accuracy
+    from app.errors import UserError
+
+    seen = {}
+
+    def fake_run_accuracy(corpus, *, size, **_):
+        seen.update(size.train)
+        raise UserError("stop before building anything")
+
+    monkeypatch.setattr(accuracy, "run_accuracy", fake_run_accuracy)
+    assert main(["accuracy", "--corpus", "physionet", "--models", "flair", "rules",
+                 "--out", str(tmp_path), "-q", *flag]) == 1
+    assert seen.get("transformer") is expected
