@@ -1,11 +1,14 @@
 """Redact a folder of notes: predict, replace, re-scan, write, resumably.
 
-Work split: worker processes only *predict* spans (the expensive part, the
-model is built once per worker by a picklable ``predictor_factory``); the
-parent redacts the notes one by one **in sorted path order** with a single
-``Redactor`` and a single surrogate memory. So surrogate consistency needs
-no shared state between workers, and collision re-draws happen in the same
-order on every run, whatever the number of workers.
+Work split: notes are cut into batches that each hold every note of their
+patients (`_cut_batches`). A worker (process or Dask worker; the model is
+built once per worker by a picklable ``predictor_factory``) predicts,
+redacts in order, scans and writes a batch's notes, and reports their
+manifest entries; the parent (the client) appends them to the manifest and
+keeps the surrogates drawn. A patient's surrogates depend only on its own
+notes (in path order), the memory as it stood and the known identifiers,
+so the output is the same whatever the number of workers, and a task run
+twice writes the same bytes again.
 
 Output layout in ``out_dir``:
 
@@ -20,8 +23,11 @@ Output layout in ``out_dir``:
   skips notes whose entry matches (same bytes, same settings fingerprint,
   output present), so a killed or cancelled export resumes.
 
-Every file is written to a ``.deid-tmp-*`` file and ``os.replace``d into
-place; leftovers from a crash are removed at the next start.
+Every file is written to a ``.deid-tmp-*`` file beside it and
+``os.replace``d into place; a note counts as done only once its manifest
+entry is appended, after its worker reported the whole batch written (and
+synced once). Temporary files a killed worker left are removed when the
+run ends and when the next one starts.
 """
 from __future__ import annotations
 
@@ -32,7 +38,7 @@ import re
 import time
 from collections import deque
 from concurrent.futures import CancelledError
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -114,9 +120,9 @@ class RedactionSummary:
 
 
 # ----------------------------------------------------------------- workers
-#: Notes per task: enough for the models to batch segments across notes,
-#: few enough that a task lost with its worker costs little. Fixed, so the
-#: batches (and so the output) are the same whatever runs them.
+#: Notes per task (more for a patient of more notes): enough for the models
+#: to batch segments across notes, few enough that a task lost with its
+#: worker costs little. Fixed, so the batches are the same whatever runs them.
 BATCH_NOTES = 16
 
 
@@ -303,18 +309,31 @@ def memory_source(spec: Any, secret: str | bytes) -> MemorySource | None:
 
 
 @dataclass(frozen=True)
+class _Output:
+    """Where and how a run's notes are written (picklable: workers write)."""
+
+    out_dir: Path
+    spans_format: str
+    fingerprint: str
+    parts: Mapping[str, str]
+    secret: str | bytes
+    strict: bool
+    # Suspicions a person judged not a leak (see `redact_notes`).
+    dismissed: frozenset[str]
+
+
+@dataclass(frozen=True)
 class WorkerRedaction:
-    """What a worker needs to redact whole patients' notes in order and scan
-    them (picklable; the same for every task of a run)."""
+    """What a worker needs to redact whole patients' notes in order, scan
+    and write them (picklable; the same for every task of a run)."""
 
     policy: Policy
-    secret: str | bytes
     memory: MemorySource
     known: KnownIdentifiers | None
-    dismissed: frozenset[str]
     rules_fn: RulesFn | None
     shapes: tuple[str, ...]
     corpus: frozenset[str] | None
+    output: _Output
 
 
 @dataclass
@@ -352,16 +371,17 @@ def _redact_batch(batch: list["_Pending"], results: dict, ctx: Any) -> list:
 
 def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with: tuple,
                    shared: bool, doubt: float | None, setup: WorkerRedaction,
-                   batch: list["_Pending"]) -> tuple[list, dict]:
+                   batch: list["_Pending"]) -> tuple[list[NoteOutcome], list[dict], dict]:
     """Worker side of a batch holding every note of its patients: predict,
-    redact in order, scan. A patient's surrogates depend only on its own
-    notes, the memory as it stood and the project's known identifiers, and
-    the run's replaced identifiers are searched only in their own patient's
-    notes: so this is what the client would do, without the client.
+    redact in order, scan, write. A patient's surrogates depend only on its
+    own notes, the memory as it stood and the project's known identifiers,
+    and the run's replaced identifiers are searched only in their own
+    patient's notes: so this is what the client would do, without the client.
 
-    Pure (the memory is read, never written): returns per note a
-    `NoteOutcome` or ``(_Redacted without its note, the scan's leaks)``, and
-    the surrogates drawn (for the client to keep in the memory)."""
+    Idempotent (the memory is read, never written; each file is replaced
+    whole by the same bytes): returns the notes' outcomes, the manifest
+    entries of the notes written, made durable by one sync of the output
+    folder, and the surrogates drawn (for the client to keep in the memory)."""
     need = [it for it in batch if it.spans is None]
     results = dict(zip((id(it) for it in need), predict_task(
         factory, keys[0], [it.text for it in need], [_patient_id(it.patient) for it in need],
@@ -371,9 +391,10 @@ def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with:
     own = setup.memory.kind == "project"
     base = setup.memory() if own else loaded(setup.memory, ("memory", setup.memory))[0]
     memory = BufferedMemory(base)
-    ctx = _InOrder(Redactor(setup.policy, secret=setup.secret, memory=memory, known=setup.known),
+    out = setup.output
+    ctx = _InOrder(Redactor(setup.policy, secret=out.secret, memory=memory, known=setup.known),
                    KnownIdentifiers(common_words(), own_patient_only=True), setup.known,
-                   setup.dismissed)
+                   out.dismissed)
     try:
         done = _redact_batch(batch, results, ctx)
     finally:
@@ -383,9 +404,12 @@ def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with:
     jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h) for r, h in records]
     scanned = iter(_scan_task(scan_with[0], setup.rules_fn, scan_with[1], jobs, setup.shapes,
                               setup.corpus, shared) if jobs else [])
-    # The note itself stays with the client, which has it.
-    return ([d if isinstance(d, NoteOutcome) else (replace(d[0], item=None), next(scanned))
-             for d in done], memory.pending())
+    entries: list[dict] = []
+    outcomes = [d if isinstance(d, NoteOutcome) else _write_note(d[0], next(scanned), out, entries)
+                for d in done]
+    if entries:
+        sync_folder(out.out_dir)
+    return outcomes, entries, memory.pending()
 
 
 def _patient_id(patient: str | None) -> str | None:
@@ -707,10 +731,11 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         Where the models run (``app.core.parallel.open_engine``): ``workers``
         processes (default every core; a job of one batch runs in this
         process), or the Dask scheduler ``cluster`` (an address or
-        ``local:N``). Workers predict and scan batches of
-        :data:`BATCH_NOTES` notes; this process redacts, in order, and
-        writes every file and the manifest, so the output is the same
-        whatever runs the models and a task run twice changes nothing.
+        ``local:N``). Workers predict, redact, scan and write batches of
+        about :data:`BATCH_NOTES` notes that hold whole patients; this
+        process keeps the manifest and the surrogate memory, so the output
+        is the same whatever runs the models and a task run twice changes
+        nothing.
     naming
         ``"same"`` relative paths or ``"pseudonymous"`` keyed-hash names.
     progress, cancel
@@ -806,10 +831,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # notes before it).
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
     corpus = frozenset().union(*(t.common for t in ((seen,) if known is None else (seen, known))))
-    context = _Context(redactor, out_dir, spans_format, manifest_path, fingerprint, parts,
-                       secret, known, seen, rules_fn, strict, leaky,
-                       frozenset(dismissed), tuple(shapes), memory,
-                       None if corpus == common_words() else corpus)
+    output = _Output(out_dir, spans_format, fingerprint, dict(parts), secret, strict,
+                     frozenset(dismissed))
+    context = _Context(redactor, output, manifest_path, known, seen, rules_fn, leaky,
+                       tuple(shapes), memory, None if corpus == common_words() else corpus)
 
     def report(n: int) -> None:
         state["done"] += n
@@ -817,23 +842,17 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                           message=f"{state['done']}/{total} notes"))
 
     n_workers = 1 if cluster else resolve_workers(workers)
-    batch = max(1, batch or BATCH_NOTES)
-    batches = [items[i:i + batch] for i in range(0, len(items), batch)]
+    batches = _cut_batches(items, max(1, batch or BATCH_NOTES))
     engine = open_engine(n_workers, cluster, batches=sum(
         1 for b in batches if any(it.spans is None for it in b)))
     keys = (f"{fingerprint}:{type(predictor_factory).__name__}", f"{fingerprint}:scan")
-    # Batches holding every note of their patients are redacted in the
-    # workers (`_patients_task`), the others here, in order.
+    # Batches are redacted and written in the workers (`_patients_task`),
+    # but here, in order, when the memory is an object of this process or a
+    # note's spans are adjusted by a person's decisions (a project's notes).
     source = memory_source(memory_path_or_factory, secret)
     setup = None if source is None else WorkerRedaction(
-        policy, secret, source, known, context.dismissed, rules_fn, context.shapes,
-        context.corpus)
-    batches_of: dict[str, set[int]] = {}
-    for i, b in enumerate(batches):
-        for it in b:
-            batches_of.setdefault(it.patient, set()).add(i)
-    whole = [setup is not None and all(it.adjust is None and len(batches_of[it.patient]) == 1
-                                       for it in b) for b in batches]
+        policy, source, known, rules_fn, context.shapes, context.corpus, output)
+    whole = [setup is not None and all(it.adjust is None for it in b) for b in batches]
     try:
         if items:
             _pipeline(batches, whole, setup, engine, predictor_factory, model_scan, keys,
@@ -857,19 +876,37 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     return summary
 
 
+def _cut_batches(items: list[_Pending], size: int) -> list[list[_Pending]]:
+    """``items`` in batches of at most ``size`` notes that each hold every
+    note of their patients (a patient of more notes is a batch of its own):
+    patients in the order of their first note, each one's notes in order."""
+    patients: dict[str, list[_Pending]] = {}
+    for it in items:
+        patients.setdefault(it.patient, []).append(it)
+    batches: list[list[_Pending]] = []
+    for notes in patients.values():
+        if batches and len(batches[-1]) + len(notes) <= size:
+            batches[-1] += notes
+        else:
+            batches.append(list(notes))
+    return batches
+
+
 def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRedaction | None,
               engine: Engine, factory: Callable[[], Any],
               model_scan: Callable[[], Any] | None, keys: tuple[str, str], ctx: "_Context",
               cancel: CancelToken, outcomes: list[NoteOutcome],
               report: Callable[[int], None]) -> None:
-    """A batch holding every note of its patients (``whole``): predict,
-    redact and scan in one worker task (`_patients_task`) -> write (here).
-    Any other: predict (workers) -> redact in order (here) -> scan (workers)
-    -> write (here).
+    """A ``whole`` batch: predict, redact, scan and write in one worker task
+    (`_patients_task`) -> manifest (here). Any other: predict (workers) ->
+    redact in order (here) -> scan (workers) -> write and manifest (here).
 
     Tasks run ahead by ``2 x workers`` batches; a batch's scan is sent as
     soon as it is redacted, ahead of the predictions (priority), and its
-    notes are written as soon as it comes back, oldest batch first.
+    notes are recorded (written, for the client's batches) as soon as it
+    comes back, oldest batch first. A note counts as done once its manifest
+    entry is appended: a cancel between notes leaves a worker's later notes
+    written but unrecorded, so a re-run does them again.
     """
     ahead = max(2, 2 * engine.workers)
     # The model's doubts are read with the prediction, on the original text.
@@ -903,25 +940,32 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
         b, done, fut = scanning.popleft()
         entries: list[dict] = []
         try:
-            if done is None:                       # redacted and scanned in a worker
+            if done is None:                       # redacted, scanned and written in a worker
                 try:
-                    done, drawn = fut.result()
+                    done, written, drawn = fut.result()
                 except CancelledError:
                     # A cluster dropped it with a killed worker: run it again
                     # (it is deterministic, so the output is the same).
-                    done, drawn = engine.submit(_patients_task, factory, keys, scan_with, shared,
-                                                doubt, engine.share(setup), b).result()
+                    done, written, drawn = engine.submit(
+                        _patients_task, factory, keys, scan_with, shared, doubt,
+                        engine.share(setup), b).result()
                 for key, surrogate in drawn.items():
                     ctx.memory.put(*key, surrogate)
-                done = [d if isinstance(d, NoteOutcome) else (replace(d[0], item=item), d[1])
-                        for item, d in zip(b, done)]
-            else:
-                hits = iter(fut.result() if fut is not None else [])
-                done = [d if isinstance(d, NoteOutcome) else (d[0], next(hits)) for d in done]
+                entry_of = {e["output"]: e for e in written}
+                for outcome in done:
+                    cancel.check()
+                    _record(outcome, entry_of.get(outcome.note), ctx, outcomes, entries)
+                    report(1)
+                return
+            hits = iter(fut.result() if fut is not None else [])
             for d in done:
                 cancel.check()
-                outcomes.append(d if isinstance(d, NoteOutcome)
-                                else _write_note(d[0], d[1], ctx, entries))
+                if isinstance(d, NoteOutcome):
+                    _record(d, None, ctx, outcomes, entries)
+                else:
+                    written = []
+                    _record(_write_note(d[0], next(hits), ctx.output, written),
+                            written[0] if written else None, ctx, outcomes, entries)
                 report(1)
         finally:
             _append_manifest(ctx.manifest_path, entries)
@@ -958,28 +1002,36 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
         raise
 
 
+def _record(outcome: NoteOutcome, entry: dict | None, ctx: "_Context",
+            outcomes: list[NoteOutcome], entries: list[dict]) -> None:
+    """Count a note's outcome and queue the manifest entry of a note written."""
+    outcomes.append(outcome)
+    if entry is not None:
+        entries.append(entry)
+    if outcome.status == "leak":
+        ctx.leaky[outcome.note] = outcome.leaks
+
+
 @dataclass
 class _Context:
     """What every note of one run is finished with."""
 
     redactor: Redactor
-    out_dir: Path
-    spans_format: str
+    output: _Output
     manifest_path: Path
-    fingerprint: str
-    parts: Mapping[str, str]
-    secret: str | bytes
     known: KnownIdentifiers | None
     seen: KnownIdentifiers
     rules_fn: RulesFn | None
-    strict: bool
     leaky: dict[str, int]
-    dismissed: frozenset[str] = frozenset()
     shapes: tuple[str, ...] = ()
     memory: BufferedMemory | None = None
     # Common words the scan never suspects alone: None for the shipped ones
     # (each worker has them), else the tables' own (sent with each batch).
     corpus: frozenset[str] | None = None
+
+    @property
+    def dismissed(self) -> frozenset[str]:
+        return self.output.dismissed
 
 
 @dataclass
@@ -1021,11 +1073,12 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
                                  patient=item.patient))
 
 
-def _write_note(record: _Redacted, scanned: list[Leak], ctx: _Context,
+def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
                 entries: list[dict]) -> NoteOutcome:
     """Finish the scan of a redacted note (the worker's part merged with the
-    known identifiers), write it and its spans file, and add its manifest
-    entry to ``entries``."""
+    known identifiers), write it and its spans file (not synced), and add its
+    manifest entry to ``entries``; in strict mode a note with a suspected
+    leak is not written (its outcome says "leak")."""
     item, spans, result = record.item, record.spans, record.result
     found = merge_leaks(record.known + list(scanned))
     leaks = [lk for lk in found if not lk.in_replacement]
@@ -1033,13 +1086,13 @@ def _write_note(record: _Redacted, scanned: list[Leak], ctx: _Context,
     suspicions = []
     for lk in leaks:
         a, b = back(lk.start), back(lk.end)
-        sid = keyed_hex(ctx.secret, "suspicion", item.key, item.sha256, item.version,
+        sid = keyed_hex(out.secret, "suspicion", item.key, item.sha256, item.version,
                         str(a), str(b), lk.kind, length=16)
         suspicions.append({"id": sid, "start": lk.start, "end": lk.end, "in_start": a,
                            "in_end": b, "kind": lk.kind, "category": lk.category})
     # A suspicion a person judged not a leak stays closed while the note is the same.
-    kept_leaks = [lk for lk, sp in zip(leaks, suspicions) if sp["id"] not in ctx.dismissed]
-    suspicions = [sp for sp in suspicions if sp["id"] not in ctx.dismissed]
+    kept_leaks = [lk for lk, sp in zip(leaks, suspicions) if sp["id"] not in out.dismissed]
+    suspicions = [sp for sp in suspicions if sp["id"] not in out.dismissed]
     leaks = kept_leaks
     labels = result.label_counts()
     strategies: dict[str, int] = {}
@@ -1051,25 +1104,24 @@ def _write_note(record: _Redacted, scanned: list[Leak], ctx: _Context,
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
                           len(found) - len(leaks), redone=item.redo, suspicions=suspicions)
-    if leaks and ctx.strict:
-        ctx.leaky[item.out_name] = len(leaks)
+    if leaks and out.strict:
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome
-    out_path = ctx.out_dir / item.out_name
-    suffix, payload = _spans_payload(result, ctx.spans_format)
+    out_path = out.out_dir / item.out_name
+    suffix, payload = _spans_payload(result, out.spans_format)
     spans_name = _stem(item.out_name) + suffix
     text_bytes = result.text.encode("utf-8")
-    atomic_write(out_path, text_bytes, sync=False)
-    atomic_write(ctx.out_dir / spans_name, payload, sync=False)
+    atomic_write(out_path, text_bytes, sync=False, beside=True)
+    atomic_write(out.out_dir / spans_name, payload, sync=False, beside=True)
     used = [(s.start, s.end, s.label) for s in spans]
     entries.append({
         "key": item.key, "sha256": item.sha256, "version": item.version,
-        "settings": ctx.fingerprint,
-        "parts": dict(ctx.parts), "output": item.out_name, "spans": spans_name,
+        "settings": out.fingerprint,
+        "parts": dict(out.parts), "output": item.out_name, "spans": spans_name,
         "output_sha256": hashlib.sha256(text_bytes).hexdigest(),
         "spans_sha256": hashlib.sha256(payload).hexdigest(),
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
-        "replay": _seal_spans(ctx.secret, _replay_nonce(item.key, item.sha256, ctx.fingerprint),
+        "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
                               used)})
     return outcome

@@ -215,7 +215,7 @@ def _temp_dir(folder: Path) -> Path:
     return folder
 
 
-def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> Path:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True, beside: bool = False) -> Path:
     """Write ``data`` to ``path`` via a temporary file and ``os.replace``, so a
     crash never leaves a half-written note.
 
@@ -227,10 +227,15 @@ def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> Path:
 
     ``sync=False`` skips the fsync before the rename, for a caller that
     records what it wrote (a hash in a manifest fsynced once per batch) and
-    redoes what a crash lost, then calls :func:`sync_folder` once at the end.
+    redoes what a crash lost, then calls :func:`sync_folder` once a batch.
+
+    ``beside=True`` always writes the temporary file beside ``path``: for a
+    worker process of a job, whose private folder outlives a killed task,
+    while the job's client sweeps the output folder when it ends.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=_temp_dir(path.parent), prefix=TEMP_PREFIX, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent if beside else _temp_dir(path.parent),
+                               prefix=TEMP_PREFIX, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -81,9 +81,9 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(cluster, tmp_path)
     notes = tmp_path / "notes"
     notes.mkdir()
     for i, doc in enumerate(generate(24, seed=2122, locale="en_US")):
-        # Four patients of three notes (their batches of two redacted by the
-        # client, in order) and twelve notes each its own patient (whole
-        # batches: redacted in the workers).
+        # Four patients of three notes (each a batch of its own, larger than
+        # the batch size) and twelve notes each its own patient (batches of
+        # two): every batch redacted and written by a worker.
         name = f"pt{i % 4}_n{i:02d}.txt" if i < 12 else f"solo_n{i:02d}.txt"
         (notes / name).write_text(doc.text, encoding="utf-8")
     killed_at = []
@@ -113,6 +113,7 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(cluster, tmp_path)
     assert ref.count("done") == got.count("done") == 24
     files = {q.relative_to(tmp_path / "one"): q.read_bytes()
              for q in sorted((tmp_path / "one").rglob("*")) if q.is_file()}
+    # No temporary file left (the victim may have died writing one).
     assert files == {q.relative_to(tmp_path / "cluster"): q.read_bytes()
                      for q in sorted((tmp_path / "cluster").rglob("*")) if q.is_file()}
     keys = [json.loads(line)["key"] for line in

@@ -72,8 +72,11 @@ def test_resume_after_cancel_and_temp_cleanup(tmp_path):
 
     with pytest.raises(Cancelled):
         run(tmp_path / "in", out, progress=progress, cancel=token)
-    assert len(list(out.glob("*.txt"))) == 3
-    first_pass = {p.name: p.read_bytes() for p in out.glob("*.txt")}
+    # Three notes recorded as done; the worker may have written the batch's
+    # others, which count for nothing until recorded.
+    recorded = [json.loads(line)["output"] for line in (out / MANIFEST).read_text().splitlines()]
+    assert len(recorded) == 3
+    first_pass = {name: (out / name).read_bytes() for name in recorded}
     (out / f"{TEMP_PREFIX}leftover").write_text("partial")       # as after a crash
     with open(out / MANIFEST, "a") as fh:
         fh.write('{"key": "trunc')                              # a line cut by a crash
@@ -215,10 +218,17 @@ def test_one_fsync_per_batch_and_a_damaged_output_is_redone(tmp_path, monkeypatc
     calls = []
     real = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    import app.deid.folder as folder
+    syncs = []
+    monkeypatch.setattr(folder, "sync_folder", syncs.append)
     summary = run(tmp_path / "in", tmp_path / "out", workers=1)
     monkeypatch.undo()
     assert summary.count("done") == 20
-    assert len(calls) == 2               # 16 + 4 notes: the manifest once a batch (was 3 a note)
+    # Two patients of ten notes, two batches: the manifest fsynced once a
+    # batch (was 3 a note), the output folder synced once a batch by the
+    # worker that wrote it and once at the end.
+    assert len(calls) == 2
+    assert len(syncs) == 3
     # An output a crash left short (renamed into place, its data never on
     # disk) does not match the manifest's hash: that note alone is redone.
     (tmp_path / "out" / "pt1_note3.txt").write_bytes(b"")
@@ -312,28 +322,74 @@ def _tree(folder):
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_whole_patients_are_redacted_in_the_workers_with_the_same_output(tmp_path, monkeypatch):
-    """A batch holding every note of its patients is redacted and scanned in
-    a worker task, the client only writing; a patient whose notes straddle
-    batches is redacted here, in order. Either way the output is byte for
-    byte what the client alone writes."""
+def test_batches_hold_whole_patients_redacted_in_the_workers_with_the_same_output(
+        tmp_path, monkeypatch):
+    """Batches are cut at patient boundaries, whatever the path order (a
+    patient of more notes than a batch is one batch of its own), so every
+    batch is redacted, scanned and written in a worker task; the output,
+    spans and manifest are byte for byte what the client alone writes."""
     import app.deid.folder as folder
     from app.deid.memory import InMemorySurrogateMemory
 
     src = tmp_path / "in"
-    write_notes(src, n=6)                       # pt0 and pt1 each in every batch of 2
+    src.mkdir()
+    for i in range(11):       # pt0 and pt1 (3 notes each) interleaved in path order, pt9 (5)
+        who = ("John Smith", "Mary Jones")[i % 2]
+        (src / f"n{i}_pt{i % 2 if i < 6 else 9}.txt").write_text(
+            f"{who} seen 03/0{i % 9 + 1}/2014. MRN 12345{i}78.\nLater John came back.\n",
+            encoding="utf-8")
     for i in range(4):                          # four notes, each its own patient
         (src / f"solo{i}.txt").write_text(f"Mary Jones seen 0{i + 1}/02/2015, John again.\n",
                                           encoding="utf-8")
     tasks = []
     real = folder._patients_task
     monkeypatch.setattr(folder, "_patients_task",
-                        lambda *a: tasks.append(len(a[-1])) or real(*a))
-    kw = dict(patient_regex=r"^(pt\d+)_", batch=2, known=KnownIdentifiers(), workers=1)
-    redact_folder(src, tmp_path / "mixed", make_predictor, POLICY, secret=SECRET, **kw)
-    assert tasks == [2, 2]                      # the solo notes' two batches, not pt0/pt1's
+                        lambda *a: tasks.append(sorted(it.rel for it in a[-1])) or real(*a))
+    kw = dict(patient_regex=r"_(pt\d+)\.txt$", batch=4, known=KnownIdentifiers(), workers=1)
+    summary = redact_folder(src, tmp_path / "workers", make_predictor, POLICY, secret=SECRET, **kw)
+    assert summary.count("done") == 15
+    # Patients in the order of their first note: pt0, pt9 (n10), pt1, the solos.
+    assert tasks == [["n0_pt0.txt", "n2_pt0.txt", "n4_pt0.txt"],
+                     [f"n{i}_pt9.txt" for i in (10, 6, 7, 8, 9)],
+                     ["n1_pt1.txt", "n3_pt1.txt", "n5_pt1.txt", "solo0.txt"],
+                     ["solo1.txt", "solo2.txt", "solo3.txt"]]
     # A memory object of this process only: every note redacted here.
     redact_folder(src, tmp_path / "client", make_predictor, POLICY, secret=SECRET,
                   memory_path_or_factory=InMemorySurrogateMemory(), **kw)
-    assert tasks == [2, 2]
-    assert _tree(tmp_path / "mixed") == _tree(tmp_path / "client")
+    assert len(tasks) == 4
+    assert _tree(tmp_path / "workers") == _tree(tmp_path / "client")
+    assert not list((tmp_path / "workers").rglob(f"{TEMP_PREFIX}*"))
+
+
+class _Killed(BaseException):
+    """A worker process killed in the middle of writing a file."""
+
+
+def test_a_batch_cut_short_mid_write_leaves_no_temp_file_and_counts_nothing_done(
+        tmp_path, monkeypatch):
+    """A worker that dies after writing some of its batch's files: its
+    half-written temporary file is removed when the run ends, no note of the
+    batch is recorded, and a re-run writes each note once, as a clean run."""
+    import app.deid.folder as folder
+    write_notes(tmp_path / "in", n=6)           # two patients of three notes: one batch
+    run(tmp_path / "in", tmp_path / "clean", workers=1)
+    real, calls = folder.atomic_write, []
+
+    def dying(path, data, **kw):
+        calls.append(path)
+        if len(calls) == 3:                     # the second note, its text half-written
+            (path.parent / f"{TEMP_PREFIX}cut.tmp").write_bytes(data[:len(data) // 2])
+            raise _Killed
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(folder, "atomic_write", dying)
+    out = tmp_path / "out"
+    with pytest.raises(_Killed):
+        run(tmp_path / "in", out, workers=1)
+    monkeypatch.undo()
+    assert (out / "pt0_note0.txt").is_file()    # written, but never reported done
+    assert not list(out.rglob(f"{TEMP_PREFIX}*"))
+    assert not (out / MANIFEST).exists() or not (out / MANIFEST).read_text()
+    again = run(tmp_path / "in", out, workers=1)
+    assert again.count("done") == 6 and again.count("resumed") == 0
+    assert _tree(out) == _tree(tmp_path / "clean")
