@@ -11,6 +11,7 @@
 
 Common options: ``--meta-models lr xgb`` (stacking meta-models),
 ``--transformer``/``--no-transformer`` (Flair with or without MiniLM),
+``--data balanced|imbalanced`` (the base models' data variants, as ``deid train --data``),
 ``--out DIR`` (default ``bench-out/``), ``--seed N``,
 ``--smoke`` (tiny data and the quick budget: the tests' size), ``--write-md`` (update
 BENCHMARKS.md after a part), ``--benchmarks FILE`` (another BENCHMARKS.md).
@@ -49,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--meta-models", nargs="+", choices=schema.META_MODELS, default=None,
                    help="stacking meta-models to train (default: the training service's: "
                         "lr svm xgb)")
+    p.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS, default=None,
+                   help="as `deid train --data`: the data variants each base model is trained on "
+                        "(default: both)")
     p.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
                    help="as `deid train --transformer`: Flair with (or without) the vendored "
                         "MiniLM embeddings (default: the training service's)")
@@ -115,6 +119,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         size = replace(size, train={**size.train, "meta_models": list(args.meta_models)})
     if args.transformer is not None:
         size = replace(size, train={**size.train, "transformer": args.transformer})
+    if args.variants:
+        size = replace(size, train={**size.train, "variants": list(args.variants)})
     models = args.models or default_models()
     if args.models:
         from app.models.base import known_kinds

@@ -278,9 +278,11 @@ def test_physionet_lists_leave_out_our_dev_patients(physionet, tmp_path):
     assert counts["staff"] and counts["places"] and counts["hospitals"]
 
 
-@pytest.mark.parametrize("flag, expected", [(["--transformer"], True),
-                                            (["--no-transformer"], False), ([], None)])
-def test_transformer_flag_reaches_the_training_config(flag, expected, tmp_path, monkeypatch):
+@pytest.mark.parametrize("flag, key, expected", [
+    (["--transformer"], "transformer", True), (["--no-transformer"], "transformer", False),
+    ([], "transformer", None), (["--data", "balanced"], "variants", ["balanced"]),
+    ([], "variants", None)])
+def test_training_flags_reach_the_training_config(flag, key, expected, tmp_path, monkeypatch):
     import app.bench.accuracy as accuracy
     from app.errors import UserError
 
@@ -293,4 +295,4 @@ def test_transformer_flag_reaches_the_training_config(flag, expected, tmp_path, 
     monkeypatch.setattr(accuracy, "run_accuracy", fake_run_accuracy)
     assert main(["accuracy", "--corpus", "physionet", "--models", "flair", "rules",
                  "--out", str(tmp_path), "-q", *flag]) == 1
-    assert seen.get("transformer") is expected
+    assert seen.get(key) == expected and (expected is not None or key not in seen)
