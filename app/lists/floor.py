@@ -29,7 +29,10 @@ class Floor:
     None) and, with ``shapes``, the identifying shapes of ward notes.
 
     ``find(text, patient_id)`` has the signature of `ListMatcher.find`; a
-    shape overlapping a list hit is left to the list.
+    shape overlapping a list hit is left to the list. ``settle`` is the
+    last step of every prediction: with ``shapes``, the model's dates and
+    phone numbers that cannot be one are dropped (`app.rules.vetoes`), then
+    the floor is applied.
     """
 
     def __init__(self, lists: ListMatcher | None, *, shapes: bool) -> None:
@@ -51,6 +54,38 @@ class Floor:
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
+
+
+    def settle(self, text: str, spans: Sequence[Span], labels: Mapping[str, str],
+               patient_id: str | None = None) -> list[Span]:
+        """A note's predicted ``spans`` as the output holds them: vetoed
+        (English shapes only), then with every floor hit covered.
+        ``labels``: the project label of each hit category (`label_map`)."""
+        if self.shapes:
+            spans = veto(text, spans, labels)
+        return apply_floor(spans, floor_spans(self.find(text, patient_id), labels))
+
+
+def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
+    """``spans`` less the dates and phone numbers that cannot be one (a
+    date cut to the part that can: `app.rules.vetoes.date_part`).
+    ``labels`` says which project label is the date (category ``date``)
+    and which the phone number (``phone``)."""
+    from app.rules.vetoes import date_part, implausible_phone
+
+    date, phone = labels.get("date"), labels.get("phone")
+    out = []
+    for s in spans:
+        if s.label == date:
+            part = date_part(text, s.start, s.end)
+            if part is None:
+                continue
+            if part != (s.start, s.end):
+                s = Span(part[0], part[1], s.label, s.confidence)
+        elif s.label == phone and implausible_phone(text, s.start, s.end):
+            continue
+        out.append(s)
+    return out
 
 
 def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span]:

@@ -71,7 +71,6 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     the candidate's own spans. ``patients``: each text's patient id (the
     lists' patient table).
     """
-    from app.lists.floor import apply_floor, floor_spans
     from app.services.finishing import finish
     from app.services.predictor import Predictor, run_ensembles
 
@@ -110,8 +109,7 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels)
                  for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
     if lists is not None:
-        final = [apply_floor(sp, floor_spans(lists.find(t, p), list_labels))
-                 for t, sp, p in zip(texts, final, patients)]
+        final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]
     if final is not raw:
         spans_by[name + RAW], spans_by[name] = raw, final
     return spans_by

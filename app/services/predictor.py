@@ -178,8 +178,6 @@ class Predictor:
         loaded one; the spans are the same, the uncertainty covers those.
         """
         from app.ensemble import document_uncertainty
-        from app.lists.floor import apply_floor, floor_spans
-
         patient_of = list(patients) if patients is not None else [None] * len(texts)
 
         results: list[Prediction] = []
@@ -210,8 +208,7 @@ class Predictor:
                 if self.fill or self.propagate:
                     spans = finish(text, spans, segs, member_spans, self.fill, self.propagate)
                 if self.lists is not None:
-                    spans = apply_floor(spans, floor_spans(
-                        self.lists.find(text, patient_of[i]), self.list_labels))
+                    spans = self.lists.settle(text, spans, self.list_labels, patient_of[i])
                 pred = Prediction(spans)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))

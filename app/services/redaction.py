@@ -168,8 +168,7 @@ class _ModelSpans:
         spans = self.model.predict_spans(text)
         if self.lists is None:
             return spans
-        from app.lists.floor import apply_floor, floor_spans
-        return apply_floor(spans, floor_spans(self.lists.find(text, patient_id), self.list_labels))
+        return self.lists.settle(text, spans, self.list_labels, patient_id)
 
 
 def _preset_for(project) -> str:

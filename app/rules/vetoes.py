@@ -1,0 +1,218 @@
+r"""What a predicted identifier cannot be: the vetoes of English ward notes.
+
+A model (or the starter's rules) sometimes calls a number a date that no
+calendar holds, or a ventilator setting, a pain score, a blood pressure, a
+time or a range of times. A note's date has a month from 1 to 12 and a day
+from 1 to 31 (in either order: the locale decides which, not this check),
+or is a year, or names a month or a weekday. These checks look only at the
+span and its close context, so they hold for any model and any project.
+
+>>> text = "PAIN 5/10. PS 10/5 FIO2 40%. SETTINGS 12/5/40%. LAST BM 2/14. BACK AT 2030"
+>>> [(m.group(), implausible_date(text, *m.span()))
+...  for m in re.finditer(r"\d+(?:/\d+)+|\b\d{4}\b", text)]
+[('5/10', True), ('10/5', True), ('12/5/40', True), ('2/14', False), ('2030', True)]
+>>> text = "SVR 1500-2250, TV 930-1000, SON 410-322-1419"
+>>> [(m.group(), implausible_phone(text, *m.span())) for m in re.finditer(r"[\d-]{4,}", text)]
+[('1500-2250', True), ('930-1000', True), ('410-322-1419', False)]
+"""
+from __future__ import annotations
+
+import re
+
+from app.rules.nursing import _RATIO_AFTER, _RATIO_BEFORE, _word_after
+
+_MONTHS = frozenset({
+    "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
+    "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov",
+    "november", "dec", "december"})
+_WEEKDAYS = frozenset({
+    "mon", "monday", "tue", "tues", "tuesday", "wed", "wednesday", "thu", "thur", "thurs",
+    "thursday", "fri", "friday", "sat", "saturday", "sun", "sunday"})
+_HOLIDAYS = frozenset({
+    "christmas", "xmas", "thanksgiving", "easter", "halloween", "new", "year", "years", "eve",
+    "day", "spring", "summer", "fall", "autumn", "winter"})
+# Words that may stand inside a date beside its month or numbers.
+_DATE_GLUE = frozenset({"st", "nd", "rd", "th", "of", "the", "and", "to", "from", "through",
+                        "thru"})
+_NAMING = _MONTHS | _WEEKDAYS | _HOLIDAYS
+_PART_RE = re.compile(r"[A-Za-z]+|\d+|\S")
+# Words before a four-digit number that make it a time of day ("AT 2030").
+_TIME_BEFORE = frozenset({
+    "at", "@", "approx", "aprox", "approximately", "around", "about", "until", "till", "untill",
+    "til", "by", "from", "to", "since", "after", "before", "~"})
+_TIME_AFTER_RE = re.compile(r"\s*(?:-|to|until|till)\s*\d{3,4}\b|\s*(?:hrs?|h|pm|am)\b", re.I)
+# Scores out of ten: pain and the like ("PAIN 5/10", "8/10 CP", "rated 3/10").
+_SCORE_WORDS = frozenset({
+    "pain", "cp", "discomfort", "ache", "aching", "rated", "rates", "rating", "scale", "score",
+    "incisional", "c/o", "headache", "ha", "soreness", "sore", "hurts"})
+# Breathing support: a pair after these is a setting ("WEANED TO 10/5", "ON 5/5").
+_VENT_WORDS = frozenset({
+    "cpap", "bipap", "ps", "psv", "peep", "peeps", "settings", "setting",
+    "simv", "imv", "cmv", "pcv", "prvc", "fio2", "flowby", "mode", "cpap/ps", "peep/ps",
+    "ps/peep"})
+# Changes of a setting: "WEANED DOWN TO 10/5", "TRIALED ON 5/5", "REMAINS ON 5/5".
+_SETTING_CHANGE = frozenset({
+    "wean", "weaned", "weaning", "changed", "returned", "decreased", "increased"})
+_SETTING_KEPT = frozenset({"trial", "trialed", "weaning", "remains", "remained"})
+_SETTING_AFTER = frozenset({"fio2", "bipap", "cpap", "ps", "peep", "psv", "imv", "simv"})
+# Fractions written in orders far more often than these dates (app.rules.nursing).
+_FRACTIONS = frozenset({"1/2", "1/3", "2/3", "1/4", "3/4", "1/8"})
+# Digits as a phone number groups them: an identifier whatever its label.
+_PHONE_GROUPS = ([3, 4], [3, 3, 4], [1, 3, 3, 4])
+# A number glued to a bigger expression: "CI>2", "5/5", "(10/5)", "4:30".
+_GLUED_BEFORE_RE = re.compile(r"[\d)][/<>=:+]$|[<>=]$")
+_GLUED_AFTER_RE = re.compile(r"[/<>=:+%]|\.\d")
+_WORD_RE = re.compile(r"[a-z0-9@~/]+")
+_PHRASE_BREAK_RE = re.compile(r"[.,;]\s|\n")
+# Words before a number pair that make it a measurement (app.rules.nursing's
+# list, less the words after which a date is as likely: "R AC 11/17" is the
+# arm, "LAST DOSES 9/7" a date).
+_MEASURE_BEFORE = _RATIO_BEFORE - {"ac", "dose", "doses"}
+
+
+def _phrase_before(low: str, start: int, n: int) -> list[str]:
+    """The last ``n`` words before ``start`` in its phrase (no full stop,
+    comma, semicolon or line break between)."""
+    head = _PHRASE_BREAK_RE.split(low[max(0, start - 40):start])[-1]
+    return _WORD_RE.findall(head)[-n:]
+
+
+def _words_around(low: str, start: int, end: int, width: int = 40) -> list[str]:
+    return _WORD_RE.findall(low[max(0, start - width):start]) \
+        + _WORD_RE.findall(low[end:end + width])
+
+
+def _year(n: str) -> bool:
+    return len(n) == 4 and 1850 <= int(n) <= 2099
+
+
+def _month_day(a: int, b: int) -> bool:
+    """``a`` and ``b`` are a month and a day, in either order."""
+    return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= a <= 31 and 1 <= b <= 12)
+
+
+def _calendar(nums: list[str]) -> bool:
+    """Numbers that a calendar date written with numbers can be."""
+    if len(nums) == 1:
+        n = nums[0]
+        return len(n) <= 2 or _year(n) or len(n) in (6, 8)
+    if len(nums) == 2:
+        a, b = int(nums[0]), int(nums[1])
+        return _month_day(a, b) or (1 <= a <= 12 and (len(nums[1]) == 2 or _year(nums[1])))
+    if len(nums) == 3:
+        a, b, c = (int(n) for n in nums)
+        return _month_day(a, b) and (len(nums[2]) <= 2 or _year(nums[2])) \
+            or (_year(nums[0]) and _month_day(b, c))
+    if len(nums) == 4:     # two dates: "10/12-10/15"
+        return _calendar(nums[:2]) and _calendar(nums[2:])
+    if len(nums) == 6:     # "8/12/19-8/14/19"
+        return _calendar(nums[:3]) and _calendar(nums[3:])
+    return False
+
+
+def implausible_date(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, predicted as a date, cannot be one:
+    a word in it that names no date ("SPO2 97", "SET 16", "CVA/TIA"), numbers
+    no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
+    ("12/5/40%", "98-100%"), a score out of ten beside pain ("PAIN 5/10"), a
+    breathing support setting ("PS 10/5", "WEANED TO 10/5"), a measurement by
+    its neighbour word ("BP 120/80", "1/2 NS") or a time of day ("AT 2030",
+    "1900-0700")."""
+    span = text[start:end]
+    low = text.lower()
+    parts = _PART_RE.findall(span)
+    words = [p.lower() for p in parts if p.isalpha()]
+    nums = [p for p in parts if p.isdigit()]
+    if any(w not in _NAMING and w not in _DATE_GLUE for w in words):
+        return True
+    if any(w in _NAMING for w in words):
+        return False
+    if not nums:
+        return True
+    after = text[end:end + 3].lstrip(" ")
+    if "%" in span or after.startswith("%"):
+        return True
+    run = _number_run(text, start, end)
+    if [len(n) for n in nums] in _PHONE_GROUPS \
+            or run is not None and [len(g) for g in re.findall(r"\d+", run.group())] in _PHONE_GROUPS:
+        return False
+    if not _calendar(nums):
+        return True
+    before = _phrase_before(low, start, 3)
+    before_w, after_w = (before[-1] if before else ""), _word_after(low, end)
+    if len(nums) == 1:
+        n = nums[0]
+        if len(n) <= 2:
+            # Part of a bigger number or a ratio ("CI>2", "5/[5]", "(10/[5])"),
+            # unless a month stands beside it ("1->2 NOV", "JULY 1").
+            near = _WORD_RE.findall(low[max(0, start - 12):start]) + \
+                _WORD_RE.findall(low[end:end + 12])
+            if any(w in _MONTHS for w in near):
+                return False
+            return bool(_GLUED_BEFORE_RE.search(text[max(0, start - 2):start])
+                        or _GLUED_AFTER_RE.match(text, end)) or before_w in _MEASURE_BEFORE
+        if len(n) == 4:
+            return before_w in _TIME_BEFORE or bool(_TIME_AFTER_RE.match(text, end))
+        return False
+    if len(nums) == 2 and "/" in span:
+        if before_w in _MEASURE_BEFORE or after_w in _RATIO_AFTER or span.strip() in _FRACTIONS \
+                or text[end:end + 2].lower() == "'s":
+            return True
+        if after_w in _SETTING_AFTER or before_w == "to" and any(w in _SETTING_CHANGE for w in before) \
+                or before_w == "on" and any(w in _SETTING_KEPT for w in before):
+            return True
+        around = _words_around(low, start, end)
+        if int(nums[1]) == 10 and any(w in _SCORE_WORDS for w in around):
+            return True
+        if any(w in _VENT_WORDS for w in before):
+            return True
+    return False
+
+
+_LEAD_WORDS_RE = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)* (?=\d{1,4}$)")
+
+
+def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The part of a span predicted as a date that can be one: the span
+    itself, the number ending it when only words before it refuse it
+    ("NQWMI 13": "13"), or None."""
+    if not implausible_date(text, start, end):
+        return start, end
+    m = _LEAD_WORDS_RE.match(text, start, end)
+    if m and not implausible_date(text, m.end(), end):
+        return m.end(), end
+    return None
+
+
+# Measurements whose values a model may take for a phone ("SVR 1500-2250").
+_VALUE_BEFORE = _MEASURE_BEFORE | {"svr", "pvr", "co", "ci", "ck", "cpk", "ldh", "nif", "vc"}
+# A run of digits and the signs that join them in numbers.
+_NUMBER_RUN_RE = re.compile(r"[\d(][\d ().\-/]*\d|\d")
+_TIME_RANGE_RE = re.compile(r"([01]\d|2[0-4])[0-5]\d\s*-\s*([01]\d|2[0-4])[0-5]\d")
+
+
+def _number_run(text: str, start: int, end: int) -> re.Match | None:
+    """The run of digits and joining signs overlapping ``text[start:end]``."""
+    return next((m for m in _NUMBER_RUN_RE.finditer(text, max(0, start - 20), end + 20)
+                 if m.start() < end and start < m.end()), None)
+
+
+def implausible_phone(text: str, start: int, end: int) -> bool:
+    """True when the number under ``text[start:end]``, predicted as a phone
+    number, is something else: a run with a decimal ("79-45-7.38-28-0"), a
+    range of times ("2400-0400"), a percentage, or a measurement's values by
+    the word before them ("TV 930-1000", "SVR 1500-2250"). The whole run of
+    digits around the span is judged, so that part of a phone number stays."""
+    run = _number_run(text, start, end)
+    if run is None:
+        return False
+    digits = run.group()
+    groups = [len(g) for g in re.findall(r"\d+", digits)]
+    if re.search(r"\d\.\d", digits) and groups != [3, 3, 4]:
+        return True
+    if _TIME_RANGE_RE.fullmatch(digits.strip()):
+        return True
+    if text[run.end():run.end() + 3].lstrip(" ").startswith("%"):
+        return True
+    before = _phrase_before(text.lower(), run.start(), 1)
+    return bool(before) and before[0] in _VALUE_BEFORE

@@ -1,0 +1,24 @@
+"""The last step of a prediction: the English vetoes, then the floor."""
+from app.core.spans import Span
+from app.lists.floor import Floor
+from app.lists.labels import label_map
+
+LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "PHONE"])
+
+
+def test_settle_drops_impossible_dates_and_phones_and_keeps_the_floor():
+    text = "PS 10/5. SVR 1500-2250. LAST BM 2/14. DR PRICE AWARE. NQWMI 13."
+    def at(word, label):
+        return Span(text.index(word), text.index(word) + len(word), label)
+
+    spans = [at("10/5", "DATE"), at("1500-2250", "PHONE"), at("2/14", "DATE"),
+             at("NQWMI 13", "DATE")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("2/14", "DATE"), ("PRICE", "NAME"), ("13", "DATE")]
+
+
+def test_without_the_english_shapes_nothing_is_vetoed():
+    text = "PS 10/5 HOY"
+    spans = [Span(3, 7, "DATE")]
+    assert Floor(None, shapes=False).settle(text, spans, LABELS) == spans

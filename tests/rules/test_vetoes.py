@@ -1,0 +1,50 @@
+"""What a predicted date or phone number of a ward note cannot be."""
+import re
+
+from app.rules.vetoes import date_part, implausible_date, implausible_phone
+
+
+def judged(text, pattern, check=implausible_date):
+    return [(m.group(), check(text, *m.span())) for m in re.finditer(pattern, text)]
+
+
+def test_dates_that_notes_write_are_kept():
+    text = ("LAST BM 2/14. S/P CABG 1957, MI 4/97. LINE PLACED 10/14/82. ADMITTED JULY 1 "
+            "FROM OSH. 8/12-8/14 ON HEPARIN. TRACH PLACED 8/14. F/C CHANGED ON 11/4.")
+    for span, refused in judged(text, r"\d+(?:[/-]\d+)*|JULY 1"):
+        assert not refused, span
+
+
+def test_measurements_scores_settings_and_times_are_no_dates():
+    for text, pattern in (("PAIN 5/10 AT REST", r"5/10"), ("HAD 8/10 CP", r"8/10"),
+                          ("WEANED TO PS 10/5", r"10/5"), ("ON CPAP/PS 10/5 40%", r"10/5"),
+                          ("TRIALED ON 5/5 TODAY", r"5/5"), ("SETTINGS 12/5/40%", r"12/5/40"),
+                          ("CK 1719/182 ON ADM", r"1719/182"), ("SVR 3/2/1500", r"3/2/1500"),
+                          ("HOME AT APPROX 2030", r"2030"), ("NPN 1900-0700", r"1900-0700"),
+                          ("SATS 98-100%", r"98-100"), ("CI>2. HR 90", r"2"),
+                          ("BP 120-140'2/70'S", r"2/70"), ("1/2 NS AT 75", r"1/2"),
+                          ("RR SET 16 TOTAL", r"SET 16"), ("SPO2 97-100%", r"SPO2 97")):
+        m = re.search(pattern, text)
+        assert implausible_date(text, *m.span()), text
+
+
+def test_a_date_span_is_cut_to_the_date_its_words_hide():
+    text = "PMH: CAD: NQWMI 13. HTN. CX DONE"
+    assert date_part(text, 10, 18) == (16, 18)
+    assert date_part(text, 25, 27) is None           # "CX" names no date
+
+
+def test_phone_numbers_and_their_parts_stay_phones():
+    text = "SON CELL# 410-322-1419, HOME 603-960-5357 X45. PAGER 830-650-2352"
+    for m in re.finditer(r"\d+(?:-\d+)*", text):
+        assert not implausible_phone(text, *m.span()), m.group()
+    assert not implausible_phone(text, 29, 36)       # "603-960", part of a phone number
+    # and a mislabelled phone number is no impossible date
+    assert not implausible_date("WIFE (201/324/1423) CONFIRMS", 6, 18)
+
+
+def test_values_ranges_of_times_and_gases_are_no_phones():
+    for text, pattern in (("SVR 1500-2250. CO 5", r"1500-2250"), ("TV 930-1000, RR 16", r"930-1000"),
+                          ("ABG 7.44-52-69-36", r"7.44-52-69-36"), ("NPN 2400-0400", r"2400-0400")):
+        m = re.search(re.escape(pattern), text)
+        assert implausible_phone(text, *m.span()), text
