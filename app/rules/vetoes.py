@@ -112,7 +112,7 @@ def _calendar(nums: list[str]) -> bool:
 
 def implausible_date(text: str, start: int, end: int) -> bool:
     """True when ``text[start:end]``, predicted as a date, cannot be one:
-    a word in it that names no date ("SPO2 97", "SET 16", "CVA/TIA"), numbers
+    a word beside its numbers that names no date ("SPO2 97", "SET 16"), numbers
     no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
     ("12/5/40%", "98-100%"), a score out of ten beside pain ("PAIN 5/10"), a
     breathing support setting ("PS 10/5", "WEANED TO 10/5"), a measurement by
@@ -123,11 +123,11 @@ def implausible_date(text: str, start: int, end: int) -> bool:
     parts = _PART_RE.findall(span)
     words = [p.lower() for p in parts if p.isalpha()]
     nums = [p for p in parts if p.isdigit()]
-    if any(w not in _NAMING and w not in _DATE_GLUE for w in words):
-        return True
-    if any(w in _NAMING for w in words):
+    if not nums or any(w in _NAMING for w in words):
+        # Words alone judge nothing: a span with no number may be another
+        # kind of identifier under the wrong label ("GH" of "GH CX").
         return False
-    if not nums:
+    if any(w not in _DATE_GLUE for w in words):
         return True
     after = text[end:end + 3].lstrip(" ")
     if "%" in span or after.startswith("%"):

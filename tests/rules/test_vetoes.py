@@ -29,9 +29,11 @@ def test_measurements_scores_settings_and_times_are_no_dates():
 
 
 def test_a_date_span_is_cut_to_the_date_its_words_hide():
-    text = "PMH: CAD: NQWMI 13. HTN. CX DONE"
+    text = "PMH: CAD: NQWMI 13. HTN. NO GROWTH TO DATE ON GH CX. RR SET 16"
     assert date_part(text, 10, 18) == (16, 18)
-    assert date_part(text, 25, 27) is None           # "CX" names no date
+    # words alone judge nothing: "GH" is a hospital under the wrong label
+    assert date_part(text, text.index("GH CX"), text.index("GH CX") + 5) is not None
+    assert date_part(text, text.index("SET 16"), len(text)) is None
 
 
 def test_phone_numbers_and_their_parts_stay_phones():
