@@ -17,10 +17,12 @@ so the desktop application and the core never need it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from multiprocessing import get_context
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from app.errors import UserError
 
@@ -123,11 +125,40 @@ class InProcess(Engine):
     """Each task runs in this process when its result is asked, in order."""
 
 
-def _limit_threads(threads: int) -> None:
+#: True in a `ProcessPool` worker: a process started for one job.
+_POOL_WORKER = False
+
+
+def _start_worker(threads: int) -> None:
     """In a fresh worker, before torch or BLAS load: their thread pools share
     the cores with the other workers instead of each taking all of them."""
+    global _POOL_WORKER
+    _POOL_WORKER = True
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
+
+
+@contextmanager
+def unimportable(names: Iterable[str]) -> Iterator[None]:
+    """In a `ProcessPool` worker, ``import`` of each of ``names`` not imported
+    yet fails within (as if not installed): a library that only probes for an
+    optional module at import (thinc for torch, xgboost for scikit-learn)
+    then does not load it, seconds at each worker start. Lifted on exit.
+    Elsewhere a no-op: this process or a long-lived Dask worker may run a
+    later job that needs them, and the probing library would not look again.
+    """
+    if not _POOL_WORKER:
+        yield
+        return
+    blocked = [n for n in names if n not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        yield
+    finally:
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
 class ProcessPool(Engine):
@@ -138,7 +169,7 @@ class ProcessPool(Engine):
         self.workers = workers
         self.description = f"{workers} worker processes"
         self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_limit_threads,
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker,
             initargs=(max(1, default_workers() // workers),))
 
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from app.core.bio import tags_to_spans
+from app.core.parallel import unimportable
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import segment
@@ -24,6 +25,10 @@ from app.core.private import PrivateDir
 from app.services.finishing import finish
 from app.services.lists import project_matcher
 from app.services.runs import active_run
+
+
+#: Member kinds whose models run on torch (the others never need it).
+TORCH_KINDS = frozenset({"flair", "stanza"})
 
 
 @dataclass
@@ -119,19 +124,24 @@ class Predictor:
         candidate = needed
         if all_members:
             needed = sorted({*needed, *member_arts})
+        # scikit-learn only fits meta-models; torch only runs these kinds.
+        skip = ["sklearn"]
+        if not any(member_arts[m].meta.get("kind") in TORCH_KINDS for m in needed):
+            skip.append("torch")
         private = PrivateDir("deid-model-")
         try:
             members = {}
-            for m in needed:
-                dest = private.path / "members" / m
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                project.extract_artifact(member_arts[m].id, dest)
-                members[m] = load_model(dest, device=device)
-            ensemble = None
-            if ens_art is not None:
-                dest = private.path / "ensemble"
-                project.extract_artifact(ens_art.id, dest)
-                ensemble = load_ensemble(dest)
+            with unimportable(skip):
+                for m in needed:
+                    dest = private.path / "members" / m
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    project.extract_artifact(member_arts[m].id, dest)
+                    members[m] = load_model(dest, device=device)
+                ensemble = None
+                if ens_art is not None:
+                    dest = private.path / "ensemble"
+                    project.extract_artifact(ens_art.id, dest)
+                    ensemble = load_ensemble(dest)
         except BaseException:
             private.close()
             raise
