@@ -30,9 +30,9 @@ class Floor:
 
     ``find(text, patient_id)`` has the signature of `ListMatcher.find`; a
     shape overlapping a list hit is left to the list. ``settle`` is the
-    last step of every prediction: with ``shapes``, the model's dates and
-    phone numbers that cannot be one are dropped (`app.rules.vetoes`), then
-    the floor is applied.
+    last step of every prediction: with ``shapes``, the model's spans that
+    cannot be what their label says are dropped (`veto`), then the floor
+    is applied.
     """
 
     def __init__(self, lists: ListMatcher | None, *, shapes: bool) -> None:
@@ -67,13 +67,17 @@ class Floor:
 
 
 def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
-    """``spans`` less the dates and phone numbers that cannot be one (a
-    date cut to the part that can: `app.rules.vetoes.date_part`).
-    ``labels`` says which project label is the date (category ``date``)
-    and which the phone number (``phone``)."""
-    from app.rules.vetoes import date_part, implausible_phone
+    """``spans`` less what cannot be the identifier its label says
+    (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
+    that can be one), phone numbers that are measurements, names and places
+    made only of common words with nothing around them that makes them one.
+    ``labels``: the project label of each hit category (`label_map`), which
+    says which labels are dates, phones, names and places."""
+    from app.rules.vetoes import date_part, implausible_phone, ordinary_words
 
     date, phone = labels.get("date"), labels.get("phone")
+    names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
+    places = {labels.get(c) for c in ("place", "hospital", "ward")} - {None} - names
     out = []
     for s in spans:
         if s.label == date:
@@ -83,6 +87,9 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
             if part != (s.start, s.end):
                 s = Span(part[0], part[1], s.label, s.confidence)
         elif s.label == phone and implausible_phone(text, s.start, s.end):
+            continue
+        elif s.label in names | places and ordinary_words(text, s.start, s.end,
+                                                          place=s.label in places):
             continue
         out.append(s)
     return out

@@ -64,6 +64,7 @@ _GLUED_BEFORE_RE = re.compile(r"[\d)][/<>=:+]$|[<>=]$")
 _GLUED_AFTER_RE = re.compile(r"[/<>=:+%]|\.\d")
 _WORD_RE = re.compile(r"[a-z0-9@~/]+")
 _PHRASE_BREAK_RE = re.compile(r"[.,;]\s|\n")
+_LINE_BREAK_RE = re.compile(r"\n|;")
 # Words before a number pair that make it a measurement (app.rules.nursing's
 # list, less the words after which a date is as likely: "R AC 11/17" is the
 # arm, "LAST DOSES 9/7" a date).
@@ -216,3 +217,101 @@ def implausible_phone(text: str, start: int, end: int) -> bool:
         return True
     before = _phrase_before(text.lower(), run.start(), 1)
     return bool(before) and before[0] in _VALUE_BEFORE
+
+
+# ------------------------------------------------------------ ordinary words
+
+# Words before a name that make it one: titles, roles, relatives, naming.
+_NAME_BEFORE = frozenset({
+    "dr", "drs", "doctor", "mr", "mrs", "ms", "miss", "md", "np", "rn", "pa", "rrt", "son", "sons",
+    "daughter", "daughters", "dtr", "wife", "husband", "hus", "brother", "sister", "mother",
+    "father", "mom", "dad", "friend", "girlfriend", "boyfriend", "niece", "nephew", "aunt",
+    "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "law", "fiance", "fiancee",
+    "partner", "neighbor", "neighbour", "hcp", "proxy", "named", "called", "name", "sw"})
+# Words after a name that make it one ("SMITH AWARE", "BILL CALLED").
+_NAME_AFTER = frozenset({
+    "aware", "notified", "paged", "called", "informed", "updated", "md", "rn", "np", "pa", "rrt",
+    "crt", "said", "says", "states", "stated", "visited", "visiting"})
+# Relatives and roles: never a name themselves ("PER SON", "GRAND DAUGHTER").
+_KIN = frozenset({
+    "son", "sons", "daughter", "daughters", "dtr", "wife", "husband", "brother", "sister",
+    "mother", "father", "mom", "dad", "friend", "family", "grand", "close", "step", "niece",
+    "nephew", "aunt", "uncle", "cousin", "grandson", "granddaughter", "resident", "attending"})
+# Words of grammar, never a name even where a name list holds them ("PER MD").
+_FUNCTION_WORDS = frozenset({
+    "per", "as", "at", "by", "for", "from", "in", "into", "of", "on", "to", "with", "via", "the",
+    "and", "or", "but", "if", "so", "than", "then", "when", "while", "until", "after", "before",
+    "during", "since", "about", "over", "under", "up", "down", "out", "off", "is", "was", "are",
+    "were", "be", "been", "has", "had", "have", "not", "no", "yes", "he", "she", "it", "they",
+    "we", "you", "his", "her", "him", "them", "this", "that", "these", "those", "there", "here"})
+# Kinds of care places: a place beside one is a hospital's name ("UNION MEMORIAL");
+# the generic ones alone name no place ("THE HOSPITAL", "PRIOR MEDICAL CENTER").
+_GENERIC_KINDS = frozenset({
+    "hospital", "hosp", "medical", "med", "center", "ctr", "centre", "clinic", "rehab", "nursing",
+    "home", "house", "campus", "college", "institute", "infirmary", "facility"})
+_KINDS = _GENERIC_KINDS | {"memorial", "regional", "general", "university", "vamc", "manor", "st",
+                           "saint", "mt", "ft"}
+# Words before a place that make it one; "to" only after a move ("WENT TO HARBOR").
+_PLACE_BEFORE = frozenset({"from", "at"})
+_MOVES = frozenset({
+    "went", "go", "going", "goes", "taken", "transferred", "transfered", "transfer", "xfer", "tx",
+    "sent", "back", "return", "returned", "returning", "admitted", "moved", "brought",
+    "presented", "discharged", "dc", "d/c", "driven", "flown"})
+_NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
+_INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
+_INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
+
+
+def _ordinary(word: str) -> bool:
+    from app.rules.dictionaries import is_common_word
+
+    return len(word) > 1 and is_common_word(word)
+
+
+def _name_like(word: str) -> bool:
+    """An uncommon word that may be a name beside this one ("RICH MARTINO")."""
+    return len(word) > 2 and not _ordinary(word) and word.isalpha()
+
+
+def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> bool:
+    """True when ``text[start:end]``, predicted as a name (a place with
+    ``place``), is only common words (`app.rules.dictionaries.is_common_word`:
+    "PER", "HIGH", "FIELDS", "BRIGHT") and nothing beside it makes them a
+    name: a title, a role or a relative before ("SON BILL", "DR. WHITE"), a
+    word like "AWARE" or a credential after, an initial, an uncommon word
+    beside it ("RICH MARTINO"); for a place, a kind of care place in or
+    beside it ("UNION MEMORIAL") or "from", "at" or a move before it ("WENT
+    TO HARBOR"). Relatives, roles and words of grammar alone ("PER MD",
+    "PER SON", "GRAND DAUGHTER") are never names."""
+    words = _NAME_WORD_RE.findall(text, start, end)
+    if not words or not all(_ordinary(w) for w in words):
+        return False
+    low = [w.lower() for w in words]
+    if not place and all(w in _KIN or w in _FUNCTION_WORDS for w in low):
+        return True
+    # Names are judged across commas and titles' stops ("SON, BILL", "DR. WHITE"),
+    # places within their phrase.
+    cut = _PHRASE_BREAK_RE if place else _LINE_BREAK_RE
+    head = cut.split(text[max(0, start - 40):start])[-1]
+    tail = cut.split(text[end:end + 40])[0]
+    raw_before, raw_after = _NAME_WORD_RE.findall(head), _NAME_WORD_RE.findall(tail)
+    before, after = [w.lower() for w in raw_before], [w.lower() for w in raw_after]
+    if raw_before and _name_like(raw_before[-1]) and head.rstrip()[-1:].isalpha() \
+            or raw_after and _name_like(raw_after[0]) and tail.lstrip()[:1].isalpha():
+        return False
+    if len(raw_before) > 1 and before[-1] in ("and", "or") and _name_like(raw_before[-2]):
+        return False                                   # "SUZETTE AND HANK"
+    if place:
+        generic = all(w in _GENERIC_KINDS for w in low)     # "HOSPITAL", "MEDICAL CENTER"
+        if not generic and (any(w in _KINDS for w in low) or after[:1] and after[0] in _KINDS):
+            return False
+        prev = [w for w in before if w != "the"]
+        if prev[-1:] and (prev[-1] in _PLACE_BEFORE
+                          or prev[-1] == "to" and len(prev) > 1 and prev[-2] in _MOVES):
+            return generic                             # "FROM HARBOR", not "TO THE HOSPITAL"
+        return True
+    if before[-1:] and before[-1] in _NAME_BEFORE or after[:1] and after[0] in _NAME_AFTER:
+        return False
+    if _INITIAL_BEFORE_RE.search(head) or _INITIAL_AFTER_RE.match(text, end):
+        return False
+    return True

@@ -6,13 +6,13 @@ from app.lists.labels import label_map
 LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "PHONE"])
 
 
-def test_settle_drops_impossible_dates_and_phones_and_keeps_the_floor():
-    text = "PS 10/5. SVR 1500-2250. LAST BM 2/14. DR PRICE AWARE. NQWMI 13."
+def test_settle_drops_impossible_dates_phones_and_names_and_keeps_the_floor():
+    text = "PS 10/5. SVR 1500-2250. LAST BM 2/14. DR PRICE AWARE. NQWMI 13. LUNG FIELDS CLEAR."
     def at(word, label):
         return Span(text.index(word), text.index(word) + len(word), label)
 
     spans = [at("10/5", "DATE"), at("1500-2250", "PHONE"), at("2/14", "DATE"),
-             at("NQWMI 13", "DATE")]
+             at("NQWMI 13", "DATE"), at("FIELDS", "NAME")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [(text[s.start:s.end], s.label) for s in out] == [
         ("2/14", "DATE"), ("PRICE", "NAME"), ("13", "DATE")]

@@ -50,3 +50,37 @@ def test_values_ranges_of_times_and_gases_are_no_phones():
                           ("ABG 7.44-52-69-36", r"7.44-52-69-36"), ("NPN 2400-0400", r"2400-0400")):
         m = re.search(re.escape(pattern), text)
         assert implausible_phone(text, *m.span()), text
+
+
+def ordinary(text, word, place=False):
+    from app.rules.vetoes import ordinary_words
+
+    start = text.index(word)
+    return ordinary_words(text, start, start + len(word), place=place)
+
+
+def test_common_words_without_context_are_no_names():
+    for text, word in (("LUNG FIELDS CLEAR", "FIELDS"), ("BRIGHT RED BLOOD", "BRIGHT"),
+                       ("GROSS MOTOR INTACT", "GROSS"), ("K GIVEN PER MD", "PER"),
+                       ("NEURO: PERLA, MAE", "PERLA"), ("SOCIAL: GRAND DAUGHTER IN", "GRAND"),
+                       ("PER SON DAVID", "SON"), ("FAMILY: DAUGHTER, SISTER IN", "SISTER")):
+        assert ordinary(text, word), text
+
+
+def test_common_words_that_context_makes_names_stay():
+    for text, word in (("SON BILL CALLED", "BILL"), ("his son, bill, called", "bill"),
+                       ("SEEN BY DR. WHITE TODAY", "WHITE"), ("GRACE AWARE OF K", "GRACE"),
+                       ("HUSBAND RICH MARTINO IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
+                       ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN")):
+        assert not ordinary(text, word), text
+
+
+def test_common_words_as_places_need_a_place_around_them():
+    assert ordinary("SATS MID TO HIGH 90S", "HIGH", place=True)
+    assert ordinary("ABGS IN CAREVUE", "CAREVUE", place=True)
+    assert ordinary("TRANSFERRED TO THE HOSPITAL", "HOSPITAL", place=True)
+    for text, word in (("WENT TO HARBOR ON 3/6", "HARBOR"), ("TAKEN TO UNION HOSPITAL", "UNION"),
+                       ("FROM THE EASTERN SHORE", "EASTERN SHORE"),
+                       ("FROM MEMORIAL HOSPITAL", "MEMORIAL HOSPITAL"),
+                       ("TO GO TO ST. MARY TUESDAY", "ST"), ("IN DAYTONA BEACH WHEN", "BEACH")):
+        assert not ordinary(text, word, place=True), text
