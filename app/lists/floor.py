@@ -7,9 +7,11 @@ evaluate all see it.
 Besides the hospital lists, an English project's floor holds the shapes
 that identify in ward notes whatever a model learned (`Floor`): pager
 numbers ("Pager #12345"), years written with an apostrophe ("CABG '92",
-"REPAIR IN 14'"), names after a title ("DR. PRICE", "MRS. POWERS") or
-before a credential ("J. Yi, MD", "roberto rrt") and the listed places
-where someone lives ("lives in catonsville"). A project's own notes may
+"REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
+dates with a month's name ("may 16", "MARCH OF 1993"), names after a
+title ("DR. PRICE", "MRS. POWERS") or before a credential ("J. Yi, MD",
+"roberto rrt") and the listed places where someone lives ("lives in
+catonsville"). A project's own notes may
 never show one (none of the PhysioNet training notes has a pager number,
 two have such a year), so no model or learned step can be asked to find
 them; on the PhysioNet dev patients they were 20 of the 43 identifier
@@ -43,12 +45,15 @@ class Floor:
         hits = self.lists.find(text, patient_id) if self.lists is not None else []
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_credentialed_names, find_home_places, find_pagers,
+        from app.rules.nursing import (find_credentialed_names, find_history_years,
+                                       find_home_places, find_month_dates, find_pagers,
                                        find_titled_names, find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text)]
         extra += [ListHit(a, b, "date") for a, b in find_written_years(text)]
+        extra += [ListHit(a, b, "date") for a, b in find_month_dates(text)]
+        extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_titled_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]

@@ -305,3 +305,57 @@ def find_home_places(text: str) -> list[tuple[int, int]]:
         elif D.is_place(words[0].lower()) and not D.is_common_word(words[0].lower()):
             out.append((m.start(1), m.start(1) + len(words[0])))
     return out
+
+
+# ------------------------------------------------------------- dates in words
+
+_MONTH_NAMES = (r"(?:january|february|march|april|may|june|july|august|september|october|"
+                r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)")
+_DAY_OF_MONTH = r"(?:3[01]|[12]\d|0?[1-9])"
+# A month and a day or a year, either way round: "may 16", "MARCH OF 1993",
+# "20th Oct, 1989", "nov. 2016". "MAY" needs a day after it ("MAY 2 DAYS" is no date).
+_MONTH_DATE_RE = re.compile(
+    rf"(?i)\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?)?{_MONTH_NAMES}\b\.?"
+    rf"(?:[ \t]+(?:of[ \t]+)?(?:{_DAY_OF_MONTH}(?:st|nd|rd|th)?\b(?!\s*(?:days?|hrs?|hours?|weeks?|wks?|mg|%|x\b))"
+    rf"(?:,?[ \t]+(?:\d{{4}}|'?\d{{2}})\b)?|(?:19|20)\d\d\b))"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_NAMES}\b\.?(?:,?[ \t]+(?:19|20)?\d\d\b)?)")
+
+
+def find_month_dates(text: str) -> list[tuple[int, int]]:
+    """Offsets of dates written with a month's name and a day or a year
+    ("may 16", "MARCH OF 1993", "20th Oct, 1989", "July 1")."""
+    return [m.span() for m in _MONTH_DATE_RE.finditer(text)]
+
+
+# A condition or a procedure of a past history, before or after its year.
+_HISTORY_ITEMS = (
+    r"(?:nqwmi|nstemi|stemi|imi|ami|mi|cabg(?:x\d)?|ptca|pci|stents?|cath|cva|tia|avr|mvr|aaa|"
+    r"turp|chf|dvt|pe|ca|cancer|ccy|chole|appy|lumpectomy|mastectomy|colectomy|hysterectomy|"
+    r"tah|bka|aka|cea|ppm|aicd|icd|pacemaker|ablation|angioplasty|thyroidectomy|nephrectomy|"
+    r"craniotomy|laminectomy|thr|tkr|repair|fx|surgery|resection|transplant|bypass)")
+# The heading of a past history: the years in its items are dates.
+_HISTORY_CUE_RE = re.compile(r"(?i)\b(?:pmh|pmhx|psh|hx|h/o|past\s+medical|history)\b")
+_HISTORY_YEAR_RE = re.compile(
+    rf"(?i)\b{_HISTORY_ITEMS}[ \t]+(?:in[ \t]+)?(\d{{2}})(?=[ \t]*(?:[.,;)]|and\b|&|$))"
+    rf"|(?:^|(?<=[,;:.])|(?<=\band)|(?<=&))[ \t]*(\d{{2}})[ \t]+{_HISTORY_ITEMS}\b",
+    re.M)
+
+_AND_YEAR_RE = re.compile(r"(?i)[ \t]*(?:and|&)[ \t]+(\d{2})\b(?![\w/%])")
+
+
+def find_history_years(text: str) -> list[tuple[int, int]]:
+    """Offsets of two-digit years in the items of a past history ("PMH: CAD:
+    NQWMI 13.", "PMHX CVA IN 94 AND 00", "HX: NIDDM, 09 PTCA"): a year right
+    after a condition or a procedure, or opening an item before one, in the
+    line of a history heading."""
+    out = []
+    for m in _HISTORY_YEAR_RE.finditer(text):
+        g = 1 if m.group(1) else 2
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start(g)]
+        if _HISTORY_CUE_RE.search(line):
+            out.append(m.span(g))
+            # "CVA IN 94 AND 00": the year after "and" belongs to the same item
+            more = _AND_YEAR_RE.match(text, m.end(g))
+            if more:
+                out.append(more.span(1))
+    return sorted(set(out))

@@ -85,3 +85,17 @@ def test_places_where_someone_lives():
     assert places("both live in hampton,ma in the summer") == ["hampton"]
     assert places("DAUGHTER LIVES IN PIKESVILLE. Lives in California. lives in a house") == [
         "PIKESVILLE"]                      # a state alone identifies no one; "a" is no place
+
+
+def test_dates_with_a_month_name_and_years_of_a_past_history():
+    from app.rules.nursing import find_history_years, find_month_dates
+
+    def found(fn, text):
+        return [text[s:e] for s, e in fn(text)]
+
+    text = ("BIRTHDAY IS TOMORROW, may 16, 2015. CASE MARCH OF 1993. 20th Oct, 1989. "
+            "ON JULY 1 FROM OSH. MAY 2 DAYS. DEC 40% FIO2. NOV 34.")
+    assert found(find_month_dates, text) == ["may 16, 2015", "MARCH OF 1993", "20th Oct, 1989",
+                                             "JULY 1"]
+    text = "PMH: CAD: NQWMI 13. HTN.\nPMHX CVA IN 94 AND 00.\nHX: NIDDM, 09 PTCA\nS/P MI 30 DAYS\nMI 92"
+    assert found(find_history_years, text) == ["13", "94", "00", "09"]
