@@ -248,7 +248,7 @@ _FUNCTION_WORDS = frozenset({
 # the generic ones alone name no place ("THE HOSPITAL", "PRIOR MEDICAL CENTER").
 _GENERIC_KINDS = frozenset({
     "hospital", "hosp", "medical", "med", "center", "ctr", "centre", "clinic", "rehab", "nursing",
-    "home", "house", "campus", "college", "institute", "infirmary", "facility"})
+    "home", "house", "campus", "college", "institute", "infirmary", "facility", "osh"})
 _KINDS = _GENERIC_KINDS | {"memorial", "regional", "general", "university", "vamc", "manor", "st",
                            "saint", "mt", "ft"}
 # Words before a place that make it one; "to" only after a move ("WENT TO HARBOR").
@@ -258,6 +258,10 @@ _MOVES = frozenset({
     "sent", "back", "return", "returned", "returning", "admitted", "moved", "brought",
     "presented", "discharged", "dc", "d/c", "driven", "flown"})
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
+# The states' postal codes, written in capitals ("HOME TO NH").
+_STATE_CODES = frozenset(
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
+    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
 _INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
 _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 
@@ -266,6 +270,19 @@ def _ordinary(word: str) -> bool:
     from app.rules.dictionaries import is_common_word
 
     return len(word) > 1 and is_common_word(word)
+
+
+def _state(word: str) -> bool:
+    from app.rules.dictionaries import US_STATE_NAMES
+
+    return word.lower() in US_STATE_NAMES or word in _STATE_CODES
+
+
+def _beside_kind(text: str, start: int, end: int) -> bool:
+    """A kind of care place right before or after ("MD HOSPITAL", "U OF MD MED CENTER")."""
+    near = _NAME_WORD_RE.findall(text[max(0, start - 20):start])[-1:] \
+        + _NAME_WORD_RE.findall(text[end:end + 20])[:1]
+    return any(w.lower() in _KINDS or w.lower() in ("of", "u") for w in near)
 
 
 def _name_like(word: str) -> bool:
@@ -284,10 +301,20 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     TO HARBOR"). Relatives, roles and words of grammar alone ("PER MD",
     "PER SON", "GRAND DAUGHTER") are never names."""
     words = _NAME_WORD_RE.findall(text, start, end)
+    if place and words and all(_state(w) for w in words if w.lower() != "and"):
+        # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
+        return not _beside_kind(text, start, end)
+    # A single letter opening the span ends the word before it ("IV'[S.
+    # RESIDENT]") or a sentence ("[b. sounds]", "[D. SON]"): the words after
+    # it are judged. A capital alone may be an initial ("E. WELSH").
+    tail_of_word = text[max(0, start - 1):start] in ("'", "\u2019") or text[start - 1:start].isalnum()
+    while len(words) > 1 and len(words[0]) == 1 and _ordinary(words[1]) and (
+            words[0].islower() or tail_of_word or words[1].lower() in _KIN | _FUNCTION_WORDS):
+        words = words[1:]
     if not words or not all(_ordinary(w) for w in words):
         return False
     low = [w.lower() for w in words]
-    if not place and all(w in _KIN or w in _FUNCTION_WORDS for w in low):
+    if all(w in _FUNCTION_WORDS or (w in _KIN and not place) for w in low):
         return True
     # Names are judged across commas and titles' stops ("SON, BILL", "DR. WHITE"),
     # places within their phrase.

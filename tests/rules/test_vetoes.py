@@ -63,7 +63,9 @@ def test_common_words_without_context_are_no_names():
     for text, word in (("LUNG FIELDS CLEAR", "FIELDS"), ("BRIGHT RED BLOOD", "BRIGHT"),
                        ("GROSS MOTOR INTACT", "GROSS"), ("K GIVEN PER MD", "PER"),
                        ("NEURO: PERLA, MAE", "PERLA"), ("SOCIAL: GRAND DAUGHTER IN", "GRAND"),
-                       ("PER SON DAVID", "SON"), ("FAMILY: DAUGHTER, SISTER IN", "SISTER")):
+                       ("PER SON DAVID", "SON"), ("FAMILY: DAUGHTER, SISTER IN", "SISTER"),
+                       ("TWO IV'S. RESIDENT AT BEDSIDE", "S. RESIDENT"),
+                       ("abd soft with b. sounds", "b. sounds")):
         assert ordinary(text, word), text
 
 
@@ -71,7 +73,8 @@ def test_common_words_that_context_makes_names_stay():
     for text, word in (("SON BILL CALLED", "BILL"), ("his son, bill, called", "bill"),
                        ("SEEN BY DR. WHITE TODAY", "WHITE"), ("GRACE AWARE OF K", "GRACE"),
                        ("HUSBAND RICH MARTINO IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
-                       ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN")):
+                       ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN"),
+                       ("AS PER E. WELSH: BILAT", "E. WELSH")):
         assert not ordinary(text, word), text
 
 
@@ -79,6 +82,9 @@ def test_common_words_as_places_need_a_place_around_them():
     assert ordinary("SATS MID TO HIGH 90S", "HIGH", place=True)
     assert ordinary("ABGS IN CAREVUE", "CAREVUE", place=True)
     assert ordinary("TRANSFERRED TO THE HOSPITAL", "HOSPITAL", place=True)
+    assert ordinary("TRANSFERRED FROM OSH, INTUBATED", "OSH", place=True)
+    assert ordinary("WENT HOME TO NH TONIGHT", "NH", place=True)      # a state alone
+    assert not ordinary("ADMITTED FROM MD HOSPITAL", "MD", place=True)
     for text, word in (("WENT TO HARBOR ON 3/6", "HARBOR"), ("TAKEN TO UNION HOSPITAL", "UNION"),
                        ("FROM THE EASTERN SHORE", "EASTERN SHORE"),
                        ("FROM MEMORIAL HOSPITAL", "MEMORIAL HOSPITAL"),
