@@ -37,10 +37,12 @@ _DATE_GLUE = frozenset({"st", "nd", "rd", "th", "of", "the", "and", "to", "from"
 _NAMING = _MONTHS | _WEEKDAYS | _HOLIDAYS
 _PART_RE = re.compile(r"[A-Za-z]+|\d+|\S")
 # Words before a four-digit number that make it a time of day ("AT 2030").
-_TIME_BEFORE = frozenset({
-    "at", "@", "approx", "aprox", "approximately", "around", "about", "until", "till", "untill",
-    "til", "by", "from", "to", "since", "after", "before", "~"})
-_TIME_AFTER_RE = re.compile(r"\s*(?:-|to|until|till)\s*\d{3,4}\b|\s*(?:hrs?|h|pm|am)\b", re.I)
+# (On the PhysioNet training notes every four-digit number after these that
+# is no date is a time; "since", "until", "by" come before years as often.)
+_TIME_BEFORE = frozenset({"at", "@", "approx", "aprox", "approximately", "around", "~"})
+_TIME_AFTER_RE = re.compile(r"\s*(?:-|to|until|till)\s*(\d{3,4})\b|\s*(?:hrs?|h|pm|am)\b", re.I)
+# Numbers joined by the signs of a date: "8/14", "8-14-92", "10.3.19".
+_DATE_RUN_RE = re.compile(r"\d+(?:[/.-]\d+)*")
 # Scores out of ten: pain and the like ("PAIN 5/10", "8/10 CP", "rated 3/10").
 _SCORE_WORDS = frozenset({
     "pain", "cp", "discomfort", "ache", "aching", "rated", "rates", "rating", "scale", "score",
@@ -69,6 +71,8 @@ _LINE_BREAK_RE = re.compile(r"\n|;")
 # list, less the words after which a date is as likely: "R AC 11/17" is the
 # arm, "LAST DOSES 9/7" a date).
 _MEASURE_BEFORE = _RATIO_BEFORE - {"ac", "dose", "doses"}
+# Measurements whose values a model may take for a date or a phone ("SVR 1500-2250").
+_VALUE_BEFORE = _MEASURE_BEFORE | {"svr", "pvr", "co", "ci", "ck", "cpk", "ldh", "nif", "vc"}
 
 
 def _phrase_before(low: str, start: int, n: int) -> list[str]:
@@ -76,11 +80,6 @@ def _phrase_before(low: str, start: int, n: int) -> list[str]:
     comma, semicolon or line break between)."""
     head = _PHRASE_BREAK_RE.split(low[max(0, start - 40):start])[-1]
     return _WORD_RE.findall(head)[-n:]
-
-
-def _words_around(low: str, start: int, end: int, width: int = 40) -> list[str]:
-    return _WORD_RE.findall(low[max(0, start - width):start]) \
-        + _WORD_RE.findall(low[end:end + width])
 
 
 def _year(n: str) -> bool:
@@ -99,7 +98,8 @@ def _calendar(nums: list[str]) -> bool:
         return len(n) <= 2 or _year(n) or len(n) in (6, 8)
     if len(nums) == 2:
         a, b = int(nums[0]), int(nums[1])
-        return _month_day(a, b) or (1 <= a <= 12 and (len(nums[1]) == 2 or _year(nums[1])))
+        return _month_day(a, b) or (1 <= a <= 12 and (len(nums[1]) == 2 or _year(nums[1]))) \
+            or _year(nums[0]) and _year(nums[1])          # "1990-1995"
     if len(nums) == 3:
         a, b, c = (int(n) for n in nums)
         return _month_day(a, b) and (len(nums[2]) <= 2 or _year(nums[2])) \
@@ -112,30 +112,52 @@ def _calendar(nums: list[str]) -> bool:
 
 
 def implausible_date(text: str, start: int, end: int) -> bool:
-    """True when ``text[start:end]``, predicted as a date, cannot be one:
-    a word beside its numbers that names no date ("SPO2 97", "SET 16"), numbers
-    no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
-    ("12/5/40%", "98-100%"), a score out of ten beside pain ("PAIN 5/10"), a
-    breathing support setting ("PS 10/5", "WEANED TO 10/5"), a measurement by
-    its neighbour word ("BP 120/80", "1/2 NS") or a time of day ("AT 2030",
-    "1900-0700")."""
+    """True when ``text[start:end]``, predicted as a date, cannot be one
+    and holds no number that can (`date_part` is None)."""
+    return date_part(text, start, end) is None
+
+
+def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The part of a span predicted as a date that can be one: the span
+    itself, else the first run of numbers in it that can be a date ("NQWMI
+    13": "13", "8/14 AM": "8/14", "10/16 0930": "10/16"), else None ("SPO2
+    97", "SET 16", "PS 10/5"). A span without a number, or with a month's
+    name, is kept: words alone judge nothing (it may be another identifier
+    under the wrong label)."""
     span = text[start:end]
-    low = text.lower()
-    parts = _PART_RE.findall(span)
-    words = [p.lower() for p in parts if p.isalpha()]
-    nums = [p for p in parts if p.isdigit()]
-    if not nums or any(w in _NAMING for w in words):
-        # Words alone judge nothing: a span with no number may be another
-        # kind of identifier under the wrong label ("GH" of "GH CX").
+    words = [p.lower() for p in _PART_RE.findall(span) if p.isalpha()]
+    if not any(c.isdigit() for c in span) or any(w in _NAMING for w in words):
+        return start, end
+    if all(w in _DATE_GLUE for w in words) and not _implausible_numbers(text, start, end):
+        return start, end
+    for m in _DATE_RUN_RE.finditer(text, start, end):
+        if not _implausible_numbers(text, *m.span()):
+            return m.span()
+    return None
+
+
+def _implausible_numbers(text: str, start: int, end: int) -> bool:
+    """True when the numbers of ``text[start:end]`` (judged with the whole
+    run of numbers around them: "8/[14]" is "8/14") cannot be a date: numbers
+    no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
+    ("12/5/40%", "98-100%"), a number in a word ("SPO2", "2L"), a score out of
+    ten after pain ("PAIN 5/10", "8/10 CP"), a breathing support setting
+    ("PS 10/5", "WEANED TO 10/5"), a measurement by its neighbour word ("BP
+    120/80", "1/2 NS", "SET 16") or a time of day ("AT 2030", "1900 - 0700")."""
+    for run in _DATE_RUN_RE.finditer(text, max(0, start - 12), min(len(text), end + 12)):
+        if run.start() <= start and end <= run.end():
+            start, end = run.span()
+            break
+    span = text[start:end]
+    nums = re.findall(r"\d+", span)
+    if not nums:
         return False
-    if any(w not in _DATE_GLUE for w in words):
+    low = text.lower()
+    if "%" in span or text[end:end + 3].lstrip(" ").startswith("%"):
         return True
-    after = text[end:end + 3].lstrip(" ")
-    if "%" in span or after.startswith("%"):
-        return True
-    run = _number_run(text, start, end)
-    if [len(n) for n in nums] in _PHONE_GROUPS \
-            or run is not None and [len(g) for g in re.findall(r"\d+", run.group())] in _PHONE_GROUPS:
+    spaced = _number_run(text, start, end)
+    if [len(n) for n in nums] in _PHONE_GROUPS or spaced is not None \
+            and [len(g) for g in re.findall(r"\d+", spaced.group())] in _PHONE_GROUPS:
         return False
     if not _calendar(nums):
         return True
@@ -144,49 +166,37 @@ def implausible_date(text: str, start: int, end: int) -> bool:
     if len(nums) == 1:
         n = nums[0]
         if len(n) <= 2:
-            # Part of a bigger number or a ratio ("CI>2", "5/[5]", "(10/[5])"),
-            # unless a month stands beside it ("1->2 NOV", "JULY 1").
-            near = _WORD_RE.findall(low[max(0, start - 12):start]) + \
-                _WORD_RE.findall(low[end:end + 12])
+            # A number in a word ("SPO2", "2L"), part of an expression ("CI>2",
+            # "4:30") or a value ("SET 16"), unless a month stands beside it
+            # ("1->2 NOV", "JULY 1", "20TH OCT").
+            near = re.findall(r"[a-z]+", low[max(0, start - 12):start]) + \
+                re.findall(r"[a-z]+", low[end:end + 12])
             if any(w in _MONTHS for w in near):
                 return False
+            if text[max(0, start - 1):start].isalpha() or text[end:end + 1].isalpha():
+                return True
             return bool(_GLUED_BEFORE_RE.search(text[max(0, start - 2):start])
-                        or _GLUED_AFTER_RE.match(text, end)) or before_w in _MEASURE_BEFORE
+                        or _GLUED_AFTER_RE.match(text, end)) or before_w in _VALUE_BEFORE
         if len(n) == 4:
-            return before_w in _TIME_BEFORE or bool(_TIME_AFTER_RE.match(text, end))
+            later = _TIME_AFTER_RE.match(text, end)
+            return before_w in _TIME_BEFORE or bool(
+                later and (later.group(1) is None or not _year(later.group(1))))
         return False
     if len(nums) == 2 and "/" in span:
-        if before_w in _MEASURE_BEFORE or after_w in _RATIO_AFTER or span.strip() in _FRACTIONS \
+        if before_w in _MEASURE_BEFORE or after_w in _RATIO_AFTER or span in _FRACTIONS \
                 or text[end:end + 2].lower() == "'s":
             return True
         if after_w in _SETTING_AFTER or before_w == "to" and any(w in _SETTING_CHANGE for w in before) \
                 or before_w == "on" and any(w in _SETTING_KEPT for w in before):
             return True
-        around = _words_around(low, start, end)
-        if int(nums[1]) == 10 and any(w in _SCORE_WORDS for w in around):
+        if int(nums[1]) == 10 and (any(w in _SCORE_WORDS for w in before)
+                                   or after_w in _SCORE_WORDS):
             return True
         if any(w in _VENT_WORDS for w in before):
             return True
     return False
 
 
-_LEAD_WORDS_RE = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)* (?=\d{1,4}$)")
-
-
-def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The part of a span predicted as a date that can be one: the span
-    itself, the number ending it when only words before it refuse it
-    ("NQWMI 13": "13"), or None."""
-    if not implausible_date(text, start, end):
-        return start, end
-    m = _LEAD_WORDS_RE.match(text, start, end)
-    if m and not implausible_date(text, m.end(), end):
-        return m.end(), end
-    return None
-
-
-# Measurements whose values a model may take for a phone ("SVR 1500-2250").
-_VALUE_BEFORE = _MEASURE_BEFORE | {"svr", "pvr", "co", "ci", "ck", "cpk", "ldh", "nif", "vc"}
 # A run of digits and the signs that join them in numbers.
 _NUMBER_RUN_RE = re.compile(r"[\d(][\d ().\-/]*\d|\d")
 _TIME_RANGE_RE = re.compile(r"([01]\d|2[0-4])[0-5]\d\s*-\s*([01]\d|2[0-4])[0-5]\d")

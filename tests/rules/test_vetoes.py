@@ -90,3 +90,14 @@ def test_common_words_as_places_need_a_place_around_them():
                        ("FROM MEMORIAL HOSPITAL", "MEMORIAL HOSPITAL"),
                        ("TO GO TO ST. MARY TUESDAY", "ST"), ("IN DAYTONA BEACH WHEN", "BEACH")):
         assert not ordinary(text, word, place=True), text
+
+
+def test_dates_cut_or_widened_by_a_model_stay_dates():
+    text = ("LINE PLACED 8/14 BY IR. DOSE STARTED APPROX 10/16 0930. S/P MI SINCE 1993, "
+            "CA 1990-1995. HE KNOWS IT IS 20TH OCT, 1989. labs on10/14/82 ok")
+    for piece in ("14", "8/14 BY", "10/16 0930", "1993", "1990-1995", "20", "10/14/82"):
+        start = text.index(piece)
+        part = date_part(text, start, start + len(piece))
+        assert part is not None and any(c.isdigit() for c in text[slice(*part)]), piece
+    start = text.index("10/16 0930")
+    assert date_part(text, start, start + 10) == (start, start + 5)      # the date, not the time
