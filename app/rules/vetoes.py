@@ -94,8 +94,10 @@ def _month_day(a: int, b: int) -> bool:
 def _calendar(nums: list[str]) -> bool:
     """Numbers that a calendar date written with numbers can be."""
     if len(nums) == 1:
+        # a day, a year, "081995"; five digits or more may be another
+        # identifier under the wrong label
         n = nums[0]
-        return len(n) <= 2 or _year(n) or len(n) in (6, 8)
+        return len(n) <= 2 or _year(n) or len(n) >= 5
     if len(nums) == 2:
         a, b = int(nums[0]), int(nums[1])
         return _month_day(a, b) or (1 <= a <= 12 and (len(nums[1]) == 2 or _year(nums[1]))) \
