@@ -235,15 +235,16 @@ def implausible_phone(text: str, start: int, end: int) -> bool:
 
 # Words before a name that make it one: titles, roles, relatives, naming.
 _NAME_BEFORE = frozenset({
-    "dr", "drs", "doctor", "mr", "mrs", "ms", "miss", "md", "np", "rn", "pa", "rrt", "son", "sons",
+    "dr", "drs", "doctor", "mr", "mrs", "ms", "miss", "md", "np", "rn", "rrt", "son", "sons",
     "daughter", "daughters", "dtr", "wife", "husband", "hus", "brother", "sister", "mother",
     "father", "mom", "dad", "friend", "girlfriend", "boyfriend", "niece", "nephew", "aunt",
     "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "law", "fiance", "fiancee",
     "partner", "neighbor", "neighbour", "hcp", "proxy", "named", "called", "name", "sw"})
-# Words after a name that make it one ("SMITH AWARE", "BILL CALLED").
+# Words after a name that make it one ("SMITH AWARE", "BILL CALLED"), never
+# a name themselves. ("PA" is as often the pulmonary artery: "PA LINE".)
 _NAME_AFTER = frozenset({
-    "aware", "notified", "paged", "called", "informed", "updated", "md", "rn", "np", "pa", "rrt",
-    "crt", "said", "says", "states", "stated", "visited", "visiting"})
+    "aware", "notified", "paged", "called", "informed", "updated", "md", "rn", "np", "rrt", "crt",
+    "said", "says", "states", "stated", "visited", "visiting"})
 # Relatives and roles: never a name themselves ("PER SON", "GRAND DAUGHTER").
 _KIN = frozenset({
     "son", "sons", "daughter", "daughters", "dtr", "wife", "husband", "brother", "sister",
@@ -310,8 +311,9 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     word like "AWARE" or a credential after, an initial, an uncommon word
     beside it ("RICH MARTINO"); for a place, a kind of care place in or
     beside it ("UNION MEMORIAL") or "from", "at" or a move before it ("WENT
-    TO HARBOR"). Relatives, roles and words of grammar alone ("PER MD",
-    "PER SON", "GRAND DAUGHTER") are never names."""
+    TO HARBOR"). Relatives, roles, words of grammar and words like "SAID"
+    alone ("PER MD", "PER SON", "GRAND DAUGHTER", "HIS SON SAID") are never
+    names."""
     words = _NAME_WORD_RE.findall(text, start, end)
     if place and words and all(_state(w) for w in words if w.lower() != "and"):
         # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
@@ -326,8 +328,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     if not words or not all(_ordinary(w) for w in words):
         return False
     low = [w.lower() for w in words]
-    if all(w in _FUNCTION_WORDS or (w in _KIN and not place) for w in low):
-        return True
+    if all(w in _FUNCTION_WORDS or not place and (w in _KIN or w in _NAME_AFTER) for w in low):
+        return True                                    # "PER MD", "GRAND DAUGHTER", "SON SAID"
     # Names are judged across commas and titles' stops ("SON, BILL", "DR. WHITE"),
     # places within their phrase.
     cut = _PHRASE_BREAK_RE if place else _LINE_BREAK_RE

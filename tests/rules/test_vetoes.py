@@ -65,7 +65,8 @@ def test_common_words_without_context_are_no_names():
                        ("NEURO: PERLA, MAE", "PERLA"), ("SOCIAL: GRAND DAUGHTER IN", "GRAND"),
                        ("PER SON DAVID", "SON"), ("FAMILY: DAUGHTER, SISTER IN", "SISTER"),
                        ("TWO IV'S. RESIDENT AT BEDSIDE", "S. RESIDENT"),
-                       ("abd soft with b. sounds", "b. sounds")):
+                       ("abd soft with b. sounds", "b. sounds"), ("HIS SON SAID HE", "SAID"),
+                       ("RIJ PA LINE PA 35/22", "LINE")):
         assert ordinary(text, word), text
 
 
