@@ -185,6 +185,9 @@ _NAME_WORD = r"[A-Za-z][A-Za-z'-]*[A-Za-z]"
 _TITLED_RE = re.compile(
     r"\b(?:dr|drs|doctor|mr|mrs)\b\.?'?[ \t]*(?:([A-Z])\.[ \t]*)?"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
+_TITLED_MANY_RE = re.compile(
+    rf"\b(?:drs|dr's|doctors)\.?[ \t]+({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
+_NAME_WORD_RE = re.compile(_NAME_WORD)
 # Words after a title that are no name ("DR AWARE", "MR AS ABOVE"). "MS" is
 # no title here: in ward notes it is mental status, morphine or the valve.
 _AFTER_TITLE = frozenset({"as", "rt", "con't", "contin", "to", "at", "in", "on", "and", "aware",
@@ -195,8 +198,9 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the names written after a title ("DR. PRICE", "Dr Art
     White", "MRS. O'NEIL"): a word that is not a common one unless it is a
     listed name, and the next one when it is no common word at all ("MRS
-    SMITH FAIR" stops at SMITH). On the PhysioNet training notes (not our dev
-    patients) every one of its 167 hits overlaps an annotated name."""
+    SMITH FAIR" stops at SMITH), and every name after a plural title ("DRS
+    FERULLO AND SAEED"). On the PhysioNet training notes (not our dev
+    patients) every one of its 170 hits overlaps an annotated name."""
     from app.rules import dictionaries as D
 
     def name_like(word: str) -> bool:
@@ -212,7 +216,12 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
         end = m.end(3) if second and name_like(second) and not D.is_common_word(second) \
             else m.end(2)
         out.append((start, end))
-    return out
+    # Several doctors: "DRS FERULLO AND SAEED", "DR'S CAMARDA AND CLIFFORD".
+    for m in _TITLED_MANY_RE.finditer(text):
+        for name in _NAME_WORD_RE.finditer(m.group(), m.start(1) - m.start()):
+            if name.group().lower() not in ("and",) and name_like(name.group()):
+                out.append((m.start() + name.start(), m.start() + name.end()))
+    return sorted(set(out))
 
 
 # A clinician's credential after their name: "J. Yi, MD", "Stord-Painter MD",

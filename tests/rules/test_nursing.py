@@ -99,3 +99,11 @@ def test_dates_with_a_month_name_and_years_of_a_past_history():
                                              "JULY 1"]
     text = "PMH: CAD: NQWMI 13. HTN.\nPMHX CVA IN 94 AND 00.\nHX: NIDDM, 09 PTCA\nS/P MI 30 DAYS\nMI 92"
     assert found(find_history_years, text) == ["13", "94", "00", "09"]
+
+
+def test_names_after_a_plural_title():
+    from app.rules.nursing import find_titled_names
+
+    text = "EXPIRED. DR'S CAMARDA AND CLIFFORD REQUESTED. Drs Ferullo and Saeed in. DRS AWARE"
+    assert [text[s:e] for s, e in find_titled_names(text)] == [
+        "CAMARDA", "CLIFFORD", "Ferullo", "Saeed"]
