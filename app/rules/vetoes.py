@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from app.rules.nursing import _RATIO_AFTER, _RATIO_BEFORE, _word_after
+from app.rules.nursing import _RATIO_AFTER, _word_after
 
 _MONTHS = frozenset({
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
@@ -67,12 +67,19 @@ _GLUED_AFTER_RE = re.compile(r"[/<>=:+%]|\.\d")
 _WORD_RE = re.compile(r"[a-z0-9@~/]+")
 _PHRASE_BREAK_RE = re.compile(r"[.,;]\s|\n")
 _LINE_BREAK_RE = re.compile(r"\n|;")
-# Words before a number pair that make it a measurement (app.rules.nursing's
-# list, less the words after which a date is as likely: "R AC 11/17" is the
-# arm, "LAST DOSES 9/7" a date).
-_MEASURE_BEFORE = _RATIO_BEFORE - {"ac", "dose", "doses"}
-# Measurements whose values a model may take for a date or a phone ("SVR 1500-2250").
-_VALUE_BEFORE = _MEASURE_BEFORE | {"svr", "pvr", "co", "ci", "ck", "cpk", "ldh", "nif", "vc"}
+# Words before a number pair that make it a pressure, a ventilator setting,
+# a score or a gas ("BP 120/80", "PS 10/5", "PAIN 5/10"): the words that
+# stand before such pairs on the PhysioNet training notes and never before a
+# date there, and their kind. (Lab names are not: "HCT 8/14" may be the day.)
+_MEASURE_BEFORE = frozenset({
+    "bp", "sbp", "dbp", "nbp", "abp", "map", "cvp", "pa", "pas", "pap", "pcwp", "wedge", "cpap",
+    "bipap", "ps", "psv", "peep", "pip", "plat", "vent", "abg", "vbg", "d5", "pain", "c/o",
+    "rating", "rated", "ratio", "i:e", "ie", "strength", "grip", "grips"})
+# Measurements whose values a model may take for a date or a phone ("SET 16",
+# "SPO2 97", "SVR 1500-2250").
+_VALUE_BEFORE = _MEASURE_BEFORE | {
+    "svr", "pvr", "co", "ci", "ck", "cpk", "nif", "vc", "set", "spo2", "sao2", "sat", "sats",
+    "fio2", "hr", "rr", "tv", "tvs", "vt"}
 
 
 def _phrase_before(low: str, start: int, n: int) -> list[str]:
@@ -275,6 +282,7 @@ _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 _STATE_CODES = frozenset(
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
     "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
+_VALUE_AFTER_RE = re.compile(r"[ \t]*\d")
 _INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
 _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 
@@ -350,7 +358,10 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
         if prev[-1:] and (prev[-1] in _PLACE_BEFORE
                           or prev[-1] == "to" and len(prev) > 1 and prev[-2] in _MOVES):
             return generic                             # "FROM HARBOR", not "TO THE HOSPITAL"
-        return True
+        # Otherwise common words are no place when they cannot be one: a kind
+        # of place alone, a size before a value ("HIGH 80S"), or written in
+        # lower case ("lungs clear in all fields"): a capital may be a name.
+        return generic or bool(_VALUE_AFTER_RE.match(text, end)) or all(w.islower() for w in words)
     if before[-1:] and before[-1] in _NAME_BEFORE or after[:1] and after[0] in _NAME_AFTER:
         return False
     if _INITIAL_BEFORE_RE.search(head) or _INITIAL_AFTER_RE.match(text, end):
