@@ -1,10 +1,11 @@
 """Where batch work runs: in this process, a local process pool, or a Dask cluster.
 
-Redaction and annotation hand *pure* tasks to an engine (predict the spans
-of a batch of notes, scan a batch of redacted notes) and keep everything
-that writes or holds order-dependent state (surrogate memory, manifest,
-output files) in the calling process. So a task that a cluster runs twice
-(Dask reschedules the tasks of a worker that died) changes nothing.
+Redaction and annotation hand *idempotent* tasks to an engine (predict the
+spans of a batch of notes; redact, scan and write a batch of whole
+patients' notes, each file replaced whole) and keep what records progress
+(the manifest, the surrogate memory) in the calling process. So a task
+that a cluster runs twice (Dask reschedules the tasks of a worker that
+died) changes nothing.
 
 An engine's ``submit(fn, *args)`` returns an object with ``result()``. The
 worker side loads a model once per process with :func:`loaded`, keyed by

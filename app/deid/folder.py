@@ -831,7 +831,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     # notes before it).
     seen = KnownIdentifiers(common_words(), own_patient_only=True)
     corpus = frozenset().union(*(t.common for t in ((seen,) if known is None else (seen, known))))
-    output = _Output(out_dir, spans_format, fingerprint, dict(parts), secret, strict,
+    # Absolute: a cluster's workers write there, from their own working folders.
+    output = _Output(out_dir.resolve(), spans_format, fingerprint, dict(parts), secret, strict,
                      frozenset(dismissed))
     context = _Context(redactor, output, manifest_path, known, seen, rules_fn, leaky,
                        tuple(shapes), memory, None if corpus == common_words() else corpus)
