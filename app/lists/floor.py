@@ -5,8 +5,9 @@ app.services.evaluating), so annotate, redact, the suggestions and
 evaluate all see it.
 
 Besides the hospital lists, an English project's floor holds the shapes
-that identify in ward notes whatever a model learned (`Floor`): pager
-numbers ("Pager #12345"), years written with an apostrophe ("CABG '92",
+that identify in ward notes whatever a model learned (`Floor`): pager and
+ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
+("98 YO"), years written with an apostrophe ("CABG '92",
 "REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
 dates with a month's name ("may 16", "MARCH OF 1993"), names after a
 title ("DR. PRICE", "MRS. POWERS") or before a credential ("J. Yi, MD",
@@ -46,11 +47,13 @@ class Floor:
         if not self.shapes:
             return hits
         from app.rules.nursing import (find_credentialed_names, find_history_years,
-                                       find_home_places, find_month_dates, find_pagers,
-                                       find_titled_names, find_written_years)
+                                       find_home_places, find_month_dates, find_old_ages,
+                                       find_pagers, find_phones, find_titled_names,
+                                       find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
-        extra = [ListHit(a, b, "phone") for a, b in find_pagers(text)]
+        extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
+        extra += [ListHit(a, b, "age") for a, b in find_old_ages(text)]
         extra += [ListHit(a, b, "date") for a, b in find_written_years(text)]
         extra += [ListHit(a, b, "date") for a, b in find_month_dates(text)]
         extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]

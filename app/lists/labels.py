@@ -21,6 +21,7 @@ _PREFERENCES = {
     "phone": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
     "date": ("DATE", "FECHAS", "DOB"),           # a year of the shape floor (app.lists.floor)
     "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA"),
+    "age": ("AGE",),                             # an age over 89 of the shape floor
 }
 
 

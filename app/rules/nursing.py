@@ -368,3 +368,25 @@ def find_history_years(text: str) -> list[tuple[int, int]]:
             if more:
                 out.append(more.span(1))
     return sorted(set(out))
+
+
+# ------------------------------------------------------- phones and old ages
+
+# Ten digits grouped as a US phone number, whatever joins the groups:
+# "830-650-2352", "212- 476- 8356", "(410) 555 0123".
+_PHONE_RE = re.compile(
+    r"(?<![\d/.-])(?:\(\d{3}\)|\d{3})[ \t]*[-.]?[ \t]*\d{3}[ \t]*[-.]?[ \t]*\d{4}(?![\d/]|[.-]\d)")
+# An age over 89 (an identifier under HIPAA; younger ages are not).
+_OLD_AGE_RE = re.compile(
+    r"(?i)(?<![\d./-])(9\d|1[01]\d)(?=[ \t]*-?[ \t]*(?:years?|yrs?|y)[ \t]*-?[ \t]*old\b"
+    r"|[ \t]*(?:yo|y\.o\.?|y/o)(?!\w))")
+
+
+def find_phones(text: str) -> list[tuple[int, int]]:
+    """Offsets of ten-digit phone numbers ("830-650-2352", "212- 476- 8356")."""
+    return [m.span() for m in _PHONE_RE.finditer(text)]
+
+
+def find_old_ages(text: str) -> list[tuple[int, int]]:
+    """Offsets of ages over 89 ("98 YO", "92 year old")."""
+    return [m.span(1) for m in _OLD_AGE_RE.finditer(text)]

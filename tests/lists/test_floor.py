@@ -3,7 +3,7 @@ from app.core.spans import Span
 from app.lists.floor import Floor
 from app.lists.labels import label_map
 
-LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "PHONE"])
+LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "PHONE", "AGE"])
 
 
 def test_settle_drops_impossible_dates_phones_and_names_and_keeps_the_floor():
@@ -22,3 +22,9 @@ def test_without_the_english_shapes_nothing_is_vetoed():
     text = "PS 10/5 HOY"
     spans = [Span(3, 7, "DATE")]
     assert Floor(None, shapes=False).settle(text, spans, LABELS) == spans
+
+
+def test_the_english_floor_holds_phones_and_old_ages():
+    text = "98 YO MAN. SON 212- 476- 8356 CALLED."
+    hits = [(text[h.start:h.end], h.category) for h in Floor(None, shapes=True).find(text)]
+    assert ("98", "age") in hits and ("212- 476- 8356", "phone") in hits

@@ -107,3 +107,13 @@ def test_names_after_a_plural_title():
     text = "EXPIRED. DR'S CAMARDA AND CLIFFORD REQUESTED. Drs Ferullo and Saeed in. DRS AWARE"
     assert [text[s:e] for s, e in find_titled_names(text)] == [
         "CAMARDA", "CLIFFORD", "Ferullo", "Saeed"]
+
+
+def test_phone_numbers_however_joined_and_ages_over_89():
+    from app.rules.nursing import find_old_ages, find_phones
+
+    text = "DTR 212- 476- 8356. PAGER 830-650-2352 HOME (410) 555 0123. CK 1500-2250-3000. BP 120/80"
+    assert [text[s:e] for s, e in find_phones(text)] == ["212- 476- 8356", "830-650-2352",
+                                                         "(410) 555 0123"]
+    text = "98 yo gentleman. 92 YEAR OLD. 89 YO. 64 y/o. 101 Y.O."
+    assert [text[s:e] for s, e in find_old_ages(text)] == ["98", "92", "101"]
