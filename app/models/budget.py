@@ -52,7 +52,10 @@ five kinds on a CPU is therefore an overnight job (the safety stop is
 8 h); on a 2-core desktop the everyday retrain is ``--models crf rules``
 (PhysioNet: 15 min at load 10, BENCHMARKS.md) or ``quick``. The bounds are
 kept as they are until a change is measured on accuracy (Stanza's
-evaluation interval is the biggest lever). The ensembles' cost does not
+evaluation interval is the biggest lever). Stanza's rate was taken with
+torch's OpenMP threads spinning, before ``app`` set ``OMP_WAIT_POLICY=PASSIVE``
+(spinning made a Flair step 21x slower on this machine): it is pessimistic.
+Which members pay their time on a 2-core CPU: docs/ARCHITECTURE.md. The ensembles' cost does not
 depend on the budget but on dev's size: the MEDDOCAN quick crf+rules run
 (7,801 dev lines) took 87 min at load 8, 92 s of it training the CRF and
 most of the rest fitting the recall-tuned stacking meta-models.
