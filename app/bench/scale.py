@@ -16,8 +16,8 @@ machine and on a Dask cluster, as ratios to plain file copy in the same run.
   ``LocalCluster`` of 1 and 2 single-threaded worker processes (127.0.0.1,
   no dashboard), each timed on warm workers (a first run loads the model),
   and the projection for 1,000,000 notes of 2,000 characters on 10 nodes of
-  16 cores, arithmetic shown. The client (this process: redaction in
-  order, writes, manifest) is timed too (its CPU seconds): it bounds the
+  16 cores, arithmetic shown. The client (this process: reading and
+  sending the notes, the manifest) is timed too (its CPU seconds): it bounds the
   cluster's throughput whatever the number of workers.
 """
 from __future__ import annotations
@@ -270,8 +270,8 @@ def projection_lines(pr: dict) -> list[str]:
         f"- workers together: {pr['workers']} x {pr['per_worker_chars_per_s']:,.0f} x "
         f"{pr['efficiency_2']} = {pr['cluster_chars_per_s']:,.0f} chars/s (assuming each node "
         f"keeps this machine's per-core efficiency)",
-        f"- client cap (reading, writing, the manifest, and redacting the patients whose "
-        f"notes straddle batches; chars per CPU second of the client, steady): "
+        f"- client cap (reading and sending the notes, the manifest; chars per CPU second "
+        f"of the client, steady, the lower of the two runs): "
         f"{pr['client_cap_chars_per_s']:,.0f} chars/s",
         f"- throughput: min of the two = {pr['chars_per_s']:,.0f} chars/s ({pr['bound']} bound)",
         f"- time: {pr['total_chars']:,} / {pr['chars_per_s']:,.0f} = "
