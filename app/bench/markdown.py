@@ -242,8 +242,9 @@ def render_cluster(rec: dict) -> list[str]:
     r = rec["results"]
     b = r["copy"]
     lines = _header(rec)
-    lines += [f"Notes: {r['chars']:,} chars. Dask `LocalCluster` on 127.0.0.1 (no dashboard), "
-              f"single-threaded worker processes, warm (a first run loaded the model). "
+    lines += [f"Notes: {r['chars']:,} chars. Dask scheduler and single-threaded workers, "
+              f"each a process of its own, on 127.0.0.1 (no dashboard), "
+              f"warm (a first run loaded the model). "
               f"Baseline: {b['what']}, {_rate(b['chars_per_s'])} chars/s.", ""]
     lines += _table(["job", "workers", "notes", "s", "chars/s", "ratio to copy",
                      "client CPU s", "steady chars/s", "client steady chars/CPU s",

@@ -13,8 +13,10 @@ machine and on a Dask cluster, as ratios to plain file copy in the same run.
   (what every note cost before) against no fsync and one ``syncfs`` at the
   end (the manifest, fsynced once per batch, holds the outputs' hashes).
 * Cluster (``python -m app.bench cluster``): the same jobs on a Dask
-  ``LocalCluster`` of 1 and 2 single-threaded worker processes (127.0.0.1,
-  no dashboard), each timed on warm workers (a first run loads the model),
+  scheduler and 1 and 2 single-threaded worker processes, each a process of
+  its own as on a cluster (127.0.0.1, no dashboard; a ``LocalCluster``
+  would run the scheduler inside this process and charge its CPU to the
+  client), each timed on warm workers (a first run loads the model),
   and the projection for 1,000,000 notes of 2,000 characters on 10 nodes of
   16 cores, arithmetic shown. The client (this process: reading and
   sending the notes, the manifest) is timed too (its CPU seconds): it bounds the
@@ -22,13 +24,17 @@ machine and on a Dask cluster, as ratios to plain file copy in the same run.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 PROJECTION = {"notes": 1_000_000, "chars_per_note": 2_000, "nodes": 10, "cores_per_node": 16}
 
@@ -156,25 +162,23 @@ def measure_jobs(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
 
 def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float,
                     log: Callable[[str], None], sizes: Sequence[int] = (1, 2)) -> dict:
-    """The jobs on Dask LocalClusters of ``sizes`` worker processes (warm), and the projection."""
+    """The jobs on Dask clusters of ``sizes`` worker processes (warm), and the projection."""
     from app.errors import UserError
     try:
-        from distributed import LocalCluster
+        import distributed  # noqa: F401
     except ImportError:
         raise UserError('the cluster benchmark needs the Dask extra: pip install '
                         '"deid-studio[cluster]"') from None
     chars = _chars(sorted(notes.glob("*.txt")))
     rows, rss = [], None
     for n in sizes:
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None) as cluster:
+        with dask_processes(n, tmp / f"dask-{n}") as address:
             for kind in ("annotate", "redact"):
                 _job(kind, project_path, notes, tmp / f"warm-{kind}-{n}",
-                     cluster=cluster.scheduler_address)           # loads the model
-                before = _workers_cpu(cluster.scheduler_address)
-                job = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}",
-                           cluster=cluster.scheduler_address)
-                workers_cpu = _workers_cpu(cluster.scheduler_address) - before
+                     cluster=address)                             # loads the model
+                before = _workers_cpu(address)
+                job = _job(kind, project_path, notes, tmp / f"dask-{kind}-{n}", cluster=address)
+                workers_cpu = _workers_cpu(address) - before
                 wall, cpu = job["wall"], job["cpu"]
                 rows.append({"job": kind, "workers": n, "notes": job["done"],
                              "seconds": round(wall, 3), "chars_per_s": round(chars / wall, 1),
@@ -189,8 +193,46 @@ def measure_cluster(project_path: Path, notes: Path, tmp: Path, copy_rate: float
                                  round(chars / workers_cpu, 1) if workers_cpu else None})
                 log(f"cluster: {kind} on {n} worker(s): {chars / wall:,.0f} chars/s")
             if n == 1:
-                rss = _worker_rss_mb(cluster.scheduler_address)
+                rss = _worker_rss_mb(address)
     return {"chars": chars, "rows": rows, "worker_rss_mb": rss, "projection": project(rows)}
+
+
+@contextmanager
+def dask_processes(n: int, tmp: Path, timeout_s: float = 120) -> Iterator[str]:
+    """A Dask scheduler and ``n`` single-threaded workers, each a process of
+    its own on 127.0.0.1 (no dashboard, no nanny); yields the scheduler's
+    address, stops them all on exit."""
+    from distributed import Client
+
+    tmp.mkdir(parents=True)
+    spec = tmp / "scheduler.json"
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                               "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(spec)], **quiet)]
+    try:
+        end = time.monotonic() + timeout_s
+        while not (spec.is_file() and spec.stat().st_size):
+            if time.monotonic() > end or procs[0].poll() is not None:
+                raise RuntimeError("the Dask scheduler did not start")
+            time.sleep(0.2)
+        address = json.loads(spec.read_text())["address"]
+        procs += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                                    "--scheduler-file", str(spec), "--host", "127.0.0.1",
+                                    "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                    "--local-directory", str(tmp / f"w{i}")], **quiet)
+                  for i in range(n)]
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(n, timeout=timeout_s)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def _workers_cpu(address: str) -> float:
