@@ -63,7 +63,6 @@ class Floor:
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
-
     def settle(self, text: str, spans: Sequence[Span], labels: Mapping[str, str],
                patient_id: str | None = None) -> list[Span]:
         """A note's predicted ``spans`` as the output holds them: vetoed

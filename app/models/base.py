@@ -129,6 +129,9 @@ class ModelSpec(ABC):
     #: Its training time relative to the others' (a CRF is 1), for the share
     #: of a run's progress bar it takes; not a promise about seconds.
     relative_cost: ClassVar[float] = 2.0
+    #: Its trained models run on torch (a process loading only models that do
+    #: not may keep torch out: app.services.predictor).
+    uses_torch: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)

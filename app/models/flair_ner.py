@@ -171,6 +171,7 @@ class FlairSpec(ModelSpec):
 
     kind = "flair"
     relative_cost = 4.0
+    uses_torch = True
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "FlairModel":
         import flair

@@ -183,6 +183,7 @@ class StanzaSpec(ModelSpec):
 
     kind = "stanza"
     relative_cost = 3.0
+    uses_torch = True
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "StanzaModel":
         stanza_log = logging.getLogger("stanza")

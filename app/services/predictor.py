@@ -27,10 +27,6 @@ from app.services.lists import project_matcher
 from app.services.runs import active_run
 
 
-#: Member kinds whose models run on torch (the others never need it).
-TORCH_KINDS = frozenset({"flair", "stanza"})
-
-
 @dataclass
 class Prediction:
     spans: list[Span]
@@ -102,7 +98,7 @@ class Predictor:
         starter model (`app.services.starter`); its ``run_id`` is None.
         """
         from app.ensemble import load_ensemble
-        from app.models.base import load_model
+        from app.models.base import known_kinds, load_model, spec_class
         from app.services.starter import starter_predictor, uses_starter
 
         if run_id is None and model is None and uses_starter(project):
@@ -124,9 +120,11 @@ class Predictor:
         candidate = needed
         if all_members:
             needed = sorted({*needed, *member_arts})
-        # scikit-learn only fits meta-models; torch only runs these kinds.
+        # scikit-learn only fits meta-models; torch only runs some kinds (an
+        # unknown kind is left to load_model's error, torch allowed).
+        kinds = {member_arts[m].meta.get("kind") for m in needed}
         skip = ["sklearn"]
-        if not any(member_arts[m].meta.get("kind") in TORCH_KINDS for m in needed):
+        if kinds <= set(known_kinds()) and not any(spec_class(k).uses_torch for k in kinds):
             skip.append("torch")
         private = PrivateDir("deid-model-")
         try:
