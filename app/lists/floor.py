@@ -10,9 +10,10 @@ ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
 ("98 YO"), years written with an apostrophe ("CABG '92",
 "REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
 dates with a month's name ("may 16", "MARCH OF 1993"), names after a
-title ("DR. PRICE", "MRS. POWERS") or before a credential ("J. Yi, MD",
-"roberto rrt") and the listed places where someone lives ("lives in
-catonsville"). A project's own notes may
+title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
+"roberto rrt") or after a relation ("SON DAVID", "wife, rose, called")
+and the listed places where someone lives ("lives in catonsville"). A
+project's own notes may
 never show one (none of the PhysioNet training notes has a pager number,
 two have such a year), so no model or learned step can be asked to find
 them; on the PhysioNet dev patients they were 20 of the 43 identifier
@@ -48,8 +49,8 @@ class Floor:
             return hits
         from app.rules.nursing import (find_credentialed_names, find_history_years,
                                        find_home_places, find_month_dates, find_old_ages,
-                                       find_pagers, find_phones, find_titled_names,
-                                       find_written_years)
+                                       find_pagers, find_phones, find_relative_names,
+                                       find_titled_names, find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
@@ -59,6 +60,7 @@ class Floor:
         extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_titled_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
+        extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))

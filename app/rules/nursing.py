@@ -186,10 +186,16 @@ _TITLED_RE = re.compile(
     r"\b(?:dr|drs|doctor|mr|mrs)\b\.?'?[ \t]*(?:([A-Z])\.[ \t]*)?"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
 _TITLED_MANY_RE = re.compile(
-    rf"\b(?:drs|dr's|doctors)\.?[ \t]+({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
+    rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
 _NAME_WORD_RE = re.compile(_NAME_WORD)
 # Words after a title that are no name ("DR AWARE", "MR AS ABOVE"). "MS" is
 # no title here: in ward notes it is mental status, morphine or the valve.
+# Words after a name that say what the person did, never their surname
+# ("Dr. Jo Will see", "Dr. Ann And team").
+_NOT_AFTER_NAME = frozenset({
+    "and", "or", "will", "was", "is", "has", "had", "here", "said", "says", "states", "stated",
+    "visited", "informed", "updated", "spoke", "came", "to", "in", "at", "of", "on", "by",
+    "with", "from", "for", "re", "regarding", "about", "the", "who", "team", "service"})
 _AFTER_TITLE = frozenset({"as", "rt", "con't", "contin", "to", "at", "in", "on", "and", "aware",
                           "notified", "made", "called", "paged", "here", "called-pt"})
 
@@ -207,14 +213,26 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
         low = word.lower()
         return low not in _AFTER_TITLE and (D.is_name(low) or not D.is_common_word(low))
 
+    def surname_after(first: str, second: str | None, title: str) -> bool:
+        # "DR JOHN BOWMAN": an uncommon word. "Dr. Art White", "Dr Jo Halfpenny":
+        # a capitalised word after a capitalised first name in mixed-case
+        # writing, whatever it means ("Dr. Hayes notified" stays one word).
+        if not second:
+            return False
+        if name_like(second) and not D.is_common_word(second):
+            return True
+        low = second.lower()
+        return (D.is_first_name(first) and not title.isupper() and first[:1].isupper()
+                and second[:1].isupper() and not second.isupper()
+                and low not in _AFTER_TITLE and low not in _NOT_AFTER_NAME)
+
     out = []
     for m in _TITLED_RE.finditer(text):
         if not name_like(m.group(2)):
             continue
         start = m.start(1) if m.group(1) else m.start(2)
-        second = m.group(3)
-        end = m.end(3) if second and name_like(second) and not D.is_common_word(second) \
-            else m.end(2)
+        title = text[m.start():(m.start(1) if m.group(1) else m.start(2))]
+        end = m.end(3) if surname_after(m.group(2), m.group(3), title) else m.end(2)
         out.append((start, end))
     # Several doctors: "DRS FERULLO AND SAEED", "DR'S CAMARDA AND CLIFFORD".
     for m in _TITLED_MANY_RE.finditer(text):
@@ -390,3 +408,77 @@ def find_phones(text: str) -> list[tuple[int, int]]:
 def find_old_ages(text: str) -> list[tuple[int, int]]:
     """Offsets of ages over 89 ("98 YO", "92 year old")."""
     return [m.span(1) for m in _OLD_AGE_RE.finditer(text)]
+
+
+# ------------------------------------------------------------- relatives
+
+# Relatives and the people a note's "social" line names: "SON, BILL,
+# CALLED", "his friend Wil Laberbera", "dtr-in-law Rita", "social: bob visited".
+_RELATION_RE = re.compile(
+    r"\b(?:sons?|daughters?|dtrs?|wife|husband|friend|girlfriend|boyfriend|fiancee?|partner|"
+    r"brothers?|sisters?|niece|nephew|mother|father|mom|dad|aunt|uncle|cousin|grandson|"
+    r"grand[ -]?daughter|grandaughter|neighbou?r|social)"
+    r"(?:[ -]in[ -]law)?(?:'s)?"
+    r"(?:[ \t]*[,:=(-][ \t]*|[ \t]+(?:is[ \t]+|named[ \t]+)?)"
+    rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
+# Relatives, roles and words of grammar after a relation: never its name
+# ("SON AND DAUGHTER", "SOCIAL: SON", "WIFE WILL CALL", "SISTER SAID").
+_NOT_A_RELATIVE = frozenset({
+    "son", "sons", "daughter", "daughters", "dtr", "dtrs", "wife", "husband", "friend", "friends",
+    "brother", "brothers", "sister", "sisters", "niece", "nephew", "mother", "father", "mom",
+    "dad", "aunt", "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "family",
+    "children", "child", "kids", "grand", "step", "close", "in", "law", "dr", "drs", "mr", "mrs",
+    "ms", "miss", "pt", "pt's", "patient", "case", "will", "may", "can", "would", "could",
+    "should", "must", "did", "does", "said", "says", "states", "stated", "as", "work", "worker",
+    "services", "service", "hx", "history", "married", "widowed", "single", "divorced", "lives",
+    "none", "unable", "aware"})
+# What follows a relative's name that is also a common word ("son bill
+# called", "wife, rose, left", "son rob 410-..."): a stop, a phone number, a
+# word saying what they did.
+_AFTER_RELATIVE_RE = re.compile(
+    r"[ \t]*(?:[,;)(.:]|-|\d|$|\n|(?:called|calls|visited|visiting|was|is|in|at|here|updated|"
+    r"consented|left|phoned|present|came|arrived|of|aware|notified|spoke|states|stated|said|"
+    r"says|wants|will|would|has|had|and)\b)", re.I)
+
+
+def find_relative_names(text: str) -> list[tuple[int, int]]:
+    """Offsets of the names written after a relation ("SON DAVID", "his
+    wife, Carol Buckley", "social: bob visited"): a listed name that is no
+    common word, an unlisted word that is no common word either, or a
+    listed first name that is a common word ("bill", "rose") when a stop, a
+    phone number or a word saying what they did follows it. A surname after
+    the first name joins it as after a title."""
+    from app.rules import dictionaries as D
+    from app.rules.vetoes import _FUNCTION_WORDS
+
+    def name_at(word: str, end: int) -> bool:
+        low = word.lower()
+        if low in _NOT_A_RELATIVE or low in _FUNCTION_WORDS:
+            return False
+        if not D.is_common_word(low):
+            if D.is_name(low):
+                return True
+            # an unlisted word: no misspelt verb ("VISISTED", "TRACHED")
+            return len(low) >= 3 and not low.endswith(("ed", "ing"))
+        return D.is_first_name(low) and bool(_AFTER_RELATIVE_RE.match(text, end))
+
+    out = []
+    pos = 0
+    while m := _RELATION_RE.search(text, pos):
+        # the next search starts at the word after the relation ("SOCIAL: SON DAVID")
+        pos = m.start(1)
+        first, second = m.group(1), m.group(2)
+        if "-" in first:
+            # "DAUGHTER-KRISSY" is found from "DAUGHTER"; "Rob-who" is Rob;
+            # "MARRIED-WO", "IN-LAW" are no names
+            first, second = first.split("-")[0], None
+        if not name_at(first, m.start(1) + len(first)):
+            continue
+        end = m.start(1) + len(first)
+        if second and second.lower() not in _NOT_A_RELATIVE | _NOT_AFTER_NAME \
+                and (not D.is_common_word(second)
+                     or second[:1].isupper() and not second.isupper() and first[:1].isupper()
+                     and not first.isupper()):
+            end = m.end(2)
+        out.append((m.start(1), end))
+    return out

@@ -50,11 +50,16 @@ def test_names_after_a_title_whatever_the_name():
     def names(text):
         return [text[s:e] for s, e in find_titled_names(text)]
 
-    assert names("DR. PRICE TO BEDSIDE. mrs. powers arrived. Drs' Ballou and Dutter") == [
-        "PRICE", "powers", "Ballou"]
+    assert names("DR. PRICE TO BEDSIDE. mrs. powers arrived. Drs' Okafor and Lindqvist in") == [
+        "PRICE", "powers", "Okafor", "Lindqvist"]
     assert names("SEEN BY DR. J. KOWALSKI TODAY") == ["J. KOWALSKI"]
     assert names("Dr Ferdinand Kowalczyk And") == ["Ferdinand Kowalczyk"]
-    assert names("Dr Art White AWARE") == ["Art"]              # "white" is a common word
+    # A capitalised word after a first name in mixed case is the surname,
+    # even a common word; not in capitals ("DR JOHN WILL SEE") nor a verb.
+    assert names("Dr Art White AWARE. Dr. Ada Baker signed. Dr Hugo Will see") == [
+        "Art White", "Ada Baker", "Hugo"]
+    assert names("DR JOHN WILL SEE PT. Dr. Hayes Notified. Dr. Ann And team") == [
+        "JOHN", "Hayes", "Ann"]
     # Not names: a common word after the title, "MS" (mental status, morphine).
     assert names("DR AWARE. MD NOTIFIED. MR AS ABOVE. MS 4MG IV. MS BACK TO BASE") == []
 
@@ -117,3 +122,21 @@ def test_phone_numbers_however_joined_and_ages_over_89():
                                                          "(410) 555 0123"]
     text = "98 yo gentleman. 92 YEAR OLD. 89 YO. 64 y/o. 101 Y.O."
     assert [text[s:e] for s, e in find_old_ages(text)] == ["98", "92", "101"]
+
+
+def test_names_after_a_relation():
+    from app.rules.nursing import find_relative_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_relative_names(text)]
+
+    assert names("HIS NEPHEW TOBIAS CALLED. wife, Marisol Quintero (555) visited. "
+                 "social: son jonah in. Sister-in-law Greta Vandermeer here") == [
+        "TOBIAS", "Marisol Quintero", "jonah", "Greta Vandermeer"]
+    # A first name that is also a word needs a stop or a deed after it.
+    assert names("son, bill, phoned. social: rose visited. DTR-KAYLEIGH 555-0101") == [
+        "bill", "rose", "KAYLEIGH"]
+    # Not names: relatives, roles, verbs, common words, misspelt deeds.
+    assert names("SOCIAL: SON AND DAUGHTER VISITED. WIFE WILL CALL. sister said ok. "
+                 "son at bedside. SOCIAL:MARRIED-NO KIDS. daughter phoned-family. "
+                 "husband visisted today. son-in-law present. friend case manager") == []
