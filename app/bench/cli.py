@@ -44,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "meddocan or physionet)")
     p.add_argument("--budget", choices=schema.BUDGETS, default=schema.TrainConfig().budget)
     p.add_argument("--models", nargs="+", default=None,
-                   help=f"base model kinds (default: {' '.join(schema.DEFAULT_MODELS)})")
+                   help="base model kinds (default: a default `deid train`'s on this machine: "
+                        f"{' '.join(schema.default_models('cpu'))} on a CPU, "
+                        f"{' '.join(schema.default_models('cuda'))} with a GPU)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--meta-models", nargs="+", choices=schema.META_MODELS, default=None,

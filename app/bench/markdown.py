@@ -302,7 +302,8 @@ python -m app.bench all --budget standard                                     # 
 python -m app.bench report                                                    # BENCHMARKS.md from bench-out/
 ```
 
-Options: `--models spacy stanza flair rules` (default: every kind), `--out DIR`
+Options: `--models spacy stanza flair crf rules` (default: what a default `deid train`
+trains on the machine: `crf rules starter` on a CPU, every kind with a GPU), `--out DIR`
 (default `bench-out/`, git-ignored), `--seed N`, `--smoke` (tiny data, for
 tests). MEDDOCAN is read from `../shared/data/meddocan` or `$DEID_MEDDOCAN`,
 the PhysioNet deid notes from `../shared/data/physionet-deid` or

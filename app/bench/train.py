@@ -7,10 +7,12 @@ from app.core.progress import ProgressFn, no_progress
 
 
 def default_models() -> list[str]:
-    """The models of a default `deid train` (its run adds the lists member
-    itself when the project has hospital lists)."""
-    from app.services.training import TrainConfig
-    return list(TrainConfig().models)
+    """The models a default `deid train` trains on this machine: the
+    default ones of the device it uses (its run adds the lists member itself
+    when the project has hospital lists)."""
+    from app.models.device import resolve_device
+    from app.services.schema import default_models as device_default
+    return device_default(resolve_device("auto")[0])
 
 
 def train(project, *, budget: str, models: list[str], seed: int, size: Size,

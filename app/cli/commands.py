@@ -237,6 +237,7 @@ def cmd_train(args) -> int:
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)
     reused = sum(m.reused_from is not None for m in r.members.values())
+    _print(f"models: {', '.join(r.train_config().models)}")
     _print(f"trained {len(r.members) - reused} base models"
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")

@@ -30,8 +30,9 @@ from app.gui.workers import TaskRunner
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.models.base import FIXED_KINDS
-from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS,
-                                 OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS, kind_label)
+from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, GPU_KINDS, META_MODEL_LABELS,
+                                 OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
+                                 default_models, kind_label)
 from app.services.training import TrainConfig, member_name, starter_usable
 
 #: Columns of the results table (dev from the selection, test on request).
@@ -105,7 +106,8 @@ def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str
         return f"No {budget} run here yet to estimate from; time grows with the notes and models."
     where = f"{cores} CPU cores" if cores else "this computer"
     return (f"No {budget} run here yet to estimate from. Time grows with the notes and the "
-            f"models; without a GPU, on {where}, even Quick can take most of an hour.")
+            f"models; without a GPU, on {where}, the neural models (spaCy, Stanza, "
+            f"Flair) take hours.")
 
 
 def _clock(seconds: float) -> str:
@@ -175,6 +177,7 @@ class TrainingView(QWidget):
         self.force_cpu.setToolTip("Train on the CPU even when a GPU is available")
         self.force_cpu.setEnabled(False)          # until ensure_devices() finds a GPU
         self.force_cpu.toggled.connect(self._update_device_label)
+        self.force_cpu.toggled.connect(self._follow_device_default)
         dl.addWidget(self.device_label)
         dl.addWidget(self.force_cpu)
         form.addWidget(device_box)
@@ -182,9 +185,14 @@ class TrainingView(QWidget):
         model_box = QGroupBox("Base models")
         ml = QGridLayout(model_box)
         self.model_checks: dict[str, QCheckBox] = {}
+        # The ticks the view itself put there as the device's default (None:
+        # the user's or a run's choice): only those follow a change of device.
+        self._default_ticks: set[str] | None = None
         for i, kind in enumerate(PICKABLE_KINDS):
             box = QCheckBox(kind_label(kind))
-            box.setChecked(True)
+            if kind in GPU_KINDS:
+                box.setToolTip("Slow on a CPU (hours on the standard budget): "
+                               "ticked by default only with a GPU")
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
         self.variant_checks: dict[str, QCheckBox] = {}
@@ -227,6 +235,9 @@ class TrainingView(QWidget):
             el.addWidget(box, 4 + i // 3, i % 3)
             # Only a model being trained can be in the group.
             self.model_checks[kind].toggled.connect(box.setEnabled)
+        self._tick_default_models()
+        for kind, box in self.group_checks.items():
+            box.setEnabled(self.model_checks[kind].isChecked())
         form.addWidget(ens_box)
 
         run_box = QGroupBox("Search and selection")
@@ -451,8 +462,8 @@ class TrainingView(QWidget):
         usable = project is not None and starter_usable(project)
         starter = self.model_checks["starter"]
         starter.setEnabled(usable)
-        starter.setChecked(usable)
         starter.setToolTip("" if usable else "The shipped starter model is for English projects")
+        self._tick_default_models()               # the active run's, below, if any
         if project is not None:
             self.log.appendPlainText("\n".join(project.get_setting(LOG_KEY) or []))
             self._load_active_run()
@@ -528,7 +539,37 @@ class TrainingView(QWidget):
                 self.jobs_box.setValue(4)
             self._update_device_label()
             self._update_estimate()
+            self._follow_device_default()
         return self.device_info
+
+    def _default_models(self) -> list[str]:
+        """The default members of a run from this view, on the device it would use.
+
+        Until ``ensure_devices`` has probed (the first time the view is
+        shown: probing imports torch, about a second, kept out of the
+        window's start-up) no GPU is known and the CPU's default is shown:
+        right for most machines (and any without torch); a GPU found then
+        swaps in its default while the ticks are still the view's own.
+        """
+        info = self.device_info
+        gpu = info is not None and info.cuda_available and not self.force_cpu.isChecked()
+        return default_models("cuda" if gpu else "cpu")
+
+    def _tick_default_models(self) -> None:
+        """Tick the device's default models (those the project can use)."""
+        default = self._default_models()
+        for kind, box in self.model_checks.items():
+            box.setChecked(kind in default and box.isEnabled())
+        self._default_ticks = self._ticked_models()
+
+    def _ticked_models(self) -> set[str]:
+        return {k for k, b in self.model_checks.items() if b.isChecked()}
+
+    @Slot()
+    def _follow_device_default(self) -> None:
+        """After a change of device, its default models, unless someone chose others."""
+        if self._default_ticks is not None and self._ticked_models() == self._default_ticks:
+            self._tick_default_models()
 
     @Slot()
     def _update_device_label(self) -> None:
@@ -563,8 +604,12 @@ class TrainingView(QWidget):
 
     def set_config(self, config: TrainConfig) -> None:
         """Set the controls from ``config`` (tests, remembered settings)."""
+        self._default_ticks = None                # a run's choice stays as it is
+        # Probing devices imports torch: not for a project just opened.
+        self.force_cpu.setChecked(config.device == "cpu" and self.device_info is not None
+                                  and self.device_info.cuda_available)
         for key, box in self.model_checks.items():
-            box.setChecked(key in config.models)
+            box.setChecked(key in (config.models or self._default_models()))
         for key, box in self.variant_checks.items():
             box.setChecked(key in config.variants)
         for key, box in self.ensemble_checks.items():
@@ -573,9 +618,6 @@ class TrainingView(QWidget):
             box.setChecked(key in config.meta_models)
         for key, box in self.group_checks.items():
             box.setChecked(key in config.groups.get(PICKED_GROUP, []))
-        # Probing devices imports torch: not for a project just opened.
-        self.force_cpu.setChecked(config.device == "cpu" and self.device_info is not None
-                                  and self.device_info.cuda_available)
         self.budget_box.setCurrentIndex(self.budget_box.findData(config.budget))
         self.jobs_box.setValue(config.jobs)
         self.reuse_check.setChecked(config.reuse_members)

@@ -20,12 +20,16 @@ from app.models.budget import BUDGETS
 #: Kinds trained on each data variant, with the search: every registered
 #: kind but the fixed ones (the paper's three neural kinds, then the CRF).
 BASE_KINDS: tuple[str, ...] = tuple(k for k in builtin_kinds() if k not in FIXED_KINDS)
-#: The members of a run by default (a project with hospital lists adds
-#: ``lists``; the shipped ``starter`` is left out of runs of non-English
-#: projects, app.services.training.plan_run).
-DEFAULT_MODELS: tuple[str, ...] = (*BASE_KINDS, "rules", "starter")
-#: The kinds a person picks from in the training view, and their words.
-PICKABLE_KINDS: tuple[str, ...] = DEFAULT_MODELS
+#: The kinds a person picks from in the training view, and their words;
+#: with a GPU, a run's members by default.
+PICKABLE_KINDS: tuple[str, ...] = (*BASE_KINDS, "rules", "starter")
+#: A run's members by default on the CPU. The neural kinds (spaCy, Stanza,
+#: Flair) take hours there on the standard budget and add little on English
+#: ICU notes, while these take minutes and gave the best PhysioNet model
+#: (BENCHMARKS.md).
+CPU_MODELS: tuple[str, ...] = ("crf", "rules", "starter")
+#: The kinds that are slow without a GPU (what the training view warns of).
+GPU_KINDS: tuple[str, ...] = tuple(k for k in PICKABLE_KINDS if k not in CPU_MODELS)
 KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)",
                "starter": "starter (shipped, English)"}
 
@@ -58,6 +62,15 @@ META_MODEL_LABELS = {"lr": "Logistic regression", "svm": "Linear SVM", "xgb": "X
 META_MODELS: tuple[str, ...] = tuple(META_MODEL_LABELS)
 
 
+def default_models(device: str) -> list[str]:
+    """The members of a run on ``device`` (``"cpu"`` or ``"cuda"``, as
+    ``app.models.device.resolve_device`` answers) when none are named: every
+    pickable kind with a GPU, ``CPU_MODELS`` without one. The run adds
+    ``lists`` when the project has hospital lists and leaves the English
+    ``starter`` out of other projects (``app.services.training.plan_run``)."""
+    return list(PICKABLE_KINDS if device == "cuda" else CPU_MODELS)
+
+
 def kind_label(kind: str) -> str:
     """The words the training view shows for model ``kind``."""
     return KIND_LABELS.get(kind, kind)
@@ -72,7 +85,9 @@ def member_name(kind: str, variant: str | None) -> str:
 class TrainConfig:
     """What to train; stored with the run so it can be reproduced."""
 
-    models: list[str] = field(default_factory=lambda: list(DEFAULT_MODELS))
+    # None: the default members for the device the run uses (default_models),
+    # set by plan_run, so a stored run names the members it really trained.
+    models: list[str] | None = None
     variants: list[str] = field(default_factory=lambda: list(VARIANTS))
     device: str = "auto"
     budget: str = "standard"
@@ -112,13 +127,19 @@ class TrainConfig:
     groups: dict[str, list[str]] = field(default_factory=dict)
 
     def validate(self) -> None:
+        """Raise ``UserError`` for a choice a run cannot take. The models and
+        the groups over them are checked once named: ``plan_run`` names the
+        device's default ones before it validates."""
         from app.models.base import known_kinds
-        kinds = known_kinds()
-        bad = [m for m in self.models if m not in kinds]
-        if bad:
-            raise UserError(f"unknown model(s): {', '.join(bad)} (known: {', '.join(kinds)})")
-        if not self.models:
-            raise UserError("no models to train")
+        if self.device not in DEVICES:
+            raise UserError(f"unknown device {self.device!r} (use {', '.join(DEVICES)})")
+        if self.models is not None:
+            kinds = known_kinds()
+            bad = [m for m in self.models if m not in kinds]
+            if bad:
+                raise UserError(f"unknown model(s): {', '.join(bad)} (known: {', '.join(kinds)})")
+            if not self.models:
+                raise UserError("no models to train")
         bad = [v for v in self.variants if v not in VARIANTS]
         if bad or not self.variants:
             raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
@@ -139,13 +160,16 @@ class TrainConfig:
             raise UserError("members trained at once (jobs) must be between 1 and 16")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise UserError("the time limit must be a positive number of minutes")
-        names = {member_name(k, v) for k in self.models if k not in FIXED_KINDS
-                 for v in self.variants}
-        for gname, entries in self.groups.items():
+        for gname in self.groups:
             if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", gname):
                 raise UserError(f"group name {gname!r}: use 1-40 letters, digits, '_', '.' or '-'")
             if re.fullmatch(r"all|top\d+_(f1|recall)", gname):
                 raise UserError(f"group name {gname!r} is taken by a built-in group")
+        if self.models is None:
+            return
+        names = {member_name(k, v) for k in self.models if k not in FIXED_KINDS
+                 for v in self.variants}
+        for gname, entries in self.groups.items():
             unknown = [e for e in entries if e not in self.models and e not in names]
             if unknown:
                 raise UserError(f"group {gname!r} names {', '.join(unknown)}, which this run does "

@@ -37,7 +37,7 @@ from app.models.base import FIXED_KINDS, spec_class
 from app.models.budget import Budget
 from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
-from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, member_name
+from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
                                put_ensemble, put_member, set_active_run)
 
@@ -128,15 +128,21 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
 
     config.validate()
     notes = []
+    device, device_note = resolve_device(config.device)
+    defaults = default_models(device)
+    if config.models is None:
+        # Named here, so the stored run says what it trained.
+        config.models = defaults
+        config.validate()          # the groups over them
     # The default kinds, whether or not the starter is among them (a
     # non-English project's training view leaves it unticked).
     default = [m for m in config.models if m != "starter"] == \
-        [m for m in TrainConfig().models if m != "starter"]
+        [m for m in defaults if m != "starter"]
     if project.has_lists() and "lists" not in config.models and default:
         # A project's hospital lists are a member of its default runs.
         config.models = [*config.models, "lists"]
     if "starter" in config.models and not starter_usable(project):
-        if config.models != TrainConfig().models:
+        if not default:
             notes.append("starter left out: the shipped starter model is for English projects")
         config.models = [m for m in config.models if m != "starter"]
     docs = gold_documents(project)
@@ -144,7 +150,6 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
         raise UserError("training needs at least two annotated documents outside the test split")
     if not any(d.spans for d in docs):
         raise UserError("the annotated documents have no spans: nothing to learn")
-    device, device_note = resolve_device(config.device)
     builds = build_corpora(docs, variants=config.variants, language=project.language,
                            seed=config.seed, labels=[l.name for l in project.labels()])
     variants = list(config.variants)

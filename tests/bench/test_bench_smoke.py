@@ -296,3 +296,25 @@ def test_training_flags_reach_the_training_config(flag, key, expected, tmp_path,
     assert main(["accuracy", "--corpus", "physionet", "--models", "flair", "rules",
                  "--out", str(tmp_path), "-q", *flag]) == 1
     assert seen.get(key) == expected and (expected is not None or key not in seen)
+
+
+@pytest.mark.parametrize("cuda, models", [
+    (False, ["crf", "rules", "starter"]),
+    (True, ["spacy", "stanza", "flair", "crf", "rules", "starter"])])
+def test_the_bench_trains_what_a_default_deid_train_would_on_this_machine(cuda, models, tmp_path,
+                                                                          monkeypatch):
+    import app.bench.accuracy as accuracy
+    import app.models.device as device
+    from app.errors import UserError
+
+    monkeypatch.setattr(device, "detect_devices",
+                        lambda: device.DeviceInfo(cuda_available=cuda))
+    seen = {}
+
+    def fake_run_accuracy(corpus, *, models, **_):
+        seen["models"] = models
+        raise UserError("stop before building anything")
+
+    monkeypatch.setattr(accuracy, "run_accuracy", fake_run_accuracy)
+    assert main(["accuracy", "--corpus", "physionet", "--out", str(tmp_path), "-q"]) == 1
+    assert seen["models"] == models

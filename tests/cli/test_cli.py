@@ -289,3 +289,23 @@ def test_new_and_import_say_what_the_labels_leave_in_clear(tmp_path, capsys):
     assert run("new", tmp_path / "h.deid", "--labels", "hipaa") == 0
     out = capsys.readouterr().out
     assert "17 of 17" in out and "warning" not in out
+
+
+def test_train_names_the_models_it_trained_the_devices_default_unless_named(tmp_path, capsys):
+    """Without --models a CPU run trains crf, rules and the starter (the neural
+    models take hours there), says so and stores them; named models win."""
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.runs import active_run
+    from app.synth import generate
+    path = tmp_path / "p.deid"
+    with Project.create(path, list(PRESETS["paper"])) as p:
+        for i, d in enumerate(generate(10, seed=7)):
+            p.add_document(d.name, d.text, patient_id=d.patient_id, split=("dev", "train")[i % 2],
+                           status="done", spans=d.spans, span_source="import")
+    assert run("train", path, "--budget", "quick", "--device", "cpu") == 0
+    assert "models: crf, rules, starter\n" in capsys.readouterr().out
+    with Project.open(path) as p:
+        assert active_run(p).train_config().models == ["crf", "rules", "starter"]
+    assert run("train", path, "--budget", "quick", "--device", "cpu", "--models", "rules") == 0
+    assert "models: rules\n" in capsys.readouterr().out

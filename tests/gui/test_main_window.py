@@ -2,6 +2,8 @@
 clicks only (issue 18 items 1, 3, 4, 6, 8); what is asserted is what the window shows."""
 from __future__ import annotations
 
+import pytest
+
 from app.gui.qt import QTextCursor, Qt
 
 from gui_helpers import NOTES, doc_id
@@ -393,3 +395,47 @@ def test_the_starter_is_offered_to_english_projects_only(window, qtbot, tmp_path
                    if b.text().startswith("starter"))
         assert box.isEnabled() == usable and box.isChecked() == usable
         assert ("English" in box.toolTip()) != usable
+
+
+@pytest.mark.parametrize("cuda", [False, True])
+def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_path, monkeypatch,
+                                                            cuda):
+    """On a CPU crf, rules and the starter are ticked and the neural models
+    are one tick away, saying what they cost there; with a GPU every model
+    is ticked, and Force CPU goes back to the CPU's default."""
+    import app.models.device as device
+    from app.gui.qt import QCheckBox, QFileDialog, QGroupBox
+    from app.project import Project
+    from journeys.journey import click, go
+    monkeypatch.setattr(device, "detect_devices", lambda: device.DeviceInfo(
+        cpu_physical=2, cuda_available=cuda, cuda_name="Fake GPU" if cuda else None))
+    path = tmp_path / "en.deid"
+    Project.create(path, []).close()
+    w = _shown(window, qtbot)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)                      # File > Open project
+    go(qtbot, w, "Train")
+    view = w.views["Train"]
+    qtbot.waitUntil(lambda: not view.device_label.text().startswith("Detecting"))
+    group = next(g for g in view.findChildren(QGroupBox) if g.title() == "Base models")
+    boxes = {b.text().split()[0]: b for b in group.findChildren(QCheckBox)
+             if not b.text().endswith(" data")}
+
+    def ticked():
+        return {k for k, b in boxes.items() if b.isChecked()}
+
+    cpu = {"crf", "rules", "starter"}
+    neural = {"spacy", "stanza", "flair"}
+    assert set(boxes) == cpu | neural
+    assert all("hours" in boxes[k].toolTip() and boxes[k].isEnabled() for k in neural)
+    force_cpu = next(b for b in view.findChildren(QCheckBox) if b.text() == "Force CPU")
+    if cuda:
+        assert ticked() == cpu | neural
+        click(qtbot, force_cpu)
+        assert ticked() == cpu
+        click(qtbot, force_cpu)
+        assert ticked() == cpu | neural
+    else:
+        assert ticked() == cpu and not force_cpu.isEnabled()
+        click(qtbot, boxes["flair"])
+        assert ticked() == cpu | {"flair"}

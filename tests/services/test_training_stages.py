@@ -43,3 +43,51 @@ def test_ensembles_stage_builds_a_repeated_group_once_and_needs_enough_dev_to_tu
     # Two documents but a dozen identifiers: too few to tune on.
     ensembles, _ = build_ensembles(_dev(["d1", "d2"], per_doc=6), groups, specs)
     assert sorted(ensembles) == ["voting[all]", "voting[pair]"]
+
+
+def _machine(monkeypatch, cuda: bool) -> None:
+    """This machine, as ``detect_devices`` sees it: with a GPU or without."""
+    import app.models.device as device
+    monkeypatch.setattr(device, "detect_devices",
+                        lambda: device.DeviceInfo(cuda_available=cuda, cuda_name="fake", cuda_count=1)
+                        if cuda else device.DeviceInfo())
+
+
+@pytest.mark.parametrize("cuda, models", [
+    (False, ["crf", "rules", "starter"]),
+    (True, ["spacy", "stanza", "flair", "crf", "rules", "starter"])])
+def test_a_default_run_trains_the_default_members_of_its_device(tmp_path, monkeypatch, cuda,
+                                                                 models):
+    from app.services.schema import default_models
+    _machine(monkeypatch, cuda)
+    path = make_project(tmp_path / "p.deid", n=15)
+    with Project.open(path) as p:
+        plan = plan_run(p, TrainConfig(budget="quick"))          # device "auto"
+        assert plan.device == ("cuda" if cuda else "cpu")
+        assert default_models(plan.device) == models
+        # The run stores the members it trains, not "the default".
+        assert plan.config.models == models and plan.stored_config()["models"] == models
+        assert [k for k, _ in plan.members] == [k for k in models if k not in ("rules", "starter")
+                                                for _ in range(2)] + ["rules", "starter"]
+        # Forced onto the CPU, a GPU machine trains the CPU's default.
+        assert plan_run(p, TrainConfig(device="cpu")).config.models == ["crf", "rules", "starter"]
+
+
+def test_named_models_win_over_the_device_default(tmp_path, monkeypatch):
+    _machine(monkeypatch, True)
+    path = make_project(tmp_path / "p.deid", n=15)
+    with Project.open(path) as p:
+        for device in ("cpu", "cuda"):
+            plan = plan_run(p, TrainConfig(models=["spacy", "rules"], device=device))
+            assert plan.config.models == ["spacy", "rules"] and not plan.notes
+
+
+def test_a_default_run_of_a_spanish_project_leaves_the_starter_out(tmp_path):
+    path = tmp_path / "es.deid"
+    with Project.create(path, [], language="es") as p:
+        p.add_document("a", "Paciente Juan Pérez.", split="train", status="done",
+                       spans=[], span_source="import")
+        config = TrainConfig(device="cpu")
+        with pytest.raises(UserError, match="annotated documents"):
+            plan_run(p, config)
+        assert config.models == ["crf", "rules"]
