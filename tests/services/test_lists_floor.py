@@ -106,6 +106,19 @@ def test_lists_member_and_floor_in_evaluate(tmp_path):
         assert rows[res.model]["token"]["recall"] >= rows["lists"]["token"]["recall"]
 
 
+def test_a_default_run_on_the_cpu_adds_the_lists_member(tmp_path):
+    from app.services.training import plan_run
+    proj, _ = _project(tmp_path)
+    _add_lists(tmp_path, proj)
+    with Project.open(proj) as p:
+        # Not named, or named as the training view ticks them on a CPU.
+        for models in (None, ["crf", "rules", "starter"]):
+            plan = plan_run(p, TrainConfig(models=models, device="cpu"))
+            assert plan.config.models == ["crf", "rules", "starter", "lists"]
+        assert "lists" not in plan_run(p, TrainConfig(models=["spacy", "rules"],
+                                                      device="cpu")).config.models
+
+
 def test_apply_floor_adds_and_widens():
     spans = [Span(0, 5, "NAME"), Span(10, 14, "DATE")]
     floor = [Span(3, 8, "NAME"), Span(10, 12, "LOCATION"), Span(20, 25, "LOCATION")]
