@@ -12,7 +12,9 @@ ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
 dates with a month's name ("may 16", "MARCH OF 1993"), names after a
 title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
 "roberto rrt") or after a relation ("SON DAVID", "wife, rose, called")
-and the listed places where someone lives ("lives in catonsville"). A
+the listed places where someone lives ("lives in catonsville") and the
+hospitals and named wards written with their context ("FROM HOLY CROSS
+HOSPITAL", "TRANSFER TO FELDMAN 2"). A
 project's own notes may
 never show one (none of the PhysioNet training notes has a pager number,
 two have such a year), so no model or learned step can be asked to find
@@ -50,7 +52,8 @@ class Floor:
         from app.rules.nursing import (find_credentialed_names, find_history_years,
                                        find_home_places, find_month_dates, find_old_ages,
                                        find_pagers, find_phones, find_relative_names,
-                                       find_titled_names, find_written_years)
+                                       find_sure_care_places, find_titled_names,
+                                       find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
@@ -62,6 +65,7 @@ class Floor:
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
         extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
+        extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
@@ -72,7 +76,8 @@ class Floor:
         ``labels``: the project label of each hit category (`label_map`)."""
         if self.shapes:
             spans = veto(text, spans, labels)
-        return apply_floor(spans, floor_spans(self.find(text, patient_id), labels))
+        spans = apply_floor(spans, floor_spans(self.find(text, patient_id), labels), text)
+        return join_initials(text, spans, labels) if self.shapes else spans
 
 
 def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
@@ -104,18 +109,38 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     return out
 
 
+def join_initials(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
+    """``spans`` with each name widened to the initials right before it
+    ("J SMITH", "CARAFATE-W. MAROTTA": `app.rules.nursing.initial_before`)
+    that no other span holds. ``labels``: as for `veto`."""
+    from app.rules.nursing import initial_before
+
+    names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
+    out = []
+    for s in spans:
+        if s.label in names:
+            start = initial_before(text, s.start)
+            if start is not None and not any(o.start < s.start and start < o.end for o in spans):
+                s = Span(start, s.end, s.label, s.confidence)
+        out.append(s)
+    return out
+
+
 def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span]:
     """List hits as spans with the project's labels (categories without a label dropped)."""
     return [Span(h.start, h.end, labels[h.category], 1.0) for h in hits if h.category in labels]
 
 
-def apply_floor(spans: Sequence[Span], floor: Sequence[Span]) -> list[Span]:
+def apply_floor(spans: Sequence[Span], floor: Sequence[Span], text: str | None = None) -> list[Span]:
     """``spans`` with every character of every ``floor`` span covered.
 
     A floor span overlapping no predicted span is added; one that a
     predicted span only partly covers widens the spans it overlaps into one
     span, with the label of the first of them (the model's label wins where
-    it found something, the list's extent where it found more).
+    it found something, the list's extent where it found more). With the
+    note's ``text``, the spaces between predicted spans count as covered:
+    a model that found "IRENE" and "SHERWOOD" keeps its two spans under a
+    floor hit "IRENE SHERWOOD".
     """
     out = sorted(spans, key=lambda s: (s.start, s.end))
     for f in floor:
@@ -125,7 +150,7 @@ def apply_floor(spans: Sequence[Span], floor: Sequence[Span]) -> list[Span]:
         else:
             covered = f.start
             for s in hit:
-                if s.start > covered:
+                if s.start > covered and (text is None or text[covered:s.start].strip()):
                     break
                 covered = max(covered, s.end)
             if covered >= f.end:

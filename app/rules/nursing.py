@@ -146,10 +146,57 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
     a name before a kind of care place ("UNION MEMORIAL", "Sacred Heart
     hosp"), a unit named after someone with its floor after a transfer
     ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
+    return sorted(_kind_places(text, _CARE_KINDS_RE) + _named_wards(text)
+                  + [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)])
+
+
+# The floor's kinds: those of `find_care_places` and the places that care
+# for someone outside a hospital ("ST. LUKE NURSING AGENCY", "assisted living").
+_FLOOR_KINDS_RE = re.compile(
+    r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
+    r"nursing home|nursing agency|nursing facility|assisted living|health center|heart center|"
+    r"infirmary|campus|vamc)\b", re.I)
+# Kinds that are part of a hospital's name ("UNION MEMORIAL"); the others
+# only say what the named place is.
+_NAMING_KINDS = frozenset({"memorial", "regional", "vamc"})
+# Words before a place that say it is one: "FROM", "TO", "AT", "IN", "BY".
+_PLACE_CUE_RE = re.compile(r"(?i)(?:\b(?:from|to|at|in|by|on)|@)[ \t]+$")
+
+
+def find_sure_care_places(text: str) -> list[tuple[int, int]]:
+    """The care places of `find_care_places` that the floor can take
+    whatever a model says: a name of common words before a kind only right
+    after "from/to/at/in/by" ("FROM HOLY CROSS HOSPITAL", not "the basic
+    hospital", "cont rehab", "HAD PROLONGED HOSPITAL"), and no initials
+    that are a word ("TO HIGH 80S", "to cough")."""
     from app.rules.dictionaries import is_common_word
 
+    out = _named_wards(text)
+    for a, b in _kind_places(text, _FLOOR_KINDS_RE, within_sentence=True):
+        kind = list(_FLOOR_KINDS_RE.finditer(text, a, b))[-1]
+        name = _CARE_WORD_RE.findall(text, a, kind.start())
+        # common words, or words written in lower case ("prev rehab"), need the cue
+        if (all(is_common_word(w.strip(".")) for w in name) or text[a:kind.start()].islower()) \
+                and not _PLACE_CUE_RE.search(text, max(0, a - 12), a):
+            continue
+        # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
+        out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
+                   else (a, a + len(text[a:kind.start()].rstrip(" .-"))))
+    out += [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)
+            if not is_common_word(m.group(1))]
+    return sorted(out)
+
+
+def _kind_places(text: str, kinds: re.Pattern, *,
+                 within_sentence: bool = False) -> list[tuple[int, int]]:
+    """A name of up to four words right before a kind of care place; with
+    ``within_sentence`` a full stop joins only an abbreviation or an
+    initial to the name ("ST. AGNES HOSPITAL", not "as needed. Cont rehab")."""
+    from app.rules.dictionaries import is_common_word
+    from app.rules.vetoes import _FUNCTION_WORDS
+
     out: list[tuple[int, int]] = []
-    for m in _CARE_KINDS_RE.finditer(text):
+    for m in kinds.finditer(text):
         words = list(_CARE_WORD_RE.finditer(text, max(0, m.start() - 48), m.start()))
         name_start = None
         k = len(words) - 1
@@ -159,8 +206,14 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
             gap = text[w.end():(words[k + 1].start() if k + 1 < len(words) else m.start())]
             if gap.strip(" ") not in ("", ".") or "\n" in gap:
                 break
+            if within_sentence and re.search(r"[A-Za-z]{2}\.", w.group()[:-1]):
+                break                                  # "COMFORT..BEGIN REHAB"
+            if within_sentence and "." in gap + w.group()[-1:] \
+                    and w.group().lower().rstrip(".") not in ("st", "mt", "ft") and len(w.group().rstrip(".")) > 1:
+                break
             low = w.group().lower().strip(".")
-            if low in _NOT_A_NAME and not (low == "of" and name_start is not None and k > 0):
+            if low in _NOT_A_NAME and not (low == "of" and name_start is not None and k > 0) \
+                    or within_sentence and low != "of" and low in _FUNCTION_WORDS:
                 break
             name_start = w.start()
             taken += 1
@@ -168,16 +221,19 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
         if name_start is None or text[name_start:m.start()].strip().lower() in ("of", "st", "st."):
             continue
         name = _CARE_WORD_RE.findall(text, name_start, m.start())
-        if m.group(1).lower() in _WEAK_KINDS and all(is_common_word(w) for w in name):
-            continue
+        if m.group(1).lower() in _WEAK_KINDS and all(is_common_word(w) for w in name) \
+                and not within_sentence:
+            continue                  # the floor asks for a word before instead
         out.append((name_start, m.end()))
-    for m in _NAMED_WARD_RE.finditer(text):
-        word = m.group(1)
-        if word.lower() not in _UNIT_TYPES and not is_common_word(word):
-            out.append(m.span(1))
-    for m in _HOSPITAL_INITIALS_RE.finditer(text):
-        out.append(m.span(1))
-    return sorted(out)
+    return out
+
+
+def _named_wards(text: str) -> list[tuple[int, int]]:
+    """Units named after someone, with their floor: "TRANSFER TO FELDMAN 2"."""
+    from app.rules.dictionaries import is_common_word
+
+    return [m.span(1) for m in _NAMED_WARD_RE.finditer(text)
+            if m.group(1).lower() not in _UNIT_TYPES and not is_common_word(m.group(1))]
 
 
 # A title, then an optional initial, then one or two name words.
@@ -482,3 +538,21 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
             end = m.end(2)
         out.append((m.start(1), end))
     return out
+
+
+# ------------------------------------------------------------- initials
+
+# A lone letter right before a name, with its stop: "J SMITH", "W. MAROTTA",
+# "CARAFATE-W. MAROTTA". "A" and "I" without a stop are words.
+_INITIAL_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9'\u2019])(?:([A-Za-z])\.|([B-HJ-Z]))[ \t]*-?[ \t]*$")
+
+
+def initial_before(text: str, start: int) -> int | None:
+    """Where the initials right before a name starting at ``start`` begin
+    ("J SMITH", "W. K. MAROTTA": the offset of "J", "W"), or None. On the
+    PhysioNet training notes every one of the 23 lone letters before an
+    annotated name is part of a name."""
+    found = None
+    while (m := _INITIAL_BEFORE_RE.search(text, max(0, start - 6), start)) is not None:
+        found = start = m.start()
+    return found

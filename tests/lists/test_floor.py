@@ -28,3 +28,23 @@ def test_the_english_floor_holds_phones_and_old_ages():
     text = "98 YO MAN. SON 212- 476- 8356 CALLED."
     hits = [(text[h.start:h.end], h.category) for h in Floor(None, shapes=True).find(text)]
     assert ("98", "age") in hits and ("212- 476- 8356", "phone") in hits
+
+
+def test_a_name_takes_the_initial_before_it():
+    text = "NEW DRIP-T. OYELARAN AWARE. LAST BM A 2/14"
+    name = text.index("OYELARAN")
+    spans = [Span(name, name + 8, "NAME"), Span(text.index("2/14"), text.index("2/14") + 4, "DATE")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("T. OYELARAN", "NAME"), ("2/14", "DATE")]
+
+
+def test_a_floor_name_over_two_found_words_keeps_them_apart():
+    text = "SEEN BY DR. NADIA OKONJO TODAY"
+    first, last = text.index("NADIA"), text.index("OKONJO")
+    spans = [Span(first, first + 5, "NAME"), Span(last, last + 6, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["NADIA", "OKONJO"]
+    # Only one word found: the floor widens it to the whole name.
+    out = Floor(None, shapes=True).settle(text, spans[:1], LABELS)
+    assert [text[s.start:s.end] for s in out] == ["NADIA OKONJO"]

@@ -140,3 +140,39 @@ def test_names_after_a_relation():
     assert names("SOCIAL: SON AND DAUGHTER VISITED. WIFE WILL CALL. sister said ok. "
                  "son at bedside. SOCIAL:MARRIED-NO KIDS. daughter phoned-family. "
                  "husband visisted today. son-in-law present. friend case manager") == []
+
+
+def test_initials_before_a_name():
+    from app.rules.nursing import initial_before
+
+    def joined(text, name):
+        start = initial_before(text, text.index(name))
+        return None if start is None else text[start:text.index(name) + len(name)]
+
+    assert joined("LABS SENT, R TANAKA ORDERED", "TANAKA") == "R TANAKA"
+    assert joined("GAVE ANTACID-K. OYELARAN AWARE", "OYELARAN") == "K. OYELARAN"
+    assert joined("per m. j. Abernathy", "Abernathy") == "m. j. Abernathy"
+    # Words, not initials: "A", "I", the end of a word ("IV'S", "PT.").
+    for text in ("SPOKE TO A TANAKA", "I TANAKA", "IV'S TANAKA", "PER PT. TANAKA", "AND TANAKA"):
+        assert joined(text, "TANAKA") is None, text
+
+
+def test_care_places_the_floor_takes():
+    from app.rules.nursing import find_sure_care_places
+
+    def places(text):
+        return [text[s:e] for s, e in find_sure_care_places(text)]
+
+    # The name, not the kind ("Hospital" identifies no one), unless the kind
+    # is part of the name ("MEMORIAL"); common words need "from/to/at/in/by".
+    assert places("TRANSFERRED FROM GREEN VALLEY HOSPITAL. went to Oakridge-Bellamy rehab") == [
+        "GREEN VALLEY", "Oakridge-Bellamy"]
+    assert places("SEEN BY LAKESIDE NURSING AGENCY. TAKEN TO ELMWOOD MEMORIAL ON 2/3") == [
+        "LAKESIDE", "ELMWOOD MEMORIAL"]
+    assert places("sent to the Westbrook Medical Center; TO GO TO CRANMOOR 4") == [
+        "Westbrook", "CRANMOOR"]
+    # Not places: common words without the cue, a stop between, initials that are words.
+    for text in ("the basic hospital", "HAD PROLONGED HOSPITAL STAY", "as needed. Cont rehab",
+                 "MED FOR COMFORT..BEGIN REHAB", "cardiac rehab", "DROPPED TO HIGH 80S",
+                 "encouraged to cough", "prev rehab site", "IN THE HOSPITAL"):
+        assert places(text) == [], text
