@@ -30,7 +30,7 @@ from app.gui.workers import TaskRunner
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.models.base import FIXED_KINDS
-from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, GPU_KINDS, META_MODEL_LABELS,
+from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.training import TrainConfig, member_name, starter_usable
@@ -190,7 +190,7 @@ class TrainingView(QWidget):
         self._default_ticks: set[str] | None = None
         for i, kind in enumerate(PICKABLE_KINDS):
             box = QCheckBox(kind_label(kind))
-            if kind in GPU_KINDS:
+            if kind in NEURAL_KINDS:
                 box.setToolTip("Slow on a CPU (hours on the standard budget): "
                                "ticked by default only with a GPU")
             self.model_checks[kind] = box

@@ -28,8 +28,8 @@ PICKABLE_KINDS: tuple[str, ...] = (*BASE_KINDS, "rules", "starter")
 #: ICU notes, while these take minutes and gave the best PhysioNet model
 #: (BENCHMARKS.md).
 CPU_MODELS: tuple[str, ...] = ("crf", "rules", "starter")
-#: The kinds that are slow without a GPU (what the training view warns of).
-GPU_KINDS: tuple[str, ...] = tuple(k for k in PICKABLE_KINDS if k not in CPU_MODELS)
+#: The neural kinds, slow without a GPU (what the training view warns of).
+NEURAL_KINDS: tuple[str, ...] = tuple(k for k in PICKABLE_KINDS if k not in CPU_MODELS)
 KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)",
                "starter": "starter (shipped, English)"}
 
@@ -127,9 +127,9 @@ class TrainConfig:
     groups: dict[str, list[str]] = field(default_factory=dict)
 
     def validate(self) -> None:
-        """Raise ``UserError`` for a choice a run cannot take. The models and
-        the groups over them are checked once named: ``plan_run`` names the
-        device's default ones before it validates."""
+        """Raise ``UserError`` for a choice a run cannot take. Models left to
+        the device (``None``) and the groups over them are checked once
+        ``plan_run`` has named them."""
         from app.models.base import known_kinds
         if self.device not in DEVICES:
             raise UserError(f"unknown device {self.device!r} (use {', '.join(DEVICES)})")
