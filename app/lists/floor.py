@@ -11,15 +11,17 @@ ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
 "REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
 dates with a month's name ("may 16", "MARCH OF 1993"), names after a
 title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
-"roberto rrt") or after a relation ("SON DAVID", "wife, rose, called")
-the listed places where someone lives ("lives in catonsville") and the
-hospitals and named wards written with their context ("FROM HOLY CROSS
-HOSPITAL", "TRANSFER TO FELDMAN 2"). A
-project's own notes may
-never show one (none of the PhysioNet training notes has a pager number,
-two have such a year), so no model or learned step can be asked to find
-them; on the PhysioNet dev patients they were 20 of the 43 identifier
-tokens a CRF with the lists still missed.
+"roberto rrt") or after a relation ("SON DAVID", "wife, rose, called"),
+the listed places where someone lives ("lives in catonsville") or written
+after "in/to/from/of" ("in San Diego", "TO ST. MARY'S"), and hospitals
+and named wards by their context ("FROM HOLY CROSS HOSPITAL", "TRANSFER
+TO FELDMAN 2"). A name, found by the model or the floor, takes its
+initials and the names joined to it by "and" ("J SMITH", "SUZETTE AND
+HANK"). A project's own notes may never show one (none of the PhysioNet
+training notes has a pager number, two have such a year), so no model or
+learned step can be asked to find them; on the PhysioNet dev patients
+they were 20 of the 43 identifier tokens a CRF with the lists still
+missed.
 """
 from __future__ import annotations
 
@@ -49,11 +51,11 @@ class Floor:
         hits = self.lists.find(text, patient_id) if self.lists is not None else []
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_credentialed_names, find_history_years,
-                                       find_home_places, find_month_dates, find_old_ages,
-                                       find_pagers, find_phones, find_relative_names,
-                                       find_sure_care_places, find_titled_names,
-                                       find_written_years)
+        from app.rules.nursing import (find_credentialed_names, find_cued_places,
+                                       find_history_years, find_home_places, find_month_dates,
+                                       find_old_ages, find_pagers, find_phones,
+                                       find_relative_names, find_sure_care_places,
+                                       find_titled_names, find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
@@ -66,6 +68,7 @@ class Floor:
         extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
+        extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
@@ -77,7 +80,7 @@ class Floor:
         if self.shapes:
             spans = veto(text, spans, labels)
         spans = apply_floor(spans, floor_spans(self.find(text, patient_id), labels), text)
-        return join_initials(text, spans, labels) if self.shapes else spans
+        return complete_names(text, spans, labels) if self.shapes else spans
 
 
 def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
@@ -109,21 +112,26 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     return out
 
 
-def join_initials(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
+def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
     """``spans`` with each name widened to the initials right before it
     ("J SMITH", "CARAFATE-W. MAROTTA": `app.rules.nursing.initial_before`)
-    that no other span holds. ``labels``: as for `veto`."""
-    from app.rules.nursing import initial_before
+    and the names joined to it by "and" added ("SUZETTE AND HANK":
+    `app.rules.nursing.names_beside`), where no other span holds them.
+    ``labels``: as for `veto`."""
+    from app.rules.nursing import initial_before, names_beside
 
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
-    out = []
-    for s in spans:
-        if s.label in names:
-            start = initial_before(text, s.start)
-            if start is not None and not any(o.start < s.start and start < o.end for o in spans):
-                s = Span(start, s.end, s.label, s.confidence)
-        out.append(s)
-    return out
+    out = list(spans)
+    for i, s in enumerate(spans):
+        if s.label not in names:
+            continue
+        start = initial_before(text, s.start)
+        if start is not None and not any(o.start < s.start and start < o.end for o in out):
+            out[i] = s = Span(start, s.end, s.label, s.confidence)
+        for a, b in names_beside(text, s.start, s.end):
+            if not any(o.start < b and a < o.end for o in out):
+                out.append(Span(a, b, s.label, s.confidence))
+    return sorted(out, key=lambda s: (s.start, s.end))
 
 
 def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span]:

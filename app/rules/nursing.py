@@ -311,6 +311,11 @@ _CREDENTIALED_RE = re.compile(
 _ROLE_AWARE_RE = re.compile(
     rf"\b(?:md|rn|np|pa|rrt|dr)\.?[ \t]+({_NAME_WORD})[ \t]+"
     r"(?:aware|notified|paged|informed|called|updated|made\b)", re.I)
+# A role after a word that says someone acted or was told, then a listed
+# name: "PER NP Wolfe", "BY HO Domenico", "per md Okafor".
+_ROLE_NAME_RE = re.compile(
+    rf"\b(?:per|by|with|to|called|paged|notified)[ \t]+"
+    rf"(?:md|np|rn|pa|ho|resident|fellow|attending)[ \t]+({_NAME_WORD})", re.I)
 # Words before a credential that say which clinician, not who: "OSTOMY RN".
 _ROLE_WORDS = frozenset({
     "ostomy", "wound", "charge", "float", "resource", "primary", "covering", "night", "unit",
@@ -341,8 +346,9 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the names written before a clinician's credential ("J. Yi,
     MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
     a role and a word saying they were told ("NP JEN AWARE"), with the
-    initial before them. On the PhysioNet training notes (not our dev
-    patients) every one of its 55 hits overlaps an annotated name."""
+    initial before them, or a listed name after a role after a word saying
+    someone acted ("PER NP Wolfe"). On the PhysioNet training notes (not
+    our dev patients) every one of its 59 hits overlaps an annotated name."""
     out = []
     for m in _CREDENTIALED_RE.finditer(text):
         first, second = m.group(2), m.group(3)
@@ -362,6 +368,12 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     for m in _ROLE_AWARE_RE.finditer(text):
         # The role and the word after it say enough: any uncommon word.
         if _clinician_name_like(m.group(1), initial=True):
+            out.append(m.span(1))
+    from app.rules import dictionaries as D
+
+    for m in _ROLE_NAME_RE.finditer(text):
+        # "PER MD EPI", "BY MD TOL WELL": only a listed name.
+        if D.is_name(m.group(1)) and not D.is_common_word(m.group(1)):
             out.append(m.span(1))
     return sorted(set(out))
 
@@ -556,3 +568,70 @@ def initial_before(text: str, start: int) -> int | None:
     while (m := _INITIAL_BEFORE_RE.search(text, max(0, start - 6), start)) is not None:
         found = start = m.start()
     return found
+
+
+# ------------------------------------------------------------- places by their cue
+
+# A place after a word that says it is one: "IN SAN DIEGO", "from Rome",
+# "Grace of Reisterstown"; a saint's name after a move: "TO ST. MARY'S".
+_CUED_PLACE_RE = re.compile(
+    rf"\b(?i:in|to|from|of|near)[ \t]+({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?")
+_SAINT_RE = re.compile(
+    rf"\b(?i:to|from|at|in)[ \t]+(?i:the[ \t]+)?((?i:st|saint)\.?[ \t]+({_NAME_WORD}))")
+
+
+def find_cued_places(text: str) -> list[tuple[int, int]]:
+    """Offsets of the places written after "in/to/from/of/near" that the
+    shipped place list holds and that are no common word nor a state ("in
+    San Diego", "Meitz of Towson"), and of saints' names after a move ("TO
+    ST. MARY'S", not "NSR TO ST HR 90"). On the PhysioNet training notes
+    (not our dev patients): places 24 hits on annotated places, 4 not;
+    saints 5 and 0."""
+    from app.rules import dictionaries as D
+
+    out = []
+    for m in _CUED_PLACE_RE.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if second and D.is_place(f"{first} {second}") \
+                and f"{first} {second}".lower() not in D.US_STATE_NAMES \
+                and not (D.is_common_word(first) and D.is_common_word(second)):
+            out.append((m.start(1), m.end(2)))
+        elif D.is_place(first) and not D.is_common_word(first) \
+                and first.lower() not in D.US_STATE_NAMES:
+            out.append(m.span(1))
+    for m in _SAINT_RE.finditer(text):
+        name = m.group(2)
+        if D.is_name(name) and not D.is_common_word(name):
+            out.append(m.span(1))
+    return sorted(out)
+
+
+# A name joined to another by "and": "Drs Okafor and Lind", "d. mo and j. o'hara".
+_AND_AFTER_RE = re.compile(rf"[ \t]*(?:and|&)[ \t]+((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))", re.I)
+_AND_BEFORE_RE = re.compile(rf"(?<![A-Za-z'])((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))[ \t]+(?:and|&)[ \t]*$",
+                            re.I)
+
+
+def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Offsets of the names joined by "and" to the name at ``text[start:end]``
+    ("SUZETTE AND HANK", "d. renna and j. o'brien"): an uncommon word (with
+    its initial) right after or right before. On the PhysioNet training
+    notes (not our dev patients) every one of the 13 uncommon words beside
+    an annotated name is one; common words there are mostly not ("Cole and
+    ordered", "Hayes and additional")."""
+    from app.rules import dictionaries as D
+    from app.rules.vetoes import _FUNCTION_WORDS, _KIN
+
+    def name_like(word: str) -> bool:
+        low = word.lower()
+        return not D.is_common_word(low) and low not in _FUNCTION_WORDS | _KIN \
+            and low not in _AFTER_TITLE and low not in ("dr", "drs", "mr", "mrs", "ms")
+
+    out = []
+    m = _AND_AFTER_RE.match(text, end)
+    if m and name_like(m.group(2)):
+        out.append(m.span(1))
+    m = _AND_BEFORE_RE.search(text, max(0, start - 40), start)
+    if m and name_like(m.group(2)):
+        out.append(m.span(1))
+    return out

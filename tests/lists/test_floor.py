@@ -48,3 +48,10 @@ def test_a_floor_name_over_two_found_words_keeps_them_apart():
     # Only one word found: the floor widens it to the whole name.
     out = Floor(None, shapes=True).settle(text, spans[:1], LABELS)
     assert [text[s.start:s.end] for s in out] == ["NADIA OKONJO"]
+
+
+def test_a_found_name_brings_the_name_joined_to_it():
+    text = "CALLED ODALYS AND KWAME. SON AND DAUGHTER IN."
+    start = text.index("ODALYS")
+    out = Floor(None, shapes=True).settle(text, [Span(start, start + 6, "NAME")], LABELS)
+    assert [text[s.start:s.end] for s in out] == ["ODALYS", "KWAME"]

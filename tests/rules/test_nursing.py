@@ -176,3 +176,43 @@ def test_care_places_the_floor_takes():
                  "MED FOR COMFORT..BEGIN REHAB", "cardiac rehab", "DROPPED TO HIGH 80S",
                  "encouraged to cough", "prev rehab site", "IN THE HOSPITAL"):
         assert places(text) == [], text
+
+
+def test_places_after_a_cue_and_saints_after_a_move():
+    from app.rules.nursing import find_cued_places
+
+    def places(text):
+        return [text[s:e] for s, e in find_cued_places(text)]
+
+    assert places("FAMILY IN SAN ANTONIO. nephew Raj of Tucson came. TO GO TO ST. AGNES FRIDAY") == [
+        "SAN ANTONIO", "Tucson", "ST. AGNES"]
+    # A state alone, common words, sinus tachycardia ("NSR TO ST HR 90") are no places.
+    for text in ("SON LIVES IN TEXAS", "in new mexico", "IN BED", "NSR TO ST HR 90S",
+                 "converted to st with pvcs", "TO ST LOW 100S"):
+        assert places(text) == [], text
+
+
+def test_a_listed_name_after_a_role():
+    from app.rules.nursing import find_credentialed_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_credentialed_names(text)]
+
+    assert names("K REPLETED PER NP Hoffman. EXTUBATED BY HO GUTIERREZ.") == [
+        "Hoffman", "GUTIERREZ"]
+    assert names("LINE OUT PER MD EPI WIRES OUT. DC'D BY MD TOL WELL. per md verbal") == []
+
+
+def test_names_joined_by_and():
+    from app.rules.nursing import names_beside
+
+    def beside(text, name):
+        start = text.index(name)
+        return [text[s:e] for s, e in names_beside(text, start, start + len(name))]
+
+    assert beside("BOTH ODALYS AND KWAME ARE PROXIES", "ODALYS") == ["KWAME"]
+    assert beside("BOTH ODALYS AND KWAME ARE PROXIES", "KWAME") == ["ODALYS"]
+    assert beside("nsg (p. mbeki and t. o'hara) checked", "mbeki") == ["t. o'hara"]
+    # Common words beside a name are its deeds, relatives are no names.
+    assert beside("Dr. Ferreira and team spoke", "Ferreira") == []
+    assert beside("ODALYS AND SON VISITED", "ODALYS") == []
