@@ -147,7 +147,7 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
     hosp"), a unit named after someone with its floor after a transfer
     ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
     return sorted(_kind_places(text, _CARE_KINDS_RE) + _named_wards(text)
-                  + [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)])
+                  + _hospital_initials(text))
 
 
 # The floor's kinds: those of `find_care_places` and the places that care
@@ -172,7 +172,7 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
     from app.rules.dictionaries import is_common_word
 
     out = _named_wards(text)
-    for a, b in _kind_places(text, _FLOOR_KINDS_RE, within_sentence=True):
+    for a, b in _kind_places(text, _FLOOR_KINDS_RE, sure=True):
         kind = list(_FLOOR_KINDS_RE.finditer(text, a, b))[-1]
         name = _CARE_WORD_RE.findall(text, a, kind.start())
         # common words, or words written in lower case ("prev rehab"), need the cue
@@ -182,16 +182,25 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
         # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
         out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
                    else (a, a + len(text[a:kind.start()].rstrip(" .-"))))
-    out += [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)
+    return sorted(out + _hospital_initials(text))
+
+
+def _hospital_initials(text: str) -> list[tuple[int, int]]:
+    """Hospitals written as initials after "to/from/at" ("TO BGH"), no word
+    ("TO HIGH 80S", "to cough")."""
+    from app.rules.dictionaries import is_common_word
+
+    return [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)
             if not is_common_word(m.group(1))]
-    return sorted(out)
 
 
-def _kind_places(text: str, kinds: re.Pattern, *,
-                 within_sentence: bool = False) -> list[tuple[int, int]]:
-    """A name of up to four words right before a kind of care place; with
-    ``within_sentence`` a full stop joins only an abbreviation or an
-    initial to the name ("ST. AGNES HOSPITAL", not "as needed. Cont rehab")."""
+def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tuple[int, int]]:
+    """A name of up to four words right before a kind of care place, in
+    its sentence: a full stop joins only an abbreviation or an initial to
+    the name ("ST. AGNES HOSPITAL", not "as needed. Cont rehab"). With
+    ``sure`` (the floor's) a word of grammar ends the name too ("to see if
+    she needs rehab"), and a weak kind after common words is kept for the
+    caller to judge by the word before."""
     from app.rules.dictionaries import is_common_word
     from app.rules.vetoes import _FUNCTION_WORDS
 
@@ -206,14 +215,14 @@ def _kind_places(text: str, kinds: re.Pattern, *,
             gap = text[w.end():(words[k + 1].start() if k + 1 < len(words) else m.start())]
             if gap.strip(" ") not in ("", ".") or "\n" in gap:
                 break
-            if within_sentence and re.search(r"[A-Za-z]{2}\.", w.group()[:-1]):
+            if re.search(r"[A-Za-z]{2}\.", w.group()[:-1]):
                 break                                  # "COMFORT..BEGIN REHAB"
-            if within_sentence and "." in gap + w.group()[-1:] \
-                    and w.group().lower().rstrip(".") not in ("st", "mt", "ft") and len(w.group().rstrip(".")) > 1:
-                break
+            if "." in gap + w.group()[-1:] and len(w.group().rstrip(".")) > 1 \
+                    and w.group().lower().rstrip(".") not in ("st", "mt", "ft"):
+                break                                  # "as needed. Cont rehab"
             low = w.group().lower().strip(".")
             if low in _NOT_A_NAME and not (low == "of" and name_start is not None and k > 0) \
-                    or within_sentence and low != "of" and low in _FUNCTION_WORDS:
+                    or sure and low != "of" and low in _FUNCTION_WORDS:
                 break
             name_start = w.start()
             taken += 1
@@ -222,8 +231,8 @@ def _kind_places(text: str, kinds: re.Pattern, *,
             continue
         name = _CARE_WORD_RE.findall(text, name_start, m.start())
         if m.group(1).lower() in _WEAK_KINDS and all(is_common_word(w) for w in name) \
-                and not within_sentence:
-            continue                  # the floor asks for a word before instead
+                and not sure:
+            continue
         out.append((name_start, m.end()))
     return out
 

@@ -31,7 +31,9 @@ def test_hospitals_and_named_wards_by_their_context():
 
 def test_generic_places_and_drips_are_not_names():
     for text in ("IN THE HOSPITAL", "TRANSFERRED FROM OUTSIDE HOSPITAL", "transfer to floor 2",
-                 "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5"):
+                 "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5",
+                 # words, not a hospital's initials; no name across a full stop
+                 "SATS DROPPED TO HIGH 80S", "encouraged to cough", "as needed. Cont rehab"):
         assert places(text) == [], text
 
 
