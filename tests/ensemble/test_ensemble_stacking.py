@@ -229,6 +229,32 @@ def test_outside_weight_trades_o_for_the_likeliest_label():
     assert conf.tolist() == pytest.approx([0.4, 0.9])              # unscaled probabilities
 
 
+def test_a_bold_decision_gives_each_span_one_label_and_hides_the_same_tokens():
+    from app.ensemble.stacking import coherent, decide
+    # Labels X (codes 1, 2) and Y (3, 4). Tokens 0-2 are one name the model
+    # half believes in; under a bold O weight each token goes to the label
+    # with most of its small remainder: X, Y, X.
+    classes = np.array([0, 1, 2, 3, 4])
+    proba = np.array([[0.90, 0.06, 0.00, 0.04, 0.00],    # X 0.06, Y 0.04
+                      [0.90, 0.00, 0.04, 0.00, 0.06],    # X 0.04, Y 0.06
+                      [0.90, 0.00, 0.07, 0.00, 0.03],    # X 0.07, Y 0.03
+                      [0.10, 0.00, 0.00, 0.85, 0.05],    # a sure B-Y: a new entity
+                      [0.20, 0.00, 0.00, 0.00, 0.80],    # I-Y
+                      [0.99, 0.01, 0.00, 0.00, 0.00]])   # O even when bold
+    codes, _ = decide(proba, classes, 2, outside_weight=0.05)
+    assert codes.tolist() == [1, 4, 2, 3, 4, 0]          # X, Y, X: three spans of a name
+    starts = np.zeros(6, dtype=bool)
+    starts[0] = True
+    fixed, conf = coherent(codes, proba, classes, 2, starts)
+    assert fixed.tolist() == [1, 2, 2, 3, 4, 0]          # one X span, then the sure Y span
+    assert (fixed > 0).tolist() == (codes > 0).tolist()  # the same tokens hidden
+    assert conf.tolist() == pytest.approx([0.06, 0.04, 0.07, 0.90, 0.80, 0.99])
+    # A segment boundary ends a run: the third token opens a new span.
+    starts[2] = True
+    fixed, _ = coherent(codes, proba, classes, 2, starts)
+    assert fixed.tolist() == [1, 2, 1, 3, 4, 0]
+
+
 def test_tuned_weight_follows_the_objective():
     from app.ensemble.stacking import tune_outside_weight
     gold = [("B-X", "I-X", "O", "B-X"), ("O", "B-X", "O", "O")]
