@@ -125,9 +125,9 @@ _NAMED_WARD_RE = re.compile(
     r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from|to|on)"
     r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+([1-9]|1[0-2])\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
     re.I)
-# Hospitals written as initials ending in GH / MC after "to", "from", "at".
+# Hospitals written as initials ending in GH / MC after "to", "from", "at", "by", "in".
 _HOSPITAL_INITIALS_RE = re.compile(
-    r"\b(?i:to|from|at)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
+    r"\b(?i:to|from|at|by|in)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
 # Unit types every hospital has (not identifiers; see app.synth.icu).
 _UNIT_TYPES = frozenset({
     "micu", "sicu", "ccu", "csru", "icu", "nicu", "tsicu", "cvicu", "picu", "floor", "unit",
@@ -186,7 +186,7 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
 
 
 def _hospital_initials(text: str) -> list[tuple[int, int]]:
-    """Hospitals written as initials after "to/from/at" ("TO BGH"), no word
+    """Hospitals written as initials after "to/from/at/by/in" ("TO BGH"), no word
     ("TO HIGH 80S", "to cough")."""
     from app.rules.dictionaries import is_common_word
 
@@ -312,7 +312,7 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
 # ("RIJ PA LINE", "PA'S 30'S"): as a credential it must end the phrase.
 _CREDENTIALED_RE = re.compile(
     rf"\b(?:([A-Z])\.[ \t]*)?({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?,?[ \t]+"
-    r"(?:(?:md|rn|np|rrt|crna|pa-c|lpn|lcsw|msw)\b(?![-/])"
+    r"(?:(?:md|rn|np|rrt|crt|crna|pa-c|lpn|lcsw|msw)\b(?![-/])"
     r"|pa\b(?=[ \t]*(?:[,.;:)\n]|$|aware|notified|paged|informed|called|updated|made|here|in\b|to\b)))",
     re.I)
 # A clinician's role before the name, then a word saying they were told:
@@ -374,11 +374,15 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
         if m.group(1) and start == m.start(2):
             start = m.start(1)
         out.append((start, kept[-1][0] + len(kept[-1][1])))
-    for m in _ROLE_AWARE_RE.finditer(text):
-        # The role and the word after it say enough: any uncommon word.
-        if _clinician_name_like(m.group(1), initial=True):
-            out.append(m.span(1))
     from app.rules import dictionaries as D
+
+    for m in _ROLE_AWARE_RE.finditer(text):
+        # The role and the word after it say enough: any uncommon word, or
+        # a first name that is also a word ("NP GRACE AWARE", not "MD MADE AWARE").
+        word = m.group(1)
+        if _clinician_name_like(word, initial=True) or D.is_first_name(word) \
+                and word.lower() not in _AFTER_TITLE | _ROLE_WORDS:
+            out.append(m.span(1))
 
     for m in _ROLE_NAME_RE.finditer(text):
         # "PER MD EPI", "BY MD TOL WELL": only a listed name.
@@ -498,6 +502,12 @@ _RELATION_RE = re.compile(
     r"(?:[ -]in[ -]law)?(?:'s)?"
     r"(?:[ \t]*[,:=(-][ \t]*|[ \t]+(?:is[ \t]+|named[ \t]+)?)"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
+# A name, then whose relative it is: "Hank Przybylo (son)", "NANCY ROE, HIS NIECE".
+_NAME_THEN_RELATION_RE = re.compile(
+    rf"\b({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?[ \t]*"
+    r"(?:\([ \t]*(?:pt'?s[ \t]+|his[ \t]+|her[ \t]+)?|(?:,[ \t]*|[ \t]+)(?:pt'?s|his|her)[ \t]+)"
+    r"(?:sons?|daughters?|dtr|wife|husband|friend|brother|sister|niece|neice|nephew|mother|"
+    r"father|mom|dad|aunt|uncle|cousin|grandson|granddaughter)\b", re.I)
 # Relatives, roles and words of grammar after a relation: never its name
 # ("SON AND DAUGHTER", "SOCIAL: SON", "WIFE WILL CALL", "SISTER SAID").
 _NOT_A_RELATIVE = frozenset({
@@ -524,7 +534,9 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
     common word, an unlisted word that is no common word either, or a
     listed first name that is a common word ("bill", "rose") when a stop, a
     phone number or a word saying what they did follows it. A surname after
-    the first name joins it as after a title."""
+    the first name joins it as after a title. And the uncommon words right
+    before whose relative someone is ("Hank Przybylo (son)", "NANCY ROE HIS
+    NIECE")."""
     from app.rules import dictionaries as D
     from app.rules.vetoes import _FUNCTION_WORDS
 
@@ -558,7 +570,12 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
                      and not first.isupper()):
             end = m.end(2)
         out.append((m.start(1), end))
-    return out
+    for m in _NAME_THEN_RELATION_RE.finditer(text):
+        words = [(m.start(i), m.end(i)) for i in (1, 2) if m.group(i)
+                 and not D.is_common_word(m.group(i)) and m.group(i).lower() not in _NOT_A_RELATIVE]
+        if words:
+            out.append((words[0][0], words[-1][1]))
+    return sorted(set(out))
 
 
 # ------------------------------------------------------------- initials

@@ -218,3 +218,13 @@ def test_names_joined_by_and():
     # Common words beside a name are its deeds, relatives are no names.
     assert beside("Dr. Ferreira and team spoke", "Ferreira") == []
     assert beside("ODALYS AND SON VISITED", "ODALYS") == []
+
+
+def test_more_clinicians_and_relatives_by_their_context():
+    from app.rules.nursing import find_credentialed_names, find_relative_names
+
+    text = "VENT CHECKED.\nOsvaldo Brandt CRT\nNP hope made aware. MD made aware. RT IJ PATENT"
+    assert [text[s:e] for s, e in find_credentialed_names(text)] == ["Osvaldo Brandt", "hope"]
+    text = ("CALL Ines Okwu (daughter) 555 0101. JOAO OYELOWO, HIS NEPHEW, VISITED. "
+            "SON 555 0102 AND ANOTHER SON ABROAD. Tea (pt's son)")
+    assert [text[s:e] for s, e in find_relative_names(text)] == ["Ines Okwu", "JOAO OYELOWO"]
