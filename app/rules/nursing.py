@@ -125,6 +125,11 @@ _NAMED_WARD_RE = re.compile(
     r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from|to|on)"
     r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+([1-9]|1[0-2])\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
     re.I)
+# The same written as one word after a move: "ADMITTED TO FELDMAN7" (not
+# "ON MSO4", "TO FIO2 40%").
+_GLUED_WARD_RE = re.compile(
+    r"\b(?:transfer(?:red|ed)?|xfer|admitted|sent|moved)[ \t]+(?:back[ \t]+)?to[ \t]+"
+    r"(?:the[ \t]+)?([A-Za-z]{3,})(?:[1-9]|1[0-2])\b", re.I)
 # Hospitals written as initials ending in GH / MC after "to", "from", "at", "by", "in".
 _HOSPITAL_INITIALS_RE = re.compile(
     r"\b(?i:to|from|at|by|in)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
@@ -238,11 +243,13 @@ def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tu
 
 
 def _named_wards(text: str) -> list[tuple[int, int]]:
-    """Units named after someone, with their floor: "TRANSFER TO FELDMAN 2"."""
+    """Units named after someone, with their floor: "TRANSFER TO FELDMAN 2",
+    "ADMITTED TO FELDMAN7"."""
     from app.rules.dictionaries import is_common_word
 
-    return [m.span(1) for m in _NAMED_WARD_RE.finditer(text)
-            if m.group(1).lower() not in _UNIT_TYPES and not is_common_word(m.group(1))]
+    found = list(_NAMED_WARD_RE.finditer(text)) + list(_GLUED_WARD_RE.finditer(text))
+    return sorted(m.span(1) for m in found
+                  if m.group(1).lower() not in _UNIT_TYPES and not is_common_word(m.group(1)))
 
 
 # A title, then an optional initial, then one or two name words.
@@ -498,7 +505,7 @@ def find_old_ages(text: str) -> list[tuple[int, int]]:
 _RELATION_RE = re.compile(
     r"\b(?:sons?|daughters?|dtrs?|wife|husband|friend|girlfriend|boyfriend|fiancee?|partner|"
     r"brothers?|sisters?|niece|nephew|mother|father|mom|dad|aunt|uncle|cousin|grandson|"
-    r"grand[ -]?daughter|grandaughter|neighbou?r|social)"
+    r"grand[ -]?daughter|grandaughter|neighbou?r|social|lawyer|attorney|guardian|spokesperson)"
     r"(?:[ -]in[ -]law)?(?:'s)?"
     r"(?:[ \t]*[,:=(-][ \t]*|[ \t]+(?:is[ \t]+|named[ \t]+)?)"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)

@@ -26,6 +26,7 @@ def test_hospitals_and_named_wards_by_their_context():
     assert places("TAKEN TO UNION HOSPITAL WHERE") == ["UNION HOSPITAL"]
     assert places("went to U of Maryland Hosp and") == ["U of Maryland Hosp"]
     assert places("transfer to feldman 2 today") == ["feldman"]
+    assert places("ADMITTED TO FELDMAN7 W/ CHF") == ["FELDMAN"]
     assert places("PT WAS TX TO BGH FOR FOLLOW UP") == ["BGH"]
 
 
@@ -33,7 +34,8 @@ def test_generic_places_and_drips_are_not_names():
     for text in ("IN THE HOSPITAL", "TRANSFERRED FROM OUTSIDE HOSPITAL", "transfer to floor 2",
                  "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5",
                  # words, not a hospital's initials; no name across a full stop
-                 "SATS DROPPED TO HIGH 80S", "encouraged to cough", "as needed. Cont rehab"):
+                 "SATS DROPPED TO HIGH 80S", "encouraged to cough", "as needed. Cont rehab",
+                 "RESPONDING TO MSO4", "WEANED TO FIO2 40%", "transferred to micu2"):
         assert places(text) == [], text
 
 
@@ -228,3 +230,5 @@ def test_more_clinicians_and_relatives_by_their_context():
     text = ("CALL Ines Okwu (daughter) 555 0101. JOAO OYELOWO, HIS NEPHEW, VISITED. "
             "SON 555 0102 AND ANOTHER SON ABROAD. Tea (pt's son)")
     assert [text[s:e] for s, e in find_relative_names(text)] == ["Ines Okwu", "JOAO OYELOWO"]
+    text = "Wife and lawyer (Tomasz Wierzbicki) aware. FAMILY ATTORNEY IN TO DISCUSS"
+    assert [text[s:e] for s, e in find_relative_names(text)] == ["Tomasz Wierzbicki"]
