@@ -232,3 +232,14 @@ def test_more_clinicians_and_relatives_by_their_context():
     assert [text[s:e] for s, e in find_relative_names(text)] == ["Ines Okwu", "JOAO OYELOWO"]
     text = "Wife and lawyer (Tomasz Wierzbicki) aware. FAMILY ATTORNEY IN TO DISCUSS"
     assert [text[s:e] for s, e in find_relative_names(text)] == ["Tomasz Wierzbicki"]
+
+
+def test_dates_in_numbers_with_their_year_and_ranges():
+    from app.rules.nursing import find_numeric_dates
+
+    text = "OD-4/7/88. CXR 10-16-2019, LABS 11.21.93. CULTURES 3/14-3/16."
+    assert [text[s:e] for s, e in find_numeric_dates(text)] == [
+        "4/7/88", "10-16-2019", "11.21.93", "3/14-3/16"]
+    # Not dates: gases, haemodynamics, fractions, a year no one writes.
+    text = "ABG 7.38/40/90. CO/CI/SVR 3/2/1500. 1/3-1/2 UP. 13/5/40. 4/7/88%"
+    assert find_numeric_dates(text) == []
