@@ -27,6 +27,7 @@ and a title before a name makes it one, whatever the name:
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 _SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
 _APOSTROPHE_YEAR_RE = re.compile(r"(?<=[A-Za-z\s(,;:/-])['\u2019](\d{2})(?![\w'])")
@@ -327,6 +328,9 @@ _CREDENTIALED_RE = re.compile(
 _ROLE_AWARE_RE = re.compile(
     rf"\b(?:md|rn|np|pa|rrt|dr)\.?[ \t]+({_NAME_WORD})[ \t]+"
     r"(?:aware|notified|paged|informed|called|updated|made\b)", re.I)
+# A listed name, then a word saying they were told: "LOU NOTIFIED", "Z. MILLER AWARE".
+_TOLD_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+(?:made[ \t]+)?"
+                      r"(?:aware|notified|paged|informed)\b", re.I)
 # A role after a word that says someone acted or was told, then a listed
 # name: "PER NP Wolfe", "BY HO Domenico", "per md Okafor".
 _ROLE_NAME_RE = re.compile(
@@ -362,9 +366,10 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the names written before a clinician's credential ("J. Yi,
     MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
     a role and a word saying they were told ("NP JEN AWARE"), with the
-    initial before them, or a listed name after a role after a word saying
-    someone acted ("PER NP Wolfe"). On the PhysioNet training notes (not
-    our dev patients) every one of its 59 hits overlaps an annotated name."""
+    initial before them, a listed name after a role after a word saying
+    someone acted ("PER NP Wolfe") or before a word saying they were told
+    ("LOU NOTIFIED"). On the PhysioNet training notes (not our dev
+    patients) every one of its 65 hits overlaps an annotated name."""
     out = []
     for m in _CREDENTIALED_RE.finditer(text):
         first, second = m.group(2), m.group(3)
@@ -391,9 +396,11 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
                 and word.lower() not in _AFTER_TITLE | _ROLE_WORDS:
             out.append(m.span(1))
 
-    for m in _ROLE_NAME_RE.finditer(text):
-        # "PER MD EPI", "BY MD TOL WELL": only a listed name.
-        if D.is_name(m.group(1)) and not D.is_common_word(m.group(1)):
+    for m in chain(_ROLE_NAME_RE.finditer(text), _TOLD_RE.finditer(text)):
+        # "PER MD EPI", "BY MD TOL WELL", "TEAM AWARE": only a listed name.
+        word = m.group(1)
+        if len(word) > 2 and D.is_name(word) and not D.is_common_word(word) \
+                and word.lower() not in _ROLE_WORDS:
             out.append(m.span(1))
     return sorted(set(out))
 
@@ -609,6 +616,7 @@ def initial_before(text: str, start: int) -> int | None:
 # "Grace of Reisterstown"; a saint's name after a move: "TO ST. MARY'S".
 _CUED_PLACE_RE = re.compile(
     rf"\b(?i:in|to|from|of|near)[ \t]+({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?")
+_UNIVERSITY_RE = re.compile(rf"\b(?i:u|univ|university)\.?[ \t]+(?:(?i:of)[ \t]+)?({_NAME_WORD})")
 _SAINT_RE = re.compile(
     rf"\b(?i:to|from|at|in)[ \t]+(?i:the[ \t]+)?((?i:st|saint)\.?[ \t]+({_NAME_WORD}))")
 
@@ -616,10 +624,11 @@ _SAINT_RE = re.compile(
 def find_cued_places(text: str) -> list[tuple[int, int]]:
     """Offsets of the places written after "in/to/from/of/near" that the
     shipped place list holds and that are no common word nor a state ("in
-    San Diego", "Meitz of Towson"), and of saints' names after a move ("TO
-    ST. MARY'S", not "NSR TO ST HR 90"). On the PhysioNet training notes
-    (not our dev patients): places 24 hits on annotated places, 4 not;
-    saints 5 and 0."""
+    San Diego", "Meitz of Towson"), of saints' names after a move ("TO
+    ST. MARY'S", not "NSR TO ST HR 90") and of a university with a listed
+    place ("U Maryland", "University of Oregon"). On the PhysioNet training
+    notes (not our dev patients): places 24 hits on annotated places, 4
+    not; saints 5 and 0; universities 8 and 0."""
     from app.rules import dictionaries as D
 
     out = []
@@ -636,6 +645,8 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
         name = m.group(2)
         if D.is_name(name) and not D.is_common_word(name):
             out.append(m.span(1))
+    # "U Maryland", "university of Oregon": a university's hospital
+    out += [m.span() for m in _UNIVERSITY_RE.finditer(text) if D.is_place(m.group(1))]
     return sorted(out)
 
 

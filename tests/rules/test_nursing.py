@@ -243,3 +243,12 @@ def test_dates_in_numbers_with_their_year_and_ranges():
     # Not dates: gases, haemodynamics, fractions, a year no one writes.
     text = "ABG 7.38/40/90. CO/CI/SVR 3/2/1500. 1/3-1/2 UP. 13/5/40. 4/7/88%"
     assert find_numeric_dates(text) == []
+
+
+def test_listed_names_told_and_universities():
+    from app.rules.nursing import find_credentialed_names, find_cued_places
+
+    text = "BP 80S, LOU NOTIFIED. Z. OKAFOR AWARE. HO AWARE. TEAM AWARE. neurosurg aware"
+    assert [text[s:e] for s, e in find_credentialed_names(text)] == ["LOU", "OKAFOR"]
+    text = "INSULIN PER U Oregon SCALE. from university of texas hospital. U/O 30"
+    assert [text[s:e] for s, e in find_cued_places(text)] == ["U Oregon", "university of texas"]
