@@ -149,5 +149,9 @@ def open_lists_dialog(window) -> None:
     if window.project is None:
         QMessageBox.information(window, "Hospital lists", "Open a project first.")
         return
-    window.lists_dialog = HospitalListsDialog(window.project, window)
-    window.lists_dialog.open()
+    dialog = window.lists_dialog = HospitalListsDialog(window.project, window)
+    # Once closed, what the lists changed shows: Preview, the notes' suggestions.
+    changes = []
+    dialog.changed.connect(lambda: changes.append(True))
+    dialog.finished.connect(lambda _result: window.lists_changed() if changes else None)
+    dialog.open()

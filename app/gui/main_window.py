@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.suggester.cancelled.connect(self._on_suggest_cancelled)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
+        self._suggesting = "new note(s)"          # the notes being suggested, in words
         self.import_dialog: ImportOptionsDialog | None = None
         self.annotator_dialog: AnnotatorDialog | None = None
         # Notes opened before the current one, for "Previous note".
@@ -578,9 +579,10 @@ class MainWindow(QMainWindow):
         self._show_message("Import cancelled; the notes imported so far are kept.")
         self.importFinished.emit(None)
 
-    def suggest_for(self, doc_ids: list[int]) -> None:
+    def suggest_for(self, doc_ids: list[int], notes: str = "new note(s)") -> None:
         """Suggest labels for these notes in a worker: the active model's
-        predictions in a trained project, else the rules'."""
+        predictions in a trained project, the starter's on day one, else the
+        rules' (``notes`` names them in the status bar)."""
         if self.project is None or self.suggester.busy():
             return
         project, ids = self.project, list(doc_ids)
@@ -589,8 +591,22 @@ class MainWindow(QMainWindow):
             from app.services.annotating import suggest_new_notes
             return suggest_new_notes(project, ids, progress=progress, cancel=cancel)
 
-        self._show_message(f"Suggesting labels for {len(ids)} new note(s)…")
+        self._suggesting = notes
+        self._show_message(f"Suggesting labels for {len(ids)} {notes}…")
         self.suggester.start("suggest", work)
+
+    @Slot()
+    def lists_changed(self) -> None:
+        """The hospital lists changed (File › Hospital lists…): Preview
+        predicts again, with them, as an export now would, and the notes
+        still to do get suggestions that hold the new list hits."""
+        if self.project is None:
+            return
+        self.preview.model_changed()
+        todo = [i.id for i in self.project.document_infos()
+                if i.status in ("todo", "in_progress")]
+        if todo and not self.project.readonly:
+            self.suggest_for(todo, "note(s) to do")
 
     @Slot(object)
     def _on_suggested(self, result) -> None:
@@ -598,8 +614,8 @@ class MainWindow(QMainWindow):
         self.documents.model.refresh()
         self.editor.reload_document()
         if n:
-            self._show_message(f"{n} new note(s) have {SUGGESTIONS_BY[source]} suggestions to "
-                               f"review")
+            self._show_message(f"{n} {self._suggesting} have {SUGGESTIONS_BY[source]} "
+                               f"suggestions to review")
         else:                          # annotated notes imported: nothing is left to suggest
             self._show_message("The imported notes are annotated already: nothing to suggest")
         self.suggestionsFinished.emit(n)

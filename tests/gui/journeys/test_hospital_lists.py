@@ -1,0 +1,87 @@
+"""Hospital lists journey: a new English project on day one, its notes
+imported, then File › Hospital lists… takes the patient table (columns
+mapped) and the staff and place lists; once the dialog is closed the note
+open in Annotate suggests the listed identifiers, Preview redacts them and
+the export writes them nowhere: not in the notes, the report or the log.
+Menus, keys, clicks, answered file dialogs."""
+from __future__ import annotations
+
+import json
+
+from app.gui.qt import QFileDialog, Qt
+
+from journey import (choose, click, export, go, import_folder, key, new_project, pick, screenshot, shown,
+                     spans_shown)
+
+# A made-up ICU note: the starter finds the unit, not the patient's name,
+# the town or the nurse (the lists do: all made up too).
+NOTE = ("NPN 7P-7A\nNEURO: A+OX3. QUARRY RESTING, SON IN TO VISIT.\n"
+        "PLAN: BACK TO ZELLWOOD WHEN STABLE. TIBBS AWARE.\nDISPO: OAKDENE HOUSE IN AM.\n")
+LISTED = ("QUARRY", "ROSALIND", "ZELLWOOD", "TIBBS")
+
+
+def _add(qtbot, dialog, monkeypatch, kind: str, path, mapping: str = "") -> None:
+    """Pick the kind, type the column mapping, Add file… (the file dialog answered)."""
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    pick(qtbot, dialog.kind, kind)
+    if mapping:
+        qtbot.keyClicks(dialog.mapping, mapping)
+    with qtbot.waitSignal(dialog.changed, timeout=60000):
+        click(qtbot, dialog.add_button)
+
+
+def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tmp_path,
+                                                             monkeypatch):
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
+    assert spans_shown(w) == ["? LOCATION: OAKDENE HOUSE"]           # day one: the starter's
+
+    table = tmp_path / "patients.csv"
+    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
+    (tmp_path / "staff.txt").write_text("TIBBS\n", encoding="utf-8")
+    (tmp_path / "places.txt").write_text("ZELLWOOD\n", encoding="utf-8")
+    choose(qtbot, w, "File", "Hospital lists…")
+    dialog = w.lists_dialog
+    _add(qtbot, dialog, monkeypatch, "patients", table,
+         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    _add(qtbot, dialog, monkeypatch, "staff", tmp_path / "staff.txt")
+    _add(qtbot, dialog, monkeypatch, "places", tmp_path / "places.txt")
+    shown_counts = [[dialog.table.item(r, c).text() for c in (0, 1)]
+                    for r in range(dialog.table.rowCount())]
+    assert shown_counts == [["patients", "3 (1 patients)"], ["staff", "1"], ["places", "1"]]
+    # Closed: the notes still to do are suggested again, with the lists.
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        qtbot.keyClick(dialog, Qt.Key_Escape)
+    assert not dialog.isVisible()
+    assert "1 note(s) to do have the starter model's suggestions" in \
+        w.statusBar().currentMessage()
+    assert spans_shown(w) == ["? NAME: QUARRY", "? LOCATION: ZELLWOOD", "? NAME: TIBBS",
+                              "? LOCATION: OAKDENE HOUSE"]
+
+    go(qtbot, w, "Preview")                                          # what an export writes
+    p = w.preview
+    qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
+    redacted = p.redacted.toPlainText()
+    assert p.status.text().startswith("4 span(s) replaced")
+    assert not any(word in redacted for word in LISTED), redacted
+    screenshot(w, "preview_hospital_lists")
+
+    out = tmp_path / "export"
+    wizard = export(qtbot, w, monkeypatch, out)
+    written = (out / "P1_a.txt").read_text(encoding="utf-8")
+    assert written == redacted
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    assert report["totals"]["spans"] == 4
+    reports = "".join(f.read_text(encoding="utf-8") for f in out.glob("deid-report.*"))
+    log = repr(w.project.audit_entries())
+    for text in (reports, log, wizard.summary_label.text()):
+        assert not any(word in text for word in LISTED)
+    w.close()
