@@ -151,8 +151,9 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
     no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
     ("12/5/40%", "98-100%"), a number in a word ("SPO2", "2L"), a score out of
     ten after pain ("PAIN 5/10", "8/10 CP"), a breathing support setting
-    ("PS 10/5", "WEANED TO 10/5"), a measurement by its neighbour word ("BP
-    120/80", "1/2 NS", "SET 16") or a time of day ("AT 2030", "1900 - 0700")."""
+    ("PS 10/5", "WEANED TO 10/5", "IMV 700x10, 50% 8/5"), a measurement by
+    its neighbour word ("BP 120/80", "1/2 NS", "SET 16") or a time of day
+    ("AT 2030", "1900 - 0700")."""
     for run in _DATE_RUN_RE.finditer(text, max(0, start - 12), min(len(text), end + 12)):
         if run.start() <= start and end <= run.end():
             start, end = run.span()
@@ -201,9 +202,24 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
         if int(nums[1]) == 10 and (any(w in _SCORE_WORDS for w in before)
                                    or after_w in _SCORE_WORDS):
             return True
-        if any(w in _VENT_WORDS for w in before):
+        if any(w in _VENT_WORDS for w in before) or _vent_line_before(text, start):
             return True
     return False
+
+
+# A ventilator's settings earlier on the line: a mode or a volume times a
+# rate ("SIMV/PS, 500X10, 40%, & 5/8", "IMV 700x10, 50% 8/5").
+_VENT_SETTING_RE = re.compile(
+    r"(?i)\b(?:imv|simv|a/?c|cpap|ps|psv|peep|vent|bipap|prvc|cmv|pcv|fio2|\d{3,4}\s*x\s*\d{1,2})\b")
+
+
+def _vent_line_before(text: str, start: int) -> bool:
+    """A percentage (the oxygen) and a ventilator's setting in the 45
+    characters of the sentence before ``start``: a number pair there is a
+    setting (on the PhysioNet training notes none of the 13 such pairs is a
+    date)."""
+    head = re.split(r"\.\s|;|\n", text[max(0, start - 45):start])[-1]
+    return "%" in head and bool(_VENT_SETTING_RE.search(head))
 
 
 # A run of digits and the signs that join them in numbers.

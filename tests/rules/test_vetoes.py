@@ -13,6 +13,9 @@ def test_dates_that_notes_write_are_kept():
             "FROM OSH. 8/12-8/14 ON HEPARIN. TRACH PLACED 8/14. F/C CHANGED ON 11/4.")
     for span, refused in judged(text, r"\d+(?:[/-]\d+)*|JULY 1"):
         assert not refused, span
+    # a ventilator's settings in the sentence before make a pair a setting, not before it
+    text = "WAS ON CPAP AT FIO2 40%. EXTUBATED 8/15"
+    assert judged(text, r"8/15") == [("8/15", False)]
 
 
 def test_measurements_scores_settings_and_times_are_no_dates():
@@ -24,7 +27,9 @@ def test_measurements_scores_settings_and_times_are_no_dates():
                           ("HOME AT APPROX 2030", r"2030"), ("NPN 1900-0700", r"1900-0700"),
                           ("SATS 98-100%", r"98-100"), ("CI>2. HR 90", r"2"),
                           ("BP 120-140'2/70'S", r"2/70"), ("1/2 NS AT 75", r"1/2"),
-                          ("RR SET 16 TOTAL", r"SET 16"), ("SPO2 97-100%", r"SPO2 97")):
+                          ("RR SET 16 TOTAL", r"SET 16"), ("SPO2 97-100%", r"SPO2 97"),
+                          ("ON SIMV/PS, 600X12, 35%, & 6/9. CLEAR", r"6/9"),
+                          ("vented AC 550x14, 40% 7/4", r"7/4")):
         m = re.search(pattern, text)
         assert implausible_date(text, *m.span()), text
 
