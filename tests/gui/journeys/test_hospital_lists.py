@@ -13,8 +13,8 @@ from app.gui.qt import QFileDialog, Qt
 from journey import (choose, click, export, go, import_folder, key, new_project, pick, screenshot, shown,
                      spans_shown)
 
-# A made-up ICU note: the starter finds the unit, not the patient's name,
-# the town or the nurse (the lists do: all made up too).
+# A made-up ICU note: the starter finds the unit, not the patient's name or
+# the nurse (the lists do: all made up too).
 NOTE = ("NPN 7P-7A\nNEURO: A+OX3. QUARRY RESTING, SON IN TO VISIT.\n"
         "PLAN: BACK TO ZELLWOOD WHEN STABLE. TIBBS AWARE.\nDISPO: OAKDENE HOUSE IN AM.\n")
 LISTED = ("QUARRY", "ROSALIND", "ZELLWOOD", "TIBBS")
@@ -42,7 +42,9 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
     import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
-    assert spans_shown(w) == ["? LOCATION: OAKDENE HOUSE"]           # day one: the starter's
+    day_one = spans_shown(w)                                          # the starter's
+    assert "? LOCATION: OAKDENE HOUSE" in day_one
+    assert not any(word in span for span in day_one for word in ("QUARRY", "TIBBS"))
 
     table = tmp_path / "patients.csv"
     table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
@@ -64,7 +66,7 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     assert "1 note(s) to do have the starter model's suggestions" in \
         w.statusBar().currentMessage()
     assert spans_shown(w) == ["? NAME: QUARRY", "? LOCATION: ZELLWOOD", "? NAME: TIBBS",
-                              "? LOCATION: OAKDENE HOUSE"]
+                              "? LOCATION: OAKDENE HOUSE"]            # the lists' hits added
 
     go(qtbot, w, "Preview")                                          # what an export writes
     p = w.preview
