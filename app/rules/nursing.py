@@ -705,3 +705,20 @@ def find_numeric_dates(text: str) -> list[tuple[int, int]]:
                 and (a, b) not in _FRACTIONS and (c, d) not in _FRACTIONS:
             out.append(m.span())
     return sorted(out)
+
+
+# A yearless date after a word that says it is one: "ON 2/14", "SINCE 10/3".
+_CUED_SHORT_DATE_RE = re.compile(
+    r"(?i)\b(?:on|from|since|until|till|thru|through|dated)[ \t]+(\d{1,2}/\d{1,2})(?![\w/%-]|\.\d)")
+
+
+def find_cued_dates(text: str) -> list[tuple[int, int]]:
+    """Offsets of yearless dates after "on/from/since/until/dated" that a
+    calendar holds and that are no setting, score or ratio by their context
+    (`find_short_dates`, `app.rules.vetoes.implausible_date`: "ON 5/5, 40%",
+    "ON 1/4 NS", "trialed on 5/5" are not)."""
+    from app.rules.vetoes import implausible_date
+
+    short = set(find_short_dates(text))
+    return [m.span(1) for m in _CUED_SHORT_DATE_RE.finditer(text)
+            if m.span(1) in short and not implausible_date(text, *m.span(1))]

@@ -252,3 +252,13 @@ def test_listed_names_told_and_universities():
     assert [text[s:e] for s, e in find_credentialed_names(text)] == ["LOU", "OKAFOR"]
     text = "INSULIN PER U Oregon SCALE. from university of texas hospital. U/O 30"
     assert [text[s:e] for s, e in find_cued_places(text)] == ["U Oregon", "university of texas"]
+
+
+def test_yearless_dates_after_on_or_since():
+    from app.rules.nursing import find_cued_dates
+
+    text = "LINE PLACED ON 2/14. NPO SINCE 10/3, DRIP FROM 3/1 UNTIL 3/7. cultures dated 6/22"
+    assert [text[s:e] for s, e in find_cued_dates(text)] == ["2/14", "10/3", "3/1", "3/7", "6/22"]
+    # Settings, ratios and scores after "on" are not dates.
+    text = "TRIALED ON 5/5, 40%. ON 10/5 BIPAP. RUNNING ON 1/4 NS. ON 12/40 PS. ON 2-4 UNITS"
+    assert find_cued_dates(text) == []
