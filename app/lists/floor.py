@@ -91,10 +91,11 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     """``spans`` less what cannot be the identifier its label says
     (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
     that can be one), phone numbers that are measurements, names and places
-    made only of common words with nothing around them that makes them one.
+    made only of common words with nothing around them that makes them one;
+    a place loses the kind words that end it ("HOLY CROSS [HOSPITAL]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
-    from app.rules.vetoes import date_part, implausible_phone, ordinary_words
+    from app.rules.vetoes import date_part, implausible_phone, ordinary_words, place_name_part
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -112,6 +113,10 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
         elif s.label in names | places and ordinary_words(text, s.start, s.end,
                                                           place=s.label in places):
             continue
+        elif s.label in places:
+            part = place_name_part(text, s.start, s.end)
+            if part != (s.start, s.end):
+                s = Span(part[0], part[1], s.label, s.confidence)
         out.append(s)
     return out
 

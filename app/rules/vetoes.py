@@ -327,6 +327,29 @@ def _name_like(word: str) -> bool:
     return len(word) > 2 and not _ordinary(word) and word.isalpha()
 
 
+# The words that say what kind of care place a name is. A note's hospital
+# is its name; "HOSPITAL" after it identifies nothing, and the annotators of
+# English ward notes leave it out ("[HOLY CROSS] HOSPITAL"). Not "rehab",
+# "home" or "house": those are often part of the name ("BALTIMORE REHAB").
+_CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr", "centre",
+                          "campus", "clinic", "infirmary"})
+
+
+def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
+    """The name part of a place ``text[start:end]``: without the kind words
+    that end it ("HOLY CROSS HOSPITAL" -> "HOLY CROSS", "UNIVERSITY OF MD
+    MEDICAL CENTER" -> "UNIVERSITY OF MD"), the whole span when it is only
+    such words. (On the PhysioNet training notes none of 34 such trailing
+    words that the default model predicted is annotated.)"""
+    words = list(_NAME_WORD_RE.finditer(text, start, end))
+    keep = len(words)
+    while keep > 1 and words[keep - 1].group().lower() in _CARE_SUFFIX:
+        keep -= 1
+    if keep == len(words):
+        return start, end
+    return start, words[keep - 1].end()
+
+
 def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> bool:
     """True when ``text[start:end]``, predicted as a name (a place with
     ``place``), is only common words (`app.rules.dictionaries.is_common_word`:

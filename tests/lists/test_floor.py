@@ -55,3 +55,17 @@ def test_a_found_name_brings_the_name_joined_to_it():
     start = text.index("ODALYS")
     out = Floor(None, shapes=True).settle(text, [Span(start, start + 6, "NAME")], LABELS)
     assert [text[s.start:s.end] for s in out] == ["ODALYS", "KWAME"]
+
+
+def test_a_place_is_its_name_without_the_kind_words_after_it():
+    text = ("Came from Lakeview Bend Hospital. Seen at Fairmount Medical Center today. "
+            "Will go to Oakridge Rehab. Back to the hospital.")
+    def at(words):
+        return Span(text.index(words), text.index(words) + len(words), "LOCATION")
+
+    spans = [at("Lakeview Bend Hospital"), at("Fairmount Medical Center"), at("Oakridge Rehab")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    shown = [text[s.start:s.end] for s in out]
+    assert "Lakeview Bend" in shown and "Fairmount" in shown
+    assert "Oakridge Rehab" in shown                 # "rehab" is often part of the name
+    assert not any("Hospital" in w or "Center" in w for w in shown)
