@@ -257,8 +257,11 @@ def implausible_phone(text: str, start: int, end: int) -> bool:
 # ------------------------------------------------------------ ordinary words
 
 # Words before a name that make it one: titles, roles, relatives, naming.
+# Not "MS": in ward notes it is the mental status or morphine far more often
+# than a title ("MONITOR MS. REPLETE LYTES"; on the PhysioNet training notes
+# 1 of 28 common words after it is a name).
 _NAME_BEFORE = frozenset({
-    "dr", "drs", "doctor", "mr", "mrs", "ms", "miss", "md", "np", "rn", "rrt", "son", "sons",
+    "dr", "drs", "doctor", "mr", "mrs", "miss", "md", "np", "rn", "rrt", "son", "sons",
     "daughter", "daughters", "dtr", "wife", "husband", "hus", "brother", "sister", "mother",
     "father", "mom", "dad", "friend", "girlfriend", "boyfriend", "niece", "nephew", "aunt",
     "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "law", "fiance", "fiancee",
@@ -293,6 +296,14 @@ _MOVES = frozenset({
     "went", "go", "going", "goes", "taken", "transferred", "transfered", "transfer", "xfer", "tx",
     "sent", "back", "return", "returned", "returning", "admitted", "moved", "brought",
     "presented", "discharged", "dc", "d/c", "driven", "flown"})
+# Languages and nationalities: no place ("SPEAKING IN RUSSIAN", "SPANISH/ENGLISH
+# SPEAKING"), and no identifier (HIPAA).
+_LANGUAGES = frozenset({
+    "english", "spanish", "french", "german", "italian", "portuguese", "russian", "ukrainian",
+    "polish", "greek", "turkish", "arabic", "hebrew", "yiddish", "farsi", "persian", "iranian",
+    "chinese", "mandarin", "cantonese", "japanese", "korean", "vietnamese", "tagalog", "filipino",
+    "hindi", "urdu", "bengali", "punjabi", "haitian", "creole", "somali", "amharic", "swahili",
+    "american", "african", "asian", "european", "hispanic", "latino", "latina", "asl"})
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 # The states' postal codes, written in capitals ("HOME TO NH").
 _STATE_CODES = frozenset(
@@ -362,6 +373,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     alone ("PER MD", "PER SON", "GRAND DAUGHTER", "HIS SON SAID") are never
     names."""
     words = _NAME_WORD_RE.findall(text, start, end)
+    if words and all(w.lower() in _LANGUAGES for w in words):
+        return True                                    # "IN RUSSIAN": a language
     if place and words and all(_state(w) for w in words if w.lower() != "and"):
         # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
         return not _beside_kind(text, start, end)

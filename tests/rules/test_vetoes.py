@@ -72,8 +72,16 @@ def test_common_words_without_context_are_no_names():
                        ("PER SON DAVID", "SON"), ("FAMILY: DAUGHTER, SISTER IN", "SISTER"),
                        ("TWO IV'S. RESIDENT AT BEDSIDE", "S. RESIDENT"),
                        ("abd soft with b. sounds", "b. sounds"), ("HIS SON SAID HE", "SAID"),
-                       ("RIJ PA LINE PA 35/22", "LINE")):
+                       ("RIJ PA LINE PA 35/22", "LINE"),
+                       ("MONITOR MS. REPLETE AS NEEDED", "REPLETE"), ("no change in MS. Verbal", "Verbal")):
         assert ordinary(text, word), text
+
+
+def test_a_language_is_no_place_and_no_name():
+    assert ordinary("SPEAKING IN RUSSIAN; CALM", "RUSSIAN", place=True)
+    assert ordinary("Spanish/English speaking", "Spanish", place=True)
+    assert ordinary("daughter, russian speaking", "russian")
+    assert not ordinary("TRANSFERRED FROM ENGLAND", "ENGLAND", place=True)
 
 
 def test_common_words_that_context_makes_names_stay():
@@ -81,7 +89,7 @@ def test_common_words_that_context_makes_names_stay():
                        ("SEEN BY DR. WHITE TODAY", "WHITE"), ("GRACE AWARE OF K", "GRACE"),
                        ("HUSBAND RICH MARTINO IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
                        ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN"),
-                       ("AS PER E. WELSH: BILAT", "E. WELSH")):
+                       ("AS PER E. WELSH: BILAT", "E. WELSH"), ("MRS. WHITE CALLED", "WHITE")):
         assert not ordinary(text, word), text
 
 
