@@ -17,7 +17,7 @@ title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
 the listed places where someone lives ("lives in catonsville") or written
 after "in/to/from/of" ("in San Diego", "TO ST. MARY'S"), and hospitals
 and named wards by their context ("FROM HOLY CROSS HOSPITAL", "TRANSFER
-TO FELDMAN 2"). A name, found by the model or the floor, takes its
+TO FELDMAN 2", "went to Harbor"). A name, found by the model or the floor, takes its
 initials and the names joined to it by "and" ("J SMITH", "SUZETTE AND
 HANK"). A project's own notes may never show one (none of the PhysioNet
 training notes has a pager number, two have such a year), so no model or
@@ -55,7 +55,8 @@ class Floor:
             return hits
         from app.rules.nursing import (find_credentialed_names, find_cued_dates, find_cued_places,
                                        find_history_years, find_home_places, find_month_dates,
-                                       find_numeric_dates, find_old_ages, find_pagers, find_phones,
+                                       find_moved_to_places, find_numeric_dates, find_old_ages,
+                                       find_pagers, find_phones,
                                        find_relative_names, find_sure_care_places,
                                        find_titled_names, find_written_years)
 
@@ -73,6 +74,7 @@ class Floor:
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
+        extra += [ListHit(a, b, "hospital") for a, b in find_moved_to_places(text)]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 

@@ -722,3 +722,33 @@ def find_cued_dates(text: str) -> list[tuple[int, int]]:
     short = set(find_short_dates(text))
     return [m.span(1) for m in _CUED_SHORT_DATE_RE.finditer(text)
             if m.span(1) in short and not implausible_date(text, *m.span(1))]
+
+
+# A capitalised word after a move, in a note written in mixed case: "went to
+# Harbor on 3/6", "transfer from Holy Cross" ("Transfer to Medical Floor" is a unit).
+_MOVED_TO_RE = re.compile(
+    r"(?i:\b(?:transfer(?:red|ed)?|xfer|went|go|going|taken|return(?:ed)?|discharged?|sent|"
+    r"admitted|moved|brought)[ \t]+(?:back[ \t]+)?(?:to|from)[ \t]+)"
+    r"([A-Z][a-z]{2,})(?:[ \t]+([A-Z][a-z]{2,}))?\b")
+
+
+def find_moved_to_places(text: str) -> list[tuple[int, int]]:
+    """Offsets of the capitalised words (one or two) after "transferred
+    to", "went to", "return to", ... in mixed-case writing, that are no
+    unit of a hospital ("Medical Floor"), no title and no kind of care
+    place (which `find_sure_care_places` finds with its name). On the
+    PhysioNet training notes (not our dev patients) 27 of the 28 such
+    words are annotated places."""
+    out = []
+    for m in _MOVED_TO_RE.finditer(text):
+        first, second = m.group(1), m.group(2)
+        words = [first.lower()] + ([second.lower()] if second else [])
+        if words[0] in _UNIT_TYPES | {"dr", "the", "pt", "home", "her", "his", "their"} \
+                or len(words) > 1 and words[1] in _UNIT_TYPES:
+            continue
+        end = m.end(2) if second and not _CARE_KINDS_RE.fullmatch(second) \
+            and second.lower() not in _NOT_A_NAME else m.end(1)
+        if _CARE_KINDS_RE.fullmatch(first):
+            continue
+        out.append((m.start(1), end))
+    return out

@@ -262,3 +262,13 @@ def test_yearless_dates_after_on_or_since():
     # Settings, ratios and scores after "on" are not dates.
     text = "TRIALED ON 5/5, 40%. ON 10/5 BIPAP. RUNNING ON 1/4 NS. ON 12/40 PS. ON 2-4 UNITS"
     assert find_cued_dates(text) == []
+
+
+def test_capitalised_words_after_a_move_in_mixed_case():
+    from app.rules.nursing import find_moved_to_places
+
+    text = ("Pt went to Lakeview on 3/6. Plan: transfer to Ostrander 4. return to Glen Oaks "
+            "tomorrow. Transfer to Medical Floor. transferred to Dr. Lee. sent to Rehab. "
+            "TRANSFERRED TO CCU. WENT TO HARBOR")
+    assert [text[s:e] for s, e in find_moved_to_places(text)] == [
+        "Lakeview", "Ostrander", "Glen Oaks"]
