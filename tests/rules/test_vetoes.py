@@ -73,7 +73,8 @@ def test_common_words_without_context_are_no_names():
                        ("TWO IV'S. RESIDENT AT BEDSIDE", "S. RESIDENT"),
                        ("abd soft with b. sounds", "b. sounds"), ("HIS SON SAID HE", "SAID"),
                        ("RIJ PA LINE PA 35/22", "LINE"),
-                       ("MONITOR MS. REPLETE AS NEEDED", "REPLETE"), ("no change in MS. Verbal", "Verbal")):
+                       ("MONITOR MS. REPLETE AS NEEDED", "REPLETE"), ("no change in MS. Verbal", "Verbal"),
+                       ("ambulated with walker and assist", "walker"), ("started on genta", "genta")):
         assert ordinary(text, word), text
 
 
@@ -89,7 +90,8 @@ def test_common_words_that_context_makes_names_stay():
                        ("SEEN BY DR. WHITE TODAY", "WHITE"), ("GRACE AWARE OF K", "GRACE"),
                        ("HUSBAND RICH MARTINO IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
                        ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN"),
-                       ("AS PER E. WELSH: BILAT", "E. WELSH"), ("MRS. WHITE CALLED", "WHITE")):
+                       ("AS PER E. WELSH: BILAT", "E. WELSH"), ("MRS. WHITE CALLED", "WHITE"),
+                       ("dr walker notified", "walker")):
         assert not ordinary(text, word), text
 
 
