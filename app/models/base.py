@@ -132,6 +132,9 @@ class ModelSpec(ABC):
     #: Its trained models run on torch (a process loading only models that do
     #: not may keep torch out: app.services.predictor).
     uses_torch: ClassVar[bool] = False
+    #: Loading its trained models imports scikit-learn (a process loading
+    #: only models that do not keeps it out, as torch: app.services.predictor).
+    uses_sklearn: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)

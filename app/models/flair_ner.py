@@ -172,6 +172,7 @@ class FlairSpec(ModelSpec):
     kind = "flair"
     relative_cost = 4.0
     uses_torch = True
+    uses_sklearn = True          # flair.embeddings imports scikit-learn at import
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "FlairModel":
         import flair

@@ -120,12 +120,16 @@ class Predictor:
         candidate = needed
         if all_members:
             needed = sorted({*needed, *member_arts})
-        # scikit-learn only fits meta-models; torch only runs some kinds (an
-        # unknown kind is left to load_model's error, torch allowed).
+        # scikit-learn only fits meta-models, but Flair imports it; torch only
+        # runs some kinds (an unknown kind is left to load_model's error, both
+        # allowed).
         kinds = {member_arts[m].meta.get("kind") for m in needed}
-        skip = ["sklearn"]
-        if kinds <= set(known_kinds()) and not any(spec_class(k).uses_torch for k in kinds):
-            skip.append("torch")
+        skip = []
+        if kinds <= set(known_kinds()):
+            specs = [spec_class(k) for k in kinds]
+            skip = [name for name, used in (("sklearn", any(s.uses_sklearn for s in specs)),
+                                            ("torch", any(s.uses_torch for s in specs)))
+                    if not used]
         private = PrivateDir("deid-model-")
         try:
             members = {}

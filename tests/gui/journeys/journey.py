@@ -222,8 +222,12 @@ def export(qtbot, window, monkeypatch, out: Path):
                   if b.text().startswith("Browse"))
     click(qtbot, browse)
     click(qtbot, wizard.next_button)
-    with qtbot.waitSignal(wizard.exported, timeout=240000):
-        click(qtbot, wizard.start_button)
+    ended: list = []                     # an export that fails says why at once
+    wizard.exported.connect(lambda _outcome: ended.append(None))
+    wizard.failed.connect(ended.append)
+    click(qtbot, wizard.start_button)
+    qtbot.waitUntil(lambda: bool(ended), timeout=240000)
+    assert ended == [None], f"the export failed: {ended[0]}"
     return wizard
 
 
