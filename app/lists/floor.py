@@ -150,7 +150,8 @@ def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span
     return [Span(h.start, h.end, labels[h.category], 1.0) for h in hits if h.category in labels]
 
 
-def apply_floor(spans: Sequence[Span], floor: Sequence[Span], text: str | None = None) -> list[Span]:
+def apply_floor(spans: Sequence[Span], floor: Sequence[Span],
+                text: str | None = None) -> list[Span]:
     """``spans`` with every character of every ``floor`` span covered.
 
     A floor span overlapping no predicted span is added; one that a

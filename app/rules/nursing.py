@@ -259,7 +259,8 @@ _TITLED_RE = re.compile(
     r"\b(?:dr|drs|doctor|mr|mrs)\b\.?'?[ \t]*(?:([A-Z])\.[ \t]*)?"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
 _TITLED_MANY_RE = re.compile(
-    rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
+    rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+"
+    rf"({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
 _NAME_WORD_RE = re.compile(_NAME_WORD)
 # Words after a title that are no name ("DR AWARE", "MR AS ABOVE"). "MS" is
 # no title here: in ward notes it is mental status, morphine or the valve.
@@ -596,7 +597,8 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
 
 # A lone letter right before a name, with its stop: "J SMITH", "W. MAROTTA",
 # "CARAFATE-W. MAROTTA". "A" and "I" without a stop are words.
-_INITIAL_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9'\u2019])(?:([A-Za-z])\.|([B-HJ-Z]))[ \t]*-?[ \t]*$")
+_INITIAL_BEFORE_RE = re.compile(
+    r"(?<![A-Za-z0-9'\u2019])(?:([A-Za-z])\.|([B-HJ-Z]))[ \t]*-?[ \t]*$")
 
 
 def initial_before(text: str, start: int) -> int | None:
@@ -652,8 +654,8 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
 
 # A name joined to another by "and": "Drs Okafor and Lind", "d. mo and j. o'hara".
 _AND_AFTER_RE = re.compile(rf"[ \t]*(?:and|&)[ \t]+((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))", re.I)
-_AND_BEFORE_RE = re.compile(rf"(?<![A-Za-z'])((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))[ \t]+(?:and|&)[ \t]*$",
-                            re.I)
+_AND_BEFORE_RE = re.compile(
+    rf"(?<![A-Za-z'])((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))[ \t]+(?:and|&)[ \t]*$", re.I)
 
 
 def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:

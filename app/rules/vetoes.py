@@ -210,7 +210,8 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
 # A ventilator's settings earlier on the line: a mode or a volume times a
 # rate ("SIMV/PS, 500X10, 40%, & 5/8", "IMV 700x10, 50% 8/5").
 _VENT_SETTING_RE = re.compile(
-    r"(?i)\b(?:imv|simv|a/?c|cpap|ps|psv|peep|vent|bipap|prvc|cmv|pcv|fio2|\d{3,4}\s*x\s*\d{1,2})\b")
+    r"(?i)\b(?:imv|simv|a/?c|cpap|ps|psv|peep|vent|bipap|prvc|cmv|pcv|fio2"
+    r"|\d{3,4}\s*x\s*\d{1,2})\b")
 
 
 def _vent_line_before(text: str, start: int) -> bool:
