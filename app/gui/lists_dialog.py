@@ -12,8 +12,9 @@ from app.gui.qt import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBox
                         QVBoxLayout, Signal, Slot)
 from app.gui.workers import TaskRunner
 from app.lists import LIST_KINDS
+from app.lists.io import TARGETS
 from app.lists.labels import describe, label_map
-from app.services.lists import add_list_file, remove_list
+from app.services.lists import add_list_file, patient_table_columns, remove_list
 
 _HELP = {
     "patients": "CSV with a patient id and names, date of birth, record numbers, phones, "
@@ -110,6 +111,7 @@ class HospitalListsDialog(QDialog):
     def add_file(self, path: str, kind: str, mapping: list[str]) -> None:
         """Add ``path`` as a list of ``kind`` in the background."""
         project = self.project
+        self._adding = (path, kind)
         if self.runner.start("lists", lambda progress, cancel: add_list_file(
                 project, path, kind, mapping if kind == "patients" else None)):
             self.add_button.setEnabled(False)
@@ -127,7 +129,17 @@ class HospitalListsDialog(QDialog):
     @Slot(str)
     def _on_failed(self, reason: str) -> None:
         self.add_button.setEnabled(True)
-        self.status.setText(f"Not added: {reason}")
+        path, kind = self._adding
+        columns = patient_table_columns(path) if kind == "patients" else []
+        if columns:
+            # The reason names a column or a field; the person needs the
+            # file's columns (names only) to write the mapping.
+            self.status.setText(
+                f"Not added: {reason}\nIts columns: {', '.join(columns)}. Map them in the box "
+                f"above as FIELD=COLUMN (fields: {', '.join(TARGETS)}), then Add file… again.")
+            self.mapping.setFocus()
+        else:
+            self.status.setText(f"Not added: {reason}")
 
     def ask_remove(self) -> None:
         kind = self.kind.currentText()

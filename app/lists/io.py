@@ -57,16 +57,8 @@ def parse_mapping(pairs: list[str] | None) -> dict[str, list[str]]:
     return out
 
 
-def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
-                       ) -> list[tuple[str, str, str]]:
-    """Rows ``(patient_id, field, value)`` of a patient table CSV.
-
-    ``mapping`` names the CSV column(s) of each field; a field it leaves out
-    is read from a column with its name or a usual alias (``surname``,
-    ``mrn``, ...). Columns mapped to nothing are ignored. A cell may hold
-    several values separated by ``;`` or ``|``.
-    """
-    mapping = dict(mapping or {})
+def _table(path: Path):
+    """A CSV reader over the rows of ``path`` (delimiter sniffed) and its header."""
     name = Path(path).name
     text = _read_text(path)
     try:
@@ -80,6 +72,27 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
         raise ListFileError(f"{name} is empty") from None
     except csv.Error as exc:
         raise ListFileError(f"{name} is not a readable CSV file ({exc})") from None
+    return reader, header
+
+
+def read_header(path: Path) -> list[str]:
+    """The column names of a patient table CSV, as its header line names them
+    (what a mapping refers to; names, not values)."""
+    return [h.strip() for h in _table(path)[1]]
+
+
+def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
+                       ) -> list[tuple[str, str, str]]:
+    """Rows ``(patient_id, field, value)`` of a patient table CSV.
+
+    ``mapping`` names the CSV column(s) of each field; a field it leaves out
+    is read from a column with its name or a usual alias (``surname``,
+    ``mrn``, ...). Columns mapped to nothing are ignored. A cell may hold
+    several values separated by ``;`` or ``|``.
+    """
+    mapping = dict(mapping or {})
+    name = Path(path).name
+    reader, header = _table(path)
     columns = {h.strip(): i for i, h in enumerate(header)}
     lower = {h.strip().lower().replace(" ", "_"): i for i, h in enumerate(header)}
     for target, cols in mapping.items():
@@ -131,5 +144,5 @@ def read_plain_list(path: Path) -> list[str]:
     return [v for v in values if v and not v.startswith("#")]
 
 
-__all__ = ["ListFileError", "PLAIN_FIELD", "TARGETS", "parse_mapping", "read_patient_table",
-           "read_plain_list"]
+__all__ = ["ListFileError", "PLAIN_FIELD", "TARGETS", "parse_mapping", "read_header",
+           "read_patient_table", "read_plain_list"]

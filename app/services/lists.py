@@ -11,7 +11,7 @@ from pathlib import Path
 from app.errors import UserError
 from app.lists import LIST_KINDS, ListFileError, ListMatcher
 from app.lists.floor import Floor
-from app.lists.io import parse_mapping, read_patient_table, read_plain_list
+from app.lists.io import parse_mapping, read_header, read_patient_table, read_plain_list
 from app.lists.labels import describe, label_map
 
 
@@ -52,6 +52,15 @@ def add_list_file(project, path, kind: str, mapping: list[str] | None = None) ->
         project.log("list_added", {"kind": kind, "entries": len(rows), "new": added})
     return ListAddSummary(kind, len(rows), added, len({r[0] for r in rows}) if kind == "patients"
                           else 0, sorted({r[1] for r in rows}))
+
+
+def patient_table_columns(path) -> list[str]:
+    """The column names of a patient table CSV, for a person mapping them to
+    the fields (``[]`` when the file cannot be read as one)."""
+    try:
+        return read_header(Path(path))
+    except ListFileError:
+        return []
 
 
 def remove_list(project, kind: str) -> int:

@@ -33,7 +33,11 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
     qtbot.keyClicks(dialog.mapping, "patient_id=ID last_name=NOPE")
     with qtbot.waitSignal(dialog.runner.failed, timeout=10000):
         qtbot.mouseClick(dialog.add_button, Qt.LeftButton)
-    assert dialog.status.text() == "Not added: pt.csv has no column 'NOPE' (mapped to last_name)"
+    assert dialog.status.text() == ("Not added: pt.csv has no column 'NOPE' (mapped to last_name)"
+                                    "\nIts columns: ID, SURNAME. Map them in the box above as "
+                                    "FIELD=COLUMN (fields: patient_id, first_name, last_name, "
+                                    "other_names, dob, record_numbers, phones, addresses), then "
+                                    "Add file… again.")
     dialog.mapping.clear()
     qtbot.keyClicks(dialog.mapping, "patient_id=ID last_name=SURNAME")
     with qtbot.waitSignal(dialog.changed, timeout=10000):

@@ -52,6 +52,14 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     (tmp_path / "places.txt").write_text("ZELLWOOD\n", encoding="utf-8")
     choose(qtbot, w, "File", "Hospital lists…")
     dialog = w.lists_dialog
+    # The patient table added as it is: refused, saying which columns it has.
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(table), ""))
+    pick(qtbot, dialog.kind, "patients")
+    with qtbot.waitSignal(dialog.runner.failed, timeout=60000):
+        click(qtbot, dialog.add_button)
+    assert dialog.status.text().startswith("Not added: patients.csv has no patient id column")
+    assert "Its columns: MRN, GIVEN, FAMILY. Map them in the box above" in dialog.status.text()
+    assert dialog.mapping.hasFocus()
     _add(qtbot, dialog, monkeypatch, "patients", table,
          "patient_id=MRN first_name=GIVEN last_name=FAMILY")
     _add(qtbot, dialog, monkeypatch, "staff", tmp_path / "staff.txt")
