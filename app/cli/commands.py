@@ -91,12 +91,19 @@ def print_import_summary(s) -> None:
 
 
 def cmd_import(args) -> int:
+    """Import, then (as the desktop app does) suggest labels for the new notes to do."""
+    from app.services.annotating import SUGGESTIONS_BY, suggest_new_notes
     from app.services.importing import import_path
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
-    print_import_summary(s)
+        print_import_summary(s)
+        if s.doc_ids and not args.no_suggest:
+            source, n = suggest_new_notes(project, s.doc_ids,
+                                          progress=TerminalProgress(quiet=args.quiet))
+            if n:
+                _print(f"{n} new notes have {SUGGESTIONS_BY[source]} suggestions to review")
     return 0
 
 

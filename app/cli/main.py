@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--patient-regex", help="regex on the file name; group 1 (or the match) is the patient id")
     s.add_argument("--annotator", help="record imported spans as this annotator's")
+    s.add_argument("--no-suggest", action="store_true",
+                   help="leave the new notes without suggestions (by default they get the "
+                        "model's, the starter model's or the rules', as in the desktop app)")
 
     # The training choices come from one light schema (no NumPy, no model library).
     from app.services import schema

@@ -47,3 +47,37 @@ def test_new_project_imported_note_shows_starter_suggestions(window, qtbot, tmp_
     assert ("2/14", "DATE", "suggested", "model") in shown
     # The side list shows them too.
     assert window.editor.span_model.rowCount() == len(session.spans) >= 3
+
+
+def test_notes_imported_from_the_command_line_show_starter_suggestions(window, qtbot, tmp_path,
+                                                                       monkeypatch):
+    """IT imports the notes with `deid import`; the nurse opens the project in
+    the app: the notes to do show the starter's suggestions, as after File ›
+    Import folder (`deid import --no-suggest` leaves them bare)."""
+    from app.cli.main import main
+    from journeys.journey import open_row, shown
+    shown(window, qtbot)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "p1_n1.txt").write_text(NOTE, encoding="utf-8")
+    (notes / "p1_n2.txt").write_text(NOTE + "PLAN: CONT TO MONITOR.\n", encoding="utf-8")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "p2_n1.txt").write_text(NOTE.replace("\n", " \n"), encoding="utf-8")
+    project = tmp_path / "ward.deid"
+    assert main(["-q", "new", str(project), "--labels", "hipaa"]) == 0
+    assert main(["-q", "import", str(project), str(notes), "--patient-regex", r"^(p\d+)_"]) == 0
+    assert main(["-q", "import", str(project), str(bare), "--no-suggest"]) == 0
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(project), "")))
+    _menu_action(window, "File", "Open project").trigger()
+    model = window.documents.table.model()
+    headers = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())]
+    counts = {model.data(model.index(r, 0)): model.data(model.index(r, headers.index("Model")))
+              for r in range(model.rowCount())}
+    assert counts["p2_n1"] == "0" and int(counts["p1_n1"]) >= 3 and int(counts["p1_n2"]) >= 3
+    open_row(qtbot, window, "p1_n1")                                  # a double-click
+    session = window.editor.session
+    shown_spans = {(session.text[r.start:r.end], r.label, r.status) for r in session.spans}
+    assert ("QUINTERO", "NAME", "suggested") in shown_spans
