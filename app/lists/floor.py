@@ -13,17 +13,17 @@ dates with a month's name ("may 16", "MARCH OF 1993") or in numbers with
 their year ("9/2/92"), as a range ("10/15-10/16") or after "on/since"
 ("ON 2/14", not "ON 5/5, 40%"), names after a
 title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
-"roberto rrt") or after a relation ("SON DAVID", "wife, rose, called"),
+"roberto rrt") or after a relation ("SON TOBIAS", "wife, iris, called"),
 the listed places where someone lives ("lives in catonsville") or written
-after "in/to/from/of" ("in San Diego", "TO ST. MARY'S"), and hospitals
-and named wards by their context ("FROM HOLY CROSS HOSPITAL", "TRANSFER
-TO FELDMAN 2", "went to Harbor"). A name, found by the model or the floor, takes its
-initials and the names joined to it by "and" ("J SMITH", "SUZETTE AND
-HANK"). A project's own notes may never show one (none of the PhysioNet
-training notes has a pager number, two have such a year), so no model or
-learned step can be asked to find them; on the PhysioNet dev patients
-they were 20 of the 43 identifier tokens a CRF with the lists still
-missed.
+after "in/to/from/of" ("in Tucson", "TO ST. AGNES"), and hospitals and
+named wards by their context ("FROM GREEN VALLEY HOSPITAL", "TRANSFER TO
+FELDMAN 2", "went to Lakeview"). A name, found by the model or the floor,
+takes its initials and the names joined to it by "and" ("J SMITH",
+"ODALYS AND KWAME"). A project's own notes may never show one (none of
+the PhysioNet training notes has a pager number, two have such a year),
+so no model or learned step can be asked to find them; on the PhysioNet
+dev patients they were 20 of the 43 identifier tokens a CRF with the
+lists still missed.
 """
 from __future__ import annotations
 
@@ -125,8 +125,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
 
 def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
     """``spans`` with each name widened to the initials right before it
-    ("J SMITH", "CARAFATE-W. MAROTTA": `app.rules.nursing.initial_before`)
-    and the names joined to it by "and" added ("SUZETTE AND HANK":
+    ("J SMITH", "ANTACID-K. OYELARAN": `app.rules.nursing.initial_before`)
+    and the names joined to it by "and" added ("ODALYS AND KWAME":
     `app.rules.nursing.names_beside`), where no other span holds them.
     ``labels``: as for `veto`."""
     from app.rules.nursing import initial_before, names_beside
@@ -159,8 +159,8 @@ def apply_floor(spans: Sequence[Span], floor: Sequence[Span],
     span, with the label of the first of them (the model's label wins where
     it found something, the list's extent where it found more). With the
     note's ``text``, the spaces between predicted spans count as covered:
-    a model that found "IRENE" and "SHERWOOD" keeps its two spans under a
-    floor hit "IRENE SHERWOOD".
+    a model that found "NADIA" and "OKONJO" keeps its two spans under a
+    floor hit "NADIA OKONJO".
     """
     out = sorted(spans, key=lambda s: (s.start, s.end))
     for f in floor:

@@ -126,7 +126,7 @@ _NAMED_WARD_RE = re.compile(
     r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from|to|on)"
     r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+([1-9]|1[0-2])\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
     re.I)
-# The same written as one word after a move: "ADMITTED TO FELDMAN7" (not
+# The same written as one word after a move: "ADMITTED TO OSTRANDER7" (not
 # "ON MSO4", "TO FIO2 40%").
 _GLUED_WARD_RE = re.compile(
     r"\b(?:transfer(?:red|ed)?|xfer|admitted|sent|moved)[ \t]+(?:back[ \t]+)?to[ \t]+"
@@ -172,7 +172,7 @@ _PLACE_CUE_RE = re.compile(r"(?i)(?:\b(?:from|to|at|in|by|on)|@)[ \t]+$")
 def find_sure_care_places(text: str) -> list[tuple[int, int]]:
     """The care places of `find_care_places` that the floor can take
     whatever a model says: a name of common words before a kind only right
-    after "from/to/at/in/by" ("FROM HOLY CROSS HOSPITAL", not "the basic
+    after "from/to/at/in/by" ("FROM GREEN VALLEY HOSPITAL", not "the basic
     hospital", "cont rehab", "HAD PROLONGED HOSPITAL"), and no initials
     that are a word ("TO HIGH 80S", "to cough")."""
     from app.rules.dictionaries import is_common_word
@@ -245,7 +245,7 @@ def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tu
 
 def _named_wards(text: str) -> list[tuple[int, int]]:
     """Units named after someone, with their floor: "TRANSFER TO FELDMAN 2",
-    "ADMITTED TO FELDMAN7"."""
+    "ADMITTED TO OSTRANDER7"."""
     from app.rules.dictionaries import is_common_word
 
     found = list(_NAMED_WARD_RE.finditer(text)) + list(_GLUED_WARD_RE.finditer(text))
@@ -288,7 +288,7 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
         return low not in _AFTER_TITLE and (D.is_name(low) or not D.is_common_word(low))
 
     def surname_after(first: str, second: str | None, title: str) -> bool:
-        # "DR JOHN BOWMAN": an uncommon word. "Dr. Art White", "Dr Jo Halfpenny":
+        # "DR JOHN BOWMAN": an uncommon word. "Dr. Ada Baker", "Dr Ivo Mason":
         # a capitalised word after a capitalised first name in mixed-case
         # writing, whatever it means ("Dr. Hayes notified" stays one word).
         if not second:
@@ -329,11 +329,11 @@ _CREDENTIALED_RE = re.compile(
 _ROLE_AWARE_RE = re.compile(
     rf"\b(?:md|rn|np|pa|rrt|dr)\.?[ \t]+({_NAME_WORD})[ \t]+"
     r"(?:aware|notified|paged|informed|called|updated|made\b)", re.I)
-# A listed name, then a word saying they were told: "LOU NOTIFIED", "Z. MILLER AWARE".
+# A listed name, then a word saying they were told: "INES NOTIFIED", "Z. OKAFOR AWARE".
 _TOLD_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+(?:made[ \t]+)?"
                       r"(?:aware|notified|paged|informed)\b", re.I)
 # A role after a word that says someone acted or was told, then a listed
-# name: "PER NP Wolfe", "BY HO Domenico", "per md Okafor".
+# name: "PER NP Hoffman", "BY HO Gutierrez", "per md Okafor".
 _ROLE_NAME_RE = re.compile(
     rf"\b(?:per|by|with|to|called|paged|notified)[ \t]+"
     rf"(?:md|np|rn|pa|ho|resident|fellow|attending)[ \t]+({_NAME_WORD})", re.I)
@@ -368,8 +368,8 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
     a role and a word saying they were told ("NP JEN AWARE"), with the
     initial before them, a listed name after a role after a word saying
-    someone acted ("PER NP Wolfe") or before a word saying they were told
-    ("LOU NOTIFIED"). On the PhysioNet training notes (not our dev
+    someone acted ("PER NP Hoffman") or before a word saying they were told
+    ("INES NOTIFIED"). On the PhysioNet training notes (not our dev
     patients) every one of its 65 hits overlaps an annotated name."""
     out = []
     for m in _CREDENTIALED_RE.finditer(text):
@@ -391,7 +391,7 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
 
     for m in _ROLE_AWARE_RE.finditer(text):
         # The role and the word after it say enough: any uncommon word, or
-        # a first name that is also a word ("NP GRACE AWARE", not "MD MADE AWARE").
+        # a first name that is also a word ("NP HOPE AWARE", not "MD MADE AWARE").
         word = m.group(1)
         if _clinician_name_like(word, initial=True) or D.is_first_name(word) \
                 and word.lower() not in _AFTER_TITLE | _ROLE_WORDS:
@@ -508,8 +508,8 @@ def find_old_ages(text: str) -> list[tuple[int, int]]:
 
 # ------------------------------------------------------------- relatives
 
-# Relatives and the people a note's "social" line names: "SON, BILL,
-# CALLED", "his friend Wil Laberbera", "dtr-in-law Rita", "social: bob visited".
+# Relatives and the people a note's "social" line names: "SON, MARK,
+# CALLED", "his friend Tomasz Wierzbicki", "dtr-in-law Greta", "social: ned visited".
 _RELATION_RE = re.compile(
     r"\b(?:sons?|daughters?|dtrs?|wife|husband|friend|girlfriend|boyfriend|fiancee?|partner|"
     r"brothers?|sisters?|niece|nephew|mother|father|mom|dad|aunt|uncle|cousin|grandson|"
@@ -517,7 +517,7 @@ _RELATION_RE = re.compile(
     r"(?:[ -]in[ -]law)?(?:'s)?"
     r"(?:[ \t]*[,:=(-][ \t]*|[ \t]+(?:is[ \t]+|named[ \t]+)?)"
     rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
-# A name, then whose relative it is: "Hank Przybylo (son)", "NANCY ROE, HIS NIECE".
+# A name, then whose relative it is: "Ines Okwu (daughter)", "NANCY ROE, HIS NIECE".
 _NAME_THEN_RELATION_RE = re.compile(
     rf"\b({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?[ \t]*"
     r"(?:\([ \t]*(?:pt'?s[ \t]+|his[ \t]+|her[ \t]+)?|(?:,[ \t]*|[ \t]+)(?:pt'?s|his|her)[ \t]+)"
@@ -534,8 +534,8 @@ _NOT_A_RELATIVE = frozenset({
     "should", "must", "did", "does", "said", "says", "states", "stated", "as", "work", "worker",
     "services", "service", "hx", "history", "married", "widowed", "single", "divorced", "lives",
     "none", "unable", "aware"})
-# What follows a relative's name that is also a common word ("son bill
-# called", "wife, rose, left", "son rob 410-..."): a stop, a phone number, a
+# What follows a relative's name that is also a common word ("son mark
+# called", "wife, iris, left", "son ned 555-..."): a stop, a phone number, a
 # word saying what they did.
 _AFTER_RELATIVE_RE = re.compile(
     r"[ \t]*(?:[,;)(.:]|-|\d|$|\n|(?:called|calls|visited|visiting|was|is|in|at|here|updated|"
@@ -544,13 +544,13 @@ _AFTER_RELATIVE_RE = re.compile(
 
 
 def find_relative_names(text: str) -> list[tuple[int, int]]:
-    """Offsets of the names written after a relation ("SON DAVID", "his
-    wife, Carol Buckley", "social: bob visited"): a listed name that is no
+    """Offsets of the names written after a relation ("SON TOBIAS", "his
+    wife, Marisol Quintero", "social: ned visited"): a listed name that is no
     common word, an unlisted word that is no common word either, or a
-    listed first name that is a common word ("bill", "rose") when a stop, a
+    listed first name that is a common word ("mark", "iris") when a stop, a
     phone number or a word saying what they did follows it. A surname after
     the first name joins it as after a title. And the uncommon words right
-    before whose relative someone is ("Hank Przybylo (son)", "NANCY ROE HIS
+    before whose relative someone is ("Ines Okwu (daughter)", "NANCY ROE HIS
     NIECE")."""
     from app.rules import dictionaries as D
     from app.rules.vetoes import _FUNCTION_WORDS
@@ -569,7 +569,7 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
     out = []
     pos = 0
     while m := _RELATION_RE.search(text, pos):
-        # the next search starts at the word after the relation ("SOCIAL: SON DAVID")
+        # the next search starts at the word after the relation ("SOCIAL: SON TOBIAS")
         pos = m.start(1)
         first, second = m.group(1), m.group(2)
         if "-" in first:
@@ -595,15 +595,15 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
 
 # ------------------------------------------------------------- initials
 
-# A lone letter right before a name, with its stop: "J SMITH", "W. MAROTTA",
-# "CARAFATE-W. MAROTTA". "A" and "I" without a stop are words.
+# A lone letter right before a name, with its stop: "J SMITH", "K. OYELARAN",
+# "ANTACID-K. OYELARAN". "A" and "I" without a stop are words.
 _INITIAL_BEFORE_RE = re.compile(
     r"(?<![A-Za-z0-9'\u2019])(?:([A-Za-z])\.|([B-HJ-Z]))[ \t]*-?[ \t]*$")
 
 
 def initial_before(text: str, start: int) -> int | None:
     """Where the initials right before a name starting at ``start`` begin
-    ("J SMITH", "W. K. MAROTTA": the offset of "J", "W"), or None. On the
+    ("J SMITH", "K. T. OYELARAN": the offset of "J", "K"), or None. On the
     PhysioNet training notes every one of the 23 lone letters before an
     annotated name is part of a name."""
     found = None
@@ -614,8 +614,8 @@ def initial_before(text: str, start: int) -> int | None:
 
 # ------------------------------------------------------------- places by their cue
 
-# A place after a word that says it is one: "IN SAN DIEGO", "from Rome",
-# "Grace of Reisterstown"; a saint's name after a move: "TO ST. MARY'S".
+# A place after a word that says it is one: "IN TUCSON", "from Rome",
+# "Raj of Tucson"; a saint's name after a move: "TO ST. AGNES".
 _CUED_PLACE_RE = re.compile(
     rf"\b(?i:in|to|from|of|near)[ \t]+({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?")
 _UNIVERSITY_RE = re.compile(rf"\b(?i:u|univ|university)\.?[ \t]+(?:(?i:of)[ \t]+)?({_NAME_WORD})")
@@ -626,9 +626,9 @@ _SAINT_RE = re.compile(
 def find_cued_places(text: str) -> list[tuple[int, int]]:
     """Offsets of the places written after "in/to/from/of/near" that the
     shipped place list holds and that are no common word nor a state ("in
-    San Diego", "Meitz of Towson"), of saints' names after a move ("TO
-    ST. MARY'S", not "NSR TO ST HR 90") and of a university with a listed
-    place ("U Maryland", "University of Oregon"). On the PhysioNet training
+    Tucson", "Raj of Tucson"), of saints' names after a move ("TO ST.
+    AGNES", not "NSR TO ST HR 90") and of a university with a listed
+    place ("U Oregon", "University of Oregon"). On the PhysioNet training
     notes (not our dev patients): places 24 hits on annotated places, 4
     not; saints 5 and 0; universities 8 and 0."""
     from app.rules import dictionaries as D
@@ -647,7 +647,7 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
         name = m.group(2)
         if D.is_name(name) and not D.is_common_word(name):
             out.append(m.span(1))
-    # "U Maryland", "university of Oregon": a university's hospital
+    # "U Oregon", "university of Oregon": a university's hospital
     out += [m.span() for m in _UNIVERSITY_RE.finditer(text) if D.is_place(m.group(1))]
     return sorted(out)
 
@@ -660,11 +660,11 @@ _AND_BEFORE_RE = re.compile(
 
 def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Offsets of the names joined by "and" to the name at ``text[start:end]``
-    ("SUZETTE AND HANK", "d. renna and j. o'brien"): an uncommon word (with
+    ("ODALYS AND KWAME", "p. mbeki and t. o'hara"): an uncommon word (with
     its initial) right after or right before. On the PhysioNet training
     notes (not our dev patients) every one of the 13 uncommon words beside
-    an annotated name is one; common words there are mostly not ("Cole and
-    ordered", "Hayes and additional")."""
+    an annotated name is one; common words there are mostly not ("Ruiz and
+    ordered", "Ruiz and additional")."""
     from app.rules import dictionaries as D
     from app.rules.vetoes import _FUNCTION_WORDS, _KIN
 
@@ -727,7 +727,7 @@ def find_cued_dates(text: str) -> list[tuple[int, int]]:
 
 
 # A capitalised word after a move, in a note written in mixed case: "went to
-# Harbor on 3/6", "transfer from Holy Cross" ("Transfer to Medical Floor" is a unit).
+# Lakeview on 3/6", "transfer from Glen Oaks" ("Transfer to Medical Floor" is a unit).
 _MOVED_TO_RE = re.compile(
     r"(?i:\b(?:transfer(?:red|ed)?|xfer|went|go|going|taken|return(?:ed)?|discharged?|sent|"
     r"admitted|moved|brought)[ \t]+(?:back[ \t]+)?(?:to|from)[ \t]+)"

@@ -151,7 +151,7 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
     no calendar holds ("1719/182", "3/2/1500", "930-1000"), a percentage
     ("12/5/40%", "98-100%"), a number in a word ("SPO2", "2L"), a score out of
     ten after pain ("PAIN 5/10", "8/10 CP"), a breathing support setting
-    ("PS 10/5", "WEANED TO 10/5", "IMV 700x10, 50% 8/5"), a measurement by
+    ("PS 10/5", "WEANED TO 10/5", "IMV 550x14, 40% 7/4"), a measurement by
     its neighbour word ("BP 120/80", "1/2 NS", "SET 16") or a time of day
     ("AT 2030", "1900 - 0700")."""
     for run in _DATE_RUN_RE.finditer(text, max(0, start - 12), min(len(text), end + 12)):
@@ -208,7 +208,7 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
 
 
 # A ventilator's settings earlier on the line: a mode or a volume times a
-# rate ("SIMV/PS, 500X10, 40%, & 5/8", "IMV 700x10, 50% 8/5").
+# rate ("SIMV/PS, 600X12, 35%, & 6/9", "IMV 550x14, 40% 7/4").
 _VENT_SETTING_RE = re.compile(
     r"(?i)\b(?:imv|simv|a/?c|cpap|ps|psv|peep|vent|bipap|prvc|cmv|pcv|fio2"
     r"|\d{3,4}\s*x\s*\d{1,2})\b")

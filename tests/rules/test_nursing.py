@@ -26,7 +26,7 @@ def test_hospitals_and_named_wards_by_their_context():
     assert places("TAKEN TO UNION HOSPITAL WHERE") == ["UNION HOSPITAL"]
     assert places("went to U of Maryland Hosp and") == ["U of Maryland Hosp"]
     assert places("transfer to feldman 2 today") == ["feldman"]
-    assert places("ADMITTED TO FELDMAN7 W/ CHF") == ["FELDMAN"]
+    assert places("ADMITTED TO OSTRANDER7 W/ CHF") == ["OSTRANDER"]
     assert places("PT WAS TX TO BGH FOR FOLLOW UP") == ["BGH"]
 
 
@@ -60,8 +60,8 @@ def test_names_after_a_title_whatever_the_name():
     assert names("Dr Ferdinand Kowalczyk And") == ["Ferdinand Kowalczyk"]
     # A capitalised word after a first name in mixed case is the surname,
     # even a common word; not in capitals ("DR JOHN WILL SEE") nor a verb.
-    assert names("Dr Art White AWARE. Dr. Ada Baker signed. Dr Hugo Will see") == [
-        "Art White", "Ada Baker", "Hugo"]
+    assert names("Dr Ivo Mason AWARE. Dr. Ada Baker signed. Dr Hugo Will see") == [
+        "Ivo Mason", "Ada Baker", "Hugo"]
     assert names("DR JOHN WILL SEE PT. Dr. Hayes Notified. Dr. Ann And team") == [
         "JOHN", "Hayes", "Ann"]
     # Not names: a common word after the title, "MS" (mental status, morphine).
@@ -248,8 +248,8 @@ def test_dates_in_numbers_with_their_year_and_ranges():
 def test_listed_names_told_and_universities():
     from app.rules.nursing import find_credentialed_names, find_cued_places
 
-    text = "BP 80S, LOU NOTIFIED. Z. OKAFOR AWARE. HO AWARE. TEAM AWARE. neurosurg aware"
-    assert [text[s:e] for s, e in find_credentialed_names(text)] == ["LOU", "OKAFOR"]
+    text = "BP 80S, INES NOTIFIED. Z. OKAFOR AWARE. HO AWARE. TEAM AWARE. neurosurg aware"
+    assert [text[s:e] for s, e in find_credentialed_names(text)] == ["INES", "OKAFOR"]
     text = "INSULIN PER U Oregon SCALE. from university of texas hospital. U/O 30"
     assert [text[s:e] for s, e in find_cued_places(text)] == ["U Oregon", "university of texas"]
 
@@ -269,6 +269,6 @@ def test_capitalised_words_after_a_move_in_mixed_case():
 
     text = ("Pt went to Lakeview on 3/6. Plan: transfer to Ostrander 4. return to Glen Oaks "
             "tomorrow. Transfer to Medical Floor. transferred to Dr. Lee. sent to Rehab. "
-            "TRANSFERRED TO CCU. WENT TO HARBOR")
+            "TRANSFERRED TO CCU. WENT TO LAKEVIEW")
     assert [text[s:e] for s, e in find_moved_to_places(text)] == [
         "Lakeview", "Ostrander", "Glen Oaks"]
