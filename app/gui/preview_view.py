@@ -29,7 +29,7 @@ from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
 from app.services.annotating import predicts_with
 from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
-                                     preview_note, store_strategies)
+                                     preview_note, store_locale, store_strategies)
 from app.services.redaction import project_policy
 
 MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
@@ -37,6 +37,10 @@ MODES = (("model", "What an export writes (the model, the starter model or the r
 # Policy.date_order values as the preview offers them.
 DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/2024)", "mdy"),
                       ("As the notes show (not set yet)", ""))
+#: Where the notes were written (`deid new --locale`): the surrogates' names,
+#: places and phone shapes.
+LOCALE_CHOICES = (("Australian English", "en_AU"), ("British English", "en_GB"),
+                  ("American English", "en_US"), ("Spanish (Spain)", "es_ES"))
 SPAN_ALPHA = 90
 #: Who predicts, as the status line says it (app.services.annotating.predicts_with).
 PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
@@ -222,6 +226,15 @@ class PreviewView(QWidget):
         self.date_order_box.currentIndexChanged.connect(
             lambda i: self.set_date_order(self.date_order_box.itemData(i)))
         dates.addWidget(self.date_order_box)
+        dates.addWidget(QLabel("Surrogates written as in:"))
+        self.locale_box = QComboBox()
+        for text, locale in LOCALE_CHOICES:
+            self.locale_box.addItem(text, locale)
+        self.locale_box.setToolTip("Where the notes were written: the names, places and phone "
+                                   "numbers the surrogate strategy writes (deid new --locale)")
+        self.locale_box.currentIndexChanged.connect(
+            lambda i: self.set_locale(self.locale_box.itemData(i)))
+        dates.addWidget(self.locale_box)
         sl.addLayout(dates)
         self.save_policy_button = QPushButton("Use for exports")
         self.save_policy_button.setToolTip("Store these strategies as the project's policy")
@@ -265,6 +278,9 @@ class PreviewView(QWidget):
         self.date_order_box.blockSignals(True)
         self.date_order_box.setCurrentIndex(self.date_order_box.findData(self.policy.date_order))
         self.date_order_box.blockSignals(False)
+        self.locale_box.blockSignals(True)
+        self.locale_box.setCurrentIndex(self.locale_box.findData(self.policy.locale))
+        self.locale_box.blockSignals(False)
         self.mode_box.blockSignals(True)
         self.mode_box.setCurrentIndex(0)
         self.mode_box.blockSignals(False)
@@ -517,6 +533,17 @@ class PreviewView(QWidget):
         if self.policy is None or order == self.policy.date_order:
             return
         self.policy = Policy.from_dict({**self.policy.to_dict(), "date_order": order})
+        self.refresh()
+
+    def set_locale(self, locale: str) -> None:
+        """Write surrogates as in ``locale`` (``"en_US"``...) and redact again;
+        stored at once, as the strategies are: exports use it."""
+        if self.policy is None or locale == self.policy.locale:
+            return
+        self.policy = Policy.from_dict({**self.policy.to_dict(), "locale": locale})
+        if self.project is not None and not self.project.readonly:
+            store_locale(self.project, locale, self.annotator)
+            self.message.emit("Surrogate locale saved: exports use it")
         self.refresh()
 
     @Slot()

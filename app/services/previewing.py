@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from app.core.spans import Span
 from app.services.annotating import predicts_with
 from app.services.editing import AnnotationSession, Edit, state_of
-from app.services.redaction import POLICY_KEY, document_spans, preview_document
+from app.errors import UserError
+from app.services.redaction import LOCALES, POLICY_KEY, document_spans, preview_document
 
 def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Span]:
     """The spans a preview redacts.
@@ -179,6 +180,17 @@ def predict_note(project, doc_id: int, predictor=None):
         predictor = Predictor.from_project(project, all_members=True)
     return predictor.predict([doc.text], patients=[doc.patient_id], with_members=True)[0], \
         predictor
+
+
+def store_locale(project, locale: str, actor: str | None = None) -> None:
+    """Store where the notes were written (``"en_US"``...: the surrogates'
+    names, places and phone shapes, as ``deid new --locale``) in the
+    project's redaction policy, leaving the rest of it as stored. Logged."""
+    if locale not in LOCALES:
+        raise UserError(f"unknown locale {locale!r} (known: {', '.join(LOCALES)})")
+    stored = project.get_setting(POLICY_KEY) or {}
+    project.set_setting(POLICY_KEY, {**stored, "locale": locale})
+    project.log("policy_changed", {"locale": locale}, actor=actor)
 
 
 def store_strategies(project, policy, actor: str | None = None, *, whole: bool = False) -> None:

@@ -95,3 +95,36 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     for text in (reports, log, wizard.summary_label.text()):
         assert not any(word in text for word in LISTED)
     w.close()
+
+
+def test_surrogates_written_as_in_the_hospitals_country(qtbot, settings, tmp_path, monkeypatch):
+    """A project made in the app (which asks no locale, unlike `deid new
+    --locale`): Preview's "Surrogates written as in" sets it for exports,
+    kept when the project is opened again."""
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    path = tmp_path / "us.deid"
+    new_project(qtbot, w, monkeypatch, path, preset="hipaa")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    go(qtbot, w, "Preview")
+    p = w.preview
+    assert p.locale_box.currentText() == "Australian English"           # the default
+    pick(qtbot, p.locale_box, "American English")
+    assert w.statusBar().currentMessage() == "Surrogate locale saved: exports use it"
+
+    out = tmp_path / "export"
+    export(qtbot, w, monkeypatch, out)
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    assert report["policy"]["locale"] == "en_US"
+    w.export_wizard.close()
+    choose(qtbot, w, "File", "Close project")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    key(qtbot, w, Qt.Key_O, Qt.ControlModifier)
+    go(qtbot, w, "Preview")
+    assert w.preview.locale_box.currentText() == "American English"
+    w.close()
