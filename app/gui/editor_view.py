@@ -373,6 +373,8 @@ class EditorView(QWidget):
         self._after_edit(self.session.last_edit.ranges(), new_id)
         if self.session.suggestions():
             self.step(1, suggestions_only=True)
+        else:
+            self._none_left(self.current())
 
     def reject_current(self) -> None:
         cur = self.current()
@@ -384,6 +386,14 @@ class EditorView(QWidget):
         if self.session.suggestions():
             nxt = [r for r in self.session.suggestions() if (r.start, r.end) > (cur.start, cur.end)]
             self.set_current((nxt or self.session.suggestions())[0].id)
+        else:
+            self._none_left(self.current())
+
+    def _none_left(self, record: SpanRecord | None) -> None:
+        """The last suggestion decided: say so, and what comes next (the
+        status bar still offered "A accept, R reject" for the span decided)."""
+        said = f"{describe(record)}. " if record is not None else ""
+        self.message.emit(f"{said}No suggestion left in this note: Ctrl+Enter marks it done")
 
     def resize_current(self, edge: str, delta: int) -> None:
         cur = self.current()

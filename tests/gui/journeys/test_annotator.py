@@ -171,3 +171,23 @@ def test_notes_imported_into_a_trained_project_arrive_with_suggestions(qtbot, se
     assert w.editor.span_count.text().startswith("2 accepted · ")
     screenshot(w, "editor")
     w.close()
+
+
+def test_the_last_suggestion_decided_says_what_comes_next(qtbot, tmp_path, monkeypatch, settings):
+    """Tab to the first suggestion, A (or R) until none is left: the status bar
+    says so and how to finish, not "A accept, R reject" of a span decided."""
+    w = _window(qtbot, settings)
+    new_project(qtbot, w, monkeypatch, tmp_path / "last.deid")
+    import_folder(qtbot, w, monkeypatch, write_brat(tmp_path / "notes"), pattern=r"^(P\d+)_")
+    for decision in (Qt.Key_A, Qt.Key_R):
+        key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
+        assert _suggested(w) > 0
+        key(qtbot, w, Qt.Key_Tab)
+        while _suggested(w):
+            key(qtbot, w, decision)
+        said = w.statusBar().currentMessage()
+        assert said.endswith("No suggestion left in this note: Ctrl+Enter marks it done"), said
+        assert "A accept" not in said
+        key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+        assert w.editor.status_label.text() == "Done"
+    w.close()
