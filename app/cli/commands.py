@@ -185,9 +185,7 @@ def cmd_lists(args) -> int:
     with open_project(args.project, fall_back_to_readonly=args.lists_action == "show") as project:
         if args.lists_action == "add":
             s = add_list_file(project, args.file, args.kind, args.map)
-            who = f" of {s.patients} patients ({', '.join(s.fields)})" if s.kind == "patients" else ""
-            _print(f"{s.kind}: read {s.read} entries{who}; {s.added} new, "
-                   f"{s.read - s.added} already there")
+            _print(s.sentence())
         elif args.lists_action == "remove":
             _print(f"{args.kind}: removed {remove_list(project, args.kind)} entries")
         else:

@@ -120,9 +120,7 @@ class HospitalListsDialog(QDialog):
     @Slot(object)
     def _on_added(self, s) -> None:
         self.add_button.setEnabled(True)
-        who = f" of {s.patients} patients" if s.kind == "patients" else ""
-        self.status.setText(f"{s.kind}: read {s.read} entries{who}; {s.added} new, "
-                            f"{s.read - s.added} already there.")
+        self.status.setText(f"{s.sentence()}.")      # the fields read show the mapping
         self.refresh()
         self.changed.emit()
 

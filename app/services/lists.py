@@ -23,6 +23,14 @@ class ListAddSummary:
     patients: int = 0         # patient table: patients in the file
     fields: list[str] = field(default_factory=list)
 
+    def sentence(self) -> str:
+        """What was read and added, in counts and field names (never an
+        entry): the same words in `deid lists add` and the desktop app."""
+        who = (f" of {self.patients} patients ({', '.join(self.fields)})"
+               if self.kind == "patients" else "")
+        return (f"{self.kind}: read {self.read} entries{who}; {self.added} new, "
+                f"{self.read - self.added} already there")
+
 
 def add_list_file(project, path, kind: str, mapping: list[str] | None = None) -> ListAddSummary:
     """Read a list file and add its entries to ``project`` (one save).

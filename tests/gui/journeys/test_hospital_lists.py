@@ -62,6 +62,9 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     assert dialog.mapping.hasFocus()
     _add(qtbot, dialog, monkeypatch, "patients", table,
          "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    # What the mapping read, as `deid lists add` says it (the MRN is a record number too).
+    assert dialog.status.text() == ("patients: read 3 entries of 1 patients (first_name, "
+                                    "last_name, record_numbers); 3 new, 0 already there.")
     _add(qtbot, dialog, monkeypatch, "staff", tmp_path / "staff.txt")
     _add(qtbot, dialog, monkeypatch, "places", tmp_path / "places.txt")
     shown_counts = [[dialog.table.item(r, c).text() for c in (0, 1)]
