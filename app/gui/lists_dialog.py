@@ -76,6 +76,7 @@ class HospitalListsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
+        self._folder = ""                 # where the file dialog opens
         self.runner = TaskRunner(self)
         self.runner.finished.connect(self._on_added)
         self.runner.failed.connect(self._on_failed)
@@ -103,9 +104,13 @@ class HospitalListsDialog(QDialog):
         self.mapping.setEnabled(kind == "patients")
 
     def ask_add(self) -> None:
+        # The next file dialog opens where the last list came from: a site's
+        # lists usually sit in one folder.
         path, _ = QFileDialog.getOpenFileName(
-            self, "Add a list file", "", "Lists (*.csv *.txt *.tsv);;All files (*)")
+            self, "Add a list file", self._folder, "Lists (*.csv *.txt *.tsv);;All files (*)")
         if path:
+            from pathlib import Path
+            self._folder = str(Path(path).parent)
             self.add_file(path, self.kind.currentText(), self.mapping.text().split())
 
     def add_file(self, path: str, kind: str, mapping: list[str]) -> None:

@@ -20,9 +20,15 @@ NOTE = ("NPN 7P-7A\nNEURO: A+OX3. QUARRY RESTING, SON IN TO VISIT.\n"
 LISTED = ("QUARRY", "ROSALIND", "ZELLWOOD", "TIBBS")
 
 
-def _add(qtbot, dialog, monkeypatch, kind: str, path, mapping: str = "") -> None:
-    """Pick the kind, type the column mapping, Add file… (the file dialog answered)."""
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+def _add(qtbot, dialog, monkeypatch, kind: str, path, mapping: str = "",
+         opened_in: list | None = None) -> None:
+    """Pick the kind, type the column mapping, Add file… (the file dialog
+    answered; the folder it opened in appended to ``opened_in``)."""
+    def answer(parent, title, folder, *a, **k):
+        if opened_in is not None:
+            opened_in.append(folder)
+        return str(path), ""
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
     pick(qtbot, dialog.kind, kind)
     if mapping:
         qtbot.keyClicks(dialog.mapping, mapping)
@@ -60,13 +66,15 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     assert dialog.status.text().startswith("Not added: patients.csv has no patient id column")
     assert "Its columns: MRN, GIVEN, FAMILY. Map them in the box above" in dialog.status.text()
     assert dialog.mapping.hasFocus()
+    opened_in: list[str] = []
     _add(qtbot, dialog, monkeypatch, "patients", table,
-         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+         "patient_id=MRN first_name=GIVEN last_name=FAMILY", opened_in)
     # What the mapping read, as `deid lists add` says it (the MRN is a record number too).
     assert dialog.status.text() == ("patients: read 3 entries of 1 patients (first_name, "
                                     "last_name, record_numbers); 3 new, 0 already there.")
-    _add(qtbot, dialog, monkeypatch, "staff", tmp_path / "staff.txt")
-    _add(qtbot, dialog, monkeypatch, "places", tmp_path / "places.txt")
+    _add(qtbot, dialog, monkeypatch, "staff", tmp_path / "staff.txt", opened_in=opened_in)
+    _add(qtbot, dialog, monkeypatch, "places", tmp_path / "places.txt", opened_in=opened_in)
+    assert opened_in == [str(tmp_path)] * 3        # where the patient table was found
     shown_counts = [[dialog.table.item(r, c).text() for c in (0, 1)]
                     for r in range(dialog.table.rowCount())]
     assert shown_counts == [["patients", "3 (1 patients)"], ["staff", "1"], ["places", "1"]]
