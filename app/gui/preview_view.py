@@ -62,6 +62,8 @@ def describe(info: SpanInfo, replacement: str) -> str:
         lines.append(f"Accepted annotation{who}")
     else:
         lines.append(f"Suggestion awaiting review{conf}")
+    if info.listed:
+        lines.append("In the hospital lists: always replaced")
     if info.n_members:
         found = ", ".join(info.members) or "none exactly"
         lines.append(f"Found by {len(info.members)} of {info.n_members} members: {found}")

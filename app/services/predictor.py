@@ -32,6 +32,8 @@ class Prediction:
     spans: list[Span]
     uncertainty: float = 0.0
     member_spans: dict[str, list[Span]] = field(default_factory=dict)
+    #: The hospital lists' hits (labelled), for the preview: with ``with_members`` only.
+    listed: list[Span] = field(default_factory=list)
 
 
 def run_ensembles(project, run_id: int) -> dict:
@@ -226,6 +228,10 @@ class Predictor:
                     pred.uncertainty = float(document_uncertainty(doc_out))
                 if with_members:
                     pred.member_spans = member_spans
+                    if self.lists is not None and self.lists.lists is not None:
+                        from app.lists.floor import floor_spans
+                        pred.listed = floor_spans(self.lists.lists.find(text, patient_of[i]),
+                                                  self.list_labels)
                 results.append(pred)
                 k += len(segs)
             pending.clear()

@@ -50,6 +50,7 @@ class SpanInfo:
     members: list[str] = field(default_factory=list)       # found exactly this span
     partial: list[str] = field(default_factory=list)       # found an overlapping one
     n_members: int = 0
+    listed: bool = False                   # a hospital list hit: always replaced
 
     @property
     def key(self) -> tuple[int, int, str]:
@@ -58,8 +59,8 @@ class SpanInfo:
     @property
     def certainty(self) -> float:
         """0 (doubtful) .. 1 (sure): member agreement and confidence, the lower;
-        a span a person accepted is sure."""
-        if self.annotation == "accepted":
+        a span a person accepted, or one the hospital lists hold, is sure."""
+        if self.annotation == "accepted" or self.listed:
             return 1.0
         score = 1.0 if self.confidence is None else self.confidence
         if self.n_members:
@@ -94,6 +95,8 @@ def span_infos(project, doc_id: int, span_map, prediction=None,
             elif any(s.overlaps(probe) for s in spans):
                 info.partial.append(name)
         info.n_members = len(members) if len(members) > 1 else 0
+        info.listed = mode == "model" and prediction is not None and any(
+            s.overlaps(probe) for s in prediction.listed)
         infos.append(info)
     return infos
 

@@ -93,7 +93,14 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     redacted = p.redacted.toPlainText()
     assert p.status.text().startswith("4 span(s) replaced")
     assert not any(word in redacted for word in LISTED), redacted
-    screenshot(w, "preview_hospital_lists")
+    # Next, span by span (least sure first): the listed ones say where they
+    # come from, and are sure (last), not "found by 0 of 3 members".
+    said = []
+    for _ in range(4):
+        click(qtbot, p.next_button)
+        said.append("In the hospital lists: always replaced" in p.info.text())
+    assert said == [False, True, True, True]
+    screenshot(w, "preview_hospital_lists")              # a listed name selected
 
     out = tmp_path / "export"
     wizard = export(qtbot, w, monkeypatch, out)
