@@ -38,3 +38,18 @@ def environment_problem(exc: BaseException) -> str | None:
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             return f"permission denied{where}: {exc.strerror}"
     return None
+
+
+def log_internal_error(exc: BaseException) -> str:
+    """Append ``exc``'s traceback to ``deid-error.log`` in the user data
+    folder and return the one line to show: ``internal error (Type);
+    details in LOG``. The traceback can quote data (file content in an
+    exception message), so it goes to that private file, never to a
+    terminal or a window."""
+    import traceback
+
+    from app.paths import user_data_dir
+    log = user_data_dir() / "deid-error.log"
+    with open(log, "a", encoding="utf-8") as fh:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
+    return f"internal error ({type(exc).__name__}); details in {log}"

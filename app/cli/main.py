@@ -9,7 +9,6 @@ import argparse
 import contextlib
 import logging
 import sys
-import traceback
 
 from app import __version__
 from app.errors import UserError
@@ -289,13 +288,8 @@ def _run(args) -> int:
         if problem is not None:
             print(f"deid: error: {problem}", file=sys.stderr)
             return EXIT_USER
-        from app.paths import user_data_dir
-        log = user_data_dir() / "deid-error.log"
-        # The traceback can quote data (file content in an exception message),
-        # so it goes to a private log file, never to the terminal.
-        with open(log, "a", encoding="utf-8") as fh:
-            traceback.print_exc(file=fh)
-        print(f"deid: internal error ({type(exc).__name__}); details in {log}", file=sys.stderr)
+        from app.errors import log_internal_error
+        print(f"deid: {log_internal_error(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -76,7 +76,10 @@ class TaskWorker(QObject):
         except UserError as exc:
             self.failed.emit(str(exc))
         except Exception as exc:  # the type only: a message could quote note text
-            self.failed.emit(f"internal error ({type(exc).__name__})")
+            # As the CLI: the machine's problem in words (a full disk), else
+            # the traceback kept in deid-error.log for IT, and where it is.
+            from app.errors import environment_problem, log_internal_error
+            self.failed.emit(environment_problem(exc) or log_internal_error(exc))
         else:
             self.finished.emit(result)
 
