@@ -206,9 +206,9 @@ def pick(qtbot, box, text: str) -> None:
     assert box.currentText() == text
 
 
-def export(qtbot, window, monkeypatch, out: Path):
+def export_planned(qtbot, window, monkeypatch, out: Path):
     """File > Export (Ctrl+E) into ``out``: Next, Browse (the folder dialog
-    answered), Next, Start; returns the wizard showing its summary."""
+    answered), Next; returns the wizard on its Start page."""
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
     window.activateWindow()                 # a click on the main window, after a dialog
     qtbot.waitUntil(window.isActiveWindow)
@@ -222,6 +222,12 @@ def export(qtbot, window, monkeypatch, out: Path):
                   if b.text().startswith("Browse"))
     click(qtbot, browse)
     click(qtbot, wizard.next_button)
+    return wizard
+
+
+def export(qtbot, window, monkeypatch, out: Path):
+    """:func:`export_planned`, then Start; returns the wizard showing its summary."""
+    wizard = export_planned(qtbot, window, monkeypatch, out)
     ended: list = []                     # an export that fails says why at once
     wizard.exported.connect(lambda _outcome: ended.append(None))
     wizard.failed.connect(ended.append)

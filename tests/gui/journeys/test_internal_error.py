@@ -4,9 +4,7 @@ is kept there, not on screen. File › Export (Ctrl+E) with the export made to
 fail from inside (the only patch: the service the wizard calls)."""
 from __future__ import annotations
 
-from app.gui.qt import QFileDialog, Qt
-
-from journey import click, import_folder, key, new_project, shown, write_synth
+from journey import click, export_planned, import_folder, new_project, shown, write_synth
 
 
 def test_an_internal_error_says_where_its_details_are(qtbot, settings, tmp_path, monkeypatch):
@@ -22,16 +20,7 @@ def test_an_internal_error_says_where_its_details_are(qtbot, settings, tmp_path,
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "p.deid")
     import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 3, annotated=False))
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
-                        lambda *a, **k: str(tmp_path / "out"))
-    key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
-    wizard = w.export_wizard
-    qtbot.waitExposed(wizard)
-    click(qtbot, wizard.next_button)
-    browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
-                  if b.text().startswith("Browse"))
-    click(qtbot, browse)
-    click(qtbot, wizard.next_button)
+    wizard = export_planned(qtbot, w, monkeypatch, tmp_path / "out")
     with qtbot.waitSignal(wizard.failed, timeout=60000):
         click(qtbot, wizard.start_button)
     log = tmp_path / "user" / "deid-error.log"
