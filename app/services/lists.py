@@ -22,14 +22,17 @@ class ListAddSummary:
     added: int                # new entries (the others were stored already)
     patients: int = 0         # patient table: patients in the file
     fields: list[str] = field(default_factory=list)
+    linked: int = 0           # notes with no patient that now have theirs (link_patients)
 
     def sentence(self) -> str:
         """What was read and added, in counts and field names (never an
         entry): the same words in `deid lists add` and the desktop app."""
         who = (f" of {self.patients} patients ({', '.join(self.fields)})"
                if self.kind == "patients" else "")
+        linked = (f"; {self.linked} notes with no patient now have the one their file name "
+                  f"names" if self.linked else "")
         return (f"{self.kind}: read {self.read} entries{who}; {self.added} new, "
-                f"{self.read - self.added} already there")
+                f"{self.read - self.added} already there{linked}")
 
 
 def add_list_file(project, path, kind: str, mapping: list[str] | None = None) -> ListAddSummary:
@@ -57,9 +60,32 @@ def add_list_file(project, path, kind: str, mapping: list[str] | None = None) ->
         raise UserError(f"{path.name} holds no entries")
     with project.transaction():
         added = project.add_list_entries(kind, rows)
-        project.log("list_added", {"kind": kind, "entries": len(rows), "new": added})
+        linked = link_patients(project) if kind == "patients" else 0
+        project.log("list_added", {"kind": kind, "entries": len(rows), "new": added,
+                                   "notes_linked": linked})
     return ListAddSummary(kind, len(rows), added, len({r[0] for r in rows}) if kind == "patients"
-                          else 0, sorted({r[1] for r in rows}))
+                          else 0, sorted({r[1] for r in rows}), linked)
+
+
+def link_patients(project, doc_ids: list[int] | None = None) -> int:
+    """Give each note with no patient id (of ``doc_ids``; default all) the
+    patient its file name names by an id of the patient table, as `deid
+    annotate` finds a note's patient (:func:`patient_namer`): its patient's
+    entries then apply in the suggestions, Preview, training and exports.
+    Returns how many notes were linked (call inside a transaction)."""
+    ids = project.list_patient_ids()
+    if not ids:
+        return 0
+    wanted = None if doc_ids is None else set(doc_ids)
+    namer = patient_namer(project)
+    linked = 0
+    for info in project.document_infos():
+        if info.patient_id is None and (wanted is None or info.id in wanted):
+            patient = namer(info.name)
+            if patient is not None:
+                project.set_document_fields(info.id, patient_id=patient)
+                linked += 1
+    return linked
 
 
 def patient_table_columns(path) -> list[str]:

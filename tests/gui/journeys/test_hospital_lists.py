@@ -146,3 +146,40 @@ def test_surrogates_written_as_in_the_hospitals_country(qtbot, settings, tmp_pat
     go(qtbot, w, "Preview")
     assert w.preview.locale_box.currentText() == "American English"
     w.close()
+
+
+def test_a_patient_table_links_notes_imported_without_a_patient_pattern(qtbot, settings,
+                                                                        tmp_path, monkeypatch):
+    """The nurse imports with no patient pattern (the regex field left empty),
+    then adds the patient table: the notes its ids name in their file names
+    become that patient's, so the patient's names are found, as `deid
+    annotate` finds them on the same files."""
+    from app.gui.main_window import MainWindow
+    from journey import row_values
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes)                        # no pattern
+    assert row_values(w, "P1_a")["Patient"] in ("", None)
+    table = tmp_path / "patients.csv"
+    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
+    choose(qtbot, w, "File", "Hospital lists…")
+    dialog = w.lists_dialog
+    _add(qtbot, dialog, monkeypatch, "patients", table,
+         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    assert dialog.status.text().endswith(
+        "; 1 notes with no patient now have the one their file name names.")
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        qtbot.keyClick(dialog, Qt.Key_Escape)
+    assert row_values(w, "P1_a")["Patient"] == "P1"
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
+    assert "? NAME: QUARRY" in spans_shown(w)
+    go(qtbot, w, "Preview")
+    p = w.preview
+    qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
+    assert "QUARRY" not in p.redacted.toPlainText()
+    w.close()
