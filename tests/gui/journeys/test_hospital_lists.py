@@ -36,8 +36,8 @@ def _add(qtbot, dialog, monkeypatch, kind: str, path, mapping: str = "",
         click(qtbot, dialog.add_button)
 
 
-def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tmp_path,
-                                                             monkeypatch):
+def _icu_project(qtbot, settings, tmp_path, monkeypatch, pattern: str = r"^(P\d+)_"):
+    """The main window, File › New (HIPAA labels), NOTE imported with ``pattern``."""
     from app.gui.main_window import MainWindow
     w = MainWindow(settings)
     qtbot.addWidget(w)
@@ -46,7 +46,13 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
-    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    import_folder(qtbot, w, monkeypatch, notes, pattern=pattern)
+    return w
+
+
+def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tmp_path,
+                                                             monkeypatch):
+    w = _icu_project(qtbot, settings, tmp_path, monkeypatch)
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
     day_one = spans_shown(w)                                          # the starter's
     assert "? LOCATION: OAKDENE HOUSE" in day_one
@@ -119,16 +125,8 @@ def test_surrogates_written_as_in_the_hospitals_country(qtbot, settings, tmp_pat
     """A project made in the app (which asks no locale, unlike `deid new
     --locale`): Preview's "Surrogates written as in" sets it for exports,
     kept when the project is opened again."""
-    from app.gui.main_window import MainWindow
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    path = tmp_path / "us.deid"
-    new_project(qtbot, w, monkeypatch, path, preset="hipaa")
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
-    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    w = _icu_project(qtbot, settings, tmp_path, monkeypatch)
+    path = tmp_path / "icu.deid"
     go(qtbot, w, "Preview")
     p = w.preview
     assert p.locale_box.currentText() == "Australian English"           # the default
@@ -154,16 +152,8 @@ def test_a_patient_table_links_notes_imported_without_a_patient_pattern(qtbot, s
     then adds the patient table: the notes its ids name in their file names
     become that patient's, so the patient's names are found, as `deid
     annotate` finds them on the same files."""
-    from app.gui.main_window import MainWindow
     from journey import row_values
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
-    import_folder(qtbot, w, monkeypatch, notes)                        # no pattern
+    w = _icu_project(qtbot, settings, tmp_path, monkeypatch, pattern="")     # no pattern
     assert row_values(w, "P1_a")["Patient"] in ("", None)
     table = tmp_path / "patients.csv"
     table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
