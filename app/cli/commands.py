@@ -80,6 +80,9 @@ def print_import_summary(s) -> None:
            f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
     if s.labels_added:
         _print(f"labels added: {', '.join(s.labels_added)}")
+    if s.patients_from_table:
+        _print(f"{s.patients_from_table} notes have the patient that their file name names "
+               f"(an id of the patient table)")
     for path, reason in s.problems[:50]:
         _print(f"  skipped {path}: {reason}")
     if len(s.problems) > 50:

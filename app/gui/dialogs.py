@@ -39,6 +39,9 @@ class ImportSummaryDialog(QDialog):
                 f"{len(summary.warnings)} warning(s) · {summary.seconds:.1f} s")
         if summary.labels_added:
             text += "<br>New labels: " + ", ".join(summary.labels_added)
+        if summary.patients_from_table:
+            text += (f"<br>{summary.patients_from_table} note(s) have the patient that their "
+                     f"file name names (an id of the patient table)")
         for sentence in getattr(summary, "left_in_clear", ()):
             text += f"<br><span style='color:#a40000'>⚠ {html.escape(sentence)}.</span>"
         self.text = QLabel(text)

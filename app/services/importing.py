@@ -33,13 +33,17 @@ class ImportSummary:
     #: Kinds the rules find in the project's notes that no label takes, in
     #: words with counts (``app.services.coverage.project_rule_gaps``).
     left_in_clear: list[str] = field(default_factory=list)
+    #: Notes imported with no patient that the patient table's ids in their
+    #: file names gave one (``app.services.lists.link_patients``).
+    patients_from_table: int = 0
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
                 "problems": [{"path": p, "reason": r} for p, r in self.problems],
                 "warnings": len(self.warnings), "labels_added": self.labels_added,
                 "chars": self.chars, "seconds": round(self.seconds, 3),
-                "left_in_clear": self.left_in_clear}
+                "left_in_clear": self.left_in_clear,
+                "patients_from_table": self.patients_from_table}
 
 
 #: Setting: the last ``--patient-regex`` given to an import; `deid annotate`
@@ -199,6 +203,10 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
         flush()
     except (ValueError, BadInputError) as exc:           # unknown format, unreadable root
         raise UserError(str(exc)) from None
+    if summary.doc_ids and regex is None:
+        from app.services.lists import link_patients
+        with project.transaction():
+            summary.patients_from_table = link_patients(project, summary.doc_ids)
     if summary.imported:
         from app.services.coverage import project_rule_gaps
         summary.left_in_clear = [gap.sentence for gap in project_rule_gaps(project)]

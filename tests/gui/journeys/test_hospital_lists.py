@@ -173,3 +173,32 @@ def test_a_patient_table_links_notes_imported_without_a_patient_pattern(qtbot, s
     qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
     assert "QUARRY" not in p.redacted.toPlainText()
     w.close()
+
+
+def test_notes_imported_after_the_patient_table_get_their_patient(qtbot, settings, tmp_path,
+                                                                  monkeypatch):
+    """The other order: the patient table first, then the notes imported with
+    no pattern; the import summary says which patient the notes got."""
+    from journey import row_values
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
+    table = tmp_path / "patients.csv"
+    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
+    choose(qtbot, w, "File", "Hospital lists…")
+    dialog = w.lists_dialog
+    _add(qtbot, dialog, monkeypatch, "patients", table,
+         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    qtbot.keyClick(dialog, Qt.Key_Escape)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes)                        # no pattern
+    assert "1 note(s) have the patient that their file name names" in \
+        w.summary_dialog.text.text()
+    assert row_values(w, "P1_a")["Patient"] == "P1"
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
+    assert "? NAME: QUARRY" in spans_shown(w)
+    w.close()
