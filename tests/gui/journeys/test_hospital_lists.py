@@ -146,6 +146,17 @@ def test_surrogates_written_as_in_the_hospitals_country(qtbot, settings, tmp_pat
     w.close()
 
 
+def _add_patient_table(qtbot, w, tmp_path, monkeypatch):
+    """File › Hospital lists…, the patient table added with its columns mapped;
+    returns the dialog, still open."""
+    table = tmp_path / "patients.csv"
+    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
+    choose(qtbot, w, "File", "Hospital lists…")
+    _add(qtbot, w.lists_dialog, monkeypatch, "patients", table,
+         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    return w.lists_dialog
+
+
 def test_a_patient_table_links_notes_imported_without_a_patient_pattern(qtbot, settings,
                                                                         tmp_path, monkeypatch):
     """The nurse imports with no patient pattern (the regex field left empty),
@@ -155,12 +166,7 @@ def test_a_patient_table_links_notes_imported_without_a_patient_pattern(qtbot, s
     from journey import row_values
     w = _icu_project(qtbot, settings, tmp_path, monkeypatch, pattern="")     # no pattern
     assert row_values(w, "P1_a")["Patient"] in ("", None)
-    table = tmp_path / "patients.csv"
-    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
-    choose(qtbot, w, "File", "Hospital lists…")
-    dialog = w.lists_dialog
-    _add(qtbot, dialog, monkeypatch, "patients", table,
-         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    dialog = _add_patient_table(qtbot, w, tmp_path, monkeypatch)
     assert dialog.status.text().endswith(
         "; 1 notes with no patient now have the one their file name names.")
     with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
@@ -185,12 +191,7 @@ def test_notes_imported_after_the_patient_table_get_their_patient(qtbot, setting
     qtbot.addWidget(w)
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
-    table = tmp_path / "patients.csv"
-    table.write_text("MRN,GIVEN,FAMILY\nP1,ROSALIND,QUARRY\n", encoding="utf-8")
-    choose(qtbot, w, "File", "Hospital lists…")
-    dialog = w.lists_dialog
-    _add(qtbot, dialog, monkeypatch, "patients", table,
-         "patient_id=MRN first_name=GIVEN last_name=FAMILY")
+    dialog = _add_patient_table(qtbot, w, tmp_path, monkeypatch)
     qtbot.keyClick(dialog, Qt.Key_Escape)
     notes = tmp_path / "notes"
     notes.mkdir()
