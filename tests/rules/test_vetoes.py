@@ -78,6 +78,17 @@ def test_common_words_without_context_are_no_names():
         assert ordinary(text, word), text
 
 
+def test_an_abbreviation_of_letters_and_stops_is_no_name():
+    for text, word in (("risk of infection (e.g. sepsis) discussed", "e.g. sepsis"),
+                       ("c/o nausea, H.O. aware, zofran given", "H.O. aware"),
+                       ("ABD SOFT WITH B.S. HEARD IN ALL", "B.S. HEARD"),
+                       ("71 Y.O. man from home", "Y.O. man")):
+        assert ordinary(text, word), text
+    # initials with a space after their stop stay names
+    assert not ordinary("SEEN BY T. WHITE TODAY", "T. WHITE")
+    assert not ordinary("SEEN BY DR. K.T. WALKER", "K.T. WALKER")
+
+
 def test_a_language_is_no_place_and_no_name():
     assert ordinary("SPEAKING IN RUSSIAN; CALM", "RUSSIAN", place=True)
     assert ordinary("Spanish/English speaking", "Spanish", place=True)
