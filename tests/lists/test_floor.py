@@ -36,7 +36,15 @@ def test_a_name_takes_the_initial_before_it():
     spans = [Span(name, name + 8, "NAME"), Span(text.index("2/14"), text.index("2/14") + 4, "DATE")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [(text[s.start:s.end], s.label) for s in out] == [
-        ("T. OYELARAN", "NAME"), ("2/14", "DATE")]
+        ("T", "NAME"), ("OYELARAN", "NAME"), ("2/14", "DATE")]
+
+
+def test_a_name_leaves_out_the_stops_of_its_initials():
+    text = "SEEN BY IVO K.T. WALKER. P. RENARD AWARE. PLAN: A. FEEDS."
+    spans = [Span(text.index("IVO"), text.index("WALKER") + 6, "NAME"),
+             Span(text.index("RENARD"), text.index("RENARD") + 6, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["IVO K", "T", "WALKER", "P", "RENARD"]
 
 
 def test_a_floor_name_over_two_found_words_keeps_them_apart():
