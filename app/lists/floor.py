@@ -51,7 +51,12 @@ class Floor:
         self.shapes = shapes
 
     def find(self, text: str, patient_id: str | None = None) -> list[ListHit]:
-        hits = self.lists.find(text, patient_id) if self.lists is not None else []
+        return self._with_shapes(text, self._listed(text, patient_id))
+
+    def _listed(self, text: str, patient_id: str | None) -> list[ListHit]:
+        return self.lists.find(text, patient_id) if self.lists is not None else []
+
+    def _with_shapes(self, text: str, hits: list[ListHit]) -> list[ListHit]:
         if not self.shapes:
             return hits
         from app.rules.nursing import (find_credentialed_names, find_cued_dates, find_cued_places,
@@ -86,7 +91,9 @@ class Floor:
         ``labels``: the project label of each hit category (`label_map`)."""
         if self.shapes:
             spans = veto(text, spans, labels)
-        spans = apply_floor(spans, floor_spans(self.find(text, patient_id), labels), text)
+        listed = self._listed(text, patient_id)
+        spans = apply_floor(spans, floor_spans(self._with_shapes(text, listed), labels), text)
+        spans = take_listed_labels(spans, floor_spans(listed, labels))
         return complete_names(text, spans, labels) if self.shapes else spans
 
 
@@ -174,6 +181,21 @@ def without_initial_stops(text: str, span: Span) -> list[Span]:
 def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span]:
     """List hits as spans with the project's labels (categories without a label dropped)."""
     return [Span(h.start, h.end, labels[h.category], 1.0) for h in hits if h.category in labels]
+
+
+def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Span]:
+    """``spans`` with each one inside a hospital list's hit labelled as the
+    list says: a listed place the model called a name is a place (else its
+    surrogate would be a person's name). Only the lists: they are the
+    hospital's word on what an entry is, where the floor's shapes are
+    guesses from context, and a span reaching beyond the hit keeps its label."""
+    out = []
+    for s in spans:
+        inside = [f for f in listed if f.start <= s.start and s.end <= f.end]
+        if inside and s.label != inside[0].label:
+            s = Span(s.start, s.end, inside[0].label, s.confidence)
+        out.append(s)
+    return out
 
 
 def apply_floor(spans: Sequence[Span], floor: Sequence[Span],

@@ -77,3 +77,21 @@ def test_a_place_is_its_name_without_the_kind_words_after_it():
     assert "Lakeview Bend" in shown and "Fairmount" in shown
     assert "Oakridge Rehab" in shown                 # "rehab" is often part of the name
     assert not any("Hospital" in w or "Center" in w for w in shown)
+
+
+def test_a_listed_place_the_model_called_a_name_is_a_place():
+    from app.lists import HospitalLists, ListMatcher
+
+    lists = HospitalLists()
+    lists.add("places", "Quarrendon")
+    lists.add("staff", "Pellow")
+    text = "Lives in Quarrendon with wife. Dr Pellow aware. Back to Pellow Street."
+    def at(words, label):
+        return Span(text.index(words), text.index(words) + len(words), label)
+
+    spans = [at("Quarrendon", "NAME"), at("Pellow Street", "LOCATION")]
+    out = Floor(ListMatcher(lists), shapes=True).settle(text, spans, LABELS)
+    shown = {text[s.start:s.end]: s.label for s in out}
+    assert shown["Quarrendon"] == "LOCATION"           # the list says it is a place
+    assert shown["Pellow Street"] == "LOCATION"        # reaches beyond the staff hit: kept
+    assert shown["Pellow"] == "NAME"
