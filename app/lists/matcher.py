@@ -507,13 +507,13 @@ def _extend_name(text: str, units: Sequence[_Unit], i: int, j: int,
         j += 1
     start, end = units[i].start, units[j - 1].end
     pieces = [(start, end)]
-    if i > 0 and _is_initial(units[i - 1], line):
+    if i > 0 and _is_initial(units[i - 1], line, text):
         gap = text[units[i - 1].end:start]
         if re.fullmatch(r"\.[ \t]*", gap) or (re.fullmatch(r"[ \t]+", gap)
                                               and _bare_initial(text, units[i - 1])):
             pieces.append((units[i - 1].start, units[i - 1].end))
     k = j + 1 if j < len(units) and units[j].norm == "," else j      # "SMITH, J."
-    if k < len(units) and _is_initial(units[k], line):
+    if k < len(units) and _is_initial(units[k], line, text):
         gap = text[end:units[k].start]
         after = text[units[k].end:units[k].end + 1]
         if re.fullmatch(r"[ \t]*,?[ \t]*", gap) and gap and not after.isalnum() \
@@ -522,8 +522,16 @@ def _extend_name(text: str, units: Sequence[_Unit], i: int, j: int,
     return pieces
 
 
-def _is_initial(unit: _Unit, line: int) -> bool:
-    return unit.alpha and unit.end - unit.start == 1 and unit.line == line
+def _is_initial(unit: _Unit, line: int, text: str) -> bool:
+    """A lone letter on the line that is no letter of a dotted credential
+    ("SAARINEN, R.N.", "M.D. LOWE": no initial of the name)."""
+    return (unit.alpha and unit.end - unit.start == 1 and unit.line == line
+            and not _DOTTED_AFTER.match(text, unit.end)
+            and not _DOTTED_BEFORE.search(text, 0, unit.start))
+
+
+_DOTTED_AFTER = re.compile(r"\.[A-Za-z]\.")
+_DOTTED_BEFORE = re.compile(r"(?<![A-Za-z])[A-Za-z]\.$")
 
 
 def _bare_initial(text: str, unit: _Unit) -> bool:

@@ -40,6 +40,8 @@ def found(matcher, text, patient="p1"):
     ("DR J QUILLAN CALLED", ["J QUILLAN"]),                       # bare initial
     ("PAGED QUILLAN J ABOUT K", ["QUILLAN J"]),                   # SURNAME INITIAL
     ("PAGED QUILLAN, J. ABOUT K", ["QUILLAN, J"]),
+    ("NOTE BY QUILLAN, R.N. TODAY", ["QUILLAN"]),                 # a credential, no initial
+    ("SEEN BY M.D. QUILLAN", ["QUILLAN"]),
     ("MARLOW, OSKAR AWARE", ["MARLOW, OSKAR"]),                   # SURNAME, First
     ("CALLED QUILLAN'S OFFICE", ["QUILLAN"]),                     # possessive
     ("DR MARLOW-FENWICK", ["MARLOW-FENWICK"]),                    # the hyphenated whole
