@@ -134,6 +134,8 @@ _GLUED_WARD_RE = re.compile(
 # Hospitals written as initials ending in GH / MC after "to", "from", "at", "by", "in".
 _HOSPITAL_INITIALS_RE = re.compile(
     r"\b(?i:to|from|at|by|in)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
+# A general hospital's initials in capitals, wherever they stand ("-> BGH EW").
+_GENERAL_HOSPITAL_RE = re.compile(r"\b([A-Z]{0,4}GH)\b")
 # Unit types every hospital has (not identifiers; see app.synth.icu).
 _UNIT_TYPES = frozenset({
     "micu", "sicu", "ccu", "csru", "icu", "nicu", "tsicu", "cvicu", "picu", "floor", "unit",
@@ -193,11 +195,14 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
 
 def _hospital_initials(text: str) -> list[tuple[int, int]]:
     """Hospitals written as initials after "to/from/at/by/in" ("TO BGH"), no word
-    ("TO HIGH 80S", "to cough")."""
+    ("TO HIGH 80S", "to cough"), and initials in capitals ending in GH
+    wherever they stand ("FOUND DOWN -> BGH EW": on the PhysioNet training
+    notes all 32 such words are annotated places)."""
     from app.rules.dictionaries import is_common_word
 
-    return [m.span(1) for m in _HOSPITAL_INITIALS_RE.finditer(text)
-            if not is_common_word(m.group(1))]
+    found = chain(_HOSPITAL_INITIALS_RE.finditer(text), _GENERAL_HOSPITAL_RE.finditer(text))
+    return sorted({m.span(1) for m in found
+                   if not is_common_word(m.group(1)) and m.group(1) != "HGH"})  # growth hormone
 
 
 def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tuple[int, int]]:
@@ -332,6 +337,9 @@ _ROLE_AWARE_RE = re.compile(
 # A listed name, then a word saying they were told: "INES NOTIFIED", "Z. OKAFOR AWARE".
 _TOLD_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+(?:made[ \t]+)?"
                       r"(?:aware|notified|paged|informed)\b", re.I)
+# The same with a first name before the surname: "ines vaskova aware".
+_TOLD_FULL_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+({_NAME_WORD})[ \t]+"
+                           r"(?:made[ \t]+)?(?:aware|notified|paged|informed)\b", re.I)
 # A role after a word that says someone acted or was told, then a listed
 # name: "PER NP Hoffman", "BY HO Gutierrez", "per md Okafor".
 _ROLE_NAME_RE = re.compile(
@@ -403,7 +411,48 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
         if len(word) > 2 and D.is_name(word) and not D.is_common_word(word) \
                 and word.lower() not in _ROLE_WORDS:
             out.append(m.span(1))
+    for m in _ROLE_NAME_RE.finditer(text):
+        # After a role, an unlisted name too ("per md Okonkwo"), but no
+        # lower-case word in a note that writes capitals (a misspelt word:
+        # "per md vebal"). On the PhysioNet training notes 5 hits, all names.
+        word = m.group(1)
+        if _clinician_name_like(word) and not (word.islower() and not text.islower()):
+            out.append(m.span(1))
+    for m in _TOLD_FULL_RE.finditer(text):
+        # a listed first name, then an uncommon surname: 1 hit, a name
+        first, last = m.group(1), m.group(2)
+        if D.is_first_name(first) and first.lower() not in _AFTER_TITLE | _ROLE_WORDS \
+                and _clinician_name_like(last, initial=True):
+            out.append((m.start(1), m.end(2)))
     return sorted(set(out))
+
+
+# An initial, its stop and a space, then an uncommon word: "p. renard",
+# "Z. OKAFOR IN TO SEE". Not a letter opening a line (a plan's items: "A.
+# SEPSIS"), a side before a lower-case word ("R. thoracotomy") nor a letter
+# before a word with a letter alone ("I. X-ray").
+_INITIALED_RE = re.compile(rf"(?:(?<=[ \t(])|^)([A-Za-z])\.[ \t]+({_NAME_WORD})(?![\w-])", re.M)
+
+
+def find_initialed_names(text: str) -> list[tuple[int, int]]:
+    """Offsets of the names written as an initial and a surname that is no
+    common word ("p. renard", "Z. OKAFOR"), the initial's stop included
+    (`app.lists.floor` leaves it out). On the PhysioNet training notes 19
+    hits, all annotated names."""
+    from app.rules import dictionaries as D
+    from app.rules.vetoes import _FUNCTION_WORDS
+
+    out = []
+    for m in _INITIALED_RE.finditer(text):
+        letter, word = m.group(1), m.group(2)
+        if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip() \
+                or letter in "RLrl" and word.islower() \
+                or any(len(part) < 2 for part in word.split("-")):
+            continue
+        if len(word) > 2 and not D.is_common_word(word) \
+                and word.lower() not in _FUNCTION_WORDS | _AFTER_TITLE | _ROLE_WORDS:
+            out.append(m.span())
+    return out
 
 
 _HOME_RE = re.compile(

@@ -28,6 +28,7 @@ def test_hospitals_and_named_wards_by_their_context():
     assert places("transfer to feldman 2 today") == ["feldman"]
     assert places("ADMITTED TO OSTRANDER7 W/ CHF") == ["OSTRANDER"]
     assert places("PT WAS TX TO BGH FOR FOLLOW UP") == ["BGH"]
+    assert places("FOUND DOWN -> BGH EW, INTUBATED") == ["BGH"]    # initials in GH anywhere
 
 
 def test_generic_places_and_drips_are_not_names():
@@ -35,7 +36,8 @@ def test_generic_places_and_drips_are_not_names():
                  "weaned from neo 2 to 1", "C/O TO MICU 4", "peep from 10 to 5",
                  # words, not a hospital's initials; no name across a full stop
                  "SATS DROPPED TO HIGH 80S", "encouraged to cough", "as needed. Cont rehab",
-                 "RESPONDING TO MSO4", "WEANED TO FIO2 40%", "transferred to micu2"):
+                 "RESPONDING TO MSO4", "WEANED TO FIO2 40%", "transferred to micu2",
+                 "STRONG COUGH, HIGH FLOW", "ON HGH. ROUGH NIGHT", "bgh ew"):
         assert places(text) == [], text
 
 
@@ -82,6 +84,33 @@ def test_names_before_a_credential_and_after_a_role():
     # ("FLD, MD"), and the pulmonary artery ("RIJ PA LINE", "LOW BACK PAIN").
     assert names("OSTOMY RN applied. PER MD. maintenance fld, MD will discuss. RIJ PA LINE. "
                  "C/O LOW BACK PAIN. INCISIONAL PAIN. he is an rn") == []
+
+
+def test_unlisted_names_after_a_role_and_full_names_before_aware():
+    from app.rules.nursing import find_credentialed_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_credentialed_names(text)]
+
+    assert names("cont lasix per md okonkwo. am labs") == ["okonkwo"]
+    assert names("Plan per NP Okonkwo, cont") == ["Okonkwo"]
+    assert names("drsg changed, ines marqueza aware. cont") == ["ines marqueza"]
+    # a lower-case word after a role in a note with capitals is a misspelt
+    # word; a word that is no first name before the surname is no name
+    assert names("Plan per md verbl, cont") == []
+    assert names("NEURO MARQUEZA AWARE") == []
+
+
+def test_an_initial_and_a_surname():
+    from app.rules.nursing import find_initialed_names
+
+    def names(text):
+        return [text[s:e] for s, e in find_initialed_names(text)]
+
+    assert names("seen by p. renard, plan to") == ["p. renard"]
+    assert names("PER Z. OKAFOR IN TO SEE") == ["Z. OKAFOR"]
+    # a plan's items, a side, a letter before a word with a letter alone, a common word
+    assert names("A. SEPSIS\nP. ANTIBIOTICS\nS/P R. thoracotomy. D and I. X-ray done. W. HELP") == []
 
 
 def test_places_where_someone_lives():
