@@ -70,11 +70,15 @@ def test_names_after_a_title_whatever_the_name():
     assert names("DR AWARE. MD NOTIFIED. MR AS ABOVE. MS 4MG IV. MS BACK TO BASE") == []
 
 
+def found(finder, text):
+    return [text[s:e] for s, e in finder(text)]
+
+
 def test_names_before_a_credential_and_after_a_role():
     from app.rules.nursing import find_credentialed_names
 
     def names(text):
-        return [text[s:e] for s, e in find_credentialed_names(text)]
+        return found(find_credentialed_names, text)
 
     assert names("Seen by J. Yi, MD. Pain to r arm") == ["J. Yi"]
     assert names("LLL, and now RLL. Stord-Painter MD plans to") == ["Stord-Painter"]
@@ -87,30 +91,24 @@ def test_names_before_a_credential_and_after_a_role():
 
 
 def test_unlisted_names_after_a_role_and_full_names_before_aware():
-    from app.rules.nursing import find_credentialed_names
+    from app.rules.nursing import find_credentialed_names as names
 
-    def names(text):
-        return [text[s:e] for s, e in find_credentialed_names(text)]
-
-    assert names("cont lasix per md okonkwo. am labs") == ["okonkwo"]
-    assert names("Plan per NP Okonkwo, cont") == ["Okonkwo"]
-    assert names("drsg changed, ines marqueza aware. cont") == ["ines marqueza"]
+    assert found(names, "cont lasix per md okonkwo. am labs") == ["okonkwo"]
+    assert found(names, "Plan per NP Okonkwo, cont") == ["Okonkwo"]
+    assert found(names, "drsg changed, ines marqueza aware. cont") == ["ines marqueza"]
     # a lower-case word after a role in a note with capitals is a misspelt
     # word; a word that is no first name before the surname is no name
-    assert names("Plan per md verbl, cont") == []
-    assert names("NEURO MARQUEZA AWARE") == []
+    assert found(names, "Plan per md verbl, cont") == []
+    assert found(names, "NEURO MARQUEZA AWARE") == []
 
 
 def test_an_initial_and_a_surname():
-    from app.rules.nursing import find_initialed_names
+    from app.rules.nursing import find_initialed_names as names
 
-    def names(text):
-        return [text[s:e] for s, e in find_initialed_names(text)]
-
-    assert names("seen by p. renard, plan to") == ["p. renard"]
-    assert names("PER Z. OKAFOR IN TO SEE") == ["Z. OKAFOR"]
+    assert found(names, "seen by p. renard, plan to") == ["p. renard"]
+    assert found(names, "PER Z. OKAFOR IN TO SEE") == ["Z. OKAFOR"]
     # a plan's items, a side, a letter before a word with a letter alone, a common word
-    assert names("A. SEPSIS\nP. ANTIBIOTICS\nS/P R. thoracotomy. D and I. X-ray done. W. HELP") == []
+    assert found(names, "A. SEPSIS\nP. ANTIBIOTICS\nS/P R. thoracotomy. D and I. X-ray done. W. HELP") == []
 
 
 def test_places_where_someone_lives():
