@@ -581,9 +581,12 @@ def document_spans(project, doc_id: int, predicted: list[Span] | None = None) ->
     """The spans an export replaces in a project document.
 
     A person's word wins: accepted spans are always replaced, rejected ones
-    never; the prediction (model or rules) fills the rest, less what it
-    overlaps of the accepted spans. Without a prediction: the accepted and
-    the suggested spans.
+    never, except over a hit of the hospital's lists (listed identifiers are
+    always replaced: the lists are the hospital's own word, and a rejected
+    suggestion is more often a slip than a listed name that is no name);
+    the prediction (model or rules) fills the rest, less what it overlaps of
+    the accepted spans. Without a prediction: the accepted and the
+    suggested spans.
     """
     accepted = project.gold_spans(doc_id)
     records = project.span_records(doc_id)
@@ -591,9 +594,23 @@ def document_spans(project, doc_id: int, predicted: list[Span] | None = None) ->
         extra = [r.span for r in records if r.status == "suggested"]
     else:
         rejected = {r.span.key for r in records if r.status == "rejected"}
+        listed = _listed_spans(project, doc_id) if rejected else []
         extra = [s for s in predicted
-                 if s.key not in rejected and not any(s.overlaps(a) for a in accepted)]
+                 if (s.key not in rejected or any(s.overlaps(h) for h in listed))
+                 and not any(s.overlaps(a) for a in accepted)]
     return sorted(accepted + extra, key=lambda s: (s.start, s.end, s.label))
+
+
+def _listed_spans(project, doc_id: int) -> list[Span]:
+    """The hits of the project's hospital lists in a document (none without lists)."""
+    from app.lists.floor import floor_spans
+    from app.services.lists import project_matcher
+
+    floor, labels = project_matcher(project)
+    if floor is None or floor.lists is None:
+        return []
+    doc = project.document(doc_id)
+    return floor_spans(floor.lists.find(doc.text, doc.patient_id), labels)
 
 
 def _decisions_digest(project, doc_id: int) -> str:

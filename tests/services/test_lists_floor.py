@@ -225,3 +225,25 @@ def test_english_floor_replaces_pagers_and_written_years_with_no_list(tmp_path):
             ann = (out / "n1.ann").read_text(encoding="utf-8")
             assert {tuple(r.split("\t")[1].split()[0:1]) + (r.split("\t")[2],)
                     for r in ann.splitlines()} >= expected
+
+
+def test_a_listed_identifier_is_replaced_even_where_a_person_rejected_it(tmp_path):
+    from app.services.redaction import document_spans
+
+    notes = tmp_path / "plain"
+    notes.mkdir()
+    text = "QUIET NIGHT. DR QUILLAN AWARE. RESTING.\n"
+    (notes / "p1_n9.txt").write_text(text, encoding="utf-8")
+    proj = tmp_path / "q.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    assert run("import", proj, notes, "--patient-regex", r"^(p\d+)_", "--no-suggest") == 0
+    (tmp_path / "staff.txt").write_text("QUILLAN\n", encoding="utf-8")
+    assert run("lists", proj, "add", tmp_path / "staff.txt", "--kind", "staff") == 0
+    listed = Span(text.index("QUILLAN"), text.index("QUILLAN") + 7, "NAME")
+    other = Span(text.index("RESTING"), text.index("RESTING") + 7, "NAME")
+    with Project.open(proj) as p:
+        doc_id = p.document_infos()[0].id
+        for s in (listed, other):
+            p.add_span(doc_id, s.start, s.end, s.label, status="rejected")
+        out = document_spans(p, doc_id, [listed, other])
+    assert [text[s.start:s.end] for s in out] == ["QUILLAN"]   # the list wins; RESTING stays out
