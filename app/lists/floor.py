@@ -96,7 +96,9 @@ class Floor:
         listed = self._listed(text, patient_id)
         spans = apply_floor(spans, floor_spans(self._with_shapes(text, listed), labels), text)
         spans = take_listed_labels(spans, floor_spans(listed, labels))
-        return complete_names(text, spans, labels) if self.shapes else spans
+        if not self.shapes:
+            return spans
+        return without_punctuation(text, complete_names(text, spans, labels), labels)
 
 
 def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
@@ -137,8 +139,7 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
     """``spans`` with each name widened to the initials right before it
     ("J SMITH", "ANTACID-K. OYELARAN": `app.rules.nursing.initial_before`)
     and the names joined to it by "and" added ("ODALYS AND KWAME":
-    `app.rules.nursing.names_beside`), where no other span holds them; then
-    every name cut around the stops of its initials (`without_initial_stops`).
+    `app.rules.nursing.names_beside`), where no other span holds them.
     ``labels``: as for `veto`."""
     from app.rules.nursing import initial_before, names_beside
 
@@ -153,7 +154,6 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
         for a, b in names_beside(text, s.start, s.end):
             if not any(o.start < b and a < o.end for o in out):
                 out.append(Span(a, b, s.label, s.confidence))
-    out = [p for s in out for p in (without_initial_stops(text, s) if s.label in names else [s])]
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
@@ -161,13 +161,27 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
 _INITIAL_STOP_RE = re.compile(r"(?<![A-Za-z'\u2019])[A-Za-z](\.)")
 
 
-def without_initial_stops(text: str, span: Span) -> list[Span]:
-    """``span``, a name, cut around the stops of its initials ("E. WELSH" ->
-    "E", "WELSH"; "K.T. WALKER" -> "K", "T", "WALKER"): the stop is
-    punctuation, not the name, and annotators leave it out (on the PhysioNet
-    training notes 1 of the 24 stops after an annotated initial is inside
-    the name; the folds' outputs held 18 such stops)."""
-    cuts = [m.start(1) for m in _INITIAL_STOP_RE.finditer(text, span.start, span.end)]
+def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
+    """``spans`` cut around the punctuation that is no part of what they
+    hide, as the annotators of ward notes leave it out: the stops of a
+    name's initials ("E. WELSH" -> "E", "WELSH"; "K.T. WALKER" -> "K", "T",
+    "WALKER": on the PhysioNet training notes 1 of the 24 stops after an
+    annotated initial is inside the name, and the folds' outputs held 18).
+    (Not the commas of a date, "MAY 16[,] 2015": 6 between two annotated
+    dates, but 1 inside one, and a missed comma leaks its note.)
+    ``labels``: as for `veto`."""
+    names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
+    out = []
+    for s in spans:
+        cuts = [m.start(1) for m in _INITIAL_STOP_RE.finditer(text, s.start, s.end)] \
+            if s.label in names else []
+        out += cut_out(text, s, cuts)
+    return out
+
+
+def cut_out(text: str, span: Span, cuts: Sequence[int]) -> list[Span]:
+    """``span`` without the characters at ``cuts`` (offsets inside it): the
+    pieces around them, stripped of spaces, with its label."""
     if not cuts:
         return [span]
     out, start = [], span.start

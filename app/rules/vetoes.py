@@ -74,7 +74,7 @@ _LINE_BREAK_RE = re.compile(r"\n|;")
 _MEASURE_BEFORE = frozenset({
     "bp", "sbp", "dbp", "nbp", "abp", "map", "cvp", "pa", "pas", "pap", "pcwp", "wedge", "cpap",
     "bipap", "ps", "psv", "peep", "pip", "plat", "vent", "abg", "vbg", "d5", "pain", "c/o",
-    "rating", "rated", "ratio", "i:e", "ie", "strength", "grip", "grips"})
+    "rating", "rated", "ratio", "i:e", "ie", "strength", "grip", "grips", "co/ci", "ci"})
 # Measurements whose values a model may take for a date or a phone ("SET 16",
 # "SPO2 97", "SVR 1500-2250").
 _VALUE_BEFORE = _MEASURE_BEFORE | {
@@ -136,13 +136,35 @@ def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
     span = text[start:end]
     words = [p.lower() for p in _PART_RE.findall(span) if p.isalpha()]
     if not any(c.isdigit() for c in span) or any(w in _NAMING for w in words):
-        return start, end
+        return None if _word_not_month(text, start, end, words) else (start, end)
     if all(w in _DATE_GLUE for w in words) and not _implausible_numbers(text, start, end):
         return start, end
     for m in _DATE_RUN_RE.finditer(text, start, end):
         if not _implausible_numbers(text, *m.span()):
             return m.span()
     return None
+
+
+# Month and weekday names that ward notes write as words: "MAY REINTUBATE",
+# "LASIX DEC TO 10", "SAT 94%".
+_WORD_MONTHS = frozenset({"may", "dec", "march", "mar", "sat", "sun", "wed"})
+# A day or a year beside a month's name (not the digit of "FIO2", "X2"):
+# "MAY 16", "MARCH OF 1993", "OCT, 89", "20TH OCT".
+_NUMBER_AFTER_RE = re.compile(r"[ \t,.]*(?:(?:of|the)[ \t]+)?\d+(?![\d.]*[ \t]*%)", re.I)
+_NUMBER_BEFORE_RE = re.compile(r"(?<![A-Za-z\d])\d+(?:st|nd|rd|th)?[ \t,.]*(?:of[ \t]+)?$", re.I)
+_LONE_DIGIT_RE = re.compile(r"(?<![A-Za-z\d])\d")
+
+
+def _word_not_month(text: str, start: int, end: int, words: list[str]) -> bool:
+    """True when ``text[start:end]`` is only such a word (perhaps with the
+    digit of a word: "FIO2 DEC", "X2. MAY") and no day or year stands
+    beside it: on the PhysioNet training notes none of the 196 such words
+    without a day or a year beside is annotated."""
+    if not words or not any(w in _WORD_MONTHS for w in words) \
+            or not all(w in _WORD_MONTHS | _DATE_GLUE for w in words):
+        return False
+    return not (_LONE_DIGIT_RE.search(text, start, end) or _NUMBER_AFTER_RE.match(text, end)
+                or _NUMBER_BEFORE_RE.search(text[max(0, start - 16):start]))
 
 
 def _implausible_numbers(text: str, start: int, end: int) -> bool:
@@ -197,7 +219,8 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
                 or text[end:end + 2].lower() == "'s":
             return True
         if after_w in _SETTING_AFTER or before_w == "to" and any(w in _SETTING_CHANGE for w in before) \
-                or before_w == "on" and any(w in _SETTING_KEPT for w in before):
+                or before_w == "on" and any(w in _SETTING_KEPT for w in before) \
+                or before_w in _SETTING_KEPT:                # "WEANING TRIAL 5/5"
             return True
         if int(nums[1]) == 10 and (any(w in _SCORE_WORDS for w in before)
                                    or after_w in _SCORE_WORDS):

@@ -29,7 +29,9 @@ def test_measurements_scores_settings_and_times_are_no_dates():
                           ("BP 120-140'2/70'S", r"2/70"), ("1/2 NS AT 75", r"1/2"),
                           ("RR SET 16 TOTAL", r"SET 16"), ("SPO2 97-100%", r"SPO2 97"),
                           ("ON SIMV/PS, 600X12, 35%, & 6/9. CLEAR", r"6/9"),
-                          ("vented AC 550x14, 40% 7/4", r"7/4")):
+                          ("vented AC 550x14, 40% 7/4", r"7/4"),
+                          ("Resp: on weaning trial 6/6, RR 20", r"6/6"),
+                          ("CO/CI 6/4 AFTER BOLUS", r"6/4")):
         m = re.search(pattern, text)
         assert implausible_date(text, *m.span()), text
 
@@ -40,6 +42,18 @@ def test_a_date_span_is_cut_to_the_date_its_words_hide():
     # words alone judge nothing: "GH" is a hospital under the wrong label
     assert date_part(text, text.index("GH CX"), text.index("GH CX") + 5) is not None
     assert date_part(text, text.index("SET 16"), len(text)) is None
+
+
+def test_a_month_that_is_a_word_needs_a_day_or_a_year_beside_it():
+    text = "SATS DEC TO 91%. PO2 DEC FROM 90. NEEDS NTS X3. MAY NEED BIPAP. SAT 95% ON 2L"
+    for word in ("DEC", "2 DEC", "3. MAY", "SAT"):
+        start = text.index(word)
+        assert date_part(text, start, start + len(word)) is None, word
+    # with a day or a year beside, or a month that is no word, it stays a date
+    text = "SEEN MAY 14, ON 3RD OF DEC, IN MARCH OF 1998, 2 MAY, LAST NOV"
+    for word in ("MAY", "DEC", "MARCH", "2 MAY", "NOV"):
+        start = text.index(word)
+        assert date_part(text, start, start + len(word)) == (start, start + len(word)), word
 
 
 def test_phone_numbers_and_their_parts_stay_phones():
