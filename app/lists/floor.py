@@ -10,8 +10,8 @@ ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
 ("98 YO"), years written with an apostrophe ("CABG '92",
 "REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
 dates with a month's name ("may 16", "MARCH OF 1993") or in numbers with
-their year ("9/2/92"), as a range ("10/15-10/16") or after "on/since"
-("ON 2/14", not "ON 5/5, 40%"), names after a
+their year ("9/2/92"), as a range ("10/15-10/16") or yearless ("ON
+2/14", not "ON 5/5, 40%"), names after a
 title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
 "roberto rrt") or after a relation ("SON TOBIAS", "wife, iris, called"),
 the listed places where someone lives ("lives in catonsville") or written
@@ -59,12 +59,12 @@ class Floor:
     def _with_shapes(self, text: str, hits: list[ListHit]) -> list[ListHit]:
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_credentialed_names, find_cued_dates, find_cued_places,
+        from app.rules.nursing import (find_credentialed_names, find_cued_places,
                                        find_history_years, find_home_places, find_initialed_names,
                                        find_month_dates,
                                        find_moved_to_places, find_numeric_dates, find_old_ages,
                                        find_pagers, find_phones,
-                                       find_relative_names, find_sure_care_places,
+                                       find_relative_names, find_sure_care_places, find_yearless_dates,
                                        find_titled_names, find_written_years)
 
         taken = [(h.start, h.end) for h in hits]
@@ -74,7 +74,7 @@ class Floor:
         extra += [ListHit(a, b, "date") for a, b in find_month_dates(text)]
         extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]
         extra += [ListHit(a, b, "date") for a, b in find_numeric_dates(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_cued_dates(text)]
+        extra += [ListHit(a, b, "date") for a, b in find_yearless_dates(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_titled_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_initialed_names(text)]

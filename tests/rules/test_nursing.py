@@ -281,14 +281,18 @@ def test_listed_names_told_and_universities():
     assert [text[s:e] for s, e in find_cued_places(text)] == ["U Oregon", "university of texas"]
 
 
-def test_yearless_dates_after_on_or_since():
-    from app.rules.nursing import find_cued_dates
+def test_yearless_dates_that_no_veto_refuses():
+    from app.rules.nursing import find_yearless_dates
 
     text = "LINE PLACED ON 2/14. NPO SINCE 10/3, DRIP FROM 3/1 UNTIL 3/7. cultures dated 6/22"
-    assert [text[s:e] for s, e in find_cued_dates(text)] == ["2/14", "10/3", "3/1", "3/7", "6/22"]
-    # Settings, ratios and scores after "on" are not dates.
-    text = "TRIALED ON 5/5, 40%. ON 10/5 BIPAP. RUNNING ON 1/4 NS. ON 12/40 PS. ON 2-4 UNITS"
-    assert find_cued_dates(text) == []
+    assert found(find_yearless_dates, text) == ["2/14", "10/3", "3/1", "3/7", "6/22"]
+    # without a word before, and after a measurement's word in the sentence before
+    text = "LAST BM 8/14. IN USOH UNTIL 8/23 WHEN SOB. SATS DOWN ON 2L O2. 10/1 WENT TO CT"
+    assert found(find_yearless_dates, text) == ["8/14", "8/23", "10/1"]
+    # Settings, ratios and scores are not dates.
+    text = ("TRIALED ON 5/5, 40%. ON 10/5 BIPAP. RUNNING ON 1/4 NS. ON 12/40 PS. ON 2-4 UNITS. "
+            "PAIN 4/10. BP 110/60. O2 2/3")
+    assert found(find_yearless_dates, text) == []
 
 
 def test_capitalised_words_after_a_move_in_mixed_case():
