@@ -59,7 +59,7 @@ class Floor:
     def _with_shapes(self, text: str, hits: list[ListHit]) -> list[ListHit]:
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_credentialed_names, find_cued_places,
+        from app.rules.nursing import (find_contact_names, find_credentialed_names, find_cued_places,
                                        find_history_years, find_home_places, find_initialed_names,
                                        find_month_dates,
                                        find_moved_to_places, find_numeric_dates, find_old_ages,
@@ -79,6 +79,7 @@ class Floor:
         extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
         extra += [ListHit(a, b, "staff_name") for a, b in find_initialed_names(text)]
         extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
+        extra += [ListHit(a, b, "patient_name") for a, b in find_contact_names(text)]
         extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]

@@ -372,6 +372,17 @@ def _clinician_name_like(word: str, initial: bool = False) -> bool:
         or (len(low) >= 4 and any(c in "aeiouy" for c in low))
 
 
+def _first_before_surname(first: str, second: str) -> bool:
+    """A listed first name, then a capitalised word in mixed-case writing,
+    whatever it means: a surname before a credential ("Rose Baker RN", not
+    "WILL KEEP NP"; on the PhysioNet training notes 9 hits, all names)."""
+    from app.rules import dictionaries as D
+
+    return D.is_first_name(first) and first[:1].isupper() and not second.isupper() \
+        and second[:1].isupper() and first.lower() not in _ROLE_WORDS | _AFTER_TITLE \
+        and second.lower() not in _ROLE_WORDS | _AFTER_TITLE | _NOT_AFTER_NAME
+
+
 def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the names written before a clinician's credential ("J. Yi,
     MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
@@ -390,6 +401,8 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
             if not _clinician_name_like(word, bool(m.group(1)) and start == m.start(2)):
                 break
             kept.insert(0, (start, word))
+        if second and len(kept) < 2 and _first_before_surname(first, second):
+            kept = words                               # "Rose Baker RN"
         if not kept:
             continue
         start = kept[0][0]
@@ -603,12 +616,12 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
     before whose relative someone is ("Ines Okwu (daughter)", "NANCY ROE HIS
     NIECE")."""
     from app.rules import dictionaries as D
-    from app.rules.vetoes import _FUNCTION_WORDS
+    from app.rules.vetoes import _FUNCTION_WORDS, _LANGUAGES
 
     def name_at(word: str, end: int) -> bool:
         low = word.lower()
-        if low in _NOT_A_RELATIVE or low in _FUNCTION_WORDS:
-            return False
+        if low in _NOT_A_RELATIVE or low in _FUNCTION_WORDS or low in _LANGUAGES:
+            return False                                # "daughter, russian speaking"
         if not D.is_common_word(low):
             if D.is_name(low):
                 return True
@@ -638,9 +651,41 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
     for m in _NAME_THEN_RELATION_RE.finditer(text):
         words = [(m.start(i), m.end(i)) for i in (1, 2) if m.group(i)
                  and not D.is_common_word(m.group(i)) and m.group(i).lower() not in _NOT_A_RELATIVE]
+        # a listed first name that is also a word before an uncommon surname:
+        # "Hope Vaskova (daughter)" (2 hits on training, both names)
+        if words and m.group(2) and words[0][0] == m.start(2) and D.is_first_name(m.group(1)) \
+                and m.group(1).lower() not in _NOT_A_RELATIVE | _FUNCTION_WORDS:
+            words.insert(0, m.span(1))
         if words:
             out.append((words[0][0], words[-1][1]))
     return sorted(set(out))
+
+
+# One or two words, then a phone number, perhaps after its kind: "Ines
+# Okwu cell# 410-555-0134", "CONTACT PERSON IVO MARR (212-555-0123)".
+_CONTACT_RE = re.compile(
+    rf"\b({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?[ \t]*[:,(-]?[ \t]*"
+    r"(?:(?:cell|home|work|hm|wk|ph|phone|tel|mobile)\b[ \t]*[#:.]*|#)?[ \t]*"
+    r"\(?\d{3}\)?[ \t.-]*\d{3}[ \t.-]*\d{4}(?!\d)", re.I)
+
+
+def find_contact_names(text: str) -> list[tuple[int, int]]:
+    """Offsets of the uncommon words (one or two) right before a phone
+    number ("Ines Okwu cell# 410-555-0134", "son ,dave, (410) 555 0123"):
+    whom to call. Not a state ("Sister in Ohio 415-..."). On the PhysioNet
+    training notes 6 hits, all annotated."""
+    from app.rules import dictionaries as D
+    from app.rules.vetoes import _FUNCTION_WORDS
+
+    out = []
+    for m in _CONTACT_RE.finditer(text):
+        words = [m.span(i) for i in (1, 2) if m.group(i) and len(m.group(i)) > 2
+                 and not D.is_common_word(m.group(i))
+                 and m.group(i).lower() not in _FUNCTION_WORDS | _ROLE_WORDS | _NOT_A_RELATIVE
+                 and m.group(i).lower() not in D.US_STATE_NAMES]
+        if words:
+            out.append((words[0][0], words[-1][1]))
+    return out
 
 
 # ------------------------------------------------------------- initials

@@ -261,6 +261,27 @@ def test_more_clinicians_and_relatives_by_their_context():
     assert [text[s:e] for s, e in find_relative_names(text)] == ["Tomasz Wierzbicki"]
 
 
+def test_a_first_name_that_is_a_word_before_a_surname():
+    from app.rules.nursing import find_credentialed_names, find_relative_names
+
+    # before a credential, in mixed case, the capitalised word after a first name
+    assert found(find_credentialed_names, "vent ok.\nRose Hunter CRT\n") == ["Rose Hunter"]
+    assert found(find_credentialed_names, "SATS 90S. WILL KEEP NP AT 4L") == []
+    # before whose relative someone is
+    assert found(find_relative_names, "call Hope Vaskova (daughter) first") == ["Hope Vaskova"]
+    assert found(find_relative_names, "Hope Vaskova (daughter)")[0] != "Vaskova"
+    # a language is no relative's name
+    assert found(find_relative_names, "a+o x3 via daughter,russian speaking") == []
+
+
+def test_names_before_a_phone_number():
+    from app.rules.nursing import find_contact_names
+
+    text = ("very devoted. Ines Okwu cell# 410-555-0134. CONTACT PERSON IVO MARR (212-555-0123). "
+            "Sister in Ohio 415-555-0199. CALL 410-555-0100")
+    assert found(find_contact_names, text) == ["Ines Okwu", "IVO MARR"]
+
+
 def test_dates_in_numbers_with_their_year_and_ranges():
     from app.rules.nursing import find_numeric_dates
 
