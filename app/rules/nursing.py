@@ -251,12 +251,19 @@ def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tu
 
 def _named_wards(text: str) -> list[tuple[int, int]]:
     """Units named after someone, with their floor: "TRANSFER TO FELDMAN 2",
-    "ADMITTED TO OSTRANDER7"."""
+    "ADMITTED TO OSTRANDER7", and the same word elsewhere in the note."""
     from app.rules.dictionaries import is_common_word
 
     found = list(_NAMED_WARD_RE.finditer(text)) + list(_GLUED_WARD_RE.finditer(text))
-    return sorted(m.span(1) for m in found
-                  if m.group(1).lower() not in _UNIT_TYPES and not is_common_word(m.group(1)))
+    out = {m.span(1) for m in found
+           if m.group(1).lower() not in _UNIT_TYPES and not is_common_word(m.group(1))}
+    # The ward, once named so, wherever the note writes it again: "F-MICU/
+    # FELDMAN/CCU", "FELDMAN3 DEVELOPED" (on the PhysioNet training notes 3
+    # such words, all annotated).
+    for word in {text[a:b].lower() for a, b in out}:
+        out.update(m.span() for m in re.finditer(
+            rf"(?i)(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text))
+    return sorted(out)
 
 
 # A title, then an optional initial, then one or two name words.

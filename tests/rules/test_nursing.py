@@ -29,6 +29,10 @@ def test_hospitals_and_named_wards_by_their_context():
     assert places("ADMITTED TO OSTRANDER7 W/ CHF") == ["OSTRANDER"]
     assert places("PT WAS TX TO BGH FOR FOLLOW UP") == ["BGH"]
     assert places("FOUND DOWN -> BGH EW, INTUBATED") == ["BGH"]    # initials in GH anywhere
+    # a ward named by a transfer is one wherever the note writes it again
+    assert places("HX FROM MICU/FELDMAN/CCU TEAMS. ADMITTED TO FELDMAN 3. FELDMAN3 RN AWARE") == [
+        "FELDMAN", "FELDMAN", "FELDMAN"]
+    assert places("HX FROM MICU/FELDMAN/CCU TEAMS") == []
 
 
 def test_generic_places_and_drips_are_not_names():
