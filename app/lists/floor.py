@@ -106,11 +106,13 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     """``spans`` less what cannot be the identifier its label says
     (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
     that can be one), phone numbers that are measurements, names and places
-    made only of common words with nothing around them that makes them one;
+    made only of common words with nothing around them that makes them one,
+    names of a device or a sign ("DOUGLAS POUCH");
     a place loses the kind words that end it ("HOLY CROSS [HOSPITAL]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
-    from app.rules.vetoes import date_part, implausible_phone, ordinary_words, place_name_part
+    from app.rules.vetoes import (date_part, eponym, implausible_phone, ordinary_words,
+                                  place_name_part)
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -127,6 +129,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
             continue
         elif s.label in names | places and ordinary_words(text, s.start, s.end,
                                                           place=s.label in places):
+            continue
+        elif s.label in names and eponym(text, s.end):
             continue
         elif s.label in places:
             part = place_name_part(text, s.start, s.end)
