@@ -107,12 +107,13 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
     that can be one), phone numbers that are measurements, names and places
     made only of common words with nothing around them that makes them one,
-    names of a device or a sign ("DOUGLAS POUCH");
+    names of a device or a sign ("DOUGLAS POUCH"), places in lower case
+    after "in" that no list holds ("in extremeities");
     a place loses the kind words that end it ("HOLY CROSS [HOSPITAL]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
     from app.rules.vetoes import (date_part, eponym, implausible_phone, ordinary_words,
-                                  place_name_part)
+                                  place_name_part, unlisted_lower_place)
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -130,7 +131,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
         elif s.label in names | places and ordinary_words(text, s.start, s.end,
                                                           place=s.label in places):
             continue
-        elif s.label in names and eponym(text, s.end):
+        elif s.label in names | places and eponym(text, s.end) \
+                or s.label in places and unlisted_lower_place(text, s.start, s.end):
             continue
         elif s.label in places:
             part = place_name_part(text, s.start, s.end)

@@ -376,6 +376,28 @@ _CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr",
                           "campus", "clinic", "infirmary"})
 
 
+_IN_BEFORE_RE = re.compile(r"\b(?:in|into)[ \t]+(?:(?:the|a|an)[ \t]+)?$", re.I)
+
+
+def unlisted_lower_place(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, predicted as a place, is written in
+    lower case right after "in" (a lone capital letter aside: "in L
+    anticub"), and neither a listed place, a kind of care place nor a
+    ward's floor is in or after it: a misspelt word ("in extremeities", "in
+    small amnt"). On the PhysioNet training notes every annotated place
+    after "in" that no list holds is written with a capital ("in Daytona",
+    "IN GH")."""
+    from app.rules.dictionaries import is_place
+
+    words = _NAME_WORD_RE.findall(text, start, end)
+    if not words or any(len(w) > 1 and not w.islower() for w in words) \
+            or not _IN_BEFORE_RE.search(text, max(0, start - 12), start):
+        return False
+    after = _NAME_WORD_RE.findall(text[end:end + 20])[:1]
+    return not (is_place(text[start:end]) or any(is_place(w) or w.lower() in _KINDS for w in words)
+                or after and after[0].lower() in _KINDS or _VALUE_AFTER_RE.match(text, end))
+
+
 def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
     """The name part of a place ``text[start:end]``: without the kind words
     that end it ("HOLY CROSS HOSPITAL" -> "HOLY CROSS", "UNIVERSITY OF MD

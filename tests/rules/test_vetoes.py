@@ -1,7 +1,7 @@
 """What a predicted date or phone number of a ward note cannot be."""
 import re
 
-from app.rules.vetoes import date_part, implausible_date, implausible_phone
+from app.rules.vetoes import date_part, implausible_date, implausible_phone, unlisted_lower_place
 
 
 def judged(text, pattern, check=implausible_date):
@@ -144,3 +144,19 @@ def test_dates_cut_or_widened_by_a_model_stay_dates():
         assert part is not None and any(c.isdigit() for c in text[slice(*part)]), piece
     start = text.index("10/16 0930")
     assert date_part(text, start, start + 10) == (start, start + 5)      # the date, not the time
+
+
+def test_an_unlisted_lower_case_word_after_in_is_no_place():
+    def judged(text, word):
+        start = text.index(word)
+        return unlisted_lower_place(text, start, start + len(word))
+
+    for text, word in (("no movement in extremeties", "extremeties"),
+                       ("bleeding in small amnt", "small amnt"), ("iv in L anticub", "L anticub")):
+        assert judged(text, word), text
+    # a capital, a listed place, a kind of care place or a ward's floor after it
+    for text, word in (("knows she is in Glenmoor", "Glenmoor"), ("lives in tucson", "tucson"),
+                       ("was in glenmoor hospital", "glenmoor"), ("in feldman 3 before", "feldman"),
+                       ("transferred to glenmoor", "glenmoor")):
+        assert not judged(text, word), text
+
