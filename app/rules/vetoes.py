@@ -441,6 +441,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     if not words or not all(_ordinary(w) for w in words):
         return False
     low = [w.lower() for w in words]
+    if place and all(w in _GENERIC_KINDS for w in low):
+        return True        # "VAMC [HOSPITAL]": a kind alone, whatever is beside it, names nothing
     if all(w in _FUNCTION_WORDS or not place and (w in _KIN or w in _NAME_AFTER) for w in low):
         return True                                    # "PER MD", "GRAND DAUGHTER", "SON SAID"
     # Names are judged across commas and titles' stops ("SON, BILL", "DR. WHITE"),

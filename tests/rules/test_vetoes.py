@@ -125,6 +125,9 @@ def test_common_words_as_places_need_a_place_around_them():
     assert ordinary("abgs in carevue", "carevue", place=True)
     assert not ordinary("ABGS IN CAREVUE", "CAREVUE", place=True)     # a capital may be a name
     assert ordinary("TRANSFERRED TO THE HOSPITAL", "HOSPITAL", place=True)
+    # a kind alone, even after a hospital's name, names nothing
+    assert ordinary("SEEN AT WSMC HOSPITAL FOR CP", "HOSPITAL", place=True)
+    assert not ordinary("SEEN AT WSMC HOSPITAL FOR CP", "WSMC HOSPITAL", place=True)
     assert ordinary("TRANSFERRED FROM OSH, INTUBATED", "OSH", place=True)
     assert ordinary("WENT HOME TO NH TONIGHT", "NH", place=True)      # a state alone
     assert not ordinary("ADMITTED FROM MD HOSPITAL", "MD", place=True)
