@@ -275,6 +275,7 @@ _TITLED_MANY_RE = re.compile(
     rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+"
     rf"({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
 _NAME_WORD_RE = re.compile(_NAME_WORD)
+_MS_RE = re.compile(rf"\b(?:ms|miss)\b\.?[ \t]*({_NAME_WORD})", re.I)
 # Words after a title that are no name ("DR AWARE", "MR AS ABOVE"). "MS" is
 # no title here: in ward notes it is mental status, morphine or the valve.
 # Words after a name that say what the person did, never their surname
@@ -326,6 +327,12 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
         for name in _NAME_WORD_RE.finditer(m.group(), m.start(1) - m.start()):
             if name.group().lower() not in ("and",) and name_like(name.group()):
                 out.append((m.start() + name.start(), m.start() + name.end()))
+    # "MS" and "MISS": only an uncommon word of four letters or more ("Miss
+    # Leontyne", "MS OKONKWO"; not "MS CONTIN", "MS 4MG"): 2 hits on training, both names.
+    for m in _MS_RE.finditer(text):
+        low = m.group(1).lower()
+        if len(low) >= 4 and low not in _AFTER_TITLE and not D.is_common_word(low):
+            out.append(m.span(1))
     return sorted(set(out))
 
 
@@ -721,6 +728,8 @@ def initial_before(text: str, start: int) -> int | None:
 _CUED_PLACE_RE = re.compile(
     rf"\b(?i:in|to|from|of|near)[ \t]+({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?")
 _UNIVERSITY_RE = re.compile(rf"\b(?i:u|univ|university)\.?[ \t]+(?:(?i:of)[ \t]+)?({_NAME_WORD})")
+_BEFORE_STATE_RE = re.compile(
+    rf"\b({_NAME_WORD}),?[ \t]+(?=([A-Za-z]+(?:[ \t]+[A-Za-z]+)?)(?![A-Za-z]))")
 _SAINT_RE = re.compile(
     rf"\b(?i:to|from|at|in)[ \t]+(?i:the[ \t]+)?((?i:st|saint)\.?[ \t]+({_NAME_WORD}))")
 
@@ -734,9 +743,12 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
     notes (not our dev patients): places 24 hits on annotated places, 4
     not; saints 5 and 0; universities 8 and 0."""
     from app.rules import dictionaries as D
+    from app.rules.vetoes import eponym
 
     out = []
     for m in _CUED_PLACE_RE.finditer(text):
+        if eponym(text, m.end(1)):
+            continue                                    # "IN DOUGLAS POUCH"
         first, second = m.group(1), m.group(2)
         if second and D.is_place(f"{first} {second}") \
                 and f"{first} {second}".lower() not in D.US_STATE_NAMES \
@@ -751,7 +763,14 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
             out.append(m.span(1))
     # "U Oregon", "university of Oregon": a university's hospital
     out += [m.span() for m in _UNIVERSITY_RE.finditer(text) if D.is_place(m.group(1))]
-    return sorted(out)
+    # a town before its state: "tucson arizona's", "Tucson, Arizona" (1 on training, a place)
+    for m in _BEFORE_STATE_RE.finditer(text):
+        state = m.group(2).lower()
+        if (state in D.US_STATE_NAMES or state.split()[0] in D.US_STATE_NAMES) \
+                and D.is_place(m.group(1)) \
+                and not D.is_common_word(m.group(1)) and m.group(1).lower() not in D.US_STATE_NAMES:
+            out.append(m.span(1))
+    return sorted(set(out))
 
 
 # A name joined to another by "and": "Drs Okafor and Lind", "d. mo and j. o'hara".
@@ -772,8 +791,13 @@ def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
     def name_like(word: str) -> bool:
         low = word.lower()
-        return not D.is_common_word(low) and low not in _FUNCTION_WORDS | _KIN \
-            and low not in _AFTER_TITLE and low not in ("dr", "drs", "mr", "mrs", "ms")
+        if low in _FUNCTION_WORDS | _KIN or low in _AFTER_TITLE \
+                or low in ("dr", "drs", "mr", "mrs", "ms"):
+            return False
+        # a first name that is a word, capitalised in mixed-case writing:
+        # "Ines and Hope are" (1 on training, a name)
+        return not D.is_common_word(low) or D.is_first_name(low) and word.istitle() \
+            and not text.isupper() and text[start:end].istitle()
 
     out = []
     m = _AND_AFTER_RE.match(text, end)

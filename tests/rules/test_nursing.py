@@ -251,6 +251,10 @@ def test_names_joined_by_and():
     # Common words beside a name are its deeds, relatives are no names.
     assert beside("Dr. Ferreira and team spoke", "Ferreira") == []
     assert beside("ODALYS AND SON VISITED", "ODALYS") == []
+    # a first name that is a word, capitalised in mixed case, not in capitals
+    assert beside("Both Odalys and Hope are his proxies", "Odalys") == ["Hope"]
+    assert beside("BOTH ODALYS AND HOPE ARE HIS PROXIES", "ODALYS") == []
+    assert beside("Odalys and hope are here", "Odalys") == []
 
 
 def test_more_clinicians_and_relatives_by_their_context():
@@ -304,6 +308,20 @@ def test_listed_names_told_and_universities():
     assert [text[s:e] for s, e in find_credentialed_names(text)] == ["INES", "OKAFOR"]
     text = "INSULIN PER U Oregon SCALE. from university of texas hospital. U/O 30"
     assert [text[s:e] for s, e in find_cued_places(text)] == ["U Oregon", "university of texas"]
+
+
+def test_a_town_before_its_state_and_no_place_before_a_device():
+    from app.rules.nursing import find_cued_places
+
+    text = "an overview of this tucson arizona's unit. FROM Tucson, Arizona. IN DOUGLAS POUCH"
+    assert found(find_cued_places, text) == ["tucson", "Tucson"]
+
+
+def test_miss_and_ms_before_an_uncommon_name():
+    from app.rules.nursing import find_titled_names
+
+    text = "Miss Leontyne Okafor is a 64 yo. MS OKONKWO MAKES DECISIONS. MS CONTIN 30. MS INTACT"
+    assert found(find_titled_names, text) == ["Leontyne", "OKONKWO"]
 
 
 def test_yearless_dates_that_no_veto_refuses():
