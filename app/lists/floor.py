@@ -108,12 +108,13 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     that can be one), phone numbers that are measurements, names and places
     made only of common words with nothing around them that makes them one,
     names of a device or a sign ("DOUGLAS POUCH"), places in lower case
-    after "in" that no list holds ("in extremeities");
+    after "in" that no list holds ("in extremeities"), names in lower case
+    with nothing around them that makes them names ("+ boel sounds");
     a place loses the kind words that end it ("HOLY CROSS [HOSPITAL]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
-    from app.rules.vetoes import (date_part, eponym, implausible_phone, ordinary_words,
-                                  place_name_part, unlisted_lower_place)
+    from app.rules.vetoes import (date_part, eponym, implausible_phone, lone_lower_case_name,
+                                  ordinary_words, place_name_part, unlisted_lower_place)
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -132,7 +133,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
                                                           place=s.label in places):
             continue
         elif s.label in names | places and eponym(text, s.end) \
-                or s.label in places and unlisted_lower_place(text, s.start, s.end):
+                or s.label in places and unlisted_lower_place(text, s.start, s.end) \
+                or s.label in names and lone_lower_case_name(text, s.start, s.end, spans):
             continue
         elif s.label in places:
             part = place_name_part(text, s.start, s.end)

@@ -376,6 +376,39 @@ _CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr",
                           "campus", "clinic", "infirmary"})
 
 
+# Words around a name written in lower case that make it one: a title, a
+# role, a relative or "per", "by", "and" before ("dr parrilli", "per np
+# hoffman", "son dave"); a credential, "aware", a deed or "and" after ("rose
+# aware", "dave called", "ines and hope").
+_LOWER_NAME_BEFORE = _NAME_BEFORE | {
+    "per", "by", "nsg", "and", "with", "pa", "ho", "social", "mr", "mrs", "ms", "&"}
+_LOWER_NAME_AFTER = _NAME_AFTER | {
+    "and", "&", "bsn", "pa", "was", "is", "in", "to", "here", "spoke", "arrived", "left",
+    "returned", "consented", "verified", "does", "had", "re", "of", "for", "from", "today",
+    "currently", "tel", "cell", "made"}
+
+
+def lone_lower_case_name(text: str, start: int, end: int, spans) -> bool:
+    """True when ``text[start:end]``, predicted as a name, is written in
+    lower case with nothing around it that makes it a name: no title, role,
+    relative, "per" or "and" in the two words before, no credential,
+    "aware", deed or "and" right after, no other predicted span (``spans``)
+    beside it but for spaces or a hyphen: a misspelt word ("does
+    not drop stas", "+ boel sounds", "oob to cahir"). On the PhysioNet
+    training notes every one of the 97 annotated names written in lower
+    case has such a context; the folds' outputs held 17 such false names."""
+    if not text[start:end].islower():
+        return False
+    before = [w.lower() for w in _NAME_WORD_RE.findall(text, max(0, start - 20), start)][-2:]
+    after = [w.lower() for w in _NAME_WORD_RE.findall(text, end, end + 20)][:1]
+    if any(w in _LOWER_NAME_BEFORE for w in before) or after and after[0] in _LOWER_NAME_AFTER:
+        return False
+    return not any((o.start, o.end) != (start, end)
+                   and (0 <= start - o.end and not text[o.end:start].strip(" \t-")
+                        or 0 <= o.start - end and not text[end:o.start].strip(" \t-"))
+                   for o in spans)
+
+
 _IN_BEFORE_RE = re.compile(r"\b(?:in|into)[ \t]+(?:(?:the|a|an)[ \t]+)?$", re.I)
 
 
