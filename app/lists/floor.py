@@ -59,13 +59,14 @@ class Floor:
     def _with_shapes(self, text: str, hits: list[ListHit]) -> list[ListHit]:
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_contact_names, find_credentialed_names, find_cued_places,
-                                       find_history_years, find_home_places, find_initialed_names,
-                                       find_month_dates,
-                                       find_moved_to_places, find_numeric_dates, find_old_ages,
-                                       find_pagers, find_phones,
-                                       find_relative_names, find_sure_care_places, find_yearless_dates,
-                                       find_titled_names, find_written_years)
+        from app.rules.nursing import (find_cued_places, find_history_years, find_home_places,
+                                       find_month_dates, find_moved_to_places, find_numeric_dates,
+                                       find_old_ages, find_pagers, find_phones,
+                                       find_sure_care_places, find_written_years,
+                                       find_yearless_dates)
+        from app.rules.nursing_names import (find_contact_names, find_credentialed_names,
+                                             find_initialed_names, find_relative_names,
+                                             find_titled_names)
 
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
@@ -146,11 +147,11 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
 
 def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
     """``spans`` with each name widened to the initials right before it
-    ("J SMITH", "ANTACID-K. OYELARAN": `app.rules.nursing.initial_before`)
+    ("J SMITH", "ANTACID-K. OYELARAN": `app.rules.nursing_names.initial_before`)
     and the names joined to it by "and" added ("ODALYS AND KWAME":
-    `app.rules.nursing.names_beside`), where no other span holds them.
+    `app.rules.nursing_names.names_beside`), where no other span holds them.
     ``labels``: as for `veto`."""
-    from app.rules.nursing import initial_before, names_beside
+    from app.rules.nursing_names import initial_before, names_beside
 
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
     out = list(spans)
