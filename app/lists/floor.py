@@ -62,6 +62,7 @@ class Floor:
         from app.rules.nursing import (find_cued_places, find_history_years, find_home_places,
                                        find_month_dates, find_moved_to_places, find_numeric_dates,
                                        find_old_ages, find_pagers, find_phones,
+                                       find_reference_numbers,
                                        find_sure_care_places, find_written_years,
                                        find_yearless_dates)
         from app.rules.nursing_names import (find_contact_names, find_credentialed_names,
@@ -71,6 +72,7 @@ class Floor:
         taken = [(h.start, h.end) for h in hits]
         extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
         extra += [ListHit(a, b, "age") for a, b in find_old_ages(text)]
+        extra += [ListHit(a, b, "other") for a, b in find_reference_numbers(text)]
         extra += [ListHit(a, b, "date") for a, b in find_written_years(text)]
         extra += [ListHit(a, b, "date") for a, b in find_month_dates(text)]
         extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]

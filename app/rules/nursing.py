@@ -96,6 +96,18 @@ def find_pagers(text: str) -> list[tuple[int, int]]:
     return [m.span(1) for m in _PAGER_RE.finditer(text)]
 
 
+_REFERENCE_RE = re.compile(
+    r"(?i)\b(?:ref|reference|confirmation|claim|account|acct|tracking|policy)\.?[ \t]*"
+    r"(?:#|no\.?|number)[ \t]*:?[ \t]*(\d{4,})(?!\d)")
+
+
+def find_reference_numbers(text: str) -> list[tuple[int, int]]:
+    """Offsets of the digits of a reference, claim or account number ("ref #
+    8336652"): a number that points to one person's file (1 on training,
+    annotated)."""
+    return [m.span(1) for m in _REFERENCE_RE.finditer(text)]
+
+
 # Fractions written in orders and doses far more often than these dates.
 _FRACTIONS = frozenset({(1, 2), (1, 3), (2, 3), (1, 4), (3, 4), (1, 8)})
 
@@ -187,7 +199,15 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
         # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
         out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
                    else (a, a + len(text[a:kind.start()].rstrip(" .-"))))
-    return sorted(out + _hospital_initials(text))
+    return sorted(set(out + _hospital_initials(text)
+                      + [m.span() for m in _CHURCH_NAMED_RE.finditer(text)]))
+
+
+# Hospitals named as churches name them: "WENT TO HOLY FAMILY", "from
+# Sacred Heart" (5 on training, all annotated).
+_CHURCH_NAMED_RE = re.compile(
+    r"(?i)\b(?:holy[ \t]+(?:cross|family|name|spirit|redeemer|trinity)|sacred[ \t]+heart"
+    r"|good[ \t]+samaritan)\b")
 
 
 def _hospital_initials(text: str) -> list[tuple[int, int]]:
@@ -304,10 +324,18 @@ _MONTH_DATE_RE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_NAMES}\b\.?(?:,?[ \t]+(?:19|20)?\d\d\b)?)")
 
 
+# The first day of a range before its month: "1->2 nov", "3-4 MAY".
+_RANGE_START_RE = re.compile(
+    rf"(?i)(?<![\w/.])({_DAY_OF_MONTH})[ \t]*(?:->|-|to)[ \t]*{_DAY_OF_MONTH}(?:st|nd|rd|th)?"
+    rf"[ \t]+{_MONTH_NAMES}(?![a-z])")
+
+
 def find_month_dates(text: str) -> list[tuple[int, int]]:
     """Offsets of dates written with a month's name and a day or a year
-    ("may 16", "MARCH OF 1993", "20th Oct, 1989", "July 1")."""
-    return [m.span() for m in _MONTH_DATE_RE.finditer(text)]
+    ("may 16", "MARCH OF 1993", "20th Oct, 1989", "July 1"), and the first
+    day of a range before the month ("1->2 nov": 1 hit on training, a date)."""
+    return sorted([m.span() for m in _MONTH_DATE_RE.finditer(text)]
+                  + [m.span(1) for m in _RANGE_START_RE.finditer(text)])
 
 
 # A condition or a procedure of a past history, before or after its year.
@@ -429,19 +457,29 @@ _DATE_RANGE_RE = re.compile(
     r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})[ \t]*-[ \t]*(\d{1,2})/(\d{1,2})(?![\w/%]|[.-]\d)")
 
 
+# Two yearless dates run together, "TREATMENTS 10/03/10/04"; a year after a
+# stop, "11/21.93".
+_TWO_DATES_RE = re.compile(
+    r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\w/%]|[.-]\d)")
+_MIXED_DATE_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})\.\d{2}(?![\w/%]|[.-]\d)")
+
+
 def find_numeric_dates(text: str) -> list[tuple[int, int]]:
     """Offsets of dates written in numbers with their year ("9/2/92",
     "10-16-2019") and of ranges of two yearless dates ("10/15-10/16", not
-    the fractions "1/3-1/2"). On the PhysioNet training notes (not our dev
-    patients) all its 31 hits are annotated dates."""
+    the fractions "1/3-1/2"), two yearless dates run together ("10/03/10/04")
+    and a year after a stop ("11/21.93"). On the PhysioNet training notes
+    (not our dev patients) all its 33 hits are annotated dates."""
     out = [m.span() for m in _NUMERIC_DATE_RE.finditer(text)
            if 1 <= int(m.group(1)) <= 12 and 1 <= int(m.group(3)) <= 31]
-    for m in _DATE_RANGE_RE.finditer(text):
+    for m in chain(_DATE_RANGE_RE.finditer(text), _TWO_DATES_RE.finditer(text)):
         a, b, c, d = (int(m.group(i)) for i in range(1, 5))
         if 1 <= a <= 12 and 1 <= c <= 12 and 1 <= b <= 31 and 1 <= d <= 31 \
                 and (a, b) not in _FRACTIONS and (c, d) not in _FRACTIONS:
             out.append(m.span())
-    return sorted(out)
+    out += [m.span() for m in _MIXED_DATE_RE.finditer(text)
+            if 1 <= int(m.group(1)) <= 12 and 1 <= int(m.group(2)) <= 31]
+    return sorted(set(out))
 
 
 def find_yearless_dates(text: str) -> list[tuple[int, int]]:

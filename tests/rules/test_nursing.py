@@ -77,6 +77,9 @@ def test_dates_with_a_month_name_and_years_of_a_past_history():
             "ON JULY 1 FROM OSH. MAY 2 DAYS. DEC 40% FIO2. NOV 34.")
     assert found(find_month_dates, text) == ["may 16, 2015", "MARCH OF 1993", "20th Oct, 1989",
                                              "JULY 1"]
+    # the first day of a range before its month; not a range of values
+    text = "progress note\n3->4 dec, 97\nHR 52-76 JUNCTIONAL"
+    assert found(find_month_dates, text) == ["3", "4 dec, 97"]
     text = "PMH: CAD: NQWMI 13. HTN.\nPMHX CVA IN 94 AND 00.\nHX: NIDDM, 09 PTCA\nS/P MI 30 DAYS\nMI 92"
     assert found(find_history_years, text) == ["13", "94", "00", "09"]
 
@@ -137,6 +140,13 @@ def test_dates_in_numbers_with_their_year_and_ranges():
     assert find_numeric_dates(text) == []
 
 
+def test_two_dates_run_together_and_a_year_after_a_stop():
+    from app.rules.nursing import find_numeric_dates
+
+    text = "HAD XRT 11/02/11/03 AND 4/18.97\nneuro: ok. 1/2/3/4 UP. 13/40/2/5. 7.4/40.22"
+    assert found(find_numeric_dates, text) == ["11/02/11/03", "4/18.97"]
+
+
 def test_universities_with_a_listed_place():
     from app.rules.nursing import find_cued_places
 
@@ -173,3 +183,13 @@ def test_capitalised_words_after_a_move_in_mixed_case():
             "TRANSFERRED TO CCU. WENT TO LAKEVIEW")
     assert [text[s:e] for s, e in find_moved_to_places(text)] == [
         "Lakeview", "Ostrander", "Glen Oaks"]
+
+
+def test_reference_numbers_and_hospitals_named_as_churches():
+    from app.rules.nursing import find_reference_numbers, find_sure_care_places
+
+    text = "papers sent (ref # 4417702). CLAIM NO. 55120. REF 12. PAGE 2 OF 4"
+    assert found(find_reference_numbers, text) == ["4417702", "55120"]
+    text = "WENT TO SACRED HEART WITH FEVER. transfer back to good samaritan. HOLY WATER. GOOD HEART"
+    assert found(find_sure_care_places, text) == ["SACRED HEART", "good samaritan"]
+
