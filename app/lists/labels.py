@@ -20,8 +20,11 @@ _PREFERENCES = {
     "record_number": ("IDN", "ID", "ID_SUJETO_ASISTENCIA", "MRN", "OTHER"),
     "phone": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
     "date": ("DATE", "FECHAS", "DOB"),           # a year of the shape floor (app.lists.floor)
-    "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA"),
-    "age": ("AGE",),                             # an age over 89 of the shape floor
+    # a reference number of the shape floor; with no such label, an ID
+    "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA", "IDN", "ID"),
+    # an age over 89 of the shape floor; with no such label, a date (HIPAA
+    # counts both among the elements of dates), so that it is still replaced
+    "age": ("AGE", "DATE", "FECHAS"),
 }
 
 

@@ -29,7 +29,7 @@ def test_lists_add_show_remove(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "patients         5 entries of 2 patients" in out and "staff            2 entries" in out
     assert "staff_name -> NAME" in out and "hospital -> LOCATION" in out
-    assert "no label for (not used): other" in out
+    assert "other -> ID" in out and "no label for" not in out     # a reference number is an ID
     for value in ("Varga", "QUILLAN", "Tibbs", "1946"):                # counts only
         assert value not in out
     assert run("lists", proj, "remove", "--kind", "staff") == 0

@@ -116,3 +116,11 @@ def test_a_lower_case_name_needs_something_around_it():
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == ["okafor", "tobin", "ines", "tobin"]
 
+
+def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
+    labels, skipped = label_map(["NAME", "DATE"])
+    text = "94 YO WOMAN FROM HOME"
+    out = Floor(None, shapes=True).settle(text, [], labels)
+    assert [(text[s.start:s.end], s.label) for s in out] == [("94", "DATE")]
+    assert "age" not in skipped
+
