@@ -161,10 +161,12 @@ _UNIT_TYPES = frozenset({
 def find_care_places(text: str) -> list[tuple[int, int]]:
     """Offsets of hospital names and named wards found by their context:
     a name before a kind of care place ("UNION MEMORIAL", "Sacred Heart
-    hosp"), a unit named after someone with its floor after a transfer
+    hosp"; common words or lower case only after a cue, `_needs_a_cue`), a
+    unit named after someone with its floor after a transfer
     ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
-    return sorted(_kind_places(text, _CARE_KINDS_RE) + _named_wards(text)
-                  + _hospital_initials(text))
+    named = [(a, b) for a, b in _kind_places(text, _CARE_KINDS_RE)
+             if not _needs_a_cue(text, a, list(_CARE_KINDS_RE.finditer(text, a, b))[-1].start())]
+    return sorted(named + _named_wards(text) + _hospital_initials(text))
 
 
 # The floor's kinds: those of `find_care_places` and the places that care
@@ -186,15 +188,10 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
     after "from/to/at/in/by" ("FROM GREEN VALLEY HOSPITAL", not "the basic
     hospital", "cont rehab", "HAD PROLONGED HOSPITAL"), and no initials
     that are a word ("TO HIGH 80S", "to cough")."""
-    from app.rules.dictionaries import is_common_word
-
     out = _named_wards(text)
     for a, b in _kind_places(text, _FLOOR_KINDS_RE, sure=True):
         kind = list(_FLOOR_KINDS_RE.finditer(text, a, b))[-1]
-        name = _CARE_WORD_RE.findall(text, a, kind.start())
-        # common words, or words written in lower case ("prev rehab"), need the cue
-        if (all(is_common_word(w.strip(".")) for w in name) or text[a:kind.start()].islower()) \
-                and not _PLACE_CUE_RE.search(text, max(0, a - 12), a):
+        if _needs_a_cue(text, a, kind.start()):
             continue
         # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
         out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
@@ -208,6 +205,19 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
 _CHURCH_NAMED_RE = re.compile(
     r"(?i)\b(?:holy[ \t]+(?:cross|family|name|spirit|redeemer|trinity)|sacred[ \t]+heart"
     r"|good[ \t]+samaritan)\b")
+
+
+def _needs_a_cue(text: str, start: int, kind_start: int) -> bool:
+    """True when the name ``text[start:kind_start]`` before a kind of care
+    place is common words or written in lower case ("HAD PROLONGED
+    HOSPITAL", "contact social worker concerning rehab") and no
+    "from/to/at/in/by" stands before it: no name then (on the PhysioNet
+    training notes 4 such hits of `find_care_places`, none annotated)."""
+    from app.rules.dictionaries import is_common_word
+
+    name = _CARE_WORD_RE.findall(text, start, kind_start)
+    return (all(is_common_word(w.strip(".")) for w in name) or text[start:kind_start].islower()) \
+        and not _PLACE_CUE_RE.search(text, max(0, start - 12), start)
 
 
 def _hospital_initials(text: str) -> list[tuple[int, int]]:

@@ -24,6 +24,7 @@ def places(text):
 
 def test_hospitals_and_named_wards_by_their_context():
     assert places("TAKEN TO UNION HOSPITAL WHERE") == ["UNION HOSPITAL"]
+    assert places("SEEN AT glenmoor rehab") == ["glenmoor rehab"]
     assert places("went to U of Maryland Hosp and") == ["U of Maryland Hosp"]
     assert places("transfer to feldman 2 today") == ["feldman"]
     assert places("ADMITTED TO OSTRANDER7 W/ CHF") == ["OSTRANDER"]
@@ -41,7 +42,9 @@ def test_generic_places_and_drips_are_not_names():
                  # words, not a hospital's initials; no name across a full stop
                  "SATS DROPPED TO HIGH 80S", "encouraged to cough", "as needed. Cont rehab",
                  "RESPONDING TO MSO4", "WEANED TO FIO2 40%", "transferred to micu2",
-                 "STRONG COUGH, HIGH FLOW", "ON HGH. ROUGH NIGHT", "bgh ew"):
+                 "STRONG COUGH, HIGH FLOW", "ON HGH. ROUGH NIGHT", "bgh ew",
+                 # common words or lower case before a kind, with no cue before them
+                 "SHE HAD PROLONGED HOSPITAL STAY", "contact social wrker concerning rehab"):
         assert places(text) == [], text
 
 
