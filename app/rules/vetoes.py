@@ -356,6 +356,12 @@ def _state(word: str) -> bool:
     return word.lower() in US_STATE_NAMES or word in _STATE_CODES
 
 
+def _states_only(span: str) -> bool:
+    """``span`` is only states, one or several ("NH", "New Hampshire and Maine")."""
+    pieces = [" ".join(p.split()) for p in re.split(r",|&|\band\b", span, flags=re.I)]
+    return any(pieces) and all(_state(p) for p in pieces if p)
+
+
 def _beside_kind(text: str, start: int, end: int) -> bool:
     """A kind of care place right before or after ("MD HOSPITAL", "U OF MD MED CENTER")."""
     near = _NAME_WORD_RE.findall(text[max(0, start - 20):start])[-1:] \
@@ -461,7 +467,7 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     words = _WORD_OR_ABBREVIATION_RE.findall(text, start, end)
     if words and all(w.lower() in _LANGUAGES for w in words):
         return True                                    # "IN RUSSIAN": a language
-    if place and words and all(_state(w) for w in words if w.lower() != "and"):
+    if place and words and _states_only(text[start:end]):
         # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
         return not _beside_kind(text, start, end)
     # A single letter opening the span ends the word before it ("IV'[S.

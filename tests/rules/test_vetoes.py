@@ -130,6 +130,9 @@ def test_common_words_as_places_need_a_place_around_them():
     assert not ordinary("SEEN AT WSMC HOSPITAL FOR CP", "WSMC HOSPITAL", place=True)
     assert ordinary("TRANSFERRED FROM OSH, INTUBATED", "OSH", place=True)
     assert ordinary("WENT HOME TO NH TONIGHT", "NH", place=True)      # a state alone
+    assert ordinary("has 2 sons in new  mexico and ohio, retired", "new  mexico and ohio",
+                    place=True)                                       # several states
+    assert not ordinary("sons in new mexico and tucson", "new mexico and tucson", place=True)
     assert not ordinary("ADMITTED FROM MD HOSPITAL", "MD", place=True)
     for text, word in (("WENT TO HARBOR ON 3/6", "HARBOR"), ("TAKEN TO UNION HOSPITAL", "UNION"),
                        ("FROM THE EASTERN SHORE", "EASTERN SHORE"),
