@@ -179,6 +179,8 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
     name's initials ("E. WELSH" -> "E", "WELSH"; "K.T. WALKER" -> "K", "T",
     "WALKER": on the PhysioNet training notes 1 of the 24 stops after an
     annotated initial is inside the name, and the folds' outputs held 18).
+    (Not a name's possessive: no annotated name holds one, but a model's
+    name may be a place that does, "ST. MARY'S".)
     (Not the commas of a date, "MAY 16[,] 2015": 6 between two annotated
     dates, but 1 inside one, and a missed comma leaks its note.)
     ``labels``: as for `veto`."""

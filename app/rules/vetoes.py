@@ -132,7 +132,8 @@ def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
     13": "13", "8/14 AM": "8/14", "10/16 0930": "10/16"), else None ("SPO2
     97", "SET 16", "PS 10/5"). A span without a number, or with a month's
     name, is kept: words alone judge nothing (it may be another identifier
-    under the wrong label)."""
+    under the wrong label), unless they are a month that is a word with no
+    day beside it ("MAY REINTUBATE")."""
     span = text[start:end]
     words = [p.lower() for p in _PART_RE.findall(span) if p.isalpha()]
     if not any(c.isdigit() for c in span) or any(w in _NAMING for w in words):
@@ -467,7 +468,9 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     words = _WORD_OR_ABBREVIATION_RE.findall(text, start, end)
     if words and all(w.lower() in _LANGUAGES for w in words):
         return True                                    # "IN RUSSIAN": a language
-    if place and words and _states_only(text[start:end]):
+    if words and _states_only(text[start:end]) and (
+            place or re.search(r"(?i)\b(?:from|in|to|of)[ \t]+$", text[max(0, start - 8):start])):
+        # "IN FLORIDA", also as a name: "moving from Florida"
         # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
         return not _beside_kind(text, start, end)
     # A single letter opening the span ends the word before it ("IV'[S.
@@ -517,21 +520,21 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
 
 # Things named after someone: a name right before one is no person's
 # ("DOUGLAS POUCH", "puritan bennett vent", "Destin lotion", "ashman
-# phenomenon"). Not "scale" or "procedure" ("U Maryland scale", "Dr.
+# phenomenon"), nor before "care" ("HEATH CARE PROXY", misspelt). Not "scale" or "procedure" ("U Maryland scale", "Dr.
 # Murphy- procedure").
 _EPONYM_NOUNS = frozenset({
     "pouch", "drain", "drains", "tube", "tubes", "catheter", "catheters", "vent", "lotion",
     "cream", "phenomenon", "sign", "signs", "syndrome", "disease", "stockings", "boots",
     "mattress", "collar", "splint", "valve", "criteria", "maneuver", "reflex", "mask", "bag",
-    "pump", "filter", "bolt", "hose", "gown"})
+    "pump", "filter", "bolt", "hose", "gown", "care"})
 _EPONYM_AFTER_RE = re.compile(r"[ \t]+([A-Za-z]+)\b")
 
 
 def eponym(text: str, end: int) -> bool:
     """True when a name ending at ``end`` names a device, a sign or a
     disease: such a noun follows it ("DOUGLAS POUCH", "bennett vent"). On
-    the PhysioNet training notes no annotated name stands before one, and
-    954 words do, 164 of them no common word."""
+    the PhysioNet training notes no annotated name or place stands before
+    one, and 1,296 words do, 175 of them no common word."""
     m = _EPONYM_AFTER_RE.match(text, end)
     return bool(m) and m.group(1).lower() in _EPONYM_NOUNS
 

@@ -98,10 +98,11 @@ def test_a_listed_place_the_model_called_a_name_is_a_place():
 
 
 def test_a_name_before_a_device_or_a_sign_is_an_eponym():
-    text = "FLUID IN KELLAN POUCH. ON A ROWLEY VENT. Oyelaran lotion applied. SEEN BY ODALYS TODAY"
+    text = ("FLUID IN KELLAN POUCH. ON A ROWLEY VENT. Oyelaran lotion applied. SEEN BY ODALYS "
+            "TODAY. Full Code- Helth Care Proxy")
     spans = [Span(text.index(w), text.index(w) + len(w), label)
              for w, label in (("KELLAN", "LOCATION"), ("ROWLEY", "NAME"), ("Oyelaran", "NAME"),
-                              ("ODALYS", "NAME"))]
+                              ("ODALYS", "NAME"), ("Helth", "NAME"))]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == ["ODALYS"]
 

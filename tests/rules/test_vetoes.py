@@ -133,6 +133,8 @@ def test_common_words_as_places_need_a_place_around_them():
     assert ordinary("has 2 sons in new  mexico and ohio, retired", "new  mexico and ohio",
                     place=True)                                       # several states
     assert not ordinary("sons in new mexico and tucson", "new mexico and tucson", place=True)
+    assert ordinary("in the process of moving from Ohio. Currently", "Ohio")   # also as a name
+    assert not ordinary("SON Georgia CALLED", "Georgia")
     assert not ordinary("ADMITTED FROM MD HOSPITAL", "MD", place=True)
     for text, word in (("WENT TO HARBOR ON 3/6", "HARBOR"), ("TAKEN TO UNION HOSPITAL", "UNION"),
                        ("FROM THE EASTERN SHORE", "EASTERN SHORE"),
