@@ -348,7 +348,9 @@ _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 def _ordinary(word: str) -> bool:
     from app.rules.dictionaries import is_common_word
 
-    return len(word) > 1 and ("." in word or is_common_word(word))
+    # a plural of a common word is one too ("PRESSURE MARKS", "cigarette burns")
+    return len(word) > 1 and ("." in word or is_common_word(word)
+                              or len(word) > 3 and word[-1:] in "sS" and is_common_word(word[:-1]))
 
 
 def _state(word: str) -> bool:
