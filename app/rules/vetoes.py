@@ -390,11 +390,14 @@ _CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr",
 # hoffman", "son dave"); a credential, "aware", a deed or "and" after ("rose
 # aware", "dave called", "ines and hope").
 _LOWER_NAME_BEFORE = _NAME_BEFORE | {
-    "per", "by", "nsg", "and", "with", "pa", "ho", "social", "mr", "mrs", "ms", "&"}
+    "per", "by", "nsg", "and", "with", "pa", "ho", "social", "mr", "mrs", "ms", "&", "paged",
+    "page", "call", "notified", "informed", "told", "asked", "reached", "reach", "contacted",
+    "spoke", "via", "from", "for"}
 _LOWER_NAME_AFTER = _NAME_AFTER | {
     "and", "&", "bsn", "pa", "was", "is", "in", "to", "here", "spoke", "arrived", "left",
     "returned", "consented", "verified", "does", "had", "re", "of", "for", "from", "today",
-    "currently", "tel", "cell", "made"}
+    "currently", "tel", "cell", "made", "will", "would", "wants", "wanted", "has", "asked",
+    "phoned", "came", "agreed", "requested", "at"}
 
 
 def lone_lower_case_name(text: str, start: int, end: int, spans) -> bool:

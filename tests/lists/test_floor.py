@@ -109,13 +109,13 @@ def test_a_name_before_a_device_or_a_sign_is_an_eponym():
 
 def test_a_lower_case_name_needs_something_around_it():
     text = ("good appetite, + bwel sounds. oob to chiar. dr okafor aware. son tobin called. "
-            "ines and tobin visited")
+            "ines and tobin visited. paged marek re k")
     spans = [Span(text.index(w), text.index(w) + len(w), "NAME")
-             for w in ("bwel", "chiar", "okafor", "tobin called", "ines", "and tobin")]
+             for w in ("bwel", "chiar", "okafor", "tobin called", "ines", "and tobin", "marek")]
     spans[3] = Span(spans[3].start, spans[3].start + 5, "NAME")
     spans[5] = Span(spans[5].start + 4, spans[5].end, "NAME")
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
-    assert [text[s.start:s.end] for s in out] == ["okafor", "tobin", "ines", "tobin"]
+    assert [text[s.start:s.end] for s in out] == ["okafor", "tobin", "ines", "tobin", "marek"]
 
 
 def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
