@@ -109,7 +109,7 @@ def test_a_name_before_a_device_or_a_sign_is_an_eponym():
 
 def test_a_lower_case_name_needs_something_around_it():
     text = ("good appetite, + bwel sounds. oob to chiar. dr okafor aware. son tobin called. "
-            "ines and tobin visited. paged marek re k")
+            "ines and tobin visited. paged marek twice")
     spans = [Span(text.index(w), text.index(w) + len(w), "NAME")
              for w in ("bwel", "chiar", "okafor", "tobin called", "ines", "and tobin", "marek")]
     spans[3] = Span(spans[3].start, spans[3].start + 5, "NAME")
