@@ -118,6 +118,12 @@ def test_a_lower_case_name_needs_something_around_it():
     assert [text[s.start:s.end] for s in out] == ["okafor", "tobin", "ines", "tobin", "marek"]
 
 
+def test_a_lower_case_first_name_stays_a_name_with_nothing_around_it():
+    text = "plan reviewed at length, rosalind agrees with it"
+    spans = [Span(text.index("rosalind"), text.index("rosalind") + 8, "NAME")]
+    assert Floor(None, shapes=True).settle(text, spans, LABELS) == spans
+
+
 def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
     labels, skipped = label_map(["NAME", "DATE"])
     text = "94 YO WOMAN FROM HOME"
