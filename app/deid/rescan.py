@@ -59,7 +59,7 @@ _CLINICAL_NAMES = frozenset("""neo nitro ros kub rom sys lue rue lle rle perla p
 #: Titles that only ever stand before a name, so a lower-case word after one
 #: is a name too ("dr small"); "ms" or "sr" in a nursing note is often not a title.
 _NAME_TITLE = re.compile(r"(?:\b(?:dr|dra|mr|mrs|miss|prof|sra|srta)\.?\s+)$", re.IGNORECASE)
-#: A person's home by name ("at seymour black's house").
+#: A person's home by name ("at tamsin black's house").
 _AT_HOME = re.compile(r"\b(?:at|to|from)\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)'s\s+"
                       r"(?:house|home|place|flat|apartment|farm)\b", re.IGNORECASE)
 _TITLE = re.compile(r"(?:\b(?:dr|dra|dres|mr|mrs|ms|miss|sr|sra|srta|prof|d|dª|don|doña|nurse|rn)"
@@ -536,7 +536,7 @@ def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, i
     """Names the model may have missed, by the shipped lists and by context:
 
     * a listed first name or surname written with a capital beside a
-      replaced name ("<**NAME**> Rueping" when Rueping is listed);
+      replaced name ("<**NAME**> Vandermeer" when Vandermeer is listed);
     * any word after a title or a relative, in any case, unless it is a
       common word that is no name ("dr small", "son, Ed", "mrs. powers");
     * a listed first name, surname or place written with a capital (or all

@@ -25,7 +25,7 @@ class HospitalLists:
     """Plain lists by kind and the patient table by patient id.
 
     ``plain[kind]`` is a list of entries (a name, a place, "Smith, John",
-    "Kessler-Adventist Rehabilitation Hospital"); ``patients[pid][field]``
+    "Ashdown-Lakeside Rehabilitation Hospital"); ``patients[pid][field]``
     a list of values of one of :data:`PATIENT_FIELDS`.
     """
 

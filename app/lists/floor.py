@@ -13,8 +13,8 @@ dates with a month's name ("may 16", "MARCH OF 1993") or in numbers with
 their year ("9/2/92"), as a range ("10/15-10/16") or yearless ("ON
 2/14", not "ON 5/5, 40%"), names after a
 title ("DR. PRICE", "MRS. POWERS"), before a credential ("J. Yi, MD",
-"roberto rrt") or after a relation ("SON TOBIAS", "wife, iris, called"),
-the listed places where someone lives ("lives in catonsville") or written
+"okafor rrt") or after a relation ("SON TOBIAS", "wife, iris, called"),
+the listed places where someone lives ("lives in glendale") or written
 after "in/to/from/of" ("in Tucson", "TO ST. AGNES"), and hospitals and
 named wards by their context ("FROM GREEN VALLEY HOSPITAL", "TRANSFER TO
 FELDMAN 2", "went to Lakeview"). A name, found by the model or the floor,
@@ -169,7 +169,7 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-# The stop after a lone letter inside a name: "E. WELSH", "DAN A. FORMAN".
+# The stop after a lone letter inside a name: "E. WELSH", "DAN A. BRANDVOLD".
 _INITIAL_STOP_RE = re.compile(r"(?<![A-Za-z'\u2019])[A-Za-z](\.)")
 
 

@@ -253,8 +253,8 @@ def _name_entries(value: str, category: str, stop: frozenset[str]) -> list[_Entr
 
 
 def _phrase_entries(value: str, category: str, stop: frozenset[str]) -> list[_Entry]:
-    """A phrase; for hospitals and wards also its short form ("Calvert" of
-    "Calvert Memorial Hospital": trailing institution words dropped)."""
+    """A phrase; for hospitals and wards also its short form ("Ashdown" of
+    "Ashdown Memorial Hospital": trailing institution words dropped)."""
     words = _words(value)
     out = []
     while words and not (len(words) == 1 and len(words[0]) < 2):

@@ -8,7 +8,7 @@ says a person is meant, whatever the letter case:
   title is a name even when it is not listed, unless it is a common word:
   "DR AWARE");
 * after a relative or a contact verb: "WIFE MARY", "SON JOHN IN TO VISIT",
-  "SPOKE WITH SUZETTE", "CALLED ANNE", "REPORT GIVEN TO KIM";
+  "SPOKE WITH INGRID", "CALLED ANNE", "REPORT GIVEN TO KIM";
 * before a role: "MARY, RN", "JOHN (SON)";
 * alone, when the word is a listed first name or surname, not a common
   English or clinical word and at least ``min_bare_length`` letters long
@@ -104,7 +104,7 @@ class NamesModel(TrainedModel):
             if self._alpha(w) and len(w) == 1 and i + 2 < n and low[i + 1] == "." \
                     and self._initial_surname(w, words[i + 2], low[i + 3] if i + 3 < n else "",
                                               _prev_word(low, i)):
-                start, conf, stop = i, _CONF_CUE, i + 3    # "B. KARGAS", "E. WELSH AWARE"
+                start, conf, stop = i, _CONF_CUE, i + 3    # "B. LINDQVIST", "E. WELSH AWARE"
             elif self._alpha(w) and len(w) == 1 and _prev_word(low, i) in TITLES and i + 1 < n \
                     and self._alpha(words[i + 1]) and len(words[i + 1]) >= 3 \
                     and low[i + 1] not in NOT_AFTER_TITLE:
@@ -124,7 +124,7 @@ class NamesModel(TrainedModel):
                     start, conf = i, _CONF_CUE        # "NP KAREN"
                 elif self._listed(w) and (after_comma in ROLES or after_comma in RELATIVES) \
                         and len(w) >= 3 and low[i] not in FUNCTION_WORDS:
-                    start, conf = i, _CONF_CUE        # "SNELL, RN", "JOHN (SON)"
+                    start, conf = i, _CONF_CUE        # "OKAFOR, RN", "JOHN (SON)"
                 elif self._strong(w) and len(w) >= self.min_bare_length:
                     start, conf = i, _CONF_BARE
             if start is None:
@@ -138,7 +138,7 @@ class NamesModel(TrainedModel):
         return out
 
     def _initial_surname(self, initial: str, word: str, after: str, before: str) -> bool:
-        """An initial and a surname: "B. KARGAS", "E. WELSH AWARE". The word
+        """An initial and a surname: "B. LINDQVIST", "E. WELSH AWARE". The word
         must be a listed surname, or have a cue around it: what clinicians do
         ("AWARE", "NOTIFIED"), their role, or "PER", "TO", "AND" before it;
         abbreviations follow initials too ("S. NEO", "D. RIJ"). "L." and
@@ -151,9 +151,9 @@ class NamesModel(TrainedModel):
 
     def _extend(self, words: list[str], low: list[str], start: int, end: int) -> tuple[int, int]:
         """Grow a name over the name words, initials and hyphens around it:
-        "DR. JOHN C. SMITH", "irene snell, rn", "FORMAN-LYONS", and an
+        "DR. JOHN C. SMITH", "irene okafor, rn", "BRANDVOLD-LYONS", and an
         unlisted word after a first name, its surname unless it is a common
-        word ("EDWIN PRZYBYLO")."""
+        word ("EDWIN KOWALCZYK")."""
         n = len(words)
         while True:
             if end < n and self._strong(words[end]):

@@ -303,7 +303,7 @@ _HOME_RE = re.compile(
 
 def find_home_places(text: str) -> list[tuple[int, int]]:
     """Offsets of the listed places where someone lives ("lives in
-    catonsville", "both live in hampton"): the one or two words after the
+    glendale", "both live in tarrytown"): the one or two words after the
     phrase that the shipped place list holds and that are no common word."""
     from app.rules import dictionaries as D
 

@@ -47,7 +47,7 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
     White", "MRS. O'NEIL"): a word that is not a common one unless it is a
     listed name, and the next one when it is no common word at all ("MRS
     SMITH FAIR" stops at SMITH), and every name after a plural title ("DRS
-    FERULLO AND SAEED"). On the PhysioNet training notes (not our dev
+    HALVORSEN AND OKAFOR"). On the PhysioNet training notes (not our dev
     patients) every one of its 170 hits overlaps an annotated name."""
     from app.rules import dictionaries as D
 
@@ -76,7 +76,7 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
         title = text[m.start():(m.start(1) if m.group(1) else m.start(2))]
         end = m.end(3) if surname_after(m.group(2), m.group(3), title) else m.end(2)
         out.append((start, end))
-    # Several doctors: "DRS FERULLO AND SAEED", "DR'S CAMARDA AND CLIFFORD".
+    # Several doctors: "DRS HALVORSEN AND OKAFOR", "DR'S DELACROIX AND MARLOWE".
     for m in _TITLED_MANY_RE.finditer(text):
         for name in _NAME_WORD_RE.finditer(m.group(), m.start(1) - m.start()):
             if name.group().lower() not in ("and",) and name_like(name.group()):
@@ -90,8 +90,8 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
     return sorted(set(out))
 
 
-# A clinician's credential after their name: "J. Yi, MD", "Stord-Painter MD",
-# "s. roberto rrt", "B. KARGAS PA AWARE". "PA" is also the pulmonary artery
+# A clinician's credential after their name: "J. Yi, MD", "Brandvold-Painter MD",
+# "s. okafor rrt", "B. LINDQVIST PA AWARE". "PA" is also the pulmonary artery
 # ("RIJ PA LINE", "PA'S 30'S"): as a credential it must end the phrase.
 _CREDENTIALED_RE = re.compile(
     rf"\b(?:([A-Z])\.[ \t]*)?({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?,?[ \t]+"
@@ -153,7 +153,7 @@ def _first_before_surname(first: str, second: str) -> bool:
 
 def find_credentialed_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the names written before a clinician's credential ("J. Yi,
-    MD", "Stord-Painter MD", "roberto rrt", "B. KARGAS PA AWARE") or between
+    MD", "Brandvold-Painter MD", "okafor rrt", "B. LINDQVIST PA AWARE") or between
     a role and a word saying they were told ("NP JEN AWARE"), with the
     initial before them, a listed name after a role after a word saying
     someone acted ("PER NP Hoffman") or before a word saying they were told
@@ -305,7 +305,7 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
         pos = m.start(1)
         first, second = m.group(1), m.group(2)
         if "-" in first:
-            # "DAUGHTER-KRISSY" is found from "DAUGHTER"; "Rob-who" is Rob;
+            # "DAUGHTER-TAMSIN" is found from "DAUGHTER"; "Rob-who" is Rob;
             # "MARRIED-WO", "IN-LAW" are no names
             first, second = first.split("-")[0], None
         if not name_at(first, m.start(1) + len(first)):

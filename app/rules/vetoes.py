@@ -373,7 +373,7 @@ def _beside_kind(text: str, start: int, end: int) -> bool:
 
 
 def _name_like(word: str) -> bool:
-    """An uncommon word that may be a name beside this one ("RICH MARTINO")."""
+    """An uncommon word that may be a name beside this one ("RICH VANDERMEER")."""
     return len(word) > 2 and not _ordinary(word) and word.isalpha()
 
 
@@ -386,7 +386,7 @@ _CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr",
 
 
 # Words around a name written in lower case that make it one: a title, a
-# role, a relative or "per", "by", "and" before ("dr parrilli", "per np
+# role, a relative or "per", "by", "and" before ("dr brandvold", "per np
 # hoffman", "son dave"); a credential, "aware", a deed or "and" after ("rose
 # aware", "dave called", "ines and hope").
 _LOWER_NAME_BEFORE = _NAME_BEFORE | {
@@ -471,7 +471,7 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     "PER", "HIGH", "FIELDS", "BRIGHT") and nothing beside it makes them a
     name: a title, a role or a relative before ("SON BILL", "DR. WHITE"), a
     word like "AWARE" or a credential after, an initial, an uncommon word
-    beside it ("RICH MARTINO"); for a place, a kind of care place in or
+    beside it ("RICH VANDERMEER"); for a place, a kind of care place in or
     beside it ("UNION MEMORIAL") or "from", "at" or a move before it ("WENT
     TO HARBOR"). Relatives, roles, words of grammar and words like "SAID"
     alone ("PER MD", "PER SON", "GRAND DAUGHTER", "HIS SON SAID") are never
@@ -510,7 +510,7 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
             or raw_after and _name_like(raw_after[0]) and tail.lstrip()[:1].isalpha():
         return False
     if len(raw_before) > 1 and before[-1] in ("and", "or") and _name_like(raw_before[-2]):
-        return False                                   # "SUZETTE AND HANK"
+        return False                                   # "INGRID AND HANK"
     if place:
         generic = all(w in _GENERIC_KINDS for w in low)     # "HOSPITAL", "MEDICAL CENTER"
         if not generic and (any(w in _KINDS for w in low) or after[:1] and after[0] in _KINDS):

@@ -114,8 +114,8 @@ def test_a_language_is_no_place_and_no_name():
 def test_common_words_that_context_makes_names_stay():
     for text, word in (("SON BILL CALLED", "BILL"), ("his son, bill, called", "bill"),
                        ("SEEN BY DR. WHITE TODAY", "WHITE"), ("GRACE AWARE OF K", "GRACE"),
-                       ("HUSBAND RICH MARTINO IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
-                       ("BOTH SUZETTE AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN"),
+                       ("HUSBAND RICH VANDERMEER IN", "RICH"), ("Z. MILLER AWARE", "MILLER"),
+                       ("BOTH INGRID AND HANK ARE HERE", "HANK"), ("PT BROWN, J", "BROWN"),
                        ("AS PER E. WELSH: BILAT", "E. WELSH"), ("MRS. WHITE CALLED", "WHITE"),
                        ("dr walker notified", "walker")):
         assert not ordinary(text, word), text
