@@ -76,6 +76,16 @@ def test_privacy_target_missed_is_said_plainly_and_junk_is_not_chosen():
     assert select({**cands, "half": system(10, 10)}, GOLD, "privacy", 1.0).best_name == "half"
 
 
+def test_privacy_target_missed_weighs_recall_four_times_precision_not_alone():
+    # "greedy" hides one more identifier token than "careful" with eight
+    # false tags for it (token F2 .789 against .816): the target missed,
+    # the best token F2 is taken, not the most recall at any price.
+    cands = {"greedy": system(9, 8), "careful": system(8, 1)}
+    res = select(cands, GOLD, "privacy", target=0.95)
+    assert res.best_name == "careful"
+    assert "best token F2" in res.reason
+
+
 def test_privacy_never_takes_a_tag_everything_candidate_that_meets_the_target():
     # "everything" hides every identifier token, but fewer than half of its
     # tags are identifiers: it does not count as meeting the target.
