@@ -18,6 +18,14 @@ def _check_kind(kind: str) -> None:
         raise ProjectError(f"unknown list kind {kind!r} (kinds: {', '.join(LIST_KINDS)})")
 
 
+_VERSION_KEY = "lists_version"
+
+
+def _bump_lists_version(db) -> None:
+    db.execute("INSERT INTO settings (key, value_json) VALUES (?, '1') ON CONFLICT (key)"
+               " DO UPDATE SET value_json = CAST(value_json AS INTEGER) + 1", (_VERSION_KEY,))
+
+
 class ListsMixin(ProjectCore):
     """Patient table and plain lists of a project."""
 
@@ -36,6 +44,8 @@ class ListsMixin(ProjectCore):
                 cur = db.execute("INSERT OR IGNORE INTO list_entries (kind, patient_id, field, value)"
                                  " VALUES (?, ?, ?, ?)", (kind, patient_id, field_name, value))
                 added += cur.rowcount
+            if added:
+                _bump_lists_version(db)
         return added
 
     def add_plain_list(self, kind: str, values: Iterable[str]) -> int:
@@ -48,7 +58,18 @@ class ListsMixin(ProjectCore):
         """Delete every entry of ``kind``; return how many were deleted."""
         _check_kind(kind)
         with self._write() as db:
-            return db.execute("DELETE FROM list_entries WHERE kind = ?", (kind,)).rowcount
+            n = db.execute("DELETE FROM list_entries WHERE kind = ?", (kind,)).rowcount
+            if n:
+                _bump_lists_version(db)
+            return n
+
+    def lists_version(self) -> int:
+        """A number that changes whenever an entry is added or removed (a
+        cache of the compiled lists is good while it stays the same)."""
+        with self._read() as db:
+            row = db.execute("SELECT value_json FROM settings WHERE key = ?",
+                             (_VERSION_KEY,)).fetchone()
+        return 0 if row is None else int(row[0])
 
     def list_counts(self) -> dict[str, dict[str, int]]:
         """``{kind: {"entries": n, "patients": m}}`` for the kinds holding entries."""

@@ -54,6 +54,16 @@ def _add_lists(tmp_path, proj):
     assert run("lists", proj, "add", tmp_path / "pt.csv", "--kind", "patients") == 0
 
 
+def _one_note_project(tmp_path, text):
+    """A folder holding one note of patient p1, and a new empty HIPAA project."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "p1_n9.txt").write_text(text, encoding="utf-8")
+    proj = tmp_path / "one.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    return plain, proj
+
+
 def _ann_texts(folder, stem):
     """The NAME and LOCATION spans of a written .ann, as "LABEL text"."""
     rows = [line.split("\t") for line in
@@ -178,12 +188,7 @@ def test_floor_on_day_one_with_the_starter(tmp_path):
     starter model, and the lists' floor is in its output (the starter alone
     misses both identifiers of this note)."""
     from app.services.starter import uses_starter
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    text = "seen by quillan today. TO STOURBRIDGE IN AM.\n"
-    (plain / "p1_n9.txt").write_text(text, encoding="utf-8")
-    proj = tmp_path / "day1.deid"
-    assert run("new", proj, "--labels", "hipaa") == 0
+    plain, proj = _one_note_project(tmp_path, "seen by quillan today. TO STOURBRIDGE IN AM.\n")
     with Project.open(proj, readonly=True) as p:
         if not uses_starter(p):
             import pytest
@@ -230,12 +235,8 @@ def test_english_floor_replaces_pagers_and_written_years_with_no_list(tmp_path):
 def test_a_listed_identifier_is_replaced_even_where_a_person_rejected_it(tmp_path):
     from app.services.redaction import document_spans
 
-    notes = tmp_path / "plain"
-    notes.mkdir()
     text = "QUIET NIGHT. DR QUILLAN AWARE. RESTING.\n"
-    (notes / "p1_n9.txt").write_text(text, encoding="utf-8")
-    proj = tmp_path / "q.deid"
-    assert run("new", proj, "--labels", "hipaa") == 0
+    notes, proj = _one_note_project(tmp_path, text)
     assert run("import", proj, notes, "--patient-regex", r"^(p\d+)_", "--no-suggest") == 0
     (tmp_path / "staff.txt").write_text("QUILLAN\n", encoding="utf-8")
     assert run("lists", proj, "add", tmp_path / "staff.txt", "--kind", "staff") == 0
@@ -247,3 +248,26 @@ def test_a_listed_identifier_is_replaced_even_where_a_person_rejected_it(tmp_pat
             p.add_span(doc_id, s.start, s.end, s.label, status="rejected")
         out = document_spans(p, doc_id, [listed, other])
     assert [text[s.start:s.end] for s in out] == ["QUILLAN"]   # the list wins; RESTING stays out
+
+
+def test_the_compiled_lists_are_reused_until_an_entry_changes(tmp_path):
+    from app.services.lists import project_matcher
+
+    proj = tmp_path / "c.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    (tmp_path / "staff.txt").write_text("QUILLAN\n", encoding="utf-8")
+    (tmp_path / "places.txt").write_text("Stourbridge\n", encoding="utf-8")
+    assert run("lists", proj, "add", tmp_path / "staff.txt", "--kind", "staff") == 0
+    text = "DR QUILLAN AWARE. TO STOURBRIDGE."
+    with Project.open(proj, readonly=True) as p:     # read-only: the CLI may write
+        first, _ = project_matcher(p)
+        assert project_matcher(p)[0] is first                  # compiled once
+        assert [text[h.start:h.end] for h in first.lists.find(text)] == ["QUILLAN"]
+        # Another process adds a list: this handle sees it at its next call.
+        assert run("lists", proj, "add", tmp_path / "places.txt", "--kind", "places") == 0
+        second, _ = project_matcher(p)
+        assert second is not first
+        assert [text[h.start:h.end] for h in second.lists.find(text)] == ["QUILLAN", "STOURBRIDGE"]
+        assert run("lists", proj, "remove", "--kind", "staff") == 0
+        assert [text[h.start:h.end] for h in project_matcher(p)[0].lists.find(text)] == [
+            "STOURBRIDGE"]
