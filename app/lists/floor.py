@@ -87,6 +87,10 @@ class Floor:
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_moved_to_places(text)]
+        # A name the shapes found stops where a name does ("DR. KNIGHT [AWARE-ORDER]").
+        from app.rules.vetoes import name_part
+        extra = [ListHit(*name_part(text, h.start, h.end), h.category)
+                 if h.category in ("staff_name", "patient_name") else h for h in extra]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
@@ -112,12 +116,15 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     made only of common words with nothing around them that makes them one,
     names of a device or a sign ("DOUGLAS POUCH"), places in lower case
     after "in" that no list holds ("in extremeities"), names in lower case
-    with nothing around them that makes them names ("+ boel sounds");
-    a place loses the kind words that end it ("HOLY CROSS [HOSPITAL]").
+    with nothing around them that makes them names ("+ boel sounds"),
+    letters of an abbreviation ("[C].O. remains"); a place loses the kind
+    words that end it ("HOLY CROSS [HOSPITAL]"), a name what no name holds
+    ("KNIGHT [AWARE-ORDER]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
-    from app.rules.vetoes import (date_part, eponym, implausible_phone, lone_lower_case_name,
-                                  ordinary_words, place_name_part, unlisted_lower_place)
+    from app.rules.vetoes import (abbreviation_letter, date_part, eponym, implausible_phone,
+                                  lone_lower_case_name, name_part, ordinary_words,
+                                  place_name_part, unlisted_lower_place)
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -137,10 +144,11 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
             continue
         elif s.label in names | places and eponym(text, s.end) \
                 or s.label in places and unlisted_lower_place(text, s.start, s.end) \
-                or s.label in names and lone_lower_case_name(text, s.start, s.end, spans):
+                or s.label in names and (lone_lower_case_name(text, s.start, s.end, spans)
+                                         or abbreviation_letter(text, s.start, s.end)):
             continue
-        elif s.label in places:
-            part = place_name_part(text, s.start, s.end)
+        elif s.label in places | names:
+            part = (place_name_part if s.label in places else name_part)(text, s.start, s.end)
             if part != (s.start, s.end):
                 s = Span(part[0], part[1], s.label, s.confidence)
         out.append(s)

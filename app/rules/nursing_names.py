@@ -288,7 +288,7 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
     from app.rules.vetoes import _FUNCTION_WORDS, _LANGUAGES
 
     def name_at(word: str, end: int) -> bool:
-        low = word.lower()
+        low = re.sub(r"['\u2019]s$", "", word.lower())        # "SOCIAL-SON'S IN": no name
         if low in _NOT_A_RELATIVE or low in _FUNCTION_WORDS or low in _LANGUAGES:
             return False                                # "daughter, russian speaking"
         if not D.is_common_word(low):

@@ -342,6 +342,10 @@ _STATE_CODES = frozenset(
     "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
 _VALUE_AFTER_RE = re.compile(r"[ \t]*\d")
 _INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
+# The end of letters glued by stops: "B.S. ", "C.O. ".
+_ABBREVIATION_BEFORE_RE = re.compile(r"[A-Za-z]\.[A-Za-z]\.?\s*$")
+# Letters glued by stops around a point: "C.O.", "o.r".
+_ABBREVIATION_RE = re.compile(r"(?<![A-Za-z.])[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z])")
 _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 
 
@@ -465,6 +469,35 @@ def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
     return start, words[keep - 1].end()
 
 
+_HYPHEN_BEFORE_RE = re.compile(r"[ \t]*-[ \t]*$")
+
+
+def name_part(text: str, start: int, end: int) -> tuple[int, int]:
+    """The name part of a name ``text[start:end]``: without what follows
+    it that no name holds: a word like "AWARE" or "CALLED" and all after it
+    ("KNIGHT [AWARE-ORDER]"), a common word joined by a hyphen that no name
+    list holds ("Rockwood[-thinking]", "KARGAS[-PT]"; not "FORMAN-LYONS"),
+    words of grammar at its end ("WILLIAMS [BY]"). The first word always
+    stays. (On the PhysioNet training notes no annotated name holds such a
+    word; three of its four hyphenated names end with an uncommon word.)"""
+    from app.rules.dictionaries import is_name
+
+    words = list(_NAME_WORD_RE.finditer(text, start, end))
+    keep = len(words)
+    for k in range(1, len(words)):
+        w = words[k].group()
+        low = w.lower()
+        if low in _NAME_AFTER or (_HYPHEN_BEFORE_RE.search(text, words[k - 1].end(), words[k].start())
+                                  and _ordinary(w) and not is_name(w)):
+            keep = k
+            break
+    while keep > 1 and words[keep - 1].group().lower() in _FUNCTION_WORDS:
+        keep -= 1
+    if keep == len(words):
+        return start, end
+    return start, words[keep - 1].end()
+
+
 def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> bool:
     """True when ``text[start:end]``, predicted as a name (a place with
     ``place``), is only common words (`app.rules.dictionaries.is_common_word`:
@@ -477,6 +510,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     alone ("PER MD", "PER SON", "GRAND DAUGHTER", "HIS SON SAID") are never
     names, and an abbreviation of letters and stops ("e.g.", "H.O.") is a
     common word."""
+    from app.rules.dictionaries import is_name
+
     words = _WORD_OR_ABBREVIATION_RE.findall(text, start, end)
     if words and all(w.lower() in _LANGUAGES for w in words):
         return True                                    # "IN RUSSIAN": a language
@@ -525,9 +560,26 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
         return generic or bool(_VALUE_AFTER_RE.match(text, end)) or all(w.islower() for w in words)
     if before[-1:] and before[-1] in _NAME_BEFORE or after[:1] and after[0] in _NAME_AFTER:
         return False
-    if _INITIAL_BEFORE_RE.search(head) or _INITIAL_AFTER_RE.match(text, end):
-        return False
+    if _INITIAL_BEFORE_RE.search(head) and not (
+            _ABBREVIATION_BEFORE_RE.search(head) and not any(is_name(w) for w in words)) \
+            or _INITIAL_AFTER_RE.match(text, end):
+        return False           # "E. WELSH", "K.T. WALKER"; not "B.S. PRESENT"
     return True
+
+
+def abbreviation_letter(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, predicted as a name, is letters of an
+    abbreviation glued by stops ("C.O. remains", "B.S. PRESENT", "C &
+    D.DROP") that no name follows: initials stand before a listed or an
+    uncommon word ("K.T. WALKER", "J.R. OYELARAN")."""
+    from app.rules.dictionaries import is_name
+
+    for m in _ABBREVIATION_RE.finditer(text, max(0, start - 8), min(len(text), end + 8)):
+        if m.start() <= start and end <= m.end():
+            after = _NAME_WORD_RE.findall(text[m.end():m.end() + 30])[:1]
+            return not (after and (is_name(after[0]) or _name_like(after[0]))
+                        and text[m.end():m.end() + 3].strip()[:1].isalpha())
+    return False
 
 
 # Things named after someone: a name right before one is no person's

@@ -131,3 +131,22 @@ def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
     assert [(text[s.start:s.end], s.label) for s in out] == [("94", "DATE")]
     assert "age" not in skipped
 
+
+
+def test_a_name_stops_where_a_name_does():
+    text = ("DR. KNIGHT AWARE-ORDER FOR 5MG. per Dr. Rockwood-thinking is dopa. DR WILLIAMS "
+            "BY-STARTED PT ON LIDO. SEEN BY DR FORMAN-LYONS")
+    spans = [Span(text.index("Rockwood"), text.index("Rockwood") + 17, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["KNIGHT", "Rockwood", "WILLIAMS", "FORMAN-LYONS"]
+
+
+def test_letters_of_an_abbreviation_are_no_initials():
+    text = "C.O. remains at 3.2. WITH B.S. PRESENT IN ALL. per K.T. WALKER RN"
+    words = ("C", "B", "S", "PRESENT", "K", "T", "WALKER")
+    spans = []
+    for w in words:
+        at = text.index(w + ".") if len(w) == 1 else text.index(w)
+        spans.append(Span(at, at + len(w), "NAME"))
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["K", "T", "WALKER"]

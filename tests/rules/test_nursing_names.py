@@ -85,7 +85,8 @@ def test_names_after_a_relation():
     # Not names: relatives, roles, verbs, common words, misspelt deeds.
     assert names("SOCIAL: SON AND DAUGHTER VISITED. WIFE WILL CALL. sister said ok. "
                  "son at bedside. SOCIAL:MARRIED-NO KIDS. daughter phoned-family. "
-                 "husband visisted today. son-in-law present. friend case manager") == []
+                 "husband visisted today. son-in-law present. friend case manager. "
+                 "Social-son's in all day") == []
 
 
 def test_initials_before_a_name():
