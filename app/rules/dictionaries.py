@@ -108,6 +108,37 @@ def is_common_word(token: str) -> bool:
     return normalise(token) in lexicon().common_words
 
 
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+@lru_cache(maxsize=1)
+def _misspelling_index() -> frozenset[str]:
+    """The common words of four letters or more and each of them less one letter."""
+    out: set[str] = set()
+    for word in lexicon().common_words:
+        if len(word) >= 4 and word.isalpha():
+            out.add(word)
+            out |= _deletes(word)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def is_misspelt_common_word(token: str) -> bool:
+    """True when ``token`` is no common word and no listed name but one
+    letter away from a common word (a letter left out, added, changed, or
+    two swapped): "PRESNT", "Coopertive", "STRENTGH", "recieve". Five
+    letters or more: shorter words are as often codes or names."""
+    t = normalise(token)
+    if len(t) < 5 or not t.isalpha() or is_common_word(t) or is_name(t):
+        return False
+    index = _misspelling_index()
+    common = lexicon().common_words
+    if t in index or any(d in index for d in _deletes(t)):
+        return True
+    return any(t[:i] + t[i + 1] + t[i] + t[i + 2:] in common for i in range(len(t) - 1))
+
+
 def place_length(tokens: Sequence[str], i: int) -> int:
     """Number of tokens of the longest listed place starting at ``tokens[i]`` (0: none)."""
     places = lexicon().places

@@ -350,10 +350,10 @@ _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 
 
 def _ordinary(word: str) -> bool:
-    from app.rules.dictionaries import is_common_word
+    from app.rules.dictionaries import is_common_word, is_misspelt_common_word
 
     # a plural of a common word is one too ("PRESSURE MARKS", "cigarette burns")
-    return len(word) > 1 and ("." in word or is_common_word(word)
+    return len(word) > 1 and ("." in word or is_common_word(word) or is_misspelt_common_word(word)
                               or len(word) > 3 and word[-1:] in "sS" and is_common_word(word[:-1]))
 
 

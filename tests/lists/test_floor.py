@@ -150,3 +150,11 @@ def test_letters_of_an_abbreviation_are_no_initials():
         spans.append(Span(at, at + len(w), "NAME"))
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == ["K", "T", "WALKER"]
+
+
+def test_a_misspelt_common_word_is_no_name_without_context():
+    text = "MAE. Coopertive with care. PT IMPROVING, IN VOICE STRENTGH. DR. KARGAS AWARE"
+    spans = [Span(text.index(w), text.index(w) + len(w), "NAME")
+             for w in ("Coopertive", "STRENTGH", "KARGAS")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["KARGAS"]

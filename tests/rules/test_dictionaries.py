@@ -42,3 +42,13 @@ def test_every_shipped_list_has_a_licence_line():
     for name in lists:
         assert f"`{name}`" in licences, name
         assert "GPL" not in (folder / name).read_text(encoding="utf-8").splitlines()[0]
+
+
+def test_a_misspelt_common_word_is_one_letter_from_one_and_no_name():
+    from app.rules.dictionaries import is_misspelt_common_word as misspelt
+
+    assert [w for w in ("PRESNT", "Coopertive", "STRENTGH", "recieve", "AFTEROON")
+            if misspelt(w)] == ["PRESNT", "Coopertive", "STRENTGH", "recieve", "AFTEROON"]
+    # common words, listed names, short or unrelated words are not
+    assert [w for w in ("present", "Tanaka", "Welsh", "Oyelaran", "boel", "VANDERMEER")
+            if misspelt(w)] == []

@@ -86,7 +86,7 @@ def test_names_after_a_relation():
     assert names("SOCIAL: SON AND DAUGHTER VISITED. WIFE WILL CALL. sister said ok. "
                  "son at bedside. SOCIAL:MARRIED-NO KIDS. daughter phoned-family. "
                  "husband visisted today. son-in-law present. friend case manager. "
-                 "Social-son's in all day") == []
+                 "Social-son's in all day. SOCIAL=SON PRESNT TILL NOON") == []
 
 
 def test_initials_before_a_name():
