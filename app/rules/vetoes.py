@@ -472,12 +472,21 @@ def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
 _HYPHEN_BEFORE_RE = re.compile(r"[ \t]*-[ \t]*$")
 
 
+def _no_name_part(word: str, first: str) -> bool:
+    """A common word after a hyphen that cannot end a double name: lower
+    case after a capital ("Rockwood-thinking"), two letters ("KARGAS-PT"),
+    a verb's form ("BY-STARTED"). ("Stord-Painter" stays one.)"""
+    return (word.islower() and not first.islower() or len(word) <= 2
+            or word.lower().endswith(("ed", "ing")))
+
+
 def name_part(text: str, start: int, end: int) -> tuple[int, int]:
     """The name part of a name ``text[start:end]``: without what follows
     it that no name holds: a word like "AWARE" or "CALLED" and all after it
     ("KNIGHT [AWARE-ORDER]"), a common word joined by a hyphen that no name
     list holds ("Rockwood[-thinking]", "KARGAS[-PT]"; not "FORMAN-LYONS"),
-    words of grammar at its end ("WILLIAMS [BY]"). The first word always
+    words of grammar at its end ("WILLIAMS [BY]"); a common word that may
+    end a double name stays ("Stord-Painter"). The first word always
     stays. (On the PhysioNet training notes no annotated name holds such a
     word; three of its four hyphenated names end with an uncommon word.)"""
     from app.rules.dictionaries import is_name
@@ -488,7 +497,7 @@ def name_part(text: str, start: int, end: int) -> tuple[int, int]:
         w = words[k].group()
         low = w.lower()
         if low in _NAME_AFTER or (_HYPHEN_BEFORE_RE.search(text, words[k - 1].end(), words[k].start())
-                                  and _ordinary(w) and not is_name(w)):
+                                  and _ordinary(w) and not is_name(w) and _no_name_part(w, words[0].group())):
             keep = k
             break
     while keep > 1 and words[keep - 1].group().lower() in _FUNCTION_WORDS:

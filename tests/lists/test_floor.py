@@ -135,10 +135,11 @@ def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
 
 def test_a_name_stops_where_a_name_does():
     text = ("DR. KNIGHT AWARE-ORDER FOR 5MG. per Dr. Rockwood-thinking is dopa. DR WILLIAMS "
-            "BY-STARTED PT ON LIDO. SEEN BY DR FORMAN-LYONS")
+            "BY-STARTED PT ON LIDO. SEEN BY DR FORMAN-LYONS. Dr. Stord-Painter plans")
     spans = [Span(text.index("Rockwood"), text.index("Rockwood") + 17, "NAME")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
-    assert [text[s.start:s.end] for s in out] == ["KNIGHT", "Rockwood", "WILLIAMS", "FORMAN-LYONS"]
+    assert [text[s.start:s.end] for s in out] == [
+        "KNIGHT", "Rockwood", "WILLIAMS", "FORMAN-LYONS", "Stord-Painter"]
 
 
 def test_letters_of_an_abbreviation_are_no_initials():
