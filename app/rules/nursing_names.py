@@ -294,9 +294,8 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
         if not D.is_common_word(low):
             if D.is_name(low):
                 return True
-            # an unlisted word: no misspelt verb or word ("VISISTED", "TRACHED", "PRESNT")
-            return len(low) >= 3 and not low.endswith(("ed", "ing")) \
-                and not D.is_misspelt_common_word(low)
+            # an unlisted word: no misspelt verb ("VISISTED", "TRACHED")
+            return len(low) >= 3 and not low.endswith(("ed", "ing"))
         return D.is_first_name(low) and bool(_AFTER_RELATIVE_RE.match(text, end))
 
     out = []
