@@ -87,10 +87,12 @@ class Floor:
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_moved_to_places(text)]
-        # A name the shapes found stops where a name does ("DR. KNIGHT [AWARE-ORDER]").
-        from app.rules.vetoes import name_part
+        # A name the shapes found stops where a name does ("DR. KNIGHT [AWARE-ORDER]");
+        # a country is no identifier ("CALLED FROM BERMUDA").
+        from app.rules.vetoes import country, name_part
         extra = [ListHit(*name_part(text, h.start, h.end), h.category)
-                 if h.category in ("staff_name", "patient_name") else h for h in extra]
+                 if h.category in ("staff_name", "patient_name") else h for h in extra
+                 if not (h.category in ("place", "hospital") and country(text, h.start, h.end))]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 

@@ -329,7 +329,38 @@ _LANGUAGES = frozenset({
     "chinese", "mandarin", "cantonese", "japanese", "korean", "vietnamese", "tagalog", "filipino",
     "hindi", "urdu", "bengali", "punjabi", "haitian", "creole", "somali", "amharic", "swahili",
     "american", "african", "asian", "european", "hispanic", "latino", "latina", "asl"})
+# Countries (and the nations of the UK): no identifier under HIPAA, which
+# keeps places above a state; the annotators of English ward notes leave
+# them out ("DAUGHTER HERE FROM ENGLAND", "CATH IN BAHAMAS").
+_COUNTRIES = frozenset({
+    "afghanistan", "albania", "algeria", "argentina", "armenia", "australia", "austria",
+    "bahamas", "bangladesh", "barbados", "belarus", "belgium", "belize", "bermuda", "bolivia",
+    "bosnia", "brazil", "bulgaria", "cambodia", "cameroon", "canada", "chile", "china",
+    "colombia", "costa rica", "croatia", "cuba", "cyprus", "czech republic", "denmark",
+    "dominican republic", "ecuador", "egypt", "el salvador", "england", "eritrea", "estonia",
+    "ethiopia", "fiji", "finland", "france", "germany", "ghana", "great britain", "greece",
+    "grenada", "guatemala", "guyana", "haiti", "honduras", "hungary", "iceland", "india",
+    "indonesia", "iran", "iraq", "ireland", "israel", "italy", "jamaica", "japan", "jordan",
+    "kenya", "korea", "kosovo", "kuwait", "laos", "latvia", "lebanon", "liberia", "libya",
+    "lithuania", "luxembourg", "malaysia", "mali", "malta", "mexico", "moldova", "mongolia",
+    "morocco", "nepal", "netherlands", "holland", "new zealand", "nicaragua", "niger", "nigeria",
+    "north korea", "south korea", "northern ireland", "norway", "pakistan", "panama",
+    "paraguay", "peru", "philippines", "poland", "portugal", "puerto rico", "romania", "russia",
+    "rwanda", "saudi arabia", "scotland", "senegal", "serbia", "sierra leone", "singapore",
+    "slovakia", "slovenia", "somalia", "south africa", "spain", "sri lanka", "sudan", "sweden",
+    "switzerland", "syria", "taiwan", "tanzania", "thailand", "trinidad", "tunisia", "turkey",
+    "uganda", "ukraine", "united kingdom", "uk", "united states", "usa", "us", "america",
+    "uruguay", "venezuela", "vietnam", "wales", "yemen", "zambia", "zimbabwe", "europe",
+    "africa", "asia", "south america", "central america", "caribbean", "the caribbean",
+    "the bahamas", "the philippines", "the netherlands", "the uk", "the us", "the usa"})
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
+
+
+def country(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` is only a country's name ("BERMUDA",
+    "the Bahamas"): no identifier as a place (names are left alone:
+    "Jordan", "India")."""
+    return " ".join(_NAME_WORD_RE.findall(text, start, end)).lower() in _COUNTRIES
 # Letters glued by stops are an abbreviation, no initials of a name: "e.g.",
 # "H.O." (house officer), "B.S." (bowel sounds), "Y.O.". (No annotated name
 # of the PhysioNet training notes holds one; the folds' models called 34
@@ -522,8 +553,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     from app.rules.dictionaries import is_name
 
     words = _WORD_OR_ABBREVIATION_RE.findall(text, start, end)
-    if words and all(w.lower() in _LANGUAGES for w in words):
-        return True                                    # "IN RUSSIAN": a language
+    if words and all(w.lower() in _LANGUAGES for w in words) or place and country(text, start, end):
+        return True                                    # "IN RUSSIAN": a language; "IN BAHAMAS"
     if words and _states_only(text[start:end]) and (
             place or re.search(r"(?i)\b(?:from|in|to|of)[ \t]+$", text[max(0, start - 8):start])):
         # "IN FLORIDA", also as a name: "moving from Florida"

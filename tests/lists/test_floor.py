@@ -159,3 +159,9 @@ def test_a_misspelt_common_word_is_no_name_without_context():
              for w in ("Coopertive", "STRENTGH", "KARGAS")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == ["KARGAS"]
+
+
+def test_the_floor_finds_no_country():
+    text = "Pt's wife called from Bermuda. MOVED FROM GLENDALE"
+    hits = [text[h.start:h.end] for h in Floor(None, shapes=True).find(text)]
+    assert "Bermuda" not in hits and "GLENDALE" in hits

@@ -108,7 +108,14 @@ def test_a_language_is_no_place_and_no_name():
     assert ordinary("SPEAKING IN RUSSIAN; CALM", "RUSSIAN", place=True)
     assert ordinary("Spanish/English speaking", "Spanish", place=True)
     assert ordinary("daughter, russian speaking", "russian")
-    assert not ordinary("TRANSFERRED FROM ENGLAND", "ENGLAND", place=True)
+    assert not ordinary("TRANSFERRED FROM GLENDALE", "GLENDALE", place=True)
+
+
+def test_a_country_is_no_place_but_may_be_a_name():
+    assert ordinary("DAUGHTER HERE FROM ENGLAND-EXTENSIVE", "ENGLAND", place=True)
+    assert ordinary("CATH IN THE BAHAMAS SHOWED 3V CAD", "THE BAHAMAS", place=True)
+    assert not ordinary("DAUGHTER JORDAN CALLED", "JORDAN")
+    assert not ordinary("MOVED FROM BALTIMORE", "BALTIMORE", place=True)
 
 
 def test_common_words_that_context_makes_names_stay():
