@@ -594,10 +594,12 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
         if prev[-1:] and (prev[-1] in _PLACE_BEFORE
                           or prev[-1] == "to" and len(prev) > 1 and prev[-2] in _MOVES):
             return generic                             # "FROM HARBOR", not "TO THE HOSPITAL"
-        # Otherwise common words are no place when they cannot be one: a kind
-        # of place alone, a size before a value ("HIGH 80S"), or written in
-        # lower case ("lungs clear in all fields"): a capital may be a name.
-        return generic or bool(_VALUE_AFTER_RE.match(text, end)) or all(w.islower() for w in words)
+        # Otherwise common words are no place, whatever their case ("HIGH
+        # 80S", "lungs clear in all fields", "IN VOICE STRENTGH", "OPTIMIZED
+        # LAVEL OF COMFORT"): in notes written in capitals a capital says
+        # nothing, and every annotated place of common words on the training
+        # notes has a kind of place or one of the words above before it.
+        return True
     if before[-1:] and before[-1] in _NAME_BEFORE or after[:1] and after[0] in _NAME_AFTER:
         return False
     if _INITIAL_BEFORE_RE.search(head) and not (
