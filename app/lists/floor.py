@@ -124,9 +124,9 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     ("KNIGHT [AWARE-ORDER]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
-    from app.rules.vetoes import (abbreviation_letter, date_part, eponym, implausible_phone,
-                                  lone_lower_case_name, name_part, ordinary_words,
-                                  place_name_part, unlisted_lower_place)
+    from app.rules.vetoes import (abbreviation_letter, date_part, eponym, glued_letter,
+                                  implausible_phone, lone_lower_case_name, name_part,
+                                  ordinary_words, place_name_part, unlisted_lower_place)
 
     date, phone = labels.get("date"), labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
@@ -147,7 +147,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
         elif s.label in names | places and eponym(text, s.end) \
                 or s.label in places and unlisted_lower_place(text, s.start, s.end) \
                 or s.label in names and (lone_lower_case_name(text, s.start, s.end, spans)
-                                         or abbreviation_letter(text, s.start, s.end)):
+                                         or abbreviation_letter(text, s.start, s.end)
+                                         or glued_letter(text, s.start, s.end)):
             continue
         elif s.label in places | names:
             part = (place_name_part if s.label in places else name_part)(text, s.start, s.end)
@@ -189,18 +190,33 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
     name's initials ("E. WELSH" -> "E", "WELSH"; "K.T. WALKER" -> "K", "T",
     "WALKER": on the PhysioNet training notes 1 of the 24 stops after an
     annotated initial is inside the name, and the folds' outputs held 18).
-    (Not a name's possessive: no annotated name holds one, but a model's
-    name may be a place that does, "ST. MARY'S".)
+    A name loses its possessive ("DR. WHITE['S] ORDER": no annotated name
+    holds one), but for a saint's ("ST. MARY'S", a place a model may call
+    a name). A phone number loses the words in it ("301-680-6286 [OFFICE]
+    410-164-4517"; "x45" stays).
     (Not the commas of a date, "MAY 16[,] 2015": 6 between two annotated
     dates, but 1 inside one, and a missed comma leaks its note.)
     ``labels``: as for `veto`."""
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
+    phone = labels.get("phone")
     out = []
     for s in spans:
-        cuts = [m.start(1) for m in _INITIAL_STOP_RE.finditer(text, s.start, s.end)] \
-            if s.label in names else []
+        cuts: list[int] = []
+        if s.label in names:
+            cuts = [m.start(1) for m in _INITIAL_STOP_RE.finditer(text, s.start, s.end)]
+            if (m := _POSSESSIVE_RE.search(text, s.start, s.end)) and m.end() == s.end \
+                    and not _SAINT_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()):
+                cuts += range(m.start(), m.end())
+        elif s.label == phone:
+            cuts = [i for m in _WORD_IN_PHONE_RE.finditer(text, s.start, s.end)
+                    for i in range(m.start(), m.end())]
         out += cut_out(text, s, cuts)
     return out
+
+
+_POSSESSIVE_RE = re.compile(r"['\u2019]s\b", re.I)
+_SAINT_BEFORE_RE = re.compile(r"\b(?:st|saint)\.?[ \t]+[A-Za-z]+$", re.I)
+_WORD_IN_PHONE_RE = re.compile(r"(?<![A-Za-z\d])[A-Za-z]{3,}(?![A-Za-z\d])")
 
 
 def cut_out(text: str, span: Span, cuts: Sequence[int]) -> list[Span]:

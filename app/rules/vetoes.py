@@ -133,9 +133,14 @@ def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
     97", "SET 16", "PS 10/5"). A span without a number, or with a month's
     name, is kept: words alone judge nothing (it may be another identifier
     under the wrong label), unless they are a month that is a word with no
-    day beside it ("MAY REINTUBATE")."""
+    day beside it ("MAY REINTUBATE") or common words with no month's,
+    weekday's or holiday's name ("CVA/TIA"; on the PhysioNet training notes
+    every annotated date without a number is a month's name)."""
     span = text[start:end]
     words = [p.lower() for p in _PART_RE.findall(span) if p.isalpha()]
+    if not any(c.isdigit() for c in span) and words and not any(w in _NAMING for w in words) \
+            and all(_ordinary(w) for w in words):
+        return None                 # "AFIB CVA/TIA": common words alone are no date
     if not any(c.isdigit() for c in span) or any(w in _NAMING for w in words):
         return None if _word_not_month(text, start, end, words) else (start, end)
     if all(w in _DATE_GLUE for w in words) and not _implausible_numbers(text, start, end):
@@ -607,6 +612,19 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
             or _INITIAL_AFTER_RE.match(text, end):
         return False           # "E. WELSH", "K.T. WALKER"; not "B.S. PRESENT"
     return True
+
+
+_GLUED_LETTER_RE = re.compile(r"[A-Za-z]/$|^[./][A-Za-z]{2}")
+
+
+def glued_letter(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, predicted as a name, is one letter
+    glued to a word by a slash or a stop ("N/[V]", "[A].fib", "C &
+    [D].DROP"): an initial stands apart ("E. WELSH")."""
+    if end - start != 1:
+        return False
+    return bool(_GLUED_LETTER_RE.search(text[max(0, start - 2):start])
+                or _GLUED_LETTER_RE.match(text[end:end + 3]))
 
 
 def abbreviation_letter(text: str, start: int, end: int) -> bool:

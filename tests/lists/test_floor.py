@@ -165,3 +165,39 @@ def test_the_floor_finds_no_country():
     text = "Pt's wife called from Bermuda. MOVED FROM GLENDALE"
     hits = [text[h.start:h.end] for h in Floor(None, shapes=True).find(text)]
     assert "Bermuda" not in hits and "GLENDALE" in hits
+
+
+def test_a_name_loses_its_possessive_but_a_saint_keeps_it():
+    text = "tube placed per dr. white's order. TO GO TO ST. MARY'S TUESDAY"
+    spans = [Span(text.index("white's"), text.index("white's") + 7, "NAME"),
+             Span(text.index("MARY'S"), text.index("MARY'S") + 6, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["white", "ST. MARY'S"]
+
+
+def test_a_phone_number_loses_the_words_in_it():
+    text = "cell# 410-322-1419 Home# 603-960-5357 work# 888-130-8121 or 410 392 0780 x45."
+    spans = [Span(text.index("410-322"), text.index("8121") + 4, "PHONE"),
+             Span(text.index("410 392"), text.index("x45") + 3, "PHONE")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == [
+        "410-322-1419", "# 603-960-5357", "# 888-130-8121", "410 392 0780 x45"]
+
+
+def test_a_letter_glued_to_a_word_is_no_initial():
+    text = "no further N/V. PAC's alt with A.fib. C & D.DROP IN CI. per E. WELSH. per K.T. WALKER RN"
+    spans = [Span(text.index("V."), text.index("V.") + 1, "NAME"),
+             Span(text.index("A.fib"), text.index("A.fib") + 1, "NAME"),
+             Span(text.index("D.DROP"), text.index("D.DROP") + 1, "NAME"),
+             Span(text.index("E. WELSH"), text.index("E. WELSH") + 8, "NAME"),
+             Span(text.index("K.T. WALKER"), text.index("K.T. WALKER") + 11, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["E", "WELSH", "K", "T", "WALKER"]
+
+
+def test_common_words_alone_are_no_date_but_a_month_is():
+    text = "HX SIGNIFICANT FOR: AFIB, STROKE/ANGINA. HOME SINCE JULY"
+    spans = [Span(text.index("STROKE"), text.index("ANGINA") + 6, "DATE"),
+             Span(text.index("JULY"), text.index("JULY") + 4, "DATE")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out] == ["JULY"]
