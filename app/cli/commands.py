@@ -48,10 +48,10 @@ def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bo
 
 
 def cmd_new(args) -> int:
-    from app.core.labels import preset_or_file
+    from app.core.labels import default_preset, preset_or_file
     from app.project import Project, ProjectError
     try:
-        labels = preset_or_file(args.labels)
+        labels = preset_or_file(args.labels or default_preset(args.language))
     except ValueError as exc:
         raise UserError(str(exc)) from None
     path = Path(args.project)

@@ -29,8 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("new", help="create a project file")
     s.add_argument("project")
-    s.add_argument("--labels", default="paper",
-                   help="label preset (paper, extended, hipaa, meddocan, none) or a JSON file")
+    s.add_argument("--labels",
+                   help="label preset (paper, extended, hipaa, meddocan, none) or a JSON file; "
+                        "default: hipaa for English notes (every date, age and place the "
+                        "starter model finds has a label), paper otherwise")
     s.add_argument("--language", default="en", help="language of the notes (en, es, ...)")
     # app.services.redaction.LOCALES, spelled out to keep start-up light.
     s.add_argument("--locale", choices=("en_AU", "en_GB", "en_US", "es_ES"),

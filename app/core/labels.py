@@ -68,6 +68,27 @@ PRESETS: dict[str, list[LabelDef]] = {
     "none": [],  # start empty: labels come from imported annotations
 }
 
+#: Each preset in the words a person choosing a new project's labels reads.
+PRESET_TITLES = {
+    "hipaa": "HIPAA Safe Harbor: names, places, all dates, ages, contacts, IDs, professions",
+    "paper": "The paper's five: person, address, date of birth, ID number, phone",
+    "extended": "The paper's five and dates, ages, e-mail, web, hospitals, locations",
+    "meddocan": "MEDDOCAN's 22 categories (Spanish notes)",
+    "none": "None yet: the labels of the annotations imported",
+}
+assert set(PRESET_TITLES) == set(PRESETS)
+#: The preset a new project of each language gets when none is named.
+_DEFAULT_PRESETS = {"en": "hipaa"}
+
+
+def default_preset(language: str) -> str:
+    """The label preset of a new project in ``language`` when none is
+    chosen: for English notes the HIPAA Safe Harbor set, whose labels take
+    every kind of identifier the starter model and the rules find in them
+    (all dates, ages, hospitals), so a hospital starting from nothing
+    leaves none in clear; the paper's five otherwise."""
+    return _DEFAULT_PRESETS.get(language.split("_")[0].split("-")[0].lower(), "paper")
+
 
 def preset_or_file(value: str) -> list[LabelDef]:
     """Resolve ``--labels``: a preset name or a JSON file.

@@ -62,8 +62,11 @@ _NAME_TITLE = re.compile(r"(?:\b(?:dr|dra|mr|mrs|miss|prof|sra|srta)\.?\s+)$", r
 #: A person's home by name ("at tamsin black's house").
 _AT_HOME = re.compile(r"\b(?:at|to|from)\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)'s\s+"
                       r"(?:house|home|place|flat|apartment|farm)\b", re.IGNORECASE)
-_TITLE = re.compile(r"(?:\b(?:dr|dra|dres|mr|mrs|ms|miss|sr|sra|srta|prof|d|dª|don|doña|nurse|rn)"
-                    r"\.?\s+)$", re.IGNORECASE)
+#: Words that stand before a name and are none ("Dr", "Sra.", "nurse").
+_TITLE_WORDS = frozenset("dr dra dres mr mrs ms miss sr sra srta prof d dª don doña nurse rn"
+                         .split())
+_TITLE = re.compile(r"(?:\b(?:" + "|".join(sorted(_TITLE_WORDS, key=len, reverse=True))
+                    + r")\.?\s+)$", re.IGNORECASE)
 
 #: Sources of a suspicion, in words (for reports and the review list).
 REASONS = {
@@ -344,6 +347,59 @@ _JOINED_AFTER = re.compile(r"[/\-.]\d{1,4}\b")
 _JOINED_BEFORE = re.compile(r"\b\d{1,4}[/\-.]$|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:de|of)\s+$")
 
 
+@lru_cache(maxsize=1)
+def _place_kind_words() -> frozenset[str]:
+    try:
+        from app.rules.vetoes import _CARE_SUFFIX
+    except ImportError:              # the rules are optional for the core
+        return frozenset()
+    return _CARE_SUFFIX
+
+
+def _suspected_part(text: str, start: int, end: int, doubt: bool) -> tuple[int, int] | None:
+    """What of a recogniser's hit ``[start, end)`` outside the replacements
+    is worth suspecting; ``None`` when nothing is.
+
+    Words that only say what kind of place it is ("MEDICAL CENTER" left of
+    "ZELLWOOD MEDICAL CENTER" once the name was replaced) are dropped at
+    either end: alone they identify nothing (every town has a medical
+    center), and predictions leave them in clear on purpose
+    (``app.rules.vetoes.place_name_part``). A model's mere doubt (``doubt``:
+    the CRF's marginals, source ``unsure``) keeps only its words that could
+    be an identifier, as the starter model takes no name or place without
+    one: not those kind words, not common English or clinical words that are
+    no listed name or place ("TODAY", "WHEN STABLE" after a hospital).
+    """
+    words = list(_WORD.finditer(text, start, end))
+    if not words:
+        return start, end
+    kinds = _place_kind_words()
+    try:
+        from app.rules.dictionaries import is_common_word, is_name, is_place
+    except ImportError:              # the lists are optional for the core
+        def is_common_word(_word: str) -> bool:
+            return False
+        is_name = is_place = is_common_word
+
+    def generic(word: str) -> bool:
+        return word.lower() in kinds or (doubt and word.isalpha() and is_common_word(word)
+                                         and not is_name(word) and not is_place(word))
+
+    if doubt:
+        kept = [m for m in words if not generic(m.group())]
+    else:
+        i, j = 0, len(words)
+        while i < j and generic(words[i].group()):
+            i += 1
+        while j > i and generic(words[j - 1].group()):
+            j -= 1
+        kept = words[i:j]
+    if not kept:
+        return None
+    return (start if kept[0] is words[0] else kept[0].start(),
+            end if kept[-1] is words[-1] else kept[-1].end())
+
+
 def _residues(text: str, ranges: _Ranges) -> list[Leak]:
     """Letters or digits glued to a replacement ("<**DATE**>9 AM"): the rest
     of an identifier whose span was cut short."""
@@ -414,8 +470,9 @@ def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) ->
             prev = words[k].end() if prev is None or prev <= words[k].start() else words[k].start()
             if w.lower() in _PARTICLES:
                 continue
-            if not w[0].isupper() or w.isdigit() or (not got and is_common_word(w)):
-                break
+            if not w[0].isupper() or w.isdigit() or (not got and is_common_word(w)) \
+                    or w.lower() in _TITLE_WORDS:
+                break                        # a title starts a name, it is none ("DR <**NAME**>")
             got.append(k)
         if not got:
             return None
@@ -680,8 +737,11 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
         if fn is None:
             continue
         for start, end, category, *why in fn(out_text):      # a 4th item: the source
+            source = why[0] if why else kind
             for a, b in _outside(start, end, ranges, out_text):
-                leaks.append(Leak(a, b, why[0] if why else kind, str(category)))
+                part = _suspected_part(out_text, a, b, doubt=source == "unsure")
+                if part is not None:
+                    leaks.append(Leak(*part, source, str(category)))
     if beside:
         leaks += _names_beside(out_text, ranges, names_replaced, corpus)
     leaks += _residues(out_text, ranges)

@@ -279,14 +279,18 @@ class LabelSetDialog(QDialog):
     _STATUS = {"protected": "protected by", "partly": "partly, by", "in clear": "LEFT IN CLEAR",
                "not text": "not in note text"}
 
-    def __init__(self, presets: list[str], parent=None) -> None:
+    def __init__(self, presets: list[str], parent=None, default: str | None = None) -> None:
+        from app.core.labels import PRESET_TITLES
         super().__init__(parent)
         self.setWindowTitle("Label set")
         self.resize(720, 560)
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.preset = QComboBox()
-        self.preset.addItems(presets)
+        for preset in presets:
+            self.preset.addItem(PRESET_TITLES.get(preset, preset), preset)
+        if default in presets:
+            self.preset.setCurrentIndex(presets.index(default))
         form.addRow("Labels:", self.preset)
         layout.addLayout(form)
         self.summary = QLabel()
@@ -302,8 +306,8 @@ class LabelSetDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.preset.currentTextChanged.connect(self._show)
-        self._show(self.preset.currentText())
+        self.preset.currentIndexChanged.connect(lambda _i: self._show(self.chosen()))
+        self._show(self.chosen())
 
     def _show(self, preset: str) -> None:
         from app.core.labels import PRESETS
@@ -331,11 +335,14 @@ class LabelSetDialog(QDialog):
         self.warnings.setVisible(bool(gaps))
 
     def chosen(self) -> str:
-        return self.preset.currentText()
+        """The preset's name (a key of ``app.core.labels.PRESETS``)."""
+        return self.preset.currentData()
 
     @classmethod
-    def get_preset(cls, parent, presets: list[str]) -> tuple[str, bool]:
-        """Ask for the label set (modal): ``(preset, accepted)``."""
-        dialog = cls(presets, parent)
+    def get_preset(cls, parent, presets: list[str], default: str | None = None
+                   ) -> tuple[str, bool]:
+        """Ask for the label set (modal), ``default`` offered first:
+        ``(preset, accepted)``."""
+        dialog = cls(presets, parent, default)
         ok = dialog.exec() == QDialog.Accepted
         return dialog.chosen(), ok

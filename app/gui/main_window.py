@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.labels import PRESETS
+from app.core.labels import PRESETS, default_preset
 from app.gui.adjudication_view import AdjudicationView
 from app.gui.agreement_view import AgreementView
 from app.gui.dialogs import (AboutDialog, AnnotatorDialog, AssignDialog, ImportOptionsDialog,
@@ -267,7 +267,11 @@ class MainWindow(QMainWindow):
     def annotator(self) -> str | None:
         return self.settings.value("annotator") or None
 
-    def new_project(self, path: str | Path, preset: str = "paper", language: str = "en") -> bool:
+    def new_project(self, path: str | Path, preset: str | None = None,
+                    language: str = "en") -> bool:
+        """Create and open a project; ``preset`` ``None``: the language's
+        default label set (``app.core.labels.default_preset``)."""
+        preset = preset or default_preset(language)
         try:
             project = Project.create(path, list(PRESETS[preset]), language)
         except (ProjectError, OSError) as exc:
@@ -634,7 +638,9 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "New project", "", "DeID projects (*.deid)")
         if not path:
             return
-        preset, ok = LabelSetDialog.get_preset(self, [p for p in PRESETS if p != "none"])
+        # The app makes English projects: offer the English default first.
+        preset, ok = LabelSetDialog.get_preset(self, [p for p in PRESETS if p != "none"],
+                                               default_preset("en"))
         if ok:
             self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
 

@@ -273,7 +273,7 @@ def test_new_and_import_say_what_the_labels_leave_in_clear(tmp_path, capsys):
     """The paper's five labels take no e-mail: `deid new` says so against
     the Safe Harbor list, `deid import` when the rules find one in the notes."""
     proj = tmp_path / "p.deid"
-    assert run("new", proj) == 0
+    assert run("new", proj, "--labels", "paper") == 0
     out = capsys.readouterr().out
     assert "HIPAA Safe Harbor: 12 of 17 kinds of identifier protected, 1 partly" in out
     assert "left in clear: ages over 89; e-mail addresses; web addresses (URLs); IP addresses" in out
@@ -289,6 +289,20 @@ def test_new_and_import_say_what_the_labels_leave_in_clear(tmp_path, capsys):
     assert run("new", tmp_path / "h.deid", "--labels", "hipaa") == 0
     out = capsys.readouterr().out
     assert "17 of 17" in out and "warning" not in out
+
+
+def test_a_new_english_project_gets_the_hipaa_labels_unless_told(tmp_path, capsys):
+    """A hospital that names no label set gets one that leaves no kind of
+    identifier the rules find in clear (all dates, ages, places); Spanish
+    projects keep the paper's five unless told."""
+    from app.project import Project
+    assert run("new", tmp_path / "en.deid") == 0
+    out = capsys.readouterr().out
+    assert "with 7 labels: NAME, PROFESSION, LOCATION, AGE, DATE, CONTACT, ID" in out
+    assert "17 of 17" in out and "warning" not in out
+    assert run("new", tmp_path / "es.deid", "--language", "es") == 0
+    with Project.open(tmp_path / "es.deid", readonly=True) as project:
+        assert [l.name for l in project.labels()] == ["PERSON", "ADDRESS", "DOB", "IDN", "PHONE"]
 
 
 def test_train_names_the_models_it_trained_the_devices_default_unless_named(tmp_path, capsys):

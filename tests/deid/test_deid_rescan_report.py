@@ -89,6 +89,29 @@ def test_model_and_rule_spans_count_outside_replacements_and_names_beside():
     assert [(out[lk.start:lk.end], lk.kind) for lk in leaks] == [("Smith", "name"), ("Jones", "name")]
 
 
+def test_the_kind_of_a_replaced_place_and_a_title_are_not_suspected():
+    """A listed hospital's name is replaced and its kind left in clear on
+    purpose ("<**LOCATION**> MEDICAL CENTER"): a model or a rule seeing the
+    whole hospital does not make "MEDICAL CENTER" a suspicion, nor does the
+    CRF's doubt on the common words after it, nor "DR" before a replaced
+    name. The name part still is ("BAY" of "BAY MEDICAL CENTER")."""
+    out = ("PT FROM <**LOCATION**> MEDICAL CENTER TODAY. DR <**NAME**> AWARE. "
+           "TO BAY MEDICAL CENTER WHEN STABLE. SON ROSE CALLED.")
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w+\*\*>", out)]
+    where = {w: (out.index(w), out.index(w) + len(w)) for w in (
+        "<**LOCATION**> MEDICAL CENTER TODAY", "BAY MEDICAL CENTER WHEN STABLE", "ROSE")}
+
+    def model(text):                       # the model's hospitals, the CRF's doubts
+        return [(*where["<**LOCATION**> MEDICAL CENTER TODAY"], "HOSPITAL"),
+                (*where["BAY MEDICAL CENTER WHEN STABLE"], "HOSPITAL", "unsure"),
+                (*where["ROSE"], "PERSON", "unsure")]
+
+    found = [(out[lk.start:lk.end], lk.kind) for lk in rescan(
+        out, [], model_fn=model, replaced=repl, names_replaced=repl[1:2],
+        known=[])]
+    assert found == [("TODAY", "model"), ("BAY", "unsure"), ("ROSE", "name")]
+
+
 @pytest.mark.timeout(120)
 def test_rescan_and_offset_mapping_scale_to_a_huge_note():
     """Issue 23 item 8: the leak scan compared every word with every

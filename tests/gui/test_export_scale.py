@@ -22,7 +22,7 @@ def test_export_runs_on_every_core_and_shows_progress(window, qtbot, tmp_path, m
     folder.mkdir()
     for d in generate(NOTES, seed=5):
         (folder / f"{d.name}.txt").write_text(d.text, encoding="utf-8")
-    assert window.new_project(tmp_path / "p.deid")
+    assert window.new_project(tmp_path / "p.deid", "paper")
     window.project.set_setting(STARTER_SETTING, False)
     with qtbot.waitSignal(window.suggestionsFinished, timeout=60000):
         with qtbot.waitSignal(window.importFinished, timeout=60000):

@@ -24,7 +24,7 @@ def _become(window, settings, name: str) -> None:
 
 def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tmp_path):
     w = window
-    assert w.new_project(tmp_path / "p.deid")
+    assert w.new_project(tmp_path / "p.deid", "paper")
     doc = w.project.add_document("double", TEXT)
     monday = TEXT.index("Monday")
     w.project.add_span(doc, monday, monday + 6, "DOB", source="model", status="suggested",
@@ -89,7 +89,7 @@ def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tm
 
 def test_guidelines_edit_and_persist(window, qtbot, tmp_path):
     w = window
-    assert w.new_project(tmp_path / "g.deid")
+    assert w.new_project(tmp_path / "g.deid", "paper")
     w.show_view("Guidelines")
     g = w.guidelines
     g.label_list.setCurrentRow(1)

@@ -209,7 +209,7 @@ def test_lazy_document_list(window, tmp_path):
 def test_click_selects_span_and_astral_offsets(window, qtbot, tmp_path):
     """A click makes the span under it current; emoji do not shift offsets."""
     w = window
-    assert w.new_project(tmp_path / "e.deid")
+    assert w.new_project(tmp_path / "e.deid", "paper")
     text = "😀 Pt 😀 Cara Moss seen."
     doc = w.project.add_document("emoji", text)
     w.open_document(doc)

@@ -10,7 +10,7 @@ def _action(window, text):
 
 
 def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monkeypatch):
-    assert window.new_project(tmp_path / "p.deid")
+    assert window.new_project(tmp_path / "p.deid", "paper")
     staff = tmp_path / "staff.txt"
     staff.write_text("QUILLAN\nTibbs\n", encoding="utf-8")
     table = tmp_path / "pt.csv"
