@@ -78,12 +78,22 @@ def find_short_dates(text: str) -> list[tuple[int, int]]:
     return sorted(out + find_written_years(text))
 
 
+# A year from 1960 to 1999 alone: no clock shows it (a time's minutes stop at
+# 59), and no volume, dose, decade, range or decimal is written so.
+_LATE_CENTURY_YEAR_RE = re.compile(
+    r"(?<![\d./:,-])(19[6-9]\d)(?![\d/:%-]|\.\d|[ \t]*(?:cc|ml|mg|mcg|u\b|units|s\b|'s))", re.I)
+
+
 def find_written_years(text: str) -> list[tuple[int, int]]:
     """Offsets of two-digit years written with an apostrophe: "CABG '92",
-    "REPAIR IN 14'" (not feet after "in")."""
+    "REPAIR IN 14'" (not feet after "in"), and of the years 1960-1999
+    written alone, which no time of day can be ("MI 1992", "RENAL CELL CA
+    1977"; not "1975 CC", "1980S"): on the PhysioNet training notes all 8
+    of them are annotated."""
     out = [m.span(1) for m in _APOSTROPHE_YEAR_RE.finditer(text)]
     out += [m.span(1) for m in _YEAR_APOSTROPHE_RE.finditer(text)]
-    return sorted(out)
+    out += [m.span(1) for m in _LATE_CENTURY_YEAR_RE.finditer(text)]
+    return sorted(set(out))
 
 
 _PAGER_RE = re.compile(

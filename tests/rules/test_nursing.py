@@ -57,6 +57,14 @@ def test_pagers_and_years_written_with_an_apostrophe():
     assert [text[s:e] for s, e in find_written_years(text)] == ["92", "14"]
 
 
+def test_years_no_clock_shows():
+    from app.rules.nursing import find_written_years
+
+    text = ("GB removal, MI 1992. RENAL CELL CA 1977,S/P NEPHRECTOMY. CABG 1957. UO 1975 CC. "
+            "BACK IN 1980S. SVR 1500-1980. NEO OFF @ 1900. TEMP 1965.5")
+    assert [text[s:e] for s, e in find_written_years(text)] == ["1992", "1977"]
+
+
 def found(finder, text):
     return [text[s:e] for s, e in finder(text)]
 
