@@ -8,8 +8,8 @@ Besides the hospital lists, an English project's floor holds the shapes
 that identify in ward notes whatever a model learned (`Floor`): pager and
 ten-digit phone numbers ("Pager #12345", "212- 476- 8356"), ages over 89
 ("98 YO"), years written with an apostrophe ("CABG '92",
-or alone from 1960 to 1999: "MI 1992",
-"REPAIR IN 14'") or in a past history's items ("PMHX CVA IN 94 AND 00"),
+"REPAIR IN 14'"), alone from 1960 to 1999 ("MI 1992") or in a past
+history's items ("PMHX CVA IN 94 AND 00"),
 dates with a month's name ("may 16", "MARCH OF 1993") or in numbers with
 their year ("9/2/92"), as a range ("10/15-10/16") or yearless ("ON
 2/14", not "ON 5/5, 40%"), names after a
