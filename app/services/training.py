@@ -373,6 +373,14 @@ def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
     within the cost tolerance); a note when it tags mostly non-identifiers."""
     from app.ensemble import select
 
+    if "lists" in candidates and len(candidates) > 1:
+        # The lists member alone is the floor that every candidate's output
+        # gets anyway (the predictor adds each list hit and identifying
+        # shape): once deployed, any other candidate hides all it hides and
+        # more, so alone it is no candidate (after a first run on a few
+        # notes it was selected over the starter, and the export left in
+        # clear what the starter had found). It stays a member of ensembles.
+        candidates = {n: c for n, c in candidates.items() if n != "lists"}
     selection = select(candidates, dev.gold, objective=plan.config.objective, target=dev.target,
                        costs=costs, tolerance=plan.config.cost_tolerance)
     if (warning := low_precision_note(selection)) is not None:

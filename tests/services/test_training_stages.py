@@ -45,6 +45,21 @@ def test_ensembles_stage_builds_a_repeated_group_once_and_needs_enough_dev_to_tu
     assert sorted(ensembles) == ["voting[all]", "voting[pair]"]
 
 
+def test_the_lists_member_alone_is_never_the_selected_model():
+    """The floor every candidate gets is no model of its own: a lists member
+    scoring best alone on a small dev is not selected over the starter."""
+    from types import SimpleNamespace
+    from app.services.training import select_candidate
+    gold = [("B-X", "O", "B-X", "O")] * 4
+    found = [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)] * 4            # half of them
+    plan = SimpleNamespace(config=TrainConfig(), notes=[])
+    dev = SimpleNamespace(gold=gold, target=0.99)
+    selection = select_candidate(plan, dev, {"lists": [TagSeq(list(g), [0.95] * 4) for g in gold],
+                                             "starter": found}, {})
+    assert selection.best_name == "starter"
+    assert "lists" not in [row.name for row in selection.rows]
+
+
 def _machine(monkeypatch, cuda: bool) -> None:
     """This machine, as ``detect_devices`` sees it: with a GPU or without."""
     import app.models.device as device
