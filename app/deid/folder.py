@@ -241,9 +241,20 @@ def scan_spans(predictor: Any, texts: list[str]) -> list[list[tuple[int, int, st
     return out
 
 
+def kept_age(policy: Policy, text: str, start: int, end: int, label: str) -> bool:
+    """Whether a hit of ``label`` at ``text[start:end]`` is an age the
+    policy keeps (up to ``age_threshold``: HIPAA Safe Harbor keeps them,
+    the surrogates keep them, the starter model does not take them), so no
+    identifier left in clear, whoever finds it ("58 YEAR OLD")."""
+    digits = "".join(c for c in text[start:end] if c.isdigit())
+    return bool(digits) and policy.kind_for(str(label)) == "age" \
+        and int(digits) <= policy.age_threshold
+
+
 def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: tuple,
                jobs: list[ScanJob], shapes: tuple[str, ...],
-               corpus: frozenset[str] | None, shared: bool = False) -> list[list[Leak]]:
+               corpus: frozenset[str] | None, shared: bool = False,
+               policy: Policy | None = None) -> list[list[Leak]]:
     """Worker side of the leak scan of a batch: everything but the known
     identifiers (``rescan.recogniser_leaks``: the rules', the model's and
     its members' hits, names beside replacements, residues, shapes), the
@@ -251,7 +262,13 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
 
     ``shared``: ``model_scan`` is the predictor factory of the prediction
     and ``key`` its key, so the worker's loaded predictor scans
-    (``scan_spans``) instead of a second copy of the models."""
+    (``scan_spans``) instead of a second copy of the models. With
+    ``policy``, the ages it keeps are not suspected (``kept_age``)."""
+    if policy is not None and rules_fn is not None:
+        all_rules = rules_fn
+
+        def rules_fn(text: str) -> list:
+            return [h for h in all_rules(text) if not kept_age(policy, text, h[0], h[1], h[2])]
     texts = [j.text for j in jobs]
     models: list[list] = [[] for _ in texts]
     if model_scan is not None:
@@ -261,6 +278,9 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
             models = scan_spans(scan, texts) if shared else \
                 many(texts) if callable(many) else [list(scan(t)) for t in texts]
     models = [list(m) + list(j.hits) for m, j in zip(models, jobs)]
+    if policy is not None:
+        models = [[h for h in m if not kept_age(policy, j.text, h[0], h[1], h[2])]
+                  for m, j in zip(models, jobs)]
     corpus = common_words() if corpus is None else corpus
     return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if m else None,
                              replaced=j.replaced, names_replaced=j.names_replaced,
@@ -403,7 +423,7 @@ def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with:
     records = [d for d in done if not isinstance(d, NoteOutcome)]
     jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h) for r, h in records]
     scanned = iter(_scan_task(scan_with[0], setup.rules_fn, scan_with[1], jobs, setup.shapes,
-                              setup.corpus, shared) if jobs else [])
+                              setup.corpus, shared, setup.policy) if jobs else [])
     entries: list[dict] = []
     outcomes = [d if isinstance(d, NoteOutcome) else _write_note(d[0], next(scanned), out, entries)
                 for d in done]
@@ -989,7 +1009,7 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
                         for r, h in records]
                 scan = engine.submit(_scan_task, scan_with[0], ctx.rules_fn, scan_with[1],
                                      jobs, ctx.shapes, ctx.corpus, shared,
-                                     priority=1) if records else None
+                                     ctx.redactor.policy, priority=1) if records else None
                 scanning.append((b, done, scan))
             top_up()
             while len(scanning) > engine.workers:

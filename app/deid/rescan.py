@@ -332,8 +332,9 @@ SHAPES = {
                        # a decade ("1980S")
                        r"|(?<=[A-Za-z]')\d{2}\b|(?<![\w/.])\d{2}(?='(?![sS]))"
                        r"|(?<![\w/.])(?:19|20)\d{2}'?[sS]\b"
-                       r"|(?<=[.;] )\d{2}(?= (?!(?:mg|mcg|ml|cc|units?|u|min|mins|hrs?|mm|cm|"
-                       r"kg|g|l|x|times|days?|weeks?|yrs?|years?|pm|am)\b)[A-Za-z])"
+                       # (not before a unit or an age, in any case: "10 MG", "82 YO")
+                       r"|(?<=[.;] )\d{2}(?= (?!(?i:mg|mcg|ml|cc|units?|u|min|mins|hrs?|mm|cm|"
+                       r"kg|g|l|x|times|days?|weeks?|yrs?|years?|pm|am|yo|y/o)\b)[A-Za-z])"
                        r"|(?<![\w/.:])(?:[12]\d|3[01]|0?[1-9])(?= (?:[01]\d|2[0-3])[0-5]\d\b)"),
     "number": re.compile(r"(?<![\w.])#?\d{5,}(?![\w.])"
                          # a phone number in groups: (202) 232-4455, 232 4455
@@ -368,22 +369,28 @@ def _suspected_part(text: str, start: int, end: int, doubt: bool) -> tuple[int, 
     the CRF's marginals, source ``unsure``) keeps only its words that could
     be an identifier, as the starter model takes no name or place without
     one: not those kind words, not common English or clinical words that are
-    no listed name or place ("TODAY", "WHEN STABLE" after a hospital).
+    no listed name or place ("TODAY", "WHEN STABLE" after a hospital), nor
+    their misspellings that no name list holds.
     """
     words = list(_WORD.finditer(text, start, end))
     if not words:
         return start, end
     kinds = _place_kind_words()
     try:
-        from app.rules.dictionaries import is_common_word, is_name, is_place
+        from app.rules.dictionaries import (is_common_word, is_misspelt_common_word, is_name,
+                                            is_place)
     except ImportError:              # the lists are optional for the core
         def is_common_word(_word: str) -> bool:
             return False
-        is_name = is_place = is_common_word
+        is_misspelt_common_word = is_name = is_place = is_common_word
 
     def generic(word: str) -> bool:
-        return word.lower() in kinds or (doubt and word.isalpha() and is_common_word(word)
-                                         and not is_name(word) and not is_place(word))
+        if word.lower() in kinds:
+            return True
+        if not doubt or not word.isalpha():
+            return False
+        return (is_common_word(word) or is_misspelt_common_word(word)    # "TANNISH"
+                ) and not is_name(word) and not is_place(word)
 
     if doubt:
         kept = [m for m in words if not generic(m.group())]

@@ -151,6 +151,26 @@ def test_strict_rescan_withholds_leaky_notes(tmp_path):
     assert {n.note: n.leaks for n in summary.notes} == {"a.txt": 1, "b.txt": 0}
 
 
+def test_an_age_the_policy_keeps_is_no_suspected_leak(tmp_path):
+    """HIPAA keeps ages up to 89 (so do the surrogates): found in clear by
+    the rules or a model, such an age is not suspected; an older one is,
+    and the policy's threshold decides."""
+    import re
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("58 YO WOMAN. HER MOTHER, 95 YO, VISITED.", encoding="utf-8")
+
+    def ages(text):
+        return [(m.start(), m.end(), "AGE") for m in re.finditer(r"\d+(?= YO)", text)]
+
+    for policy, suspected in ((POLICY, ["95"]), (Policy(default="surrogate", age_threshold=50),
+                                                   ["58", "95"])):
+        out = tmp_path / f"out{policy.age_threshold}"
+        summary = redact_folder(src, out, make_predictor, policy, secret=SECRET, rules_fn=ages)
+        text = (out / "a.txt").read_text(encoding="utf-8")
+        assert [text[s["start"]:s["end"]] for s in summary.notes[0].suspicions] == suspected
+
+
 def test_partial_factory_and_refusals(tmp_path):
     write_notes(tmp_path / "in", n=2)
     factory = partial(make_predictor, ("John",))

@@ -13,7 +13,7 @@ from app.gui.qt import QFileDialog, Qt
 from journey import (answer, choose, click, export, import_folder, key, pick, screenshot, shown,
                      spans_shown, table_rows)
 
-NOTE = ("NPN 7P-7A\nNEURO: A+OX3. ADMITTED 7/22 FROM ZELLWOOD MEDICAL CENTER.\n"
+NOTE = ("NPN 7P-7A\nNEURO: A+OX3. 82 YO ADMITTED 7/22 FROM ZELLWOOD MEDICAL CENTER.\n"
         "DR QUENBY AWARE. PLAN: BACK TO ZELLWOOD MEDICAL CENTER WHEN STABLE.\n")
 
 
@@ -64,9 +64,10 @@ def test_a_new_english_hospital_gets_labels_that_leave_nothing_in_clear(
 def test_a_listed_hospitals_kind_left_in_clear_is_no_suspected_leak(qtbot, settings, tmp_path,
                                                                      monkeypatch):
     """Listed hospitals are replaced without their kind ("<**LOCATION**>
-    MEDICAL CENTER", as the hospitals' own annotators write them): the
-    export's leak scan, with surrogates too (where a model reads
-    "<surrogate> MEDICAL CENTER" as a whole hospital), suspects nothing."""
+    MEDICAL CENTER", as the hospitals' own annotators write them) and an age
+    under 90 is kept (HIPAA keeps it): the export's leak scan, with
+    surrogates too (where a model reads "<surrogate> MEDICAL CENTER" as a
+    whole hospital), suspects nothing."""
     from app.gui.main_window import MainWindow
     from journey import export_planned
     w = MainWindow(settings)
@@ -102,6 +103,7 @@ def test_a_listed_hospitals_kind_left_in_clear_is_no_suspected_leak(qtbot, setti
         qtbot.waitUntil(lambda: bool(ended), timeout=240000)
         written = (out / "P1_a.txt").read_text(encoding="utf-8")
         assert "ZELLWOOD" not in written and written.count("MEDICAL CENTER") == 2
+        assert "82 YO" in written
         assert table_rows(wizard.suspicion_table) == []
         assert "Leak scan: nothing suspected" in wizard.summary_label.text()
         screenshot(wizard, f"new_hospital_export_{out.name.lower()}")
