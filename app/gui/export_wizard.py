@@ -87,7 +87,7 @@ class ExportWizard(QDialog):
     failed = Signal(str)
     cancelled = Signal()
     #: A suspected leak was opened: (document id, start, end) in the original.
-    show_in_preview = Signal(int, int, int)
+    show_in_preview = Signal(int, int, int, str)
     #: The residual-risk review of the finished export was asked for (its outcome).
     review_requested = Signal(object)
 
@@ -387,7 +387,8 @@ class ExportWizard(QDialog):
             for j, text in enumerate((note, f"{REASONS.get(s['kind'], s['kind'])} "
                                             f"({s['category']})", where)):
                 item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"], s.get("id")))
+                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"], s.get("id"),
+                                           s["category"]))
                 self.suspicion_table.setItem(i, j, item)
         self.suspicion_table.setVisible(bool(rows))
         self.dismiss_button.setVisible(bool(rows))
@@ -396,9 +397,9 @@ class ExportWizard(QDialog):
 
     @Slot(int, int)
     def _open_suspicion(self, row: int, column: int) -> None:
-        doc_id, start, end, _ = self.suspicion_table.item(row, column).data(Qt.UserRole)
+        doc_id, start, end, _, category = self.suspicion_table.item(row, column).data(Qt.UserRole)
         if doc_id is not None:
-            self.show_in_preview.emit(doc_id, start, end)
+            self.show_in_preview.emit(doc_id, start, end, category)
 
     @Slot()
     def dismiss_selected(self) -> None:

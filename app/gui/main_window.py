@@ -449,15 +449,16 @@ class MainWindow(QMainWindow):
             r["notes_sentence"], 15000))
         self.audit_dialog.show()
 
-    @Slot(int, int, int)
-    def show_in_preview(self, doc_id: int, start: int, end: int) -> None:
-        """Open a note in Preview with ``start``..``end`` of the original selected."""
+    @Slot(int, int, int, str)
+    def show_in_preview(self, doc_id: int, start: int, end: int, category: str = "") -> None:
+        """Open a note in Preview with ``start``..``end`` of the original
+        selected (a suspected leak of ``category``)."""
         if self.editor.session is not None and self.editor.session.doc_id != doc_id:
             self.open_document(doc_id)   # Preview follows the note open in Annotate
         self.show_view("Preview")
         if self.preview.doc_id != doc_id:
             self.preview.load_document(doc_id)
-        self.preview.show_at(start, end)
+        self.preview.show_at(start, end, category)
         self.raise_()
         self.activateWindow()
 

@@ -17,6 +17,8 @@ undoable in the editor and logged without text). This view only shows them.
 """
 from __future__ import annotations
 
+from html import escape
+
 from app.core.spans import Span
 from app.deid import STRATEGIES, Policy
 from app.deid.redact import map_offset
@@ -122,6 +124,7 @@ class PreviewView(QWidget):
         self.policy: Policy | None = None
         self.result = None                       # app.deid.RedactionResult
         self._spot: tuple[int, int] | None = None  # a suspected leak being shown
+        self._spot_words = ""                      # and what to do with it, in words
         self.infos: list[SpanInfo] = []
         self.order: list[int] = []
         self.current: int | None = None          # index into infos
@@ -463,7 +466,8 @@ class PreviewView(QWidget):
     def _show_info(self) -> None:
         if self.current is None:
             self.position_label.setText(f"{len(self.order)} span(s), uncertain first")
-            self.info.setText("Click a span, or use Next, to see where it came from.")
+            self.info.setText(self._spot_words if self._spot is not None else
+                              "Click a span, or use Next, to see where it came from.")
             return
         s = self.infos[self.current]
         self.position_label.setText(f"Span {self.order.index(self.current) + 1} of "
@@ -560,11 +564,22 @@ class PreviewView(QWidget):
     def _session(self) -> CorrectionSession:
         return CorrectionSession(self.project, self.doc_id, self.annotator)
 
-    def show_at(self, start: int, end: int) -> None:
-        """Select ``start``..``end`` of the original (a suspected leak) and show
-        it: one click on Flag missed then records it."""
+    def show_at(self, start: int, end: int, category: str = "") -> None:
+        """Select ``start``..``end`` of the original (a suspected leak of
+        ``category``, a label or a kind of identifier) and say what to do:
+        one click on Flag missed then records it, under the suspicion's label
+        when it is one of the project's."""
         self._spot = (start, end)
+        if self.miss_label.findText(category) >= 0:
+            self.miss_label.setCurrentText(category)
+        what = f"a suspected leak ({category})" if category else "a suspected leak"
+        self._spot_words = (f"Selected on both sides: {escape(what)}. If it identifies "
+                            f"someone, choose its label and press <b>Flag missed</b>; exporting "
+                            f"again into the same folder then replaces it. If not, mark it "
+                            f"<b>Not a leak</b> in the export summary.")
+        self.current = None
         self._select_spot()
+        self._show_info()
         self.original.setFocus()
         self._update_buttons()
 

@@ -81,6 +81,11 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
         original[in_start:in_end]                                # still there, both sides
     assert w.preview.redacted.textCursor().selectedText() == \
         (out / note).read_text(encoding="utf-8")[first["start"]:first["end"]]
+    # It says what is selected and what to do, the suspicion's label ready to flag.
+    category = re.search(r"\((\w+)\)$", what).group(1)
+    assert w.preview.info.text().startswith(
+        f"Selected on both sides: a suspected leak ({category}). If it identifies someone")
+    assert w.preview.miss_label.currentText() == category
     screenshot(w, "leak_in_preview")
 
     # The residual-risk review of this export, from the summary.
