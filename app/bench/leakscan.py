@@ -39,6 +39,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     from app.deid import Policy, Redactor
     from app.deid.folder import common_words, doubts_in_output, predictor_doubts
     from app.deid.redact import map_offset
+    from app.deid.policy import WORDED_KINDS
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
     from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, corpus_words,
@@ -98,6 +99,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
                 replaced=[(m.out_start, m.out_end) for m in result.span_map],
                 names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                 if kinds.kind_for(m.label) == "name"],
+                worded_replaced=[(m.out_start, m.out_end) for m in result.span_map
+                                 if kinds.kind_for(m.label) in WORDED_KINDS],
                 shapes=shapes) if not lk.in_replacement]
             gold = project.gold_spans(info.id)
             missed_out, clear_out, missed_labels = [], [], []

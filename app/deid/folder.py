@@ -48,7 +48,7 @@ from app.core.spans import Span
 from app.deid.keyed import keyed_hex, seal, unseal
 from app.deid.memory import (BufferedMemory, InMemorySurrogateMemory, JsonFileSurrogateMemory,
                              StoreMemoryAdapter, as_memory)
-from app.deid.policy import Policy
+from app.deid.policy import WORDED_KINDS, Policy
 from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
                              recogniser_leaks)
@@ -228,6 +228,9 @@ class ScanJob:
     names_replaced: tuple[tuple[int, int], ...]
     #: Model hits found before the scan (the doubts read on the original).
     hits: tuple[tuple, ...] = ()
+    #: The replacements of identifiers written in words (``rescan``'s
+    #: ``worded_replaced``); ``None``: every replacement.
+    worded_replaced: tuple[tuple[int, int], ...] | None = None
 
 
 def scan_spans(predictor: Any, texts: list[str]) -> list[list[tuple[int, int, str]]]:
@@ -284,6 +287,7 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
     corpus = common_words() if corpus is None else corpus
     return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if m else None,
                              replaced=j.replaced, names_replaced=j.names_replaced,
+                             worded_replaced=j.worded_replaced,
                              shapes=shapes, corpus=corpus, beside=True)
             for j, m in zip(jobs, models)]
 
@@ -421,7 +425,8 @@ def _patients_task(factory: Callable[[], Any], keys: tuple[str, str], scan_with:
         if own:
             base.close()
     records = [d for d in done if not isinstance(d, NoteOutcome)]
-    jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h) for r, h in records]
+    jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h, r.worded_replaced)
+            for r, h in records]
     scanned = iter(_scan_task(scan_with[0], setup.rules_fn, scan_with[1], jobs, setup.shapes,
                               setup.corpus, shared, setup.policy) if jobs else [])
     entries: list[dict] = []
@@ -1005,8 +1010,8 @@ def _pipeline(batches: list[list[_Pending]], whole: list[bool], setup: WorkerRed
                 top_up()                           # the workers go on while this redacts
                 done = _redact_batch(b, results, ctx)
                 records = [d for d in done if not isinstance(d, NoteOutcome)]
-                jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h)
-                        for r, h in records]
+                jobs = [ScanJob(r.result.text, r.replaced, r.names_replaced, h,
+                                r.worded_replaced) for r, h in records]
                 scan = engine.submit(_scan_task, scan_with[0], ctx.rules_fn, scan_with[1],
                                      jobs, ctx.shapes, ctx.corpus, shared,
                                      ctx.redactor.policy, priority=1) if records else None
@@ -1063,6 +1068,7 @@ class _Redacted:
     replaced: tuple[tuple[int, int], ...]
     names_replaced: tuple[tuple[int, int], ...]
     known: list[Leak]                     # known identifiers, as of this note's turn
+    worded_replaced: tuple[tuple[int, int], ...] = ()
 
 
 def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
@@ -1087,11 +1093,13 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
     names = tuple((m.out_start, m.out_end) for m in result.span_map
                   if policy.kind_for(m.label) == "name")
+    worded = tuple((m.out_start, m.out_end) for m in result.span_map
+                   if policy.kind_for(m.label) in WORDED_KINDS)
     # The tables grow with every note: a note is searched for what was known
     # at its turn, as in one pass; the rest of the scan runs in a worker.
     return _Redacted(item, spans, result, replaced, names,
                      known_leaks(result.text, replaced=replaced, known=tables,
-                                 patient=item.patient))
+                                 patient=item.patient), worded)
 
 
 def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,

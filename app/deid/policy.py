@@ -31,6 +31,12 @@ KINDS = ("name", "date", "age", "phone", "id", "address", "location", "postcode"
          "country", "hospital", "organisation", "email", "url", "contact",
          "profession", "sex", "auto", "generic", "keep")
 
+#: Kinds written in words (names, places, organisations): what a model cut
+#: short of one is capitalised words beside its replacement (the leak scan's
+#: ``beside``); beside a date or a number they are the note going on.
+WORDED_KINDS = frozenset({"name", "address", "location", "country", "hospital", "organisation",
+                          "profession", "auto", "generic"})
+
 #: Default label -> kind table (upper-case label names).
 DEFAULT_KINDS: dict[str, str] = {
     # paper / extended

@@ -443,7 +443,8 @@ _PARTICLES = frozenset("de del la las los el y e para da do dos von van der of t
 _BESIDE_GAP = re.compile(r"(?:[ \t]|, |[ \t]?\(|-)$")
 
 
-def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) -> list[Leak]:
+def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset(),
+            worded: Sequence[tuple[int, int]] | None = None) -> list[Leak]:
     """Capitalised words that continue a replacement on its line ("<**HOSPITAL**>
     Fundación de Medellín", "<**INSTITUCION**> Actividad Física y el Deporte",
     "Servicio de <**HOSPITAL**>"): the rest of a name the model cut short.
@@ -489,7 +490,7 @@ def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset()) ->
         return (min(words[k].start() for k in (*got, first)),
                 max(words[k].end() for k in (*got, first)))
 
-    for s, e in ranges.ranges:
+    for s, e in (ranges.ranges if worded is None else sorted(worded)):
         k = bisect_left(starts, e)
         if k < len(words) and _BESIDE_GAP.search(text[e:words[k].start()] or "x") \
                 and "\n" not in text[e:words[k].start()]:
@@ -656,7 +657,8 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
            patient: str | None = None,
            model_fn: RulesFn | None = None,
            names_replaced: Sequence[tuple[int, int]] = (),
-           shapes: Iterable[str] = ()) -> list[Leak]:
+           shapes: Iterable[str] = (),
+           worded_replaced: Sequence[tuple[int, int]] | None = None) -> list[Leak]:
     """Find suspected leaks in ``out_text``.
 
     Parameters
@@ -680,6 +682,10 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
         The known identifiers (one table or several) and the note's patient key.
     names_replaced
         Output ranges of replaced names (the ``name`` check looks beside them).
+    worded_replaced
+        Output ranges of replaced identifiers written in words (names, places,
+        organisations: ``app.deid.policy.WORDED_KINDS``), the only ones the
+        ``beside`` check continues; ``None``: every replacement.
     shapes
         Keys of ``SHAPES`` to search (``"date"`` when the project protects
         dates, ``"number"`` for phones and ids).
@@ -694,6 +700,7 @@ def rescan(out_text: str, original_identifiers_of_patient: Sequence[str] = (),
     tables = (known,) if isinstance(known, KnownIdentifiers) else tuple(known or ())
     leaks += recogniser_leaks(out_text, rules_fn, model_fn, replaced=replaced,
                               names_replaced=names_replaced, shapes=shapes,
+                              worded_replaced=worded_replaced,
                               corpus=frozenset().union(*(getattr(k, "common", frozenset())
                                                          for k in tables)),
                               beside=bool(names_replaced) or known is not None)
@@ -732,7 +739,8 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
                      replaced: Sequence[tuple[int, int]] = (),
                      names_replaced: Sequence[tuple[int, int]] = (),
                      shapes: Iterable[str] = (), corpus: frozenset[str] = frozenset(),
-                     beside: bool = False) -> list[Leak]:
+                     beside: bool = False,
+                     worded_replaced: Sequence[tuple[int, int]] | None = None) -> list[Leak]:
     """The part of :func:`rescan` that needs no table of known identifiers
     (unmerged): the recognisers' hits outside the replacements, residues,
     shapes and, with ``beside``, words beside replaced names that look like
@@ -753,7 +761,7 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
         leaks += _names_beside(out_text, ranges, names_replaced, corpus)
     leaks += _residues(out_text, ranges)
     if beside:
-        leaks += _beside(out_text, ranges, corpus)
+        leaks += _beside(out_text, ranges, corpus, worded_replaced)
         leaks += _proper_phrases(out_text, ranges, corpus)
     leaks += _shapes(out_text, shapes, ranges)
     return leaks

@@ -174,6 +174,19 @@ def test_capitalised_words_continuing_a_replacement_and_corpus_words():
     assert words_in_clear("Dr Ann Lee saw Ann.", [(3, 10)]) == {"dr", "saw", "ann"}
 
 
+def test_capitalised_words_beside_a_replaced_date_are_the_note_going_on():
+    """In notes written in capitals every word is capitalised: beside a
+    replaced date or number they are no rest of a name (worded_replaced: the
+    replacements of names, places, organisations); beside a place they still are."""
+    text = "PMH: CAD WITH NQWMI <**DATE**>, HTN. PRESENTED TO EW <**DATE**> FROM <**LOC**> KELLERBY."
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w+\*\*>", text)]
+    found = [text[lk.start:lk.end] for lk in rescan(text, replaced=repl, known=[],
+                                                    worded_replaced=repl[2:])]
+    assert found == ["KELLERBY"]
+    every = [text[lk.start:lk.end] for lk in rescan(text, replaced=repl, known=[])]
+    assert "NQWMI" in " ".join(every)                   # as before, given no kinds
+
+
 def test_proper_names_by_their_form():
     """Title-case word runs inside a sentence and company forms are suspected;
     a sentence's first words and all-capitals notes are not."""

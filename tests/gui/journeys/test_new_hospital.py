@@ -14,7 +14,8 @@ from journey import (answer, choose, click, export, import_folder, key, pick, sc
                      spans_shown, table_rows)
 
 NOTE = ("NPN 7P-7A\nNEURO: A+OX3. 82 YO ADMITTED 7/22 FROM ZELLWOOD MEDICAL CENTER.\n"
-        "DR QUENBY AWARE. PLAN: BACK TO ZELLWOOD MEDICAL CENTER WHEN STABLE.\n")
+        "DR QUENBY AWARE. PLAN: BACK TO ZELLWOOD MEDICAL CENTER WHEN STABLE.\n"
+        "PMH: CAD, PTCA QWMI 4/12, HTN.\n")
 
 
 def _new_project_pressing_enter(qtbot, w, monkeypatch, path) -> dict:
@@ -65,7 +66,8 @@ def test_a_listed_hospitals_kind_left_in_clear_is_no_suspected_leak(qtbot, setti
                                                                      monkeypatch):
     """Listed hospitals are replaced without their kind ("<**LOCATION**>
     MEDICAL CENTER", as the hospitals' own annotators write them) and an age
-    under 90 is kept (HIPAA keeps it): the export's leak scan, with
+    under 90 is kept (HIPAA keeps it), and in capitals the words before a
+    replaced date are no rest of a name: the export's leak scan, with
     surrogates too (where a model reads "<surrogate> MEDICAL CENTER" as a
     whole hospital), suspects nothing."""
     from app.gui.main_window import MainWindow
