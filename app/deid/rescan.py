@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
+from app.deid.policy import default_kind
+
 RulesFn = Callable[[str], Iterable[tuple[int, int, str]]]
 
 #: Identifier strings shorter than this are not searched (initials, "Dr").
@@ -348,6 +350,12 @@ _JOINED_AFTER = re.compile(r"[/\-.]\d{1,4}\b")
 _JOINED_BEFORE = re.compile(r"\b\d{1,4}[/\-.]$|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:de|of)\s+$")
 
 
+#: Kinds of a person's or a place's name: no common word alone, no number is one.
+_NAMED_KINDS = frozenset({"name", "location", "hospital", "organisation", "country"})
+#: Hospitals written as initials ("GH", "BGH", "UMMC"), a name all the same.
+_HOSPITAL_INITIALS = re.compile(r"[A-Z]{0,3}(?:GH|MC)")
+
+
 @lru_cache(maxsize=1)
 def _place_kind_words() -> frozenset[str]:
     try:
@@ -357,7 +365,8 @@ def _place_kind_words() -> frozenset[str]:
     return _CARE_SUFFIX
 
 
-def _suspected_part(text: str, start: int, end: int, doubt: bool) -> tuple[int, int] | None:
+def _suspected_part(text: str, start: int, end: int, doubt: bool,
+                    named: bool = False) -> tuple[int, int] | None:
     """What of a recogniser's hit ``[start, end)`` outside the replacements
     is worth suspecting; ``None`` when nothing is.
 
@@ -370,7 +379,9 @@ def _suspected_part(text: str, start: int, end: int, doubt: bool) -> tuple[int, 
     be an identifier, as the starter model takes no name or place without
     one: not those kind words, not common English or clinical words that are
     no listed name or place ("TODAY", "WHEN STABLE" after a hospital), nor
-    their misspellings that no name list holds.
+    their misspellings that no name list holds; so does a model's name or
+    place (``named``), which needs a word that can be one too ("per", "early",
+    "TRANSFER APPROX. 2130": no digits either), as the starter's own do.
     """
     words = list(_WORD.finditer(text, start, end))
     if not words:
@@ -385,14 +396,16 @@ def _suspected_part(text: str, start: int, end: int, doubt: bool) -> tuple[int, 
         is_misspelt_common_word = is_name = is_place = is_common_word
 
     def generic(word: str) -> bool:
-        if word.lower() in kinds:
+        if word.lower() in kinds or (named and word.isdigit()):
             return True
-        if not doubt or not word.isalpha():
+        if not (doubt or named) or not word.isalpha():
             return False
+        if named and len(word) < 3 and not _HOSPITAL_INITIALS.fullmatch(word):
+            return True                                     # "HO", "SR", "AB"
         return (is_common_word(word) or is_misspelt_common_word(word)    # "TANNISH"
                 ) and not is_name(word) and not is_place(word)
 
-    if doubt:
+    if doubt or named:
         kept = [m for m in words if not generic(m.group())]
     else:
         i, j = 0, len(words)
@@ -754,7 +767,8 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
         for start, end, category, *why in fn(out_text):      # a 4th item: the source
             source = why[0] if why else kind
             for a, b in _outside(start, end, ranges, out_text):
-                part = _suspected_part(out_text, a, b, doubt=source == "unsure")
+                part = _suspected_part(out_text, a, b, doubt=source == "unsure",
+                                       named=default_kind(str(category)) in _NAMED_KINDS)
                 if part is not None:
                     leaks.append(Leak(*part, source, str(category)))
     if beside:
