@@ -116,6 +116,68 @@ def test_the_kind_of_a_replaced_place_and_a_title_are_not_suspected():
     assert found == [("BAY", "unsure"), ("ROSE", "name"), ("Rob", "model")]
 
 
+@pytest.mark.timeout(120)
+def test_rescan_and_offset_mapping_scale_to_a_huge_note():
+    """Issue 23 item 8: the leak scan compared every word with every
+    replacement, and mapping a suspicion back walked every span."""
+    from app.deid.redact import MappedSpan, offset_mapper
+    n = 60_000
+    out_text = "".join(f"[PERSON] met Smith. " for _ in range(n))
+    replaced = [(20 * i, 20 * i + 8) for i in range(n)]
+    found = rescan(out_text, rules_fn=lambda t: [], replaced=replaced, names_replaced=replaced)
+    assert all(not (s < lk.end and lk.start < e) for lk in found for s, e in replaced[:5])
+    span_map = [MappedSpan(25 * i, 25 * i + 13, 20 * i, 20 * i + 8, "PERSON", "bracket")
+                for i in range(n)]
+    back = offset_mapper(span_map, forward=False)
+    assert [back(20 * i + 9) for i in range(0, n, 1000)] == [25 * i + 14 for i in range(0, n, 1000)]
+    assert back(20 * 7 + 3) == 25 * 7
+
+
+def test_residues_and_shapes_outside_replacements():
+    out = "Seen <**DATE**>9 AM; fx 4/97, BP 80/30, strength 5/5; pager #12345; CABG '92."
+    r = out.index("<**DATE**>")
+    leaks = rescan(out, [], replaced=[(r, r + len("<**DATE**>"))], shapes=("date", "number"))
+    found = [(out[lk.start:lk.end], lk.kind) for lk in leaks]
+    assert found == [("9", "residue"), ("4/97", "shape"), ("5/5", "shape"),
+                     ("#12345", "shape"), ("'92", "shape")]   # not the blood pressure
+
+
+def test_names_by_context_and_lists_dates_glued_or_short():
+    """What a model most often leaves: a name after a title or a relative in
+    any case, a listed name with a capital, years glued to words, digits
+    joined to a replaced date, a phone in groups."""
+    text = ("dr small saw her. Son, Ed, visited. Seen by Margaret today.\n"
+            "PMH: CA'88, AAA repair in 14', MI in 1980S. Echo <**DATE**>/5 and 2/<**DATE**>.\n"
+            "Call (202) 232-4455. Heart rate 80/60 at 0700.")
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*DATE\*\*>", text)]
+    found = {text[lk.start:lk.end]: lk.kind for lk in rescan(
+        text, replaced=repl, names_replaced=[], known=[], shapes=("date", "number"))}
+    assert found["small"] == found["Ed"] == "name"
+    assert found["Margaret"] == "listed"
+    assert found["88"] == found["14"] == found["1980S"] == "shape"
+    assert found["5"] == found["2"] == "residue"
+    assert "(202) 232-4455" in found or "202) 232-4455" in found
+    for word in ("saw", "Seen", "Heart", "80/60", "0700", "visited", "PMH", "Echo"):
+        assert word not in found
+
+
+def test_capitalised_words_continuing_a_replacement_and_corpus_words():
+    """The rest of an organisation cut short is suspected on both sides of the
+    replacement; a word the project's notes write in clear everywhere is not."""
+    from app.deid.rescan import KnownIdentifiers, words_in_clear
+    text = ("Servicio de <**H**> Fundación de Medellín y el Deporte. Farmacia <**H**> (Xeral-Cíes)."
+            "\n<**N**> de la Riva. País: <**P**>\nPaciente <**N**>, bien.")
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w\*\*>", text)]
+    ordinary = KnownIdentifiers(words_in_clear("País: España. Servicio de Urgencias. Paciente.",
+                                               []))
+    found = {text[lk.start:lk.end]: lk.kind for lk in rescan(text, replaced=repl, known=ordinary)}
+    assert found["Fundación de Medellín y el Deporte"] == found["Xeral-Cíes"] == "beside"
+    assert found["de la Riva"] == found["Farmacia"] == "beside"
+    for word in ("Servicio", "País", "Paciente"):            # the corpus's ordinary words
+        assert not any(word in k for k in found)
+    assert words_in_clear("Dr Ann Lee saw Ann.", [(3, 10)]) == {"dr", "saw", "ann"}
+
+
 def test_capitalised_words_beside_a_replaced_date_are_the_note_going_on():
     """In notes written in capitals every word is capitalised: beside a
     replaced date or number they are no rest of a name (worded_replaced: the
