@@ -21,6 +21,7 @@ files are read only to score.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shutil
@@ -131,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", default="hipaa", help="label preset of the new project")
     parser.add_argument("--keep", type=Path, help="write the predicted brat files here")
     args = parser.parse_args(argv)
-    print(json.dumps(day_one(args.gold_dir, labels=args.labels, keep=args.keep), indent=2))
+    # What `deid new` says of the project goes to stderr: stdout is the JSON alone.
+    with contextlib.redirect_stdout(sys.stderr):
+        result = day_one(args.gold_dir, labels=args.labels, keep=args.keep)
+    print(json.dumps(result, indent=2))
     return 0
 
 
