@@ -53,4 +53,4 @@ def run_summary(project) -> dict:
             "device": run.device, "documents": run.documents,
             "ensemble_kinds": config.ensembles, "meta_models": config.meta_models,
             "members": members, "ensembles": len(run.ensembles),
-            "finishing": finishing_summary(run.fill, run.propagation)}
+            "finishing": finishing_summary(run)}

@@ -253,7 +253,7 @@ def cmd_train(args) -> int:
     small = dev_sample_note(r)                  # the same warning as the Train view's
     if small:
         _print(small)
-    for line in finishing_summary(r.fill, r.propagation):
+    for line in finishing_summary(r):
         _print(line)
     _print("")
     _print(f"{'candidate (dev)':<28} {'strict P':>8} {'R':>6} {'F1':>6}  {'token P':>7} {'R':>6}")

@@ -480,7 +480,7 @@ class TrainingView(QWidget):
             return
         self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
                         self._run_notes(run)
-                        + finishing_summary(run.fill, run.propagation) + run.notes)
+                        + finishing_summary(run) + run.notes)
         self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the active run ({run.selected}).")
 
@@ -780,7 +780,7 @@ class TrainingView(QWidget):
             self._show_rows(result_rows(result.rows, result.members), result.selected,
                             result.reason,
                             self._run_notes(result)
-                            + finishing_summary(result.fill, result.propagation) + result.notes)
+                            + finishing_summary(result) + result.notes)
             self.time_label.setText(f"Took {_clock(result.seconds)}")
             self._keep_log()
             self._update_estimate()

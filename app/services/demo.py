@@ -57,7 +57,7 @@ def run_demo(out_dir: Path, *, progress: ProgressFn = no_progress,
              f"({budget} budget), then voting, pruned voting and stacking ensembles")
         t = train_project(project, TrainConfig(models=list(models), budget=budget), progress=progress)
         echo(f"    selected on dev: {t.selected} ({t.reason})")
-        for line in finishing_summary(t.fill, t.propagation):
+        for line in finishing_summary(t):
             echo(f"    {line}")
         result["train"] = {"run": t.id, "selected": t.selected, "seconds": t.seconds}
         echo("3/6 evaluating on the test patients (never seen in training or selection)")

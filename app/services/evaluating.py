@@ -48,7 +48,7 @@ class EvaluationResult:
 
 
 #: Suffix of the candidate's row without its finishing steps.
-RAW = " w/o fill or propagation"
+RAW = " w/o finishing steps"
 
 
 def _prf_row(name: str, scores: dict) -> dict:
@@ -65,7 +65,7 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     member and stored ensemble of ``run``: ``{candidate: [spans per text]}``.
 
     Members run once; the ensembles combine their outputs. When the run
-    learned finishing steps for ``name`` (recall fill, propagation; see
+    learned finishing steps for ``name`` (recall fill, propagation, unmarked words; see
     app.services.finishing) or the project has hospital lists (their
     floor), ``name`` holds what `deid annotate` writes and ``"NAME" + RAW``
     the candidate's own spans. ``patients``: each text's patient id (the
@@ -100,13 +100,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = pred.ensemble.predict_from_members(outputs, items)
         else:
             candidates[name] = outputs[name]
-        labels, rules = pred.propagate, pred.fill
+        labels, rules, unmarked = pred.propagate, pred.fill, pred.unmarked
         lists, list_labels = pred.lists, pred.list_labels
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     final = raw = spans_by[name]
-    if labels or rules:
+    if labels or rules or unmarked:
         helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-        final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels)
+        final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked)
                  for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
     if lists is not None:
         final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]

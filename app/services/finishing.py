@@ -1,29 +1,47 @@
 """The finishing steps after a candidate has tagged a note: recall fill,
-then propagation (app.ensemble.fill, app.ensemble.propagation).
+then propagation, then the unmarked words (app.ensemble.fill,
+app.ensemble.propagation, app.ensemble.unmarked).
 
-Both are learned on dev for the selected candidate when a run is trained
-(``fit_finishing``), stored in the run's metrics (``"fill"`` and
-``"propagation"``) and applied by the predictor, `deid evaluate` and the
-benchmark (``finish``), so what is scored is what `deid annotate` writes.
+They are learned on dev for the selected candidate when a run is trained
+(``fit_finishing``), stored in the run's metrics (``"fill"``,
+``"propagation"``, ``"unmarked"``) and applied by the predictor, `deid
+evaluate` and the benchmark (``finish``), so what is scored is what `deid
+annotate` writes.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 from app.core.spans import Span
 from app.core.tokenize import Segment
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
+from app.ensemble.unmarked import drop_unmarked, unmarked_words
+
+#: Identifier tokens of dev the unmarked words may cost, as a share of them:
+#: the step serves precision only where recall does not pay for it.
+UNMARKED_RECALL_COST = 0.001
+
+
+class Finishing(NamedTuple):
+    """The records of the finishing steps (None: the step did not run)."""
+
+    fill: dict | None
+    propagation: dict | None
+    unmarked: dict | None = None
 
 
 def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], beta: float, *,
-                  use_fill: bool = True, use_propagation: bool = True) -> tuple[dict | None, dict | None]:
-    """Fill rules, then propagated labels, of candidate ``name`` learned from
-    its dev predictions ``seqs`` (out-of-fold for an ensemble) and the
-    members' dev predictions ``member_seqs``, note by note.
-
-    Returns ``(fill, propagation)`` records for the run's metrics (None for
-    a step that is switched off).
+                  use_fill: bool = True, use_propagation: bool = True,
+                  train_docs: Sequence[tuple[str, Sequence[Span]]] | None = None) -> Finishing:
+    """Fill rules, then propagated labels, then the unmarked words, of
+    candidate ``name`` learned from its dev predictions ``seqs``
+    (out-of-fold for an ensemble) and the members' dev predictions
+    ``member_seqs``, note by note. The unmarked words are read off
+    ``train_docs`` (``(text, gold spans)`` of the training split; none: the
+    step does not run) and kept when dropping the spans made only of them
+    raises dev strict micro-F-beta and hides at most `UNMARKED_RECALL_COST`
+    fewer identifier tokens.
     """
     from app.core.bio import tags_to_spans
 
@@ -53,17 +71,46 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
             [(n["text"], n["pred"], n["gold"], n["segs"]) for n in notes_list], beta=beta)
         propagation = {"candidate": name, "labels": labels, "beta": beta,
                        "dev_before": round(before, 4), "dev_after": round(after, 4)}
-    return fill_record, propagation
+        if labels:
+            for n in notes_list:
+                n["pred"] = propagate(n["text"], n["pred"], labels, token_bounds(n["segs"]))
+    unmarked = None if train_docs is None else _fit_unmarked(name, notes_list, train_docs, beta)
+    return Finishing(fill_record, propagation, unmarked)
+
+
+def _fit_unmarked(name: str, notes: list[dict], train_docs, beta: float) -> dict:
+    """The unmarked-words record: the words, kept only when dev agrees."""
+    from app.eval.metrics import PRF, f_beta, strict_counts, token_counts
+
+    words = unmarked_words(train_docs)
+
+    def score(drop: bool) -> tuple[float, PRF]:
+        strict = tokens = PRF(0, 0, 0)
+        for n in notes:
+            pred = drop_unmarked(n["text"], n["pred"], words) if drop else n["pred"]
+            strict += strict_counts(n["gold"], pred)
+            tokens += token_counts(n["text"], n["gold"], pred)
+        return f_beta(strict.precision, strict.recall, beta), tokens
+
+    (before, tok_before), (after, tok_after) = score(False), score(True)
+    lost = tok_before.tp - tok_after.tp
+    keep = bool(words) and after > before and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
+    return {"candidate": name, "words": sorted(words) if keep else [], "learned": len(words),
+            "beta": beta, "dev_before": round(before, 4), "dev_after": round(after, 4),
+            "dev_tokens_lost": lost}
 
 
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            member_spans: Mapping[str, Sequence[Span]], rules: Sequence[tuple[str, str]],
-           labels: Sequence[str]) -> list[Span]:
-    """A candidate's spans of one note after the fill ``rules`` and the
-    propagation of ``labels`` (``segments``: the parts that were tagged)."""
+           labels: Sequence[str], unmarked: frozenset[str] = frozenset()) -> list[Span]:
+    """A candidate's spans of one note after the fill ``rules``, the
+    propagation of ``labels`` (``segments``: the parts that were tagged) and
+    without the spans made only of ``unmarked`` words."""
     out = fill(spans, member_spans, rules) if rules else list(spans)
     if labels:
         out = propagate(text, out, labels, token_bounds(segments))
+    if unmarked:
+        out = drop_unmarked(text, out, unmarked)
     return out
 
 
@@ -95,6 +142,23 @@ def propagation_summary(record: dict | None) -> str:
                     "no label")
 
 
-def finishing_summary(fill_record: dict | None, propagation: dict | None) -> list[str]:
-    """The lines of both steps that ran."""
-    return [line for line in (fill_summary(fill_record), propagation_summary(propagation)) if line]
+def unmarked_summary(record: dict | None) -> str:
+    """One line on the unmarked words ("" when the step did not run); their
+    number only, never the words."""
+    if not record:
+        return ""
+    if not record.get("words"):
+        return (f"Unmarked words: dropping the spans made only of the {record.get('learned', 0)} "
+                f"words your annotators never mark does not gain on dev, so it is off.")
+    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
+    return (f"Unmarked words: spans made only of {len(record['words'])} words your annotators "
+            f"never mark are dropped (dev strict {score} {record['dev_before']:.4f} -> "
+            f"{record['dev_after']:.4f}; {record.get('dev_tokens_lost', 0)} identifier tokens "
+            f"of dev less hidden).")
+
+
+def finishing_summary(run) -> list[str]:
+    """The lines of the steps that ran in ``run`` (an
+    `app.services.runs.TrainedRun`)."""
+    return [line for line in (fill_summary(run.fill), propagation_summary(run.propagation),
+                              unmarked_summary(run.unmarked)) if line]

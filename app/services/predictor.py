@@ -60,7 +60,8 @@ class Predictor:
                  run_id: int | None = None, propagate: Sequence[str] = (),
                  fill: Sequence[tuple[str, str]] = (), lists=None,
                  list_labels: dict[str, str] | None = None,
-                 candidate_members: Sequence[str] | None = None) -> None:
+                 candidate_members: Sequence[str] | None = None,
+                 unmarked: frozenset[str] = frozenset()) -> None:
         self.name = name
         self.members = members
         # The members the candidate's spans need (its ensemble's, the fill's);
@@ -76,6 +77,8 @@ class Predictor:
         self.fill = [tuple(r) for r in fill]
         self._fill_members = {m for m, _ in self.fill}
         self.propagate = list(propagate)
+        # ... and the words the project's annotators never mark (app.ensemble.unmarked).
+        self.unmarked = frozenset(unmarked)
         self._private = private
         self._patients: dict[str, str | None] = {}
         self.use_lists(lists, list_labels)
@@ -150,7 +153,8 @@ class Predictor:
             private.close()
             raise
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
-                   *project_matcher(project), candidate_members=candidate)
+                   *project_matcher(project), candidate_members=candidate,
+                   unmarked=run.unmarked_words(name))
 
     def close(self) -> None:
         if self._private is not None:
@@ -219,8 +223,9 @@ class Predictor:
                     m: [sp for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
-                if self.fill or self.propagate:
-                    spans = finish(text, spans, segs, member_spans, self.fill, self.propagate)
+                if self.fill or self.propagate or self.unmarked:
+                    spans = finish(text, spans, segs, member_spans, self.fill, self.propagate,
+                                   self.unmarked)
                 if self.lists is not None:
                     spans = self.lists.settle(text, spans, self.list_labels, patient_of[i])
                 pred = Prediction(spans)

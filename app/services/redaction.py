@@ -457,8 +457,10 @@ def model_identity(project, *, rules_only: bool = False, annotations: "Annotatio
         return starter_identity()
     run = active_run(project)
     name = run.selected
+    unmarked = hashlib.sha256("\n".join(sorted(run.unmarked_words(name))).encode()).hexdigest()
     return json.dumps({"run": run.id, "candidate": name, "fill": run.fill_rules(name),
-                       "propagate": run.propagation_labels(name)}, sort_keys=True)
+                       "propagate": run.propagation_labels(name), "unmarked": unmarked[:16]},
+                      sort_keys=True)
 
 
 def _rules_mapping_digest(project) -> str:
@@ -571,7 +573,7 @@ def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
     best = run.row(run.selected)
     info = {"model": run.selected, "run": run.id, "reason": run.selection.get("reason")}
     # Labels and member names only: what was added after the model, for the auditor.
-    finishing = finishing_summary(run.fill, run.propagation)
+    finishing = finishing_summary(run)
     if finishing:
         info["finishing"] = " ".join(finishing)
     return info, ({"dev_strict": best} if best else None)

@@ -95,6 +95,7 @@ class TrainedRun:
     # Finishing steps learned for the selected candidate (app.services.finishing).
     fill: dict | None = None
     propagation: dict | None = None
+    unmarked: dict | None = None
     notes: list[str] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
@@ -113,7 +114,8 @@ class TrainedRun:
             members={n: MemberRecord.of(n, v) for n, v in (m.get("members") or {}).items()},
             ensembles={n: EnsembleRecord(list(v.get("members", [])), v.get("description", ""))
                        for n, v in (m.get("ensembles") or {}).items()},
-            fill=m.get("fill"), propagation=m.get("propagation"), notes=list(m.get("notes") or []),
+            fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
+            notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
@@ -157,6 +159,11 @@ class TrainedRun:
         """The labels propagated for candidate ``name``."""
         return self._learned(self.propagation, "labels", name)
 
+    def unmarked_words(self, name: str) -> frozenset[str]:
+        """The unmarked words dropped from candidate ``name``'s output
+        (app.ensemble.unmarked; empty when the step is off)."""
+        return frozenset(self._learned(self.unmarked, "words", name))
+
     @staticmethod
     def _learned(record: dict | None, items: str, name: str) -> list:
         # A step is learned for one candidate: none for any other.
@@ -177,7 +184,8 @@ class TrainedRun:
         return {
             "version": RECORD_VERSION,
             "selected": self.selected, "selection": self.selection,
-            "fill": self.fill, "propagation": self.propagation, "notes": self.notes,
+            "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
+            "notes": self.notes,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},
             "ensembles": {n: asdict(e) for n, e in self.ensembles.items()},

@@ -132,7 +132,7 @@ def test_training_reports_progress_and_shows_results(trained):
     assert escape(result.reason) in view.reason_label.text()
     # What the finishing steps learned (a line each) is shown under the reason.
     from app.services.finishing import finishing_summary
-    lines = finishing_summary(result.fill, result.propagation)
+    lines = finishing_summary(result)
     assert lines and all(escape(line) in view.reason_label.text() for line in lines)
     assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
         {"base model", "rules", "ensemble"}

@@ -5,7 +5,7 @@ from app.core.spans import Span
 from app.core.tokenize import segment
 from app.models.base import TaggedSegment, TagSeq
 from app.services.finishing import (fill_summary, finishing_summary, fit_finishing,
-                                    propagation_summary)
+                                    propagation_summary, unmarked_summary)
 from app.services.predictor import Predictor
 from app.services.runs import TrainedRun
 
@@ -41,7 +41,8 @@ def test_training_learns_the_labels_on_dev_notes():
             tags, _ = spans_to_tags(seg.tokens, gold_spans)
             dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
     seqs = FirstMentionOnly().predict([(it.text, it.segment) for it in dev])
-    fill, learned = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    fill, learned, unmarked = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    assert unmarked is None               # no training notes given: the step does not run
     assert fill["rules"] == []            # its own spans add nothing where it found nothing
     assert learned["candidate"] == "m" and learned["labels"] == ["PERSON"]
     assert learned["dev_before"] < learned["dev_after"] == 1.0
@@ -79,13 +80,14 @@ def test_training_learns_a_fill_from_another_member_then_propagates():
     dev = _dev([Span(10, 18, "PERSON"), Span(20, 28, "PERSON"), Span(58, 61, "PERSON")])
     items = [(it.text, it.segment) for it in dev]
     first, sig = FirstMentionOnly().predict(items), SignatureOnly().predict(items)
-    fill, prop = fit_finishing("first", first, dev, {"first": first, "sig": sig}, beta=1.0)
+    fill, prop, _ = fit_finishing("first", first, dev, {"first": first, "sig": sig}, beta=1.0)
     assert fill["rules"] == [["sig", "PERSON"]] and fill["dev_before"] < fill["dev_after"]
     # Propagation is learned on the filled output: it still adds "Ana Ruiz" twice.
     assert prop["labels"] == ["PERSON"] and prop["dev_after"] == 1.0
     assert "PERSON from sig" in fill_summary(fill)
-    assert len(finishing_summary(fill, prop)) == 2 and finishing_summary(None, None) == []
-    _, off = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
+    assert len(finishing_summary(TrainedRun(1, fill=fill, propagation=prop))) == 2
+    assert finishing_summary(TrainedRun(1)) == []
+    _, off, _ = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
     assert off is None
 
     run = TrainedRun(1, fill=fill, propagation=prop)
@@ -97,3 +99,43 @@ def test_training_learns_a_fill_from_another_member_then_propagates():
     assert spans[-1].confidence == 0.7           # the member's own confidence
     plain = Predictor("first", members).predict([TEXT])[0].spans
     assert [TEXT[s.start:s.end] for s in plain] == ["Ana Ruiz"]
+
+
+class EverySecondWord:
+    """A member that calls "Ana Ruiz" and the word "con" names."""
+
+    def predict(self, items):
+        out = []
+        for text, seg in items:
+            found = [Span(a, b, "PERSON") for a, b in ((10, 18), (20, 28), (35, 38))
+                     if seg.start <= a and b <= seg.end]
+            tags, _ = spans_to_tags(seg.tokens, found)
+            out.append(TagSeq(tags, [0.6] * len(tags)))
+        return out
+
+
+def test_training_learns_the_unmarked_words_from_the_training_notes():
+    assert TEXT[35:38] == "con"
+    dev = _dev([Span(10, 18, "PERSON"), Span(20, 28, "PERSON")])
+    seqs = EverySecondWord().predict([(it.text, it.segment) for it in dev])
+    # The training notes hold "con" five times, never inside an identifier.
+    train = [("Ana acude con su hija. Luis con fiebre. Paz con tos.", [Span(0, 3, "PERSON")]),
+             ("Vino con su hijo y con su madre.", [])]
+    *_, unmarked = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train)
+    assert "con" in unmarked["words"] and "ana" not in unmarked["words"]
+    assert unmarked["dev_before"] < unmarked["dev_after"] == 1.0
+    assert unmarked["dev_tokens_lost"] == 0
+    line = unmarked_summary(unmarked)
+    assert "words your annotators never mark are dropped" in line and "con" not in line.split("(")[0]
+
+    run = TrainedRun(1, unmarked=unmarked)
+    assert "con" in run.unmarked_words("m") and run.unmarked_words("other") == frozenset()
+    spans = Predictor("m", {"m": EverySecondWord()},
+                      unmarked=run.unmarked_words("m")).predict([TEXT])[0].spans
+    assert [TEXT[s.start:s.end] for s in spans] == ["Ana Ruiz", "Ana Ruiz"]
+
+    # Not when dropping them costs dev its identifiers: "ana" and "ruiz" are unmarked in
+    # these training notes (five times each, never annotated), but dev marks them.
+    train = [("Ana Ruiz con " * 5, [])]
+    *_, kept_off = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train)
+    assert kept_off["words"] == [] and "is off" in unmarked_summary(kept_off)
