@@ -306,7 +306,10 @@ class TrainingView(QWidget):
         rl.addRow("Recall target:", self.recall_target)
         form.addWidget(run_box)
 
+        # Train and Cancel stay in sight under the settings, however far
+        # they scroll (on a 1280x800 screen Train was below the fold).
         buttons = QHBoxLayout()
+        buttons.setContentsMargins(8, 4, 8, 8)
         self.train_button = QPushButton("Train")
         self.train_button.setStyleSheet("font-weight: 600;")
         self.train_button.clicked.connect(self.start_training)
@@ -314,7 +317,6 @@ class TrainingView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         buttons.addWidget(self.train_button)
         buttons.addWidget(self.cancel_button)
-        form.addLayout(buttons)
 
         loop_box = QGroupBox("Learning loop")
         ll = QHBoxLayout(loop_box)
@@ -343,8 +345,14 @@ class TrainingView(QWidget):
         settings_scroll.setWidget(settings)
         settings_scroll.setMinimumWidth(settings.minimumSizeHint().width()
                                         + settings_scroll.verticalScrollBar().sizeHint().width())
+        column = QWidget()
+        cl = QVBoxLayout(column)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(settings_scroll, 1)
+        cl.addLayout(buttons)
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(settings_scroll)
+        split.addWidget(column)
         split.addWidget(self.tabs)
         split.setStretchFactor(1, 1)
         split.setSizes([330, 800])

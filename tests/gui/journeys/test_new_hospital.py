@@ -111,3 +111,30 @@ def test_a_listed_hospitals_kind_left_in_clear_is_no_suspected_leak(qtbot, setti
         screenshot(wizard, f"new_hospital_export_{out.name.lower()}")
         wizard.close()
     w.close()
+
+
+def test_train_is_in_sight_on_a_laptop_screen(qtbot, settings, tmp_path, monkeypatch):
+    """Go › Train on a 1280x800 screen: the Train button is in sight without
+    scrolling the settings (it was below them); Quick, Train, the run ends
+    with a selected model."""
+    from app.gui.main_window import MainWindow
+    from journey import go, pick, write_synth
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot, (1280, 800))
+    _new_project_pressing_enter(qtbot, w, monkeypatch, tmp_path / "ward.deid")
+    import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "notes", 16),
+                  pattern=r"^(P\d+)_")
+    go(qtbot, w, "Train")
+    t = w.training
+
+    def in_sight() -> bool:
+        return t.train_button.visibleRegion().boundingRect() == t.train_button.rect()
+    qtbot.waitUntil(in_sight, timeout=3000)          # once the window's layout has settled
+    pick(qtbot, t.budget_box, "Quick")
+    assert in_sight()
+    with qtbot.waitSignal(t.trained, timeout=240000):
+        click(qtbot, t.train_button)
+    assert t.reason_label.text().startswith("<b>Selected: ")
+    screenshot(w, "new_hospital_trained")
+    w.close()

@@ -77,8 +77,8 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     log = t.log.toPlainText()
     assert "Cancel requested" in log
     from app.gui.qt import QScrollArea
-    settings_column = next(a for a in t.findChildren(QScrollArea) if a.widget().findChildren(
-        type(t.train_button)) and t.train_button in a.widget().findChildren(type(t.train_button)))
+    settings_column = next(a for a in t.findChildren(QScrollArea)
+                           if t.budget_box in a.widget().findChildren(type(t.budget_box)))
     wheel(qtbot, settings_column.viewport(), 30)                      # back to its top
     assert settings_column.verticalScrollBar().value() == 0
     screenshot(w, "training_results")
