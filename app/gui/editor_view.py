@@ -14,6 +14,8 @@ Ctrl+Enter          mark the note done
 Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y   undo / redo (kept per note, across restarts;
                     also while a button of the editor has the focus)
 Esc                 clear the current span
+Right-click         on a span: accept, reject, relabel or delete it; on a
+                    selection: label it (the same actions, by mouse)
 
 Every action is saved at once through :class:`app.services.editing.AnnotationSession`.
 """
@@ -22,8 +24,8 @@ from __future__ import annotations
 from app.core.labels import LabelDef
 from app.services.editing import AnnotationSession, Edit, EditConflict
 from app.gui.qt import (QAbstractItemView, QAbstractListModel, QColor, QDoubleSpinBox, QFont, Role,
-                        QHBoxLayout, QKeySequence, QLabel, QListView, QModelIndex, QPushButton,
-                        QShortcut,
+                        QHBoxLayout, QKeySequence, QLabel, QListView, QMenu, QModelIndex, QPoint,
+                        QPushButton, QShortcut,
                         QSplitter, Qt, QToolButton, QVBoxLayout, QWidget, Signal, Slot)
 from app.gui.span_text import SpanTextView, describe
 from app.project import Project, SpanRecord
@@ -124,6 +126,10 @@ class EditorView(QWidget):
         self.label_bar.setSpacing(4)
         self.text_view = SpanTextView()
         self.text_view.key_handler = self.handle_key
+        self.text_view.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.text_view.customContextMenuRequested.connect(self._on_context_menu)
+        #: The span menu while it is open (right-click), else None.
+        self.context_menu: QMenu | None = None
         self.span_model = SpanListModel(self)
         self.span_list = QListView()
         self.span_list.setModel(self.span_model)
@@ -521,6 +527,46 @@ class EditorView(QWidget):
             return
         hits = self.session.spans_at(offset)
         self.set_current(hits[-1].id if hits else None)
+
+    @Slot(QPoint)
+    def _on_context_menu(self, pos: QPoint) -> None:
+        """Right-click: the span under the mouse becomes the current one and
+        its actions are offered (the keys' actions, for the mouse); on a
+        selection, its labels; elsewhere the text's own menu (Copy)."""
+        if self.session is None:
+            return
+        view = self.text_view
+        menu = QMenu(self)
+        selection = view.selection()
+        hits = [] if selection is not None else self.session.spans_at(view.offset_at(pos))
+        if hits:
+            self.set_current(hits[-1].id)
+            cur = self.current()
+            if cur.status == "suggested":
+                menu.addAction("Accept  (A)", self.accept_current)
+                menu.addAction("Reject  (R)", self.reject_current)
+            relabel = menu.addMenu("Label as")
+            for label in self.labels:
+                if label.name != cur.label:
+                    relabel.addAction(self._label_text(label),
+                                      lambda name=label.name: self.label_selection(name))
+            menu.addAction("Delete  (Del)", self.delete_current)
+        elif selection is not None:
+            for label in self.labels:
+                menu.addAction(f"Label as {self._label_text(label)}",
+                               lambda name=label.name: self.label_selection(name))
+        else:
+            menu = view.createStandardContextMenu()
+        self.context_menu = menu
+        try:
+            menu.exec(view.viewport().mapToGlobal(pos))
+        finally:
+            self.context_menu = None
+            menu.deleteLater()
+
+    @staticmethod
+    def _label_text(label: LabelDef) -> str:
+        return f"{label.name}  ({label.hotkey})" if label.hotkey else label.name
 
     @Slot(QModelIndex)
     def _on_list_clicked(self, index: QModelIndex) -> None:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListView, QListWidget,
-                               QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
+                               QListWidgetItem, QMainWindow, QMenu, QMessageBox, QPlainTextEdit, QProgressBar,
                                QProgressDialog, QPushButton, QScrollArea, QSpinBox, QSplitter,
                                QStackedWidget, QStatusBar, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QTextBrowser, QTextEdit, QToolBar, QToolButton,

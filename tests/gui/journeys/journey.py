@@ -165,14 +165,52 @@ def write_synth(folder: Path, n: int, seed: int = 3, annotated: bool = True) -> 
     return folder
 
 
+def text_point(view, offset: int):
+    """Where code point ``offset`` of a note is on screen (viewport coordinates)."""
+    from app.gui.qt import QTextCursor
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(view.offsets.to_qt(offset))
+    return view.cursorRect(cursor).center()
+
+
+def right_click_menu(qtbot, view, offset: int, *path: str) -> None:
+    """Right-click a note's text at ``offset`` and choose ``path`` in the menu
+    that opens ("Label as", "AGE  (4)"), each item clicked with the mouse."""
+    from PySide6.QtGui import QContextMenuEvent
+    from app.gui.qt import QMenu, QTimer
+    pos = text_point(view, offset)
+    chosen: list[str] = []
+
+    def choose_in(menu, rest) -> None:
+        action = next((a for a in menu.actions() if a.text() == rest[0]), None)
+        if action is None:                 # say what it offers, and close it
+            chosen.append(f"no {rest[0]!r} in {[a.text() for a in menu.actions()]}")
+            menu.close()
+            return
+        chosen.append(action.text())
+        qtbot.mouseClick(menu, Qt.LeftButton, pos=menu.actionGeometry(action).center())
+        if len(rest) > 1:
+            submenu = action.menu()
+            qtbot.waitUntil(submenu.isVisible)
+            choose_in(submenu, rest[1:])
+
+    def when_open() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(10, when_open)
+            return
+        choose_in(menu, path)
+    QTimer.singleShot(0, when_open)
+    event = QContextMenuEvent(QContextMenuEvent.Mouse, pos, view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(view.viewport(), event)       # returns once the menu is closed
+    assert chosen == list(path)
+
+
 def select_text(qtbot, view, start: int, end: int) -> None:
     """Select ``[start, end)`` of a note with the mouse: a click, then a
     Shift+click (code-point offsets located on screen, never by text search)."""
-    from app.gui.qt import QTextCursor
     def point(offset):
-        cursor = QTextCursor(view.document())
-        cursor.setPosition(view.offsets.to_qt(offset))
-        return view.cursorRect(cursor).center()
+        return text_point(view, offset)
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=point(start))
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, pos=point(end))
     shown = view.textCursor()

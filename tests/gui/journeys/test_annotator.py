@@ -82,12 +82,15 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
     picker: dict = {}
 
     def pick_labels():
-        """The label set picker: what each preset protects, the warnings; paper kept."""
+        """The label set picker: the HIPAA set offered first, what each preset
+        protects, the warnings; the paper's five chosen."""
         dialog = QApplication.activeModalWidget()
-        picker["paper"] = (dialog.summary.text(), dialog.warnings.text(), dialog.warnings.isVisible())
-        qtbot.keyClick(dialog.preset, Qt.Key_Down)                   # extended
+        picker["offered"] = (dialog.preset.currentText(), dialog.summary.text(),
+                             dialog.warnings.isVisible())
+        qtbot.keyClick(dialog.preset, Qt.Key_Up)                     # extended
         picker["extended"] = (dialog.summary.text(), dialog.warnings.isVisible())
-        qtbot.keyClick(dialog.preset, Qt.Key_Up)                     # back to paper
+        qtbot.keyClick(dialog.preset, Qt.Key_Up)                     # the paper's five
+        picker["paper"] = (dialog.summary.text(), dialog.warnings.text(), dialog.warnings.isVisible())
         rows = [(dialog.table.item(r, 0).text(), dialog.table.item(r, 1).text())
                 for r in range(dialog.table.rowCount())]
         picker["rows"] = rows
@@ -95,6 +98,9 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
 
     QTimer.singleShot(0, pick_labels)
     key(qtbot, w, Qt.Key_N, Qt.ControlModifier)                     # File > New project
+    offered, summary, warned = picker["offered"]
+    assert offered.startswith("HIPAA Safe Harbor") and not warned
+    assert "protect <b>17 of the 17</b>" in summary
     summary, warnings, warned = picker["paper"]
     assert "protect <b>12 of the 17</b>" in summary and "1 partly" in summary
     assert warned and "e-mail addresses" in warnings and "ages" in warnings

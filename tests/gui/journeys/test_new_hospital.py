@@ -15,7 +15,7 @@ from journey import (answer, choose, click, export, import_folder, key, pick, sc
 
 NOTE = ("NPN 7P-7A\nNEURO: A+OX3. 82 YO ADMITTED 7/22 FROM ZELLWOOD MEDICAL CENTER.\n"
         "DR QUENBY AWARE. PLAN: BACK TO ZELLWOOD MEDICAL CENTER WHEN STABLE.\n"
-        "PMH: CAD, PTCA QWMI 4/12, HTN.\n")
+        "PMH: CAD, PTCA QWMI 4/12, HTN. LIVES IN OAKVALE.\n")
 
 
 def _new_project_pressing_enter(qtbot, w, monkeypatch, path) -> dict:
@@ -59,6 +59,20 @@ def test_a_new_english_hospital_gets_labels_that_leave_nothing_in_clear(
     # (the paper's set would have called it a date of birth).
     assert "? DATE: 7/22" in spans_shown(w)
     screenshot(w, "new_hospital_day_one")
+    # By mouse alone: right-click a suggestion to accept it, another to
+    # reject it, a selection to label it, that span to relabel it.
+    from journey import right_click_menu, select_text
+    view = w.editor.text_view
+    right_click_menu(qtbot, view, NOTE.index("QUENBY") + 2, "Accept  (A)")
+    right_click_menu(qtbot, view, NOTE.rindex("ZELLWOOD") + 2, "Reject  (R)")
+    start = NOTE.index("OAKVALE")
+    select_text(qtbot, view, start, start + len("OAKVALE"))
+    right_click_menu(qtbot, view, start + 2, "Label as NAME  (1)")
+    assert "✓ NAME: OAKVALE" in spans_shown(w)
+    right_click_menu(qtbot, view, start + 2, "Label as", "LOCATION  (3)")
+    shown_now = spans_shown(w)
+    assert "✓ NAME: QUENBY" in shown_now and "✓ LOCATION: OAKVALE" in shown_now
+    assert [s for s in shown_now if s.endswith("ZELLWOOD")] == ["? LOCATION: ZELLWOOD"]
     w.close()
 
 
