@@ -17,10 +17,13 @@ from app.gui.qt import (QColor, QDesktopServices, QDialog, QEvent, QHBoxLayout, 
                         QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
                         QShortcut, QSplitter, Qt, QTextEdit, QUrl, QVBoxLayout, QWidget, Signal,
                         Slot, fit_to_screen)
-from app.services.auditing import (REPORT_STEM, finish_audit, sampled_notes, save_review,
-                                   start_audit)
+from app.gui.span_text import OffsetMap
+from app.services.auditing import (REPORT_STEM, finish_audit, replacements_in, sampled_notes,
+                                   save_review, start_audit)
 
 _MARK = QColor("#ffb3b3")
+#: What the export replaced: shaded, so the eye reads the rest (surrogates look real).
+_REPLACED = QColor("#e3e3e3")
 
 
 class AuditReviewDialog(QDialog):
@@ -54,7 +57,8 @@ class AuditReviewDialog(QDialog):
             f"<b>{len(self.notes)} notes</b> drawn at random from this export (if none leaks: "
             f"at most {percent(upper_bound(0, len(self.notes)))} of its notes leak, 95 % "
             f"confidence). Read each note "
-            f"whole, beside its original. Select every identifier left in clear in the "
+            f"whole, beside its original (grey: what the export replaced). Select every "
+            f"identifier left in clear in the "
             f"de-identified text and press <b>Mark left in clear</b> (M); then "
             f"<b>Reviewed ▶</b> (Ctrl+Enter). When every note is reviewed, sign: the audit "
             f"report states the leak rate with its 95 % upper bound.")
@@ -194,7 +198,17 @@ class AuditReviewDialog(QDialog):
 
     def _paint_marks(self) -> None:
         selections = []
-        for start, end in self.marks.get(self.current_note() or "", []):
+        name = self.current_note() or ""
+        offsets = OffsetMap(self.redacted.toPlainText())
+        for start, end in replacements_in(self.folder, name) if name else []:
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(_REPLACED)
+            cursor = self.redacted.textCursor()
+            cursor.setPosition(offsets.to_qt(start))
+            cursor.setPosition(offsets.to_qt(end), cursor.MoveMode.KeepAnchor)
+            sel.cursor = cursor
+            selections.append(sel)
+        for start, end in self.marks.get(name, []):
             sel = QTextEdit.ExtraSelection()
             sel.format.setBackground(_MARK)
             cursor = self.redacted.textCursor()

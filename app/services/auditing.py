@@ -118,6 +118,20 @@ def export_document_ids(project, infos=None, namings=("same", "pseudonymous")) -
             for naming in namings for src, info in zip(sources, infos)}
 
 
+def replacements_in(folder, note: str) -> list[tuple[int, int]]:
+    """Where the export replaced identifiers in its written ``note``: the
+    ``[start, end)`` code-point ranges of its spans file (``<stem>.spans.jsonl``
+    beside it), so a reviewer sees what was replaced, surrogates too, and
+    reads the rest; ``[]`` without a readable spans file."""
+    path = Path(folder) / f"{Path(note).stem}.spans.jsonl"
+    try:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+        return [(int(r["start"]), int(r["end"])) for r in rows]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
 def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
     """The open review of ``folder``: ``(note, replaced, left)`` per sampled
     note, ``left`` None where the reviewer has not written a count yet."""

@@ -109,6 +109,14 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert review.original_title.text() == f"Original ({note.removesuffix('.txt')})"
     assert review.original.toPlainText() == original
     assert review.redacted.toPlainText() == (out / note).read_text(encoding="utf-8")
+    # What the export replaced is shaded, so the reader looks at the rest.
+    written = review.redacted.toPlainText()
+    shaded = [(c.selectionStart(), c.selectionEnd())
+              for c in (sel.cursor for sel in review.redacted.extraSelections())]
+    replaced = [(d["start"], d["end"]) for d in map(json.loads, (out / note).with_suffix(
+        ".spans.jsonl").read_text(encoding="utf-8").splitlines())]
+    assert shaded == replaced and all(written[a:b].startswith("<**") for a, b in shaded)
+    assert "grey: what the export replaced" in review.intro.text()
     # The original follows the de-identified text as the reader scrolls it.
     wheel(qtbot, review.redacted.viewport(), -40)                      # down to its end
     read = review.redacted.verticalScrollBar()
