@@ -53,11 +53,34 @@ def test_the_lists_member_alone_is_never_the_selected_model():
     gold = [("B-X", "O", "B-X", "O")] * 4
     found = [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)] * 4            # half of them
     plan = SimpleNamespace(config=TrainConfig(), notes=[])
-    dev = SimpleNamespace(gold=gold, target=0.99)
+    dev = SimpleNamespace(gold=gold, target=0.99, n_entities=8)
     selection = select_candidate(plan, dev, {"lists": [TagSeq(list(g), [0.95] * 4) for g in gold],
                                              "starter": found}, {})
     assert selection.best_name == "starter"
     assert "lists" not in [row.name for row in selection.rows]
+
+
+def test_on_a_small_dev_the_starter_stays_unless_a_trained_model_hides_more():
+    """Fewer than 50 dev identifiers: a trained candidate hiding as many
+    identifier tokens as the starter (more precisely) does not replace it;
+    one hiding more does; on a dev big enough to trust, the objective decides."""
+    from types import SimpleNamespace
+    from app.services.training import select_candidate
+    gold = [("B-X", "O", "B-X", "O")] * 4
+    half = [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)] * 4
+    noisy = [TagSeq(["B-X", "B-X", "O", "O"], [0.9] * 4)] * 4      # as many found, less precise
+    more = [TagSeq(["B-X", "O", "B-X", "O"], [0.9] * 4)] * 4
+    plan = SimpleNamespace(config=TrainConfig(), notes=[])
+    small = SimpleNamespace(gold=gold, target=0.99, n_entities=8)
+    selection = select_candidate(plan, small, {"crf": half, "starter": noisy}, {})
+    assert selection.best_name == "starter" and selection.reason.startswith("starter kept: on 8")
+    assert [r.name for r in selection.rows] == ["starter", "crf"]
+    assert select_candidate(plan, small, {"crf": more, "starter": noisy}, {}).best_name == "crf"
+    big = SimpleNamespace(gold=gold, target=0.99, n_entities=80)
+    assert select_candidate(plan, big, {"crf": half, "starter": noisy}, {}).best_name == "crf"
+    f1 = SimpleNamespace(config=TrainConfig(objective="f1"), notes=[])
+    small_f1 = SimpleNamespace(gold=gold, target=None, n_entities=8)
+    assert select_candidate(f1, small_f1, {"crf": half, "starter": noisy}, {}).best_name == "crf"
 
 
 def _machine(monkeypatch, cuda: bool) -> None:
