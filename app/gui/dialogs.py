@@ -143,6 +143,8 @@ IMPORT_SPLITS = (("patient", "By patient: 70% train, 15% dev, 15% test"),
                  ("train", "All train"), ("dev", "All dev"), ("test", "All test"))
 #: Example file names shown under the patient-id pattern.
 _EXAMPLES = 3
+#: File names a patient-id pattern is guessed from.
+_GUESS_FROM = 500
 
 
 class ImportOptionsDialog(QDialog):
@@ -157,12 +159,17 @@ class ImportOptionsDialog(QDialog):
         super().__init__(parent)
         from pathlib import Path
         from app.formats.base import iter_files
+        from app.services.importing import guess_patient_regex
         self.setWindowTitle("Import a folder")
-        self.names = []
+        names = []
         for path in iter_files(Path(folder), [".txt", ".xml", ".jsonl", ".conll"]):
-            self.names.append(path.stem)
-            if len(self.names) >= _EXAMPLES:
+            names.append(path.stem)
+            if len(names) >= _GUESS_FROM:
                 break
+        self.names = names[:_EXAMPLES]
+        # A pattern the file names suggest is proposed (a clinician need not
+        # write one), shown with the ids it reads; clearing it means none.
+        self.guessed = guess_patient_regex(names)
         form = QFormLayout(self)
         folder_label = QLabel(folder)
         folder_label.setWordWrap(True)
@@ -187,6 +194,8 @@ class ImportOptionsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
         self.pattern.textChanged.connect(self._update_examples)
+        if self.guessed:
+            self.pattern.setText(self.guessed)
         self._update_examples()
 
     def patient_regex(self) -> str | None:
@@ -209,8 +218,11 @@ class ImportOptionsDialog(QDialog):
         if regex is None:
             self.examples.setText("No patient ids.")
             return
-        self.examples.setText("   ".join(
-            f"{name} → {patient_id_from(name, regex) or '(none)'}" for name in self.names))
+        said = "   ".join(f"{name} → {patient_id_from(name, regex) or '(none)'}"
+                           for name in self.names)
+        if self.guessed and self.patient_regex() == self.guessed:
+            said += "   (read off the file names; clear it for no patient ids)"
+        self.examples.setText(said)
 
 
 class AnnotatorDialog(QDialog):

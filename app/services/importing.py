@@ -61,6 +61,26 @@ def patient_id_from(name: str, regex: re.Pattern | None) -> str | None:
     return m.group(1) if m.groups() else m.group(0)
 
 
+def guess_patient_regex(names: list[str]) -> str | None:
+    """The patient-id pattern a folder's file names suggest, or ``None``:
+    the part before the first "_" (else "-") when every name has one, it
+    holds a digit, and some names share it while others do not (several
+    notes of a patient, several patients: "p001_n001", "p001_n004",
+    "p002_n002"). "note_1", "note_2" (one shared prefix) or names without a
+    separator suggest none."""
+    for sep in "_-":
+        heads = []
+        for name in names:
+            head, found, _ = name.rsplit("/", 1)[-1].partition(sep)
+            if not found or not any(c.isdigit() for c in head):
+                break
+            heads.append(head)
+        else:
+            if 1 < len(set(heads)) < len(heads):
+                return f"^([^{sep}]+){sep}"
+    return None
+
+
 def compile_patient_regex(pattern: str | None) -> re.Pattern | None:
     if not pattern:
         return None

@@ -45,6 +45,7 @@ def imported(window, qtbot, tmp_path, monkeypatch):
         window.project.set_setting(STARTER_SETTING, False)
         choose(qtbot, window, "File", "Import folder…")
     dialog = window.import_dialog
+    qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)     # over the proposed one
     qtbot.keyClicks(dialog.pattern, r"^(P\d+)_")
     qtbot.keyClick(dialog.split, Qt.Key_Down)                         # no split
     # The new notes then get rule suggestions in a worker: wait for both.

@@ -254,6 +254,11 @@ def test_import_asks_for_the_patient_pattern_and_the_split(window, qtbot, tmp_pa
     _key(qtbot, w, Qt.Key_I, Qt.ControlModifier)                   # File > Import folder
     dialog = w.import_dialog
     assert dialog.isVisible()
+    # A pattern read off the file names is proposed, with the ids it reads.
+    assert dialog.pattern.text() == "^([^_]+)_"
+    assert "P1_a → P1" in dialog.examples.text()
+    assert "(read off the file names; clear it for no patient ids)" in dialog.examples.text()
+    qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)     # one of one's own
     qtbot.keyClicks(dialog.pattern, r"^(P\d+")
     assert "Not a valid pattern" in dialog.examples.text()
     qtbot.keyClicks(dialog.pattern, ")_")

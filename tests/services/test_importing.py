@@ -66,6 +66,21 @@ def test_patient_regex_and_split(tmp_path, project):
     assert {i.split for i in infos} == {"test"}
 
 
+def test_a_patient_pattern_is_guessed_from_file_names_that_share_ids():
+    """Several notes of several patients: the id before the first "_" (else
+    "-"); one shared prefix, no separator or no digit in it: none."""
+    from app.services.importing import guess_patient_regex, patient_id_from
+    import re
+    names = ["p001_n001", "p001_n004", "p002_n002"]
+    pattern = guess_patient_regex(names)
+    assert pattern == "^([^_]+)_"
+    assert [patient_id_from(n, re.compile(pattern)) for n in names] == ["p001", "p001", "p002"]
+    assert guess_patient_regex(["123-2019", "123-2020", "456-2019"]) == "^([^-]+)-"
+    for names in (["note_1", "note_2"], ["p1_a", "p2_a"], ["a1", "a2", "a1b"],
+                  ["ward_a", "ward_b", "clinic_c"], ["p001_n001"]):
+        assert guess_patient_regex(names) is None, names
+
+
 def test_bad_arguments_are_user_errors(tmp_path, project):
     with pytest.raises(UserError):
         import_path(project, tmp_path / "missing", fmt="txt")

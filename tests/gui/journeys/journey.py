@@ -101,14 +101,18 @@ def new_project(qtbot, window, monkeypatch, path: Path, preset: str = "paper") -
     assert window.windowTitle().startswith(path.name)
 
 
-def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str = "",
+def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str | None = "",
                   split_steps: int = 0) -> None:
-    """File > Import folder…: the folder, then the patient pattern typed and
-    the split chosen with the arrow keys; waits for the notes' suggestions."""
+    """File > Import folder…: the folder, then the patient pattern typed over
+    the one proposed (``""``: cleared, no patient ids; ``None``: the proposal
+    kept) and the split chosen with the arrow keys; waits for the notes'
+    suggestions."""
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
     key(qtbot, window, Qt.Key_I, Qt.ControlModifier)
     dialog = window.import_dialog
-    if pattern:
+    if pattern is not None:
+        qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)    # over what is there
+        qtbot.keyClick(dialog.pattern, Qt.Key_Delete)
         qtbot.keyClicks(dialog.pattern, pattern)
     for _ in range(split_steps):
         qtbot.keyClick(dialog.split, Qt.Key_Down)
