@@ -359,10 +359,10 @@ _HOSPITAL_INITIALS = re.compile(r"[A-Z]{0,3}(?:GH|MC)")
 @lru_cache(maxsize=1)
 def _place_kind_words() -> frozenset[str]:
     try:
-        from app.rules.vetoes import _CARE_SUFFIX
+        from app.rules.vetoes import CARE_SUFFIX
     except ImportError:              # the rules are optional for the core
         return frozenset()
-    return _CARE_SUFFIX
+    return CARE_SUFFIX
 
 
 def _suspected_part(text: str, start: int, end: int, doubt: bool,

@@ -58,7 +58,7 @@ class HospitalListsDialog(QDialog):
         self.add_button = QPushButton("&Add file…")
         self.add_button.clicked.connect(self.ask_add)
         row.addWidget(self.add_button)
-        self.remove_button = QPushButton("&Remove this list")
+        self.remove_button = QPushButton("&Remove the list")
         self.remove_button.clicked.connect(self.ask_remove)
         row.addWidget(self.remove_button)
         layout.addLayout(row)
@@ -82,7 +82,6 @@ class HospitalListsDialog(QDialog):
         self.runner.failed.connect(self._on_failed)
         if project.readonly:
             self.add_button.setEnabled(False)
-            self.remove_button.setEnabled(False)
             self.status.setText("The project is open read-only: the lists cannot be changed.")
         self._on_kind(self.kind.currentText())
         self.refresh()
@@ -97,11 +96,20 @@ class HospitalListsDialog(QDialog):
             self.table.setItem(r, 1, QTableWidgetItem(f"{c['entries']}{extra}"))
         mapping, skipped = label_map(l.name for l in self.project.labels())
         self.labels_label.setText("Labels: " + describe(mapping, skipped))
+        self._update_remove()
+
+    def _update_remove(self) -> None:
+        """Remove names the chosen kind's list and works only when it holds entries."""
+        kind = self.kind.currentText()
+        self.remove_button.setText(f"&Remove the {kind} list")
+        self.remove_button.setEnabled(
+            not self.project.readonly and kind in self.project.list_counts())
 
     @Slot(str)
     def _on_kind(self, kind: str) -> None:
         self.kind_help.setText(_HELP[kind])
         self.mapping.setEnabled(kind == "patients")
+        self._update_remove()
 
     def ask_add(self) -> None:
         # The next file dialog opens where the last list came from: a site's

@@ -421,7 +421,7 @@ def _name_like(word: str) -> bool:
 # is its name; "HOSPITAL" after it identifies nothing, and the annotators of
 # English ward notes leave it out ("[HOLY CROSS] HOSPITAL"). Not "rehab",
 # "home" or "house": those are often part of the name ("BALTIMORE REHAB").
-_CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr", "centre",
+CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr", "centre",
                           "campus", "clinic", "infirmary"})
 
 
@@ -498,7 +498,7 @@ def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
     words that the default model predicted is annotated.)"""
     words = list(_NAME_WORD_RE.finditer(text, start, end))
     keep = len(words)
-    while keep > 1 and words[keep - 1].group().lower() in _CARE_SUFFIX:
+    while keep > 1 and words[keep - 1].group().lower() in CARE_SUFFIX:
         keep -= 1
     if keep == len(words):
         return start, end

@@ -18,6 +18,8 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
     _action(window, "Hospital lists…").trigger()
     dialog = window.lists_dialog
     assert dialog.isVisible() and dialog.table.rowCount() == 0
+    dialog.kind.setCurrentText("staff")
+    assert not dialog.remove_button.isEnabled()           # no staff list to remove yet
     assert "staff_name -> PERSON" in dialog.labels_label.text()       # the paper preset
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(staff), ""))
@@ -47,6 +49,8 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     dialog.kind.setCurrentText("staff")
+    assert dialog.remove_button.text().replace("&", "") == "Remove the staff list"
     qtbot.mouseClick(dialog.remove_button, Qt.LeftButton)
     assert dialog.status.text() == "staff: removed 2 entries."
+    assert not dialog.remove_button.isEnabled()
     assert window.project.list_counts() == {"patients": {"entries": 2, "patients": 2}}
