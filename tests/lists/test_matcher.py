@@ -72,6 +72,11 @@ def test_ambiguous_entries_need_context(matcher):
     assert found(matcher, "MAY QUILLAN VISITED") == [("MAY QUILLAN", "staff_name")]
     assert found(matcher, "MAY MD AWARE") == [("MAY", "staff_name")]
     assert found(matcher, "went to General Hospital today") == [("General", "hospital")]
+    # A place's cue before an ambiguous place, whatever its case: "at", "from", a move and "to".
+    assert found(matcher, "meeting at general this pm") == [("general", "hospital")]
+    assert found(matcher, "CAME FROM GENERAL. TRANSFERRED TO GENERAL") == [
+        ("GENERAL", "hospital"), ("GENERAL", "hospital")]
+    assert found(matcher, "TALKED TO GENERAL SURGERY") == []
 
 
 def test_contractions_are_not_names():
