@@ -147,8 +147,10 @@ def unmarked_summary(record: dict | None) -> str:
     number only, never the words."""
     if not record:
         return ""
+    if not record.get("learned"):
+        return "Unmarked words: the training notes hold no word often enough to tell, so it is off."
     if not record.get("words"):
-        return (f"Unmarked words: dropping the spans made only of the {record.get('learned', 0)} "
+        return (f"Unmarked words: dropping the spans made only of the {record['learned']} "
                 f"words your annotators never mark does not gain on dev, so it is off.")
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
     return (f"Unmarked words: spans made only of {len(record['words'])} words your annotators "

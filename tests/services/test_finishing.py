@@ -138,4 +138,6 @@ def test_training_learns_the_unmarked_words_from_the_training_notes():
     # these training notes (five times each, never annotated), but dev marks them.
     train = [("Ana Ruiz con " * 5, [])]
     *_, kept_off = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train)
-    assert kept_off["words"] == [] and "is off" in unmarked_summary(kept_off)
+    assert kept_off["words"] == [] and "does not gain on dev" in unmarked_summary(kept_off)
+    *_, none = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=[])
+    assert none["learned"] == 0 and "no word often enough" in unmarked_summary(none)
