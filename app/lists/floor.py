@@ -88,7 +88,7 @@ class Floor:
         extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
         extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
         extra += [ListHit(a, b, "hospital") for a, b in find_moved_to_places(text)]
-        # A name the shapes found stops where a name does ("DR. KNIGHT [AWARE-ORDER]");
+        # A name the shapes found stops where a name does ("DR. OKONJO [AWARE-ORDER]");
         # a country is no identifier ("CALLED FROM BERMUDA").
         from app.rules.vetoes import country, name_part
         extra = [ListHit(*name_part(text, h.start, h.end), h.category)
@@ -122,7 +122,7 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     with nothing around them that makes them names ("+ boel sounds"),
     letters of an abbreviation ("[C].O. remains"); a place loses the kind
     words that end it ("HOLY CROSS [HOSPITAL]"), a name what no name holds
-    ("KNIGHT [AWARE-ORDER]").
+    ("OKONJO [AWARE-ORDER]").
     ``labels``: the project label of each hit category (`label_map`), which
     says which labels are dates, phones, names and places."""
     from app.rules.vetoes import (abbreviation_letter, date_part, eponym, glued_letter,
@@ -193,8 +193,8 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
     annotated initial is inside the name, and the folds' outputs held 18).
     A name loses its possessive ("DR. WHITE['S] ORDER": no annotated name
     holds one), but for a saint's ("ST. MARY'S", a place a model may call
-    a name). A phone number loses the words in it ("301-680-6286 [OFFICE]
-    410-164-4517"; "x45" stays).
+    a name). A phone number loses the words in it ("555-010-6286 [OFFICE]
+    555-010-4517"; "x45" stays).
     (Not the commas of a date, "MAY 16[,] 2015": 6 between two annotated
     dates, but 1 inside one, and a missed comma leaks its note.)
     ``labels``: as for `veto`."""

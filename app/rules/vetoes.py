@@ -510,8 +510,8 @@ _HYPHEN_BEFORE_RE = re.compile(r"[ \t]*-[ \t]*$")
 
 def _no_name_part(word: str, first: str) -> bool:
     """A common word after a hyphen that cannot end a double name: lower
-    case after a capital ("Rockwood-thinking"), two letters ("KARGAS-PT"),
-    a verb's form ("BY-STARTED"). ("Stord-Painter" stays one.)"""
+    case after a capital ("Quoridge-thinking"), two letters ("TANNER-PT"),
+    a verb's form ("BY-STARTED"). ("Tevik-Carver" stays one.)"""
     return (word.islower() and not first.islower() or len(word) <= 2
             or word.lower().endswith(("ed", "ing")))
 
@@ -519,10 +519,10 @@ def _no_name_part(word: str, first: str) -> bool:
 def name_part(text: str, start: int, end: int) -> tuple[int, int]:
     """The name part of a name ``text[start:end]``: without what follows
     it that no name holds: a word like "AWARE" or "CALLED" and all after it
-    ("KNIGHT [AWARE-ORDER]"), a common word joined by a hyphen that no name
-    list holds ("Rockwood[-thinking]", "KARGAS[-PT]"; not "FORMAN-LYONS"),
-    words of grammar at its end ("WILLIAMS [BY]"); a common word that may
-    end a double name stays ("Stord-Painter"). The first word always
+    ("OKONJO [AWARE-ORDER]"), a common word joined by a hyphen that no name
+    list holds ("Quoridge[-thinking]", "TANNER[-PT]"; not "TANNER-OKONJO"),
+    words of grammar at its end ("TANNER [BY]"); a common word that may
+    end a double name stays ("Tevik-Carver"). The first word always
     stays. (On the PhysioNet training notes no annotated name holds such a
     word; three of its four hyphenated names end with an uncommon word.)"""
     from app.rules.dictionaries import is_name

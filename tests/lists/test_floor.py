@@ -134,12 +134,12 @@ def test_an_old_age_is_replaced_as_a_date_where_the_project_has_no_age_label():
 
 
 def test_a_name_stops_where_a_name_does():
-    text = ("DR. KNIGHT AWARE-ORDER FOR 5MG. per Dr. Rockwood-thinking is dopa. DR WILLIAMS "
-            "BY-STARTED PT ON LIDO. SEEN BY DR FORMAN-LYONS. Dr. Stord-Painter plans")
-    spans = [Span(text.index("Rockwood"), text.index("Rockwood") + 17, "NAME")]
+    text = ("DR. OKONJO AWARE-ORDER FOR 5MG. per Dr. Quoridge-thinking is dopa. DR TANNER "
+            "BY-STARTED PT ON LIDO. SEEN BY DR TANNER-OKONJO. Dr. Tevik-Carver plans")
+    spans = [Span(text.index("Quoridge"), text.index("Quoridge") + 17, "NAME")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == [
-        "KNIGHT", "Rockwood", "WILLIAMS", "FORMAN-LYONS", "Stord-Painter"]
+        "OKONJO", "Quoridge", "TANNER", "TANNER-OKONJO", "Tevik-Carver"]
 
 
 def test_letters_of_an_abbreviation_are_no_initials():
@@ -154,11 +154,11 @@ def test_letters_of_an_abbreviation_are_no_initials():
 
 
 def test_a_misspelt_common_word_is_no_name_without_context():
-    text = "MAE. Coopertive with care. PT IMPROVING, IN VOICE STRENTGH. DR. KARGAS AWARE"
+    text = "MAE. Coopertive with care. PT IMPROVING, IN VOICE STRENTGH. DR. QUORIDGE AWARE"
     spans = [Span(text.index(w), text.index(w) + len(w), "NAME")
-             for w in ("Coopertive", "STRENTGH", "KARGAS")]
+             for w in ("Coopertive", "STRENTGH", "QUORIDGE")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
-    assert [text[s.start:s.end] for s in out] == ["KARGAS"]
+    assert [text[s.start:s.end] for s in out] == ["QUORIDGE"]
 
 
 def test_the_floor_finds_no_country():
@@ -176,12 +176,12 @@ def test_a_name_loses_its_possessive_but_a_saint_keeps_it():
 
 
 def test_a_phone_number_loses_the_words_in_it():
-    text = "cell# 410-322-1419 Home# 603-960-5357 work# 888-130-8121 or 410 392 0780 x45."
-    spans = [Span(text.index("410-322"), text.index("8121") + 4, "PHONE"),
-             Span(text.index("410 392"), text.index("x45") + 3, "PHONE")]
+    text = "cell# 555-010-1419 Home# 555-010-5357 work# 555-010-8121 or 555 010 0780 x45."
+    spans = [Span(text.index("555-010-1419"), text.index("8121") + 4, "PHONE"),
+             Span(text.index("555 010"), text.index("x45") + 3, "PHONE")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == [
-        "410-322-1419", "# 603-960-5357", "# 888-130-8121", "410 392 0780 x45"]
+        "555-010-1419", "# 555-010-5357", "# 555-010-8121", "555 010 0780 x45"]
 
 
 def test_a_letter_glued_to_a_word_is_no_initial():
