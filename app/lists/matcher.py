@@ -48,6 +48,7 @@ from datetime import date
 from typing import Iterable, NamedTuple, Sequence
 
 from app.core.tokenize import tokenize
+from app.rules.cues import MOVES, PLACE_BEFORE
 
 from .entries import PATIENT_FIELDS, HospitalLists
 from .stoplist import stoplist
@@ -71,11 +72,6 @@ _POST_TITLES = frozenset("md rn np do phd".split())
 # Words after an ambiguous place, hospital or ward that make it one.
 _INSTITUTION = frozenset("""hospital hosp medical center centre ctr clinic rehab nursing
 infirmary health healthcare memorial general system""".split())
-# Words before an ambiguous place, hospital or ward that make it one ("meeting
-# at harbor", "came from union"); "to" only after a move ("went to harbor").
-_PLACE_BEFORE = frozenset({"at", "from"})
-_MOVES = frozenset("""went go going goes taken transferred transfered transfer xfer sent back
-return returned returning admitted moved brought discharged driven flown""".split())
 # Trailing words left out of a hospital hit's span.
 _TRIMMED = _INSTITUTION - {"memorial", "general"}
 _DROPPED = frozenset("-.'\u2019")
@@ -469,8 +465,8 @@ class ListMatcher:
                 return True
         elif nxt is not None and nxt.norm in _INSTITUTION:
             return True
-        elif prev is not None and (prev.norm in _PLACE_BEFORE or prev.norm == "to" and i > 1
-                                   and units[i - 2].line == line and units[i - 2].norm in _MOVES):
+        elif prev is not None and (prev.norm in PLACE_BEFORE or prev.norm == "to" and i > 1
+                                   and units[i - 2].line == line and units[i - 2].norm in MOVES):
             return True
         # In a note written in upper and lower case, a capitalised word that
         # does not start a sentence is a name.

@@ -135,3 +135,12 @@ def cue_before(text: str, start: int, lower: str | None = None) -> str | None:
 def cue_alternation(names: frozenset[str] | set[str]) -> str:
     """A regex alternation (no groups) of the surfaces of the given cues."""
     return "|".join(f"(?:{pattern})" for name, pattern in CUES if name in names)
+
+
+#: Words before a place that make it one ("FROM HARBOR", "meeting at union");
+#: "to" only after one of `MOVES` ("WENT TO HARBOR", not "TALKED TO GENERAL").
+PLACE_BEFORE = frozenset({"from", "at"})
+MOVES = frozenset({
+    "went", "go", "going", "goes", "taken", "transferred", "transfered", "transfer", "xfer", "tx",
+    "sent", "back", "return", "returned", "returning", "admitted", "moved", "brought",
+    "presented", "discharged", "dc", "d/c", "driven", "flown"})

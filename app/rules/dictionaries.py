@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from app.paths import resources_dir
 
@@ -108,19 +108,21 @@ def is_common_word(token: str) -> bool:
     return normalise(token) in lexicon().common_words
 
 
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-@lru_cache(maxsize=1)
-def _misspelling_index() -> frozenset[str]:
-    """The common words of four letters or more and each of them less one letter."""
-    out: set[str] = set()
-    for word in lexicon().common_words:
-        if len(word) >= 4 and word.isalpha():
-            out.add(word)
-            out |= _deletes(word)
-    return frozenset(out)
+def _one_edit(word: str) -> Iterable[str]:
+    """Every string one letter left out, added, changed, or two swapped from ``word``."""
+    for i in range(len(word) + 1):
+        head, tail = word[:i], word[i:]
+        if tail:
+            yield head + tail[1:]
+            if len(tail) > 1:
+                yield head + tail[1] + tail[0] + tail[2:]
+        for ch in _LETTERS:
+            yield head + ch + tail
+            if tail:
+                yield head + ch + tail[1:]
 
 
 @lru_cache(maxsize=1 << 14)
@@ -132,11 +134,8 @@ def is_misspelt_common_word(token: str) -> bool:
     t = normalise(token)
     if len(t) < 5 or not t.isalpha() or is_common_word(t) or is_name(t):
         return False
-    index = _misspelling_index()
     common = lexicon().common_words
-    if t in index or any(d in index for d in _deletes(t)):
-        return True
-    return any(t[:i] + t[i + 1] + t[i] + t[i + 2:] in common for i in range(len(t) - 1))
+    return any(len(w) >= 4 and w in common for w in _one_edit(t))
 
 
 def place_length(tokens: Sequence[str], i: int) -> int:

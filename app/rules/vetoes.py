@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from app.rules.cues import MOVES, PLACE_BEFORE
 from app.rules.nursing import _RATIO_AFTER, _word_after
 
 _MONTHS = frozenset({
@@ -320,12 +321,6 @@ _GENERIC_KINDS = frozenset({
     "home", "house", "campus", "college", "institute", "infirmary", "facility", "osh"})
 _KINDS = _GENERIC_KINDS | {"memorial", "regional", "general", "university", "vamc", "manor", "st",
                            "saint", "mt", "ft"}
-# Words before a place that make it one; "to" only after a move ("WENT TO HARBOR").
-_PLACE_BEFORE = frozenset({"from", "at"})
-_MOVES = frozenset({
-    "went", "go", "going", "goes", "taken", "transferred", "transfered", "transfer", "xfer", "tx",
-    "sent", "back", "return", "returned", "returning", "admitted", "moved", "brought",
-    "presented", "discharged", "dc", "d/c", "driven", "flown"})
 # Languages and nationalities: no place ("SPEAKING IN RUSSIAN", "SPANISH/ENGLISH
 # SPEAKING"), and no identifier (HIPAA).
 _LANGUAGES = frozenset({
@@ -370,8 +365,8 @@ def country(text: str, start: int, end: int) -> bool:
 # "H.O." (house officer), "B.S." (bowel sounds), "Y.O.". (No annotated name
 # of the PhysioNet training notes holds one; the folds' models called 34
 # tokens of them names: "(e.g. hypertension", "H.O. aware".)
-_WORD_OR_ABBREVIATION_RE = re.compile(
-    r"(?<![A-Za-z.])(?:[A-Za-z]\.)+[A-Za-z](?![A-Za-z'\u2019])\.?|[A-Za-z][A-Za-z'\u2019]*")
+_ABBREVIATION = r"(?<![A-Za-z.])(?:[A-Za-z]\.)+[A-Za-z](?![A-Za-z'\u2019])\.?"
+_WORD_OR_ABBREVIATION_RE = re.compile(_ABBREVIATION + r"|[A-Za-z][A-Za-z'\u2019]*")
 # The states' postal codes, written in capitals ("HOME TO NH").
 _STATE_CODES = frozenset(
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
@@ -381,7 +376,7 @@ _INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
 # The end of letters glued by stops: "B.S. ", "C.O. ".
 _ABBREVIATION_BEFORE_RE = re.compile(r"[A-Za-z]\.[A-Za-z]\.?\s*$")
 # Letters glued by stops around a point: "C.O.", "o.r".
-_ABBREVIATION_RE = re.compile(r"(?<![A-Za-z.])[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z])")
+_ABBREVIATION_RE = re.compile(_ABBREVIATION)
 _INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
 
 
@@ -596,8 +591,8 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
         if not generic and (any(w in _KINDS for w in low) or after[:1] and after[0] in _KINDS):
             return False
         prev = [w for w in before if w != "the"]
-        if prev[-1:] and (prev[-1] in _PLACE_BEFORE
-                          or prev[-1] == "to" and len(prev) > 1 and prev[-2] in _MOVES):
+        if prev[-1:] and (prev[-1] in PLACE_BEFORE
+                          or prev[-1] == "to" and len(prev) > 1 and prev[-2] in MOVES):
             return generic                             # "FROM HARBOR", not "TO THE HOSPITAL"
         # Otherwise common words are no place, whatever their case ("HIGH
         # 80S", "lungs clear in all fields", "IN VOICE STRENTGH", "OPTIMIZED

@@ -457,10 +457,8 @@ def model_identity(project, *, rules_only: bool = False, annotations: "Annotatio
         return starter_identity()
     run = active_run(project)
     name = run.selected
-    unmarked = hashlib.sha256("\n".join(sorted(run.unmarked_words(name))).encode()).hexdigest()
     return json.dumps({"run": run.id, "candidate": name, "fill": run.fill_rules(name),
-                       "propagate": run.propagation_labels(name), "unmarked": unmarked[:16]},
-                      sort_keys=True)
+                       "propagate": run.propagation_labels(name)}, sort_keys=True)
 
 
 def _rules_mapping_digest(project) -> str:
