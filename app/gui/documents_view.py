@@ -66,6 +66,37 @@ class DocumentTableModel(QAbstractTableModel):
         if self._more:
             self.fetchMore(QModelIndex())
 
+    def reread(self, reset: bool = True) -> None:
+        """Re-read the rows loaded (suggestions stored by a worker): in place
+        when they are still the same notes in the same order, so the view
+        keeps its scroll position and selection (a reset threw a person
+        reading row 900 of a big folder back to the top, unselected);
+        otherwise (a sort by uncertainty, which the suggestions change) from
+        the first page when ``reset``, else not at all."""
+        if self.project is None or not self._rows:
+            self.refresh()
+            return
+        rows = self._page(0, len(self._rows))
+        if [i.id for i in rows] != [i.id for i in self._rows]:
+            if reset:
+                self.refresh()
+            return
+        self._rows, self._counts = rows, {}
+        self.dataChanged.emit(self.index(0, 0),
+                              self.index(len(rows) - 1, self.columnCount() - 1))
+
+    def _page(self, start: int, limit: int) -> list[DocumentInfo]:
+        """Rows ``start`` to ``start + limit`` of the list as shown (the
+        store orders ascending only: a descending list reads from the end)."""
+        query = dict(split=self.split, status=self.status, search=self.search,
+                     order=self.order)
+        if not self.descending:
+            return self.project.document_infos(**query, limit=limit, offset=start)
+        end = self.total() - start
+        first = max(0, end - limit)
+        return self.project.document_infos(**query, limit=max(0, end - first),
+                                           offset=first)[::-1]
+
     def refresh_document(self, doc_id: int) -> None:
         """Re-read one row (after an edit) without resetting the view."""
         self._counts.pop(doc_id, None)
@@ -108,18 +139,9 @@ class DocumentTableModel(QAbstractTableModel):
     def fetchMore(self, parent=QModelIndex()) -> None:
         if parent.isValid() or self.project is None or not self._more:
             return
-        query = dict(split=self.split, status=self.status, search=self.search,
-                     order=self.order)
-        if self.descending:
-            # The store orders ascending only: descending pages come from the end.
-            end = self.total() - len(self._rows)
-            start = max(0, end - PAGE)
-            page = self.project.document_infos(**query, limit=max(0, end - start),
-                                               offset=start)[::-1]
-            self._more = start > 0
-        else:
-            page = self.project.document_infos(**query, limit=PAGE, offset=len(self._rows))
-            self._more = len(page) == PAGE
+        page = self._page(len(self._rows), PAGE)
+        self._more = self.total() > len(self._rows) + PAGE if self.descending \
+            else len(page) == PAGE
         if page:
             self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(page) - 1)
             self._rows.extend(page)
@@ -363,3 +385,7 @@ class DocumentListView(QWidget):
 
     def refresh_document(self, doc_id: int) -> None:
         self.model.refresh_document(doc_id)
+
+    def reread(self, reset: bool = True) -> None:
+        """Show what a worker stored (see :meth:`DocumentTableModel.reread`)."""
+        self.model.reread(reset)

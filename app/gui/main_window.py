@@ -6,6 +6,7 @@ has ``set_project(...)``; the window owns the open :class:`Project`.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from app.core.labels import PRESETS, default_preset
@@ -21,9 +22,9 @@ from app.gui.lists_dialog import open_lists_dialog
 from app.gui.preview_view import PreviewView
 from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QFileDialog, QFrame, QHBoxLayout,
-                        QKeySequence, QListWidget, QMainWindow, QMessageBox, QProgressDialog,
-                        QScrollArea, QSettings, Qt, QWidget, QStackedWidget, Signal, Slot,
-                        fit_to_screen)
+                        QKeySequence, QLabel, QListWidget, QMainWindow, QMessageBox,
+                        QProgressBar, QProgressDialog, QPushButton, QScrollArea, QSettings, Qt,
+                        QWidget, QStackedWidget, Signal, Slot, fit_to_screen)
 from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
@@ -31,6 +32,8 @@ from app.services.annotating import SUGGESTIONS_BY
 from app.services.double_annotation import assign_notes
 
 MAX_RECENT = 8
+#: Seconds between two re-reads of the document list while suggestions arrive.
+REREAD_INTERVAL = 1.0
 SETTINGS_FILE = "settings.ini"
 
 
@@ -81,12 +84,18 @@ class MainWindow(QMainWindow):
         self.importer.cancelled.connect(self._on_import_cancelled)
         # Suggestions for notes just imported, made off the GUI thread.
         self.suggester = TaskRunner(self)
+        self.suggester.progress.connect(self._on_suggest_progress)
         self.suggester.finished.connect(self._on_suggested)
         self.suggester.failed.connect(self._on_suggest_failed)
         self.suggester.cancelled.connect(self._on_suggest_cancelled)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
         self._suggesting = "new note(s)"          # the notes being suggested, in words
+        self._suggest_ids: set[int] = set()        # the notes being suggested
+        # Notes asked for while a run was busy (a second folder imported, a
+        # list changed): they get theirs when it ends, not never.
+        self._pending: tuple[list[int], str] | None = None
+        self._reread_at = 0.0                      # when the list last showed their progress
         self.import_dialog: ImportOptionsDialog | None = None
         self.annotator_dialog: AnnotatorDialog | None = None
         # Notes opened before the current one, for "Previous note".
@@ -140,6 +149,7 @@ class MainWindow(QMainWindow):
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)
         self._build_menus()
+        self._build_suggest_bar()
         self._set_project_actions(False)
         self.statusBar().showMessage("Open or create a project to start.")
         geometry = self.settings.value("geometry")
@@ -194,6 +204,25 @@ class MainWindow(QMainWindow):
             doc = first[0].id if first else None
         if doc is not None and doc != self.preview.doc_id:
             self.preview.load_document(doc)
+
+    def _build_suggest_bar(self) -> None:
+        """The status bar's corner while notes get suggestions: how many are
+        done, and a button that stops (a big folder takes minutes)."""
+        self.suggest_box = QWidget()
+        row = QHBoxLayout(self.suggest_box)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.suggest_label = QLabel()
+        self.suggest_progress = QProgressBar()
+        self.suggest_progress.setRange(0, 1000)
+        self.suggest_progress.setTextVisible(False)
+        self.suggest_progress.setFixedWidth(160)
+        self.suggest_stop = QPushButton("Stop suggesting")
+        self.suggest_stop.setToolTip("The notes done so far keep their suggestions")
+        self.suggest_stop.clicked.connect(self.cancel_suggestions)
+        for widget in (self.suggest_label, self.suggest_progress, self.suggest_stop):
+            row.addWidget(widget)
+        self.statusBar().addPermanentWidget(self.suggest_box)
+        self.suggest_box.hide()
 
     # ---------------------------------------------------------------- menus
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
@@ -368,7 +397,9 @@ class MainWindow(QMainWindow):
             return
         self.cancel_import()
         self.importer.shutdown()
+        self._pending = None
         self.suggester.shutdown()
+        self.suggest_box.hide()
         self._end_import()
         self._history = []
         for view in (self.documents, self.editor):
@@ -587,8 +618,16 @@ class MainWindow(QMainWindow):
     def suggest_for(self, doc_ids: list[int], notes: str = "new note(s)") -> None:
         """Suggest labels for these notes in a worker: the active model's
         predictions in a trained project, the starter's on day one, else the
-        rules' (``notes`` names them in the status bar)."""
-        if self.project is None or self.suggester.busy():
+        rules' (``notes`` names them in the status bar, beside how many are
+        done and a Stop button). Asked while a run is busy, they wait for it."""
+        if self.project is None:
+            return
+        if self.suggester.busy():
+            ids, words = self._pending or ([], notes)
+            seen = set(ids)
+            ids += [i for i in doc_ids if i not in seen]
+            self._pending = ids, words if words == notes else "note(s)"
+            self._show_message(f"{len(ids):,} more note(s) get suggestions after these")
             return
         project, ids = self.project, list(doc_ids)
 
@@ -596,9 +635,38 @@ class MainWindow(QMainWindow):
             from app.services.annotating import suggest_new_notes
             return suggest_new_notes(project, ids, progress=progress, cancel=cancel)
 
-        self._suggesting = notes
-        self._show_message(f"Suggesting labels for {len(ids)} {notes}…")
+        self._suggesting, self._suggest_ids = notes, set(ids)
+        self.suggest_label.setText(f"Suggesting labels for {len(ids):,} {notes}…")
+        self.suggest_progress.setValue(0)
+        self.suggest_box.show()
         self.suggester.start("suggest", work)
+
+    @Slot()
+    def cancel_suggestions(self) -> None:
+        """Stop suggesting (those waiting too); the notes done keep theirs."""
+        self._pending = None
+        self.suggester.cancel()
+
+    @Slot(object)
+    def _on_suggest_progress(self, p) -> None:
+        self.suggest_progress.setValue(int(p.fraction * 1000))
+        if p.message:
+            self.suggest_label.setText(f"Suggesting labels: {p.message}")
+        now = time.monotonic()
+        if now - self._reread_at >= REREAD_INTERVAL:
+            self._reread_at = now
+            self.documents.reread(reset=False)   # the counts fill in, the list stays put
+
+    def _end_suggestions(self) -> None:
+        """The run ended: the notes show what it stored; those waiting start."""
+        self.suggest_box.hide()
+        self.documents.reread()
+        if self.editor.session is not None and self.editor.session.doc_id in self._suggest_ids:
+            self.editor.reload_document()
+        self._suggest_ids = set()
+        if self._pending is not None:
+            (ids, notes), self._pending = self._pending, None
+            self.suggest_for(ids, notes)
 
     @Slot()
     def lists_changed(self) -> None:
@@ -616,22 +684,24 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_suggested(self, result) -> None:
         source, n = result
-        self.documents.model.refresh()
-        self.editor.reload_document()
         if n:
-            self._show_message(f"{n} {self._suggesting} have {SUGGESTIONS_BY[source]} "
+            self._show_message(f"{n:,} {self._suggesting} have {SUGGESTIONS_BY[source]} "
                                f"suggestions to review")
         else:                          # annotated notes imported: nothing is left to suggest
             self._show_message("The imported notes are annotated already: nothing to suggest")
+        self._end_suggestions()
         self.suggestionsFinished.emit(n)
 
     @Slot(str)
     def _on_suggest_failed(self, reason: str) -> None:
         self._show_message(f"No suggestions for the new notes: {reason}")
+        self._end_suggestions()
         self.suggestionsFinished.emit(-1)
 
     @Slot()
     def _on_suggest_cancelled(self) -> None:
+        self._show_message("Suggesting stopped: the notes done so far keep their suggestions")
+        self._end_suggestions()
         self.suggestionsFinished.emit(-1)
 
     # -------------------------------------------------------------- dialogs

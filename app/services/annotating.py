@@ -228,9 +228,17 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                     project.replace_suggestions(info.id, undecided(project, info.id, p.spans),
                                                 predictor.run_id)
                     project.set_document_fields(info.id, uncertainty=p.uncertainty)
-            progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "predict"))
+            progress(_notes_done(k + len(chunk), len(infos), "predict"))
     project.log("preannotate", {"notes": len(infos)})
     return len(infos)
+
+
+def _notes_done(done: int, total: int, stage: str) -> Progress:
+    """How far suggesting ``total`` notes is, in a person's words ("120 of
+    1,913 notes": a big folder's suggestions take minutes, and the window
+    says how many are left)."""
+    return Progress(min(1.0, done / max(total, 1)), stage,
+                    message=f"{done:,} of {total:,} notes")
 
 
 def undecided(project, doc_id: int, spans: list) -> list:
@@ -297,7 +305,7 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
                     spans = predictor.predict_spans(project.document(info.id).text)
                     project.replace_suggestions(info.id, undecided(project, info.id, spans),
                                                 None, source="rule")
-            progress(Progress(min(1.0, (k + len(chunk)) / max(len(infos), 1)), "rules"))
+            progress(_notes_done(k + len(chunk), len(infos), "rules"))
     finally:
         if hasattr(predictor, "close"):
             predictor.close()

@@ -112,3 +112,15 @@ def test_the_progress_follows_the_notes_written_not_those_read(trained, tmp_path
         annotate_folder(p, notes, tmp_path / "out", batch=2, workers=1,
                         progress=lambda pr: shown.append(round(pr.fraction * 7)))
     assert shown == [2, 4, 6, 7]
+
+
+def test_suggesting_says_how_many_notes_are_done(tmp_path):
+    """A big folder's suggestions take minutes: each report says how many
+    notes of how many have theirs (the window shows it beside Stop)."""
+    from app.core.labels import PRESETS
+    from app.services.annotating import suggest_rules
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        docs = [p.add_document(f"n{i}", f"Call 0412 345 {i:03d}.") for i in range(20)]
+        shown = []
+        assert suggest_rules(p, doc_ids=docs, progress=shown.append) == 20
+    assert [r.message for r in shown] == ["16 of 20 notes", "20 of 20 notes"]

@@ -1,0 +1,138 @@
+"""A hospital opens a big folder in the main window: hundreds of plain
+notes, whose day-one suggestions take a while (minutes for thousands).
+The window says how many notes have theirs and offers to stop; a second
+folder imported meanwhile gets its suggestions too (they were dropped); the
+list a person reads stays where it is when suggestions land (it jumped back
+to the top, the selected note lost); Next opens a note with suggestions,
+Preview shows it, File › Export writes the whole folder. Menus, keys,
+clicks and answered file dialogs only; the notes are synthetic."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.gui.qt import QFileDialog, Qt
+
+from journey import (click, export, go, key, new_project, screenshot, shown, spans_shown,
+                     write_synth)
+
+BIG = 300
+SECOND = 24
+
+
+def _plain_notes(folder: Path, n: int, seed: int, prefix: str = "") -> Path:
+    """``n`` synthetic plain notes (no annotations), named ``prefix`` + the
+    generator's name."""
+    write_synth(folder, n, seed=seed, annotated=False)
+    if prefix:
+        for path in folder.glob("*.txt"):
+            path.rename(path.with_name(prefix + path.name))
+    return folder
+
+
+def _import(qtbot, w, monkeypatch, folder: Path) -> None:
+    """File › Import folder…, the proposed patient pattern kept, Import, then
+    OK on the summary (the suggestions go on in the background)."""
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    key(qtbot, w, Qt.Key_I, Qt.ControlModifier)
+    qtbot.keyClick(w.import_dialog.pattern, Qt.Key_Return)
+    qtbot.waitUntil(lambda: w.summary_dialog is not None and w.summary_dialog.isVisible(),
+                    timeout=120000)
+    qtbot.keyClick(w.summary_dialog, Qt.Key_Return)
+    qtbot.waitUntil(lambda: not w.summary_dialog.isVisible())
+
+
+def _suggesting(w) -> bool:
+    """Whether the status bar shows suggestions under way."""
+    return w.suggest_box.isVisible()
+
+
+def _selected_name(w) -> str | None:
+    rows = w.documents.table.selectionModel().selectedRows()
+    return rows[0].data() if rows else None
+
+
+def _column(w, title: str) -> list[str]:
+    """A Documents column's cells, for the rows loaded."""
+    model = w.documents.table.model()
+    col = next(c for c in range(model.columnCount()) if model.headerData(c, Qt.Horizontal) == title)
+    return [model.data(model.index(r, col)) for r in range(model.rowCount())]
+
+
+def test_a_big_folder_says_how_far_its_suggestions_are_and_keeps_the_list_in_place(
+        qtbot, settings, tmp_path, monkeypatch):
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    big = _plain_notes(tmp_path / "big", BIG, seed=5)
+    second = _plain_notes(tmp_path / "second", SECOND, seed=9, prefix="ward2_")
+
+    _import(qtbot, w, monkeypatch, big)
+    assert w.documents.count_label.text() == f"{BIG} documents"
+    # How far the suggestions are, with a way to stop them.
+    qtbot.waitUntil(lambda: f" of {BIG} notes" in w.suggest_label.text(), timeout=60000)
+    assert _suggesting(w) and w.suggest_stop.isVisible()
+    screenshot(w, "big_folder_suggesting")
+
+    # A second folder, imported before the first one's suggestions are done.
+    _import(qtbot, w, monkeypatch, second)
+    assert w.documents.count_label.text() == f"{BIG + SECOND} documents"
+    # A person scrolls down the list and selects a note while suggestions land.
+    table = w.documents.table
+    table.setFocus()
+    for _ in range(150):
+        qtbot.keyClick(table, Qt.Key_Down)
+    chosen = _selected_name(w)
+    assert chosen is not None
+    qtbot.waitUntil(lambda: not _suggesting(w), timeout=180000)
+    # The list stayed where the person was: the same note selected.
+    assert _selected_name(w) == chosen
+    assert table.rowAt(table.viewport().height() // 2) > 100
+
+    # Every note has been through the starter model, the second folder's too.
+    qtbot.keyClicks(w.documents.search_edit, "ward2_")
+    qtbot.keyClick(w.documents.search_edit, Qt.Key_Return)
+    assert w.documents.count_label.text() == f"{SECOND} documents"
+    assert all(value != "" for value in _column(w, "Uncertainty"))
+    assert sum(int(v) for v in _column(w, "Model")) > 0
+    qtbot.keyClick(w.documents.search_edit, Qt.Key_A, Qt.ControlModifier)
+    qtbot.keyClick(w.documents.search_edit, Qt.Key_Delete)
+    qtbot.keyClick(w.documents.search_edit, Qt.Key_Return)
+    assert w.documents.count_label.text() == f"{BIG + SECOND} documents"
+
+    # Next opens the most uncertain note, with the starter's suggestions.
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)
+    assert any(s.startswith("? ") for s in spans_shown(w))
+    screenshot(w, "big_folder_next_note")
+    go(qtbot, w, "Preview")
+    qtbot.waitUntil(lambda: w.preview.doc_id == w.editor.session.doc_id)
+
+    wizard = export(qtbot, w, monkeypatch, tmp_path / "out")
+    assert f"<td>Documents</td><td align='right'><b>{BIG + SECOND}</b>" \
+        in wizard.summary_label.text()
+    assert len(list((tmp_path / "out").glob("*.txt"))) == BIG + SECOND
+    screenshot(wizard, "big_folder_exported")
+    wizard.close()
+    w.close()
+
+
+def test_stop_suggesting_keeps_the_notes_done(qtbot, settings, tmp_path, monkeypatch):
+    """Stop in the status bar ends the suggestions: the window says so, the
+    notes done keep theirs, the rest wait without any."""
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    _import(qtbot, w, monkeypatch, _plain_notes(tmp_path / "big", BIG, seed=5))
+    qtbot.waitUntil(lambda: f" of {BIG} notes" in w.suggest_label.text(), timeout=60000)
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=60000) as ended:
+        click(qtbot, w.suggest_stop)
+    assert ended.args == [-1]
+    assert not _suggesting(w)
+    assert w.statusBar().currentMessage().startswith("Suggesting stopped")
+    # The first notes have been through the model; the last ones have not.
+    assert _column(w, "Uncertainty")[0] != ""
+    assert w.project.document_infos(order="id")[-1].uncertainty is None
+    w.close()
