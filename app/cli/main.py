@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--propagate", action=argparse.BooleanOptionalAction, default=defaults.propagate,
                    help="learn on dev which labels' predicted strings are tagged wherever "
                         "they recur in a note (default: on)")
+    s.add_argument("--refit", action=argparse.BooleanOptionalAction, default=defaults.refit,
+                   help="after the selection, train the CRF members again on train + dev with "
+                        "the settings they were selected with (default: on)")
     s.add_argument("--reuse-members", action="store_true",
                    help="keep the members of the last run (same notes and split) and redo only "
                         "the ensembles and the selection, e.g. with another --objective")

@@ -135,6 +135,11 @@ class ModelSpec(ABC):
     #: Loading its trained models imports scikit-learn (a process loading
     #: only models that do not keeps it out, as torch: app.services.predictor).
     uses_sklearn: ClassVar[bool] = False
+    #: Its training reads ``corpus.dev`` for nothing (no early stopping, no
+    #: epoch chosen on dev), so once a run has scored it and selected, the
+    #: same params can be fitted again on train + dev (``refit`` in
+    #: app.services.training) and the result is no worse tuned.
+    refits: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)

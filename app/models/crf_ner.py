@@ -292,6 +292,7 @@ class CrfSpec(ModelSpec):
 
     kind = "crf"
     relative_cost = 1.0
+    refits = True            # trains on corpus.train alone, for the budget's iterations
     # The search tunes the penalties, not the neural grid of app.models.hpo.
     HPO_GRID = {"c1": (0.01, 0.1, 0.5), "c2": (0.001, 0.01, 0.1)}
     HPO_DEFAULT = DEFAULTS = {"c1": 0.1, "c2": 0.01}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from app.core.bio import OUTSIDE, AlignmentReport, repair_tags, spans_to_tags
@@ -233,6 +233,14 @@ def build_corpora(docs: Sequence[Document], *, variants: Sequence[str] = VARIANT
                     "dev_segments": len(parts["dev"]),
                     "dev_pii_segments": sum(map(has_pii, parts["dev"]))})
     return out
+
+
+def refit_corpus(build: DatasetBuild, seed: int = 13, ratio: float = 1.0) -> Corpus:
+    """``build``'s corpus with its dev segments added to the training ones
+    (balanced the same way for the balanced variant), for a member refitted
+    after the selection; ``dev`` stays as it was (a refitted member has seen it)."""
+    dev = build.corpus.dev if build.variant == "imbalanced" else balance(build.corpus.dev, seed, ratio)
+    return replace(build.corpus, train=[*build.corpus.train, *dev])
 
 
 def build_corpus(docs: Sequence[Document], variant: str = "imbalanced", **kwargs) -> DatasetBuild:

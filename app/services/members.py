@@ -49,6 +49,8 @@ class MemberJob:
     # whether the parent keeps Stanza/Flair INFO lines off the terminal.
     threads: int | None = None
     quiet: bool = False
+    # False: fit ``params`` as they are, no search (a refit after the selection).
+    search: bool = True
 
     def __post_init__(self) -> None:
         self.budget = get_budget(self.budget)
@@ -77,7 +79,7 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     spec_cls = spec_class(job.kind)
     started = time.perf_counter()
     with PeakMemory() as mem:
-        if job.kind in FIXED_KINDS:
+        if job.kind in FIXED_KINDS or not job.search:
             model, params, trials = spec_cls(**job.params).fit(job.corpus, ctx), job.params, []
         else:
             # search() raises when every trial failed; the best one keeps its model.
@@ -86,7 +88,8 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
             trials = [r.as_row() for r in rows]
     seconds = time.perf_counter() - started
     model.save(job.out_dir)
-    clock_stop = any(t.get("clock_stop") for t in trials)
+    clock_stop = any(t.get("clock_stop") for t in trials) or \
+        bool((getattr(model, "info", None) or {}).get("clock_stop"))
     return MemberFit(params, trials, seconds, mem.peak_mb, clock_stop), model
 
 

@@ -8,7 +8,8 @@ reason), the finishing steps learned for the selected candidate, the notes.
 reads a stored run (the predictor, evaluate, redact's report, the training
 view, the benchmark) reads it through ``active_run`` / ``TrainedRun.of``.
 This module also owns the project's active-run pointer and the naming of
-the run's artifacts (``member:NAME``, ``ensemble:NAME``).
+the run's artifacts (``member:NAME``, ``ensemble:NAME``, and ``refit:NAME``
+for a member fitted again on train + dev after the selection).
 
 Stored runs of older versions (no ``version`` key) open as they are: every
 field a record lacks gets its default (``TrainedRun.of``), and the store is
@@ -26,11 +27,13 @@ ACTIVE_RUN = "active_run"
 RECORD_VERSION = 2
 MEMBER = "member"
 ENSEMBLE = "ensemble"
+REFIT = "refit"
+_ROLES = (MEMBER, ENSEMBLE, REFIT)
 
 
 def artifact_name(role: str, name: str) -> str:
-    """The stored artifact name of a run's member or ensemble ``name``."""
-    if role not in (MEMBER, ENSEMBLE):
+    """The stored artifact name of a run's member, ensemble or refitted member ``name``."""
+    if role not in _ROLES:
         raise ValueError(f"unknown artifact role {role!r}")
     return f"{role}:{name}"
 
@@ -38,7 +41,7 @@ def artifact_name(role: str, name: str) -> str:
 def parse_artifact_name(stored: str) -> tuple[str, str] | None:
     """``(role, name)`` of a stored artifact name; ``None`` for another artifact."""
     role, sep, name = stored.partition(":")
-    return (role, name) if sep and role in (MEMBER, ENSEMBLE) else None
+    return (role, name) if sep and role in _ROLES else None
 
 
 @dataclass
@@ -57,6 +60,10 @@ class MemberRecord:
     time_cap: float | None = None      # its safety stop: seconds left of the run's clock
     reused_from: int | None = None     # the run that trained it, when reused
     clock_stop: bool = False           # the safety stop ended its training early
+    # Fitted again on train + dev after the selection (what predicts):
+    # {"seconds", "peak_mb", "train_segments"}; its ``dev`` scores are the
+    # model's before, which had not seen dev.
+    refit: dict | None = None
 
     @classmethod
     def of(cls, name: str, stored: dict) -> "MemberRecord":
@@ -171,7 +178,13 @@ class TrainedRun:
         return list(record.get(items, [])) if record.get("candidate") == name else []
 
     def member_artifacts(self, project) -> dict:
-        """``{member: artifact}`` of this run."""
+        """``{member: artifact}`` of this run: what predicts (a member's
+        refit on train + dev where the run made one)."""
+        return {**_artifacts(project, self.id, MEMBER), **_artifacts(project, self.id, REFIT)}
+
+    def scored_member_artifacts(self, project) -> dict:
+        """``{member: artifact}`` as the run scored them on dev, before any
+        refit: what another run may reuse (its dev scores stay honest)."""
         return _artifacts(project, self.id, MEMBER)
 
     def ensemble_artifacts(self, project) -> dict:
@@ -206,6 +219,11 @@ def _artifacts(project, run_id: int, role: str) -> dict:
 def put_member(project, run_id: int, name: str, directory, meta: dict) -> int:
     """Store a run's saved member model ``name``."""
     return project.put_artifact(run_id, artifact_name(MEMBER, name), "model", directory, meta=meta)
+
+
+def put_refit(project, run_id: int, name: str, directory, meta: dict) -> int:
+    """Store member ``name`` refitted on train + dev (it predicts instead of the scored one)."""
+    return project.put_artifact(run_id, artifact_name(REFIT, name), "model", directory, meta=meta)
 
 
 def put_ensemble(project, run_id: int, name: str, directory, meta: dict) -> int:

@@ -120,6 +120,12 @@ class TrainConfig:
     # Learn on dev which labels' predicted strings are tagged again wherever
     # they recur in a note (app.ensemble.propagation).
     propagate: bool = True
+    # Once the selection is made, fit the members whose training reads dev
+    # for nothing (the CRF: ``ModelSpec.refits``) again on train + dev with
+    # the params their search chose: what predicts learned from every
+    # annotated note, not only the training split's (dev scores and the
+    # selection stay those of the models before; see docs/ARCHITECTURE.md).
+    refit: bool = True
     # Member sets the user picks, built over beside the three built-in
     # groups: {name: [model kinds or member names]}, a kind standing for each
     # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for

@@ -18,10 +18,20 @@ as five named stages (``train_project`` runs them in order):
    fold), so a tuned ensemble does not win selection by having seen the
    answers; the deployed ensemble is then fitted on the whole dev set;
 4. *select* (``select_candidate``): selection on dev by the chosen objective;
-5. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
+5. *refit* (``refit_members``): the members whose training reads dev for
+   nothing (the CRF) fitted again on train + dev with the params their
+   search chose, stored beside the scored ones; they are what predicts;
+6. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
    fill, propagation; app.services.finishing) learned on dev for the
    selected candidate; ensembles, the table and the reason stored in the
    project (run + artifacts, app.services.runs), the run made active.
+
+Every dev figure of a run (members, ensembles, the selection, the finishing
+steps) is of models that had not seen dev. The refit is the usual last step
+of a model search (choose on held-out data, then learn from all of it): dev
+is a third of the annotated notes on a small project, too much to leave out
+of what predicts. The ensembles' combinations, fitted on the scored
+members' dev outputs, are kept as they are.
 """
 from __future__ import annotations
 
@@ -39,7 +49,7 @@ from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
-                               put_ensemble, put_member, set_active_run)
+                               put_ensemble, put_member, put_refit, set_active_run)
 
 # Part of the run's safety clock kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
@@ -415,6 +425,50 @@ def _starter_kept(selection, dev, objective: str):
                    rows=[starter, *[r for r in rows if r is not starter]], reason=reason)
 
 
+def refit_members(plan: RunPlan, members: MemberStage) -> None:
+    """Stage *refit*: fit each member whose kind ``refits`` again on train +
+    dev with the params its search chose, store it as what predicts
+    (``refit:NAME``) and say so in its record (``MemberRecord.refit``).
+
+    Off with ``TrainConfig.refit`` false. Runs after the selection, so no
+    dev score, ensemble or selection ever sees a model that trained on dev.
+    """
+    from dataclasses import replace
+
+    from app.models.datasets import refit_corpus
+
+    if not plan.config.refit:
+        return
+    jobs = [replace(job, params=dict(members.records[job.name].params), search=False,
+                    corpus=refit_corpus(plan.builds[job.variant], seed=plan.config.seed),
+                    workdir=job.workdir.with_name(job.name + "-refit"),
+                    out_dir=job.out_dir.parent.parent / "refit" / job.name)
+            for job in members.jobs()
+            if job.name in members.records and job.kind not in FIXED_KINDS
+            and spec_class(job.kind).refits]
+    for i, job in enumerate(jobs):
+        def report(p: Progress, i=i, name=job.name) -> None:
+            members.report(Progress(
+                (members.total_weight - 1.0 + (i + p.fraction) / len(jobs) * 0.5)
+                / members.total_weight, "refit",
+                message=f"{name}: trained again on train + dev" if p.fraction >= 1.0 else None))
+        if members.deadline is not None:
+            job.time_cap = round(max(_MIN_MEMBER_SECONDS, members.deadline - time.perf_counter()), 1)
+        report(Progress(0.0, "refit"))
+        fit, model = fit_member(job, lambda p, report=report: report(
+            Progress(p.fraction if p.stage in ("train", "hpo") else 0.0, "refit")))
+        del model
+        put_refit(members.project, members.run_id, job.name, job.out_dir,
+                  meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
+        members.records[job.name].refit = {
+            "seconds": round(fit.seconds, 2), "peak_mb": round(fit.peak_mb, 1),
+            "train_segments": len(job.corpus.train), "clock_stop": fit.clock_stop}
+        if fit.clock_stop:
+            plan.notes.append(f"{job.name}: the safety time limit stopped its refit on train + dev "
+                              "early")
+        report(Progress(1.0, "refit"))
+
+
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
                candidates: dict, costs: dict, selection, work, started: float) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
@@ -477,6 +531,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         costs.update({name: sum(members.dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})
         selection = select_candidate(plan, dev, candidates, costs)
+        refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started)
     except Cancelled:
@@ -517,7 +572,7 @@ def _reusable_members(project, split_hashes: dict) -> dict[str, tuple]:
         raise UserError(f"the annotated notes or their split changed since run {run.id}: "
                         "its members cannot be reused; train them again")
     return {name: (run.id, art, run.members.get(name) or MemberRecord.of(name, {}))
-            for name, art in run.member_artifacts(project).items()}
+            for name, art in run.scored_member_artifacts(project).items()}
 
 
 def _safe(name: str) -> str:
