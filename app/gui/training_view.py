@@ -301,6 +301,13 @@ class TrainingView(QWidget):
                                         "Learned on dev, label by label: a label is propagated only "
                                         "when that improves the selection score there.")
         rl.addRow("", self.propagate_check)
+        self.refit_check = QCheckBox("Train the CRF again on train + dev once selected")
+        self.refit_check.setChecked(True)
+        self.refit_check.setToolTip("Once the model is selected, the CRF members learn from the dev "
+                                    "notes too, with the settings they were selected with. The dev "
+                                    "figures stay those of the models before, which had not seen "
+                                    "dev.")
+        rl.addRow("", self.refit_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("", self.objective_hint)
         rl.addRow("Recall target:", self.recall_target)
@@ -602,6 +609,7 @@ class TrainingView(QWidget):
             reuse_members=self.reuse_check.isChecked(),
             fill=self.fill_check.isChecked(),
             propagate=self.propagate_check.isChecked(),
+            refit=self.refit_check.isChecked(),
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
@@ -631,6 +639,7 @@ class TrainingView(QWidget):
         self.reuse_check.setChecked(config.reuse_members)
         self.fill_check.setChecked(config.fill)
         self.propagate_check.setChecked(config.propagate)
+        self.refit_check.setChecked(config.refit)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
 

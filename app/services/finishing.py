@@ -159,8 +159,20 @@ def unmarked_summary(record: dict | None) -> str:
             f"of dev less hidden).")
 
 
+def refit_summary(members: dict) -> str:
+    """One line on the members refitted on train + dev after the selection
+    (``MemberRecord.refit``; "" when none was)."""
+    done = {n: m.refit for n, m in members.items() if m.refit}
+    if not done:
+        return ""
+    seconds = sum(r.get("seconds", 0.0) for r in done.values())
+    return (f"Refit: {', '.join(done)} trained again on train + dev once selected "
+            f"({seconds:.0f} s); they predict, and every dev figure is of the models before, "
+            f"which had not seen dev.")
+
+
 def finishing_summary(run) -> list[str]:
     """The lines of the steps that ran in ``run`` (an
-    `app.services.runs.TrainedRun`)."""
+    `app.services.runs.TrainedRun`), the refit last."""
     return [line for line in (fill_summary(run.fill), propagation_summary(run.propagation),
-                              unmarked_summary(run.unmarked)) if line]
+                              unmarked_summary(run.unmarked), refit_summary(run.members)) if line]

@@ -91,8 +91,12 @@ def test_config_from_controls(trained):
     assert view.config().jobs == 3
     view.reuse_check.setChecked(True)
     assert view.config().reuse_members
+    assert view.config().refit                   # the CRF refitted on train + dev by default
+    view.refit_check.setChecked(False)
+    assert not view.config().refit
     view.set_config(QUICK)
     assert view.jobs_box.value() == 1 and not view.reuse_check.isChecked()
+    assert view.refit_check.isChecked()
     view.objective_box.setCurrentIndex(view.objective_box.findData("precision_at_token_recall"))
     assert view.recall_target.isEnabled()
     # The picked group: none ticked, no group; ticked, one named group.
