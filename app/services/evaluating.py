@@ -64,11 +64,10 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     """Spans per text of candidate ``name`` and, with ``every``, of every
     member and stored ensemble of ``run``: ``{candidate: [spans per text]}``.
 
-    Members run once; the ensembles combine their outputs. When the run
-    learned finishing steps for ``name`` (recall fill, propagation, unmarked words; see
-    app.services.finishing) or the project has hospital lists (their
-    floor), ``name`` holds what `deid annotate` writes and ``"NAME" + RAW``
-    the candidate's own spans. ``patients``: each text's patient id (the
+    Members run once; the ensembles combine their outputs. ``name`` holds
+    what `deid annotate` writes (after the finishing steps of
+    app.services.finishing and the hospital lists' floor) and ``"NAME" +
+    RAW`` the candidate's own spans. ``patients``: each text's patient id (the
     lists' patient table).
     """
     from app.services.finishing import finish
@@ -103,15 +102,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         labels, rules, unmarked = pred.propagate, pred.fill, pred.unmarked
         lists, list_labels = pred.lists, pred.list_labels
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
-    final = raw = spans_by[name]
-    if labels or rules or unmarked:
-        helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-        final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked)
-                 for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+    raw = spans_by[name]
+    helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
+    final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked)
+             for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
     if lists is not None:
         final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]
-    if final is not raw:
-        spans_by[name + RAW], spans_by[name] = raw, final
+    spans_by[name + RAW], spans_by[name] = raw, final
     return spans_by
 
 

@@ -1,6 +1,10 @@
 """The finishing steps after a candidate has tagged a note: recall fill,
 then propagation, then the unmarked words (app.ensemble.fill,
-app.ensemble.propagation, app.ensemble.unmarked).
+app.ensemble.propagation, app.ensemble.unmarked). Before them, always, a
+span with no letter or digit is dropped (``worded``): punctuation alone
+identifies nobody, and no annotated span of MEDDOCAN's or PhysioNet's
+training notes is one (MEDDOCAN's recall-first stack tagged 20 lone commas
+and dashes on test).
 
 They are learned on dev for the selected candidate when a run is trained
 (``fit_finishing``), stored in the run's metrics (``"fill"``,
@@ -51,7 +55,7 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
         note = notes.setdefault(item.doc_id, {"text": item.text, "pred": [], "gold": [],
                                               "segs": [], "members": {m: [] for m in member_seqs}})
         toks = item.segment.tokens
-        note["pred"] += tags_to_spans(toks, seq.tags, seq.confidences)
+        note["pred"] += worded(item.text, tags_to_spans(toks, seq.tags, seq.confidences))
         note["gold"] += tags_to_spans(toks, item.tags)
         note["segs"].append(item.segment)
         for m, out in member_seqs.items():
@@ -100,13 +104,19 @@ def _fit_unmarked(name: str, notes: list[dict], train_docs, beta: float) -> dict
             "dev_tokens_lost": lost}
 
 
+def worded(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` less those whose text holds no letter or digit."""
+    return [s for s in spans if any(c.isalnum() for c in text[s.start:s.end])]
+
+
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            member_spans: Mapping[str, Sequence[Span]], rules: Sequence[tuple[str, str]],
            labels: Sequence[str], unmarked: frozenset[str] = frozenset()) -> list[Span]:
-    """A candidate's spans of one note after the fill ``rules``, the
-    propagation of ``labels`` (``segments``: the parts that were tagged) and
-    without the spans made only of ``unmarked`` words."""
-    out = fill(spans, member_spans, rules) if rules else list(spans)
+    """A candidate's spans of one note, ``worded``, after the fill ``rules``,
+    the propagation of ``labels`` (``segments``: the parts that were tagged)
+    and without the spans made only of ``unmarked`` words."""
+    spans = worded(text, spans)
+    out = fill(spans, member_spans, rules) if rules else spans
     if labels:
         out = propagate(text, out, labels, token_bounds(segments))
     if unmarked:

@@ -223,9 +223,8 @@ class Predictor:
                     m: [sp for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
-                if self.fill or self.propagate or self.unmarked:
-                    spans = finish(text, spans, segs, member_spans, self.fill, self.propagate,
-                                   self.unmarked)
+                spans = finish(text, spans, segs, member_spans, self.fill, self.propagate,
+                               self.unmarked)
                 if self.lists is not None:
                     spans = self.lists.settle(text, spans, self.list_labels, patient_of[i])
                 pred = Prediction(spans)

@@ -33,6 +33,24 @@ def test_the_predictor_tags_the_recurring_string_when_the_run_learned_it():
         ("Ana Ruiz", "PERSON", 10), ("Ana Ruiz", "PERSON", 20)]
 
 
+class AlsoPunctuation:
+    """A member that tags "Ana Ruiz" and the colon and full stop after it."""
+
+    def predict(self, items):
+        out = []
+        for text, seg in items:
+            spans = [Span(8, 9, "PERSON"), Span(10, 18, "PERSON"), Span(18, 19, "PERSON")] \
+                if seg.start == 0 else []
+            tags, _ = spans_to_tags(seg.tokens, spans)
+            out.append(TagSeq(tags, [0.9] * len(tags)))
+        return out
+
+
+def test_a_span_of_punctuation_alone_is_dropped_whatever_the_run_learned():
+    spans = Predictor("m", {"m": AlsoPunctuation()}).predict([TEXT])[0].spans
+    assert [TEXT[s.start:s.end] for s in spans] == ["Ana Ruiz"]
+
+
 def test_training_learns_the_labels_on_dev_notes():
     gold_spans = [Span(10, 18, "PERSON"), Span(20, 28, "PERSON")]
     dev = []
