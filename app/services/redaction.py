@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,21 @@ def project_secret(project) -> str:
         value = secrets.token_hex(32)
         project.set_setting(SECRET_KEY, value)
     return value
+
+
+#: Secrets of the projects open read-only that hold none yet, while they are open.
+_SESSION_SECRETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def preview_secret(project) -> str:
+    """The secret Preview draws surrogates with: the project's; a project
+    open read-only that holds none yet (nothing exported from it) cannot
+    store one, so Preview draws with one of its own, for as long as the
+    project is open (Preview raised an error and stayed blank; an export
+    creates the project's, which then decides its surrogates)."""
+    if project.get_setting(SECRET_KEY) or not project.readonly:
+        return project_secret(project)
+    return _SESSION_SECRETS.setdefault(project, secrets.token_hex(32))
 
 
 def project_policy(project, strategy: str | None = None):
@@ -765,7 +781,7 @@ def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | N
     info = next(i for i in project.document_infos() if i.id == doc_id)
     policy = policy or project_policy(project)
     key = document_patient_key(info)
-    redactor = Redactor(policy, secret=project_secret(project), memory=_PreviewMemory(project),
+    redactor = Redactor(policy, secret=preview_secret(project), memory=_PreviewMemory(project),
                         known=_known_for_preview(project, policy))
     if info.patient_id:
         for other in project.document_infos():

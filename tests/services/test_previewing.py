@@ -62,3 +62,22 @@ def test_day_one_a_note_is_previewed_with_the_starter_model_as_exported(tmp_path
         shown = preview_note(p, doc, project_policy(p), "model", prediction)
         export_documents(p, ExportRequest(Path(tmp_path / "out")))
         assert (tmp_path / "out" / "n1.txt").read_text(encoding="utf-8") == shown.result.text
+
+
+def test_a_project_open_read_only_with_no_secret_yet_previews_with_one_of_its_own(tmp_path):
+    """Nothing exported yet, so no secret stored, and none can be stored
+    read-only: Preview draws surrogates with one of its own, the same for
+    every note while the project is open, and stores nothing."""
+    from app.services.redaction import SECRET_KEY, preview_secret
+    text = "Seen by Dr Alba Reyes on 03/04/2020."
+    path = tmp_path / "p.deid"
+    with Project.create(path, list(PRESETS["paper"])) as p:
+        doc = p.add_document("n1", text)
+        p.add_span(doc, 11, 21, "PERSON", annotator="ann")
+    with Project.open(path, readonly=True) as p:
+        policy = project_policy(p, "surrogate")
+        first = preview_note(p, doc, policy, "annotations").result.text
+        assert "Alba Reyes" not in first and first.startswith("Seen by Dr ")
+        assert preview_note(p, doc, policy, "annotations").result.text == first
+        assert preview_secret(p) == preview_secret(p)
+        assert p.get_setting(SECRET_KEY) is None

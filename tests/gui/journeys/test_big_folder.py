@@ -136,3 +136,32 @@ def test_stop_suggesting_keeps_the_notes_done(qtbot, settings, tmp_path, monkeyp
     assert _column(w, "Uncertainty")[0] != ""
     assert w.project.document_infos(order="id")[-1].uncertainty is None
     w.close()
+
+
+def test_a_folder_imported_from_the_command_line_previews_read_only(qtbot, settings, tmp_path,
+                                                                     monkeypatch):
+    """IT imports the folder with `deid import` (a big one keeps the project
+    busy a while); a clinician opens it with File › Open project read-only…
+    and goes to Preview: the note shows de-identified (Preview raised an
+    error and stayed blank, the project having no secret yet to draw
+    surrogates with, nor any way to store one)."""
+    from app.cli.main import main
+    from app.gui.main_window import MainWindow
+    from journey import choose
+    path = tmp_path / "ward.deid"
+    assert main(["-q", "new", str(path), "--labels", "hipaa"]) == 0
+    assert main(["-q", "import", str(path), str(_plain_notes(tmp_path / "notes", 3, seed=5)),
+                 "--no-suggest"]) == 0
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    choose(qtbot, w, "File", "Open project read-only…")
+    assert "(read-only)" in w.windowTitle()
+    go(qtbot, w, "Preview")
+    qtbot.waitUntil(lambda: "Predicting" not in w.preview.status.text(), timeout=60000)
+    original = w.preview.original.toPlainText()
+    redacted = w.preview.redacted.toPlainText()
+    assert original and redacted and redacted != original
+    assert "span(s) replaced" in w.preview.status.text()
+    w.close()
