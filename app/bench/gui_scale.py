@@ -7,7 +7,8 @@ Runs the same journey in the real ``MainWindow`` (offscreen unless
 (``app.synth``, no annotation) in a new English project: import the folder,
 its day-one suggestions, open the project again (first page painted), scroll
 to the last row, sort by name (descending), search, Next to annotate,
-Preview, export every note through the export wizard.
+Preview, Preview of a note from the middle of the folder, export every note
+through the export wizard.
 
 For every step it prints the time on the small folder (the baseline,
 measured in the same run), the time on the large one, their ratio, and that
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 
 STEPS = ("import", "suggestions", "reopen project", "scroll to the last row", "sort by name",
-         "search", "next to annotate", "preview", "export")
+         "search", "next to annotate", "preview", "preview another note", "export")
 
 
 def _rss_mb() -> float:
@@ -141,6 +142,15 @@ def journey(work: Path, n: int, style: str = "icu") -> dict[str, dict[str, float
     def shown() -> bool:
         return preview.doc_id is not None and "Predicting" not in preview.status.text()
     timed("preview", lambda: window.show_view("Preview"), shown)
+    # A note from the middle of the folder (its patient's earlier notes are
+    # redacted first, as an export does), once the project's identifiers are known.
+    middle = window.project.document_infos(limit=1, offset=n // 2)[0].id
+    window.open_document(middle)
+
+    def preview_middle() -> None:
+        window.show_view("Preview")
+    timed("preview another note", preview_middle,
+          lambda: shown() and preview.doc_id == middle)
 
     exported: list = []
 

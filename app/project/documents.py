@@ -118,17 +118,21 @@ class DocumentsMixin(ProjectCore):
 
     def document_infos(self, *, split: str | None = None, status: str | None = None,
                        search: str | None = None, order: str = "id",
-                       limit: int | None = None, offset: int = 0) -> list[DocumentInfo]:
+                       limit: int | None = None, offset: int = 0,
+                       patient_id: str | None = None) -> list[DocumentInfo]:
         """List documents without their text (fast enough for 10,000 notes).
 
         ``search`` is a case-insensitive (ASCII) substring of the name or the
         text; ``order`` is one of ``id``, ``name``, ``status``, ``split``,
         ``uncertainty`` (most uncertain first, unscored last) or ``updated``
-        (newest first).
+        (newest first); ``patient_id``: that patient's documents only.
         """
         if order not in _ORDERS:
             raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)}")
         where, args = self._doc_filter(split, status)
+        if patient_id is not None:
+            where.append("patient_id = ?")
+            args.append(patient_id)
         if search:
             pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%") \
                 .replace("_", "\\_") + "%"

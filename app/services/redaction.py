@@ -778,20 +778,21 @@ def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | N
     """
     from app.deid import Redactor
 
-    info = next(i for i in project.document_infos() if i.id == doc_id)
+    # The note and its patient's earlier notes only: a preview reads no list
+    # of the whole project (it did twice, each time a note was shown).
+    doc = project.document(doc_id)
     policy = policy or project_policy(project)
-    key = document_patient_key(info)
+    key = document_patient_key(doc)
     redactor = Redactor(policy, secret=preview_secret(project), memory=_PreviewMemory(project),
                         known=_known_for_preview(project, policy))
-    if info.patient_id:
-        for other in project.document_infos():
+    if doc.patient_id:
+        for other in project.document_infos(patient_id=doc.patient_id):
             if other.id >= doc_id:
                 break
-            if other.patient_id == info.patient_id:
-                text = project.document(other.id).text
-                redactor.redact(text, document_spans(
-                    project, other.id, predict(text) if predict else None), patient_key=key)
-    text = project.document(doc_id).text
+            text = project.document(other.id).text
+            redactor.redact(text, document_spans(
+                project, other.id, predict(text) if predict else None), patient_key=key)
+    text = doc.text
     if spans is None:
         spans = document_spans(project, doc_id, predict(text) if predict else None)
     return redactor.redact(text, spans, patient_key=key)

@@ -61,6 +61,9 @@ def test_document_list_filters_and_fields(project):
     assert [i.id for i in project.document_infos(search="2 of")] == [ids[2]]
     assert project.document_infos(search="%") == []
     assert [i.id for i in project.document_infos(limit=1, offset=1)] == [ids[1]]
+    project.set_document_fields(ids[0], patient_id="P7")
+    project.set_document_fields(ids[2], patient_id="P7")
+    assert [i.id for i in project.document_infos(patient_id="P7")] == [ids[0], ids[2]]
     with pytest.raises(ValueError):
         project.set_document_fields(ids[0], text="x")
     with pytest.raises(ValueError):
