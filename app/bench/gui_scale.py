@@ -1,6 +1,6 @@
 """A big folder in the main window: what each wait costs as the folder grows.
 
-    python -m app.bench.gui_scale [--small 250] [--large 2500] [--style icu]
+    python -m app.bench.gui_scale [--small 250] [--large 2500] [--style icu] [--no-export]
 
 Runs the same journey in the real ``MainWindow`` (offscreen unless
 ``QT_QPA_PLATFORM`` says otherwise) on two folders of synthetic plain notes
@@ -75,9 +75,10 @@ class _Stall:
         self.last, self.longest = time.perf_counter(), 0.0
 
 
-def journey(work: Path, n: int, style: str = "icu") -> dict[str, dict[str, float]]:
+def journey(work: Path, n: int, style: str = "icu",
+            export: bool = True) -> dict[str, dict[str, float]]:
     """The journey on ``n`` notes: ``{step: {"s": seconds, "stall_s": longest GUI stall}}``
-    and ``"rss_mb"``."""
+    and ``"rss_mb"`` (``export`` ``False``: the export left out, the slowest step)."""
     from app.gui.qt import QApplication, QSettings, Qt
     from app.gui.main_window import MainWindow
 
@@ -152,19 +153,20 @@ def journey(work: Path, n: int, style: str = "icu") -> dict[str, dict[str, float
     timed("preview another note", preview_middle,
           lambda: shown() and preview.doc_id == middle)
 
-    exported: list = []
+    if export:
+        exported: list = []
 
-    def export() -> None:
-        window.open_export()
-        wizard = window.export_wizard
-        wizard.exported.connect(exported.append)
-        wizard.failed.connect(exported.append)
-        wizard.folder_edit.setText(str(work / f"out{n}"))
-        wizard.start_export()
-    timed("export", export, lambda: bool(exported))
-    if not hasattr(exported[0], "report"):
-        raise RuntimeError(f"the export failed: {exported[0]}")
-    window.export_wizard.close()
+        def start_export() -> None:
+            window.open_export()
+            wizard = window.export_wizard
+            wizard.exported.connect(exported.append)
+            wizard.failed.connect(exported.append)
+            wizard.folder_edit.setText(str(work / f"out{n}"))
+            wizard.start_export()
+        timed("export", start_export, lambda: bool(exported))
+        if not hasattr(exported[0], "report"):
+            raise RuntimeError(f"the export failed: {exported[0]}")
+        window.export_wizard.close()
     out["rss_mb"] = _rss_mb()
     window.close()
     return out
@@ -173,7 +175,7 @@ def journey(work: Path, n: int, style: str = "icu") -> dict[str, dict[str, float
 def compare(small: dict, large: dict, size_ratio: float) -> list[dict]:
     """One row a step: both times, their ratio and that ratio per note."""
     rows = []
-    for step in STEPS:
+    for step in (s for s in STEPS if s in small and s in large):
         a, b = small[step]["s"], large[step]["s"]
         ratio = b / a if a > 0 else float("inf")
         rows.append({"step": step, "small_s": round(a, 6), "large_s": round(b, 6),
@@ -188,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", type=int, default=250, help="notes in the baseline folder")
     parser.add_argument("--large", type=int, default=2500, help="notes in the big folder")
     parser.add_argument("--style", default="icu", choices=("icu", "discharge", "mixed"))
+    parser.add_argument("--no-export", dest="export", action="store_false",
+                        help="leave the export out (the slowest step: a bigger folder in "
+                             "the same time)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args(argv)
     if args.small < 1 or args.large <= args.small:
@@ -195,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     with tempfile.TemporaryDirectory(prefix="deid-gui-scale-") as tmp:
         work = Path(tmp)
-        small = journey(work, args.small, args.style)
-        large = journey(work, args.large, args.style)
+        small = journey(work, args.small, args.style, args.export)
+        large = journey(work, args.large, args.style, args.export)
     size_ratio = args.large / args.small
     rows = compare(small, large, size_ratio)
     result = {"small": args.small, "large": args.large, "size_ratio": size_ratio,

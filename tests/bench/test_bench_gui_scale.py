@@ -19,6 +19,13 @@ def test_every_step_of_the_journey_is_timed_on_both_folders(capsys, monkeypatch)
     assert result["rss_mb"]["large"] > 0
 
 
+def test_the_export_can_be_left_out(capsys, monkeypatch):
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert main(["--small", "2", "--large", "4", "--json", "--no-export"]) == 0
+    steps = [r["step"] for r in json.loads(capsys.readouterr().out)["steps"]]
+    assert steps == [s for s in STEPS if s != "export"]
+
+
 def test_the_ratio_is_the_large_folders_time_over_the_small_ones():
     small = {s: {"s": 1.0, "stall_s": 0.0} for s in STEPS}
     large = {s: {"s": 10.0, "stall_s": 0.5} for s in STEPS}
