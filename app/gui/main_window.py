@@ -596,7 +596,7 @@ class MainWindow(QMainWindow):
         self.guidelines.set_project(self.project)
         self.summary_dialog = ImportSummaryDialog(summary, self)
         self.summary_dialog.open()
-        self._show_message(f"Imported {summary.imported} note(s)")
+        self._show_message(f"Imported {summary.imported:,} note(s)")
         self.importFinished.emit(summary)
         if summary.doc_ids:
             self.suggest_for(summary.doc_ids)
