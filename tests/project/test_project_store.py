@@ -89,6 +89,16 @@ def test_spans_crud(project):
         project.delete_span(sid)
 
 
+def test_every_documents_spans_in_one_read_are_those_read_one_by_one(project):
+    first = project.add_document("a", TEXT, spans=[IDN, PERSON])
+    project.add_document("b", "No identifier here.")
+    third = project.add_document("c", TEXT + " Again.", spans=[PERSON])
+    project.add_span(third, 0, 4, "PERSON", source="model", status="suggested")
+    assert project.spans_by_document() == {first: project.span_records(first),
+                                           third: project.span_records(third)}
+    assert [r.start for r in project.spans_by_document()[first]] == [11, 41]   # text order
+
+
 def test_suggestions_and_counts(project):
     doc = project.add_document("n", TEXT)
     run = project.start_run("predict", {})
