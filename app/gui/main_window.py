@@ -656,13 +656,21 @@ class MainWindow(QMainWindow):
         if now - self._reread_at >= REREAD_INTERVAL:
             self._reread_at = now
             self.documents.reread(reset=False)   # the counts fill in, the list stays put
+        self._show_suggested_note()
+
+    def _show_suggested_note(self) -> None:
+        """The note open in Annotate shows its suggestions once they are
+        stored, not when the whole folder is done (minutes later)."""
+        session = self.editor.session
+        if session is not None and session.doc_id in self._suggest_ids \
+                and session.changed_elsewhere():
+            self.editor.reload_document()
 
     def _end_suggestions(self) -> None:
         """The run ended: the notes show what it stored; those waiting start."""
         self.suggest_box.hide()
         self.documents.reread()
-        if self.editor.session is not None and self.editor.session.doc_id in self._suggest_ids:
-            self.editor.reload_document()
+        self._show_suggested_note()
         self._suggest_ids = set()
         if self._pending is not None:
             (ids, notes), self._pending = self._pending, None

@@ -178,6 +178,15 @@ class AnnotationSession:
         """Re-read the document's spans from the project."""
         self._set_stored(self.project.span_records(self.doc_id))
 
+    def changed_elsewhere(self) -> bool:
+        """Whether the document's stored spans are no longer those this
+        session holds: something else wrote them meanwhile (suggestions
+        stored by a worker while the note is open)."""
+        def keys(records) -> list[tuple]:
+            return sorted((r.id, r.start, r.end, r.label, r.source, r.status, r.annotator)
+                          for r in records)
+        return keys(self.project.span_records(self.doc_id)) != keys(self._stored)
+
     def _set_stored(self, records: list[SpanRecord]) -> None:
         self._stored = records
         self.spans = visible_records(records, self.annotator, self.blind)

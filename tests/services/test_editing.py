@@ -46,3 +46,20 @@ def test_session_undo_redo_is_persistent(tmp_path):
         session.redo()
         assert [r.label for r in session.spans] == ["ADDRESS"]
         assert session.redo() is None
+
+
+def test_a_session_knows_when_something_else_wrote_its_notes_spans(tmp_path):
+    """Its own edits are no change from elsewhere; suggestions a worker
+    stores while the note is open are."""
+    from app.core.spans import Span
+    with Project.create(tmp_path / "p.deid", PRESETS["paper"]) as project:
+        doc = project.add_document("n", TEXT)
+        session = AnnotationSession(project, doc, "ann")
+        span_id = session.add(12, 17, "PERSON")
+        session.relabel(span_id, "ADDRESS")
+        session.undo()
+        assert not session.changed_elsewhere()
+        project.replace_suggestions(doc, [Span(0, 4, "PERSON", 0.7)], None)
+        assert session.changed_elsewhere()
+        session.reload()
+        assert not session.changed_elsewhere()

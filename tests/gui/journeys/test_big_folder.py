@@ -13,7 +13,7 @@ from pathlib import Path
 from app.gui.qt import QFileDialog, Qt
 
 from journey import (click, export, go, key, new_project, screenshot, shown, spans_shown,
-                     write_synth)
+                     view_shown, write_synth)
 
 BIG = 300
 SECOND = 24
@@ -117,8 +117,11 @@ def test_a_big_folder_says_how_far_its_suggestions_are_and_keeps_the_list_in_pla
     w.close()
 
 
-def test_stop_suggesting_keeps_the_notes_done(qtbot, settings, tmp_path, monkeypatch):
-    """Stop in the status bar ends the suggestions: the window says so, the
+def test_a_note_opened_early_shows_its_suggestions_and_stop_keeps_those_done(
+        qtbot, settings, tmp_path, monkeypatch):
+    """A person opens a note while the folder's suggestions run: its own
+    show as soon as they are stored (they waited for the whole folder).
+    Stop in the status bar ends the suggestions: the window says so, the
     notes done keep theirs, the rest wait without any."""
     from app.gui.main_window import MainWindow
     w = MainWindow(settings)
@@ -127,12 +130,21 @@ def test_stop_suggesting_keeps_the_notes_done(qtbot, settings, tmp_path, monkeyp
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
     _import(qtbot, w, monkeypatch, _plain_notes(tmp_path / "big", BIG, seed=5))
     qtbot.waitUntil(lambda: f" of {BIG} notes" in w.suggest_label.text(), timeout=60000)
+    table = w.documents.table
+    table.setFocus()
+    for _ in range(60):
+        qtbot.keyClick(table, Qt.Key_Down)
+    qtbot.keyClick(table, Qt.Key_Return)
+    assert view_shown(w) == "Annotate"
+    qtbot.waitUntil(lambda: any(s.startswith("? ") for s in spans_shown(w)), timeout=60000)
+    assert _suggesting(w)               # with the note's turn, not the folder's end
     with qtbot.waitSignal(w.suggestionsFinished, timeout=60000) as ended:
         click(qtbot, w.suggest_stop)
     assert ended.args == [-1]
     assert not _suggesting(w)
     assert w.statusBar().currentMessage().startswith("Suggesting stopped")
     # The first notes have been through the model; the last ones have not.
+    go(qtbot, w, "Documents")
     assert _column(w, "Uncertainty")[0] != ""
     assert w.project.document_infos(order="id")[-1].uncertainty is None
     w.close()
