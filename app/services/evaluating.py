@@ -99,13 +99,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = pred.ensemble.predict_from_members(outputs, items)
         else:
             candidates[name] = outputs[name]
-        labels, rules, unmarked = pred.propagate, pred.fill, pred.unmarked
+        labels, rules, unmarked, edges = pred.propagate, pred.fill, pred.unmarked, pred.edges
         lists, list_labels = pred.lists, pred.list_labels
     spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     raw = spans_by[name]
     helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-    final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked)
-             for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+    final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked,
+                    edges) for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
     if lists is not None:
         final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]
     spans_by[name + RAW], spans_by[name] = raw, final

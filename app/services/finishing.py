@@ -1,6 +1,7 @@
 """The finishing steps after a candidate has tagged a note: recall fill,
-then propagation, then the unmarked words (app.ensemble.fill,
-app.ensemble.propagation, app.ensemble.unmarked). Before them, always, a
+then propagation, then the edge words, then the unmarked words
+(app.ensemble.fill, app.ensemble.propagation, app.ensemble.edges,
+app.ensemble.unmarked). Before them, always, a
 span with no letter or digit is dropped (``worded``): punctuation alone
 identifies nobody, and no annotated span of MEDDOCAN's or PhysioNet's
 training notes is one (MEDDOCAN's recall-first stack tagged 20 lone commas
@@ -8,7 +9,7 @@ and dashes on test).
 
 They are learned on dev for the selected candidate when a run is trained
 (``fit_finishing``), stored in the run's metrics (``"fill"``,
-``"propagation"``, ``"unmarked"``) and applied by the predictor, `deid
+``"propagation"``, ``"edges"``, ``"unmarked"``) and applied by the predictor, `deid
 evaluate` and the benchmark (``finish``), so what is scored is what `deid
 annotate` writes.
 """
@@ -20,10 +21,12 @@ from app.core.spans import Span
 from app.core.tokenize import Segment
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
+from app.ensemble.edges import Edges, edge_words, trim_edges
 from app.ensemble.unmarked import drop_unmarked, unmarked_words
 
-#: Identifier tokens of dev the unmarked words may cost, as a share of them:
-#: the step serves precision only where recall does not pay for it.
+#: Identifier tokens of dev the edge words or the unmarked words may cost,
+#: as a share of them: these steps serve precision only where recall does
+#: not pay for it.
 UNMARKED_RECALL_COST = 0.001
 
 
@@ -33,6 +36,7 @@ class Finishing(NamedTuple):
     fill: dict | None
     propagation: dict | None
     unmarked: dict | None = None
+    edges: dict | None = None
 
 
 def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], beta: float, *,
@@ -41,11 +45,11 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     """Fill rules, then propagated labels, then the unmarked words, of
     candidate ``name`` learned from its dev predictions ``seqs``
     (out-of-fold for an ensemble) and the members' dev predictions
-    ``member_seqs``, note by note. The unmarked words are read off
-    ``train_docs`` (``(text, gold spans)`` of the training split; none: the
-    step does not run) and kept when dropping the spans made only of them
-    raises dev strict micro-F-beta and hides at most `UNMARKED_RECALL_COST`
-    fewer identifier tokens.
+    ``member_seqs``, note by note. The edge words and the unmarked words
+    are read off ``train_docs`` (``(text, gold spans)`` of the training
+    split; none: these steps do not run), each kept when applying it raises
+    dev strict micro-F-beta and hides at most `UNMARKED_RECALL_COST` fewer
+    identifier tokens.
     """
     from app.core.bio import tags_to_spans
 
@@ -78,30 +82,42 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
         if labels:
             for n in notes_list:
                 n["pred"] = propagate(n["text"], n["pred"], labels, token_bounds(n["segs"]))
-    unmarked = None if train_docs is None else _fit_unmarked(name, notes_list, train_docs, beta)
-    return Finishing(fill_record, propagation, unmarked)
+    if train_docs is None:
+        return Finishing(fill_record, propagation)
+    edges = edge_words(train_docs)
+    keep, record = _dev_agrees(notes_list, beta, lambda text, spans: trim_edges(text, spans, edges))
+    edges_record = {"candidate": name, "starts": sorted(edges.starts) if keep else [],
+                    "ends": sorted(edges.ends) if keep else [],
+                    "learned": len(edges.starts) + len(edges.ends), **record}
+    if keep:
+        for n in notes_list:
+            n["pred"] = trim_edges(n["text"], n["pred"], edges)
+    words = unmarked_words(train_docs)
+    keep, record = _dev_agrees(notes_list, beta, lambda text, spans: drop_unmarked(text, spans, words))
+    unmarked = {"candidate": name, "words": sorted(words) if keep else [], "learned": len(words),
+                **record}
+    return Finishing(fill_record, propagation, unmarked, edges_record)
 
 
-def _fit_unmarked(name: str, notes: list[dict], train_docs, beta: float) -> dict:
-    """The unmarked-words record: the words, kept only when dev agrees."""
+def _dev_agrees(notes: list[dict], beta: float, step) -> tuple[bool, dict]:
+    """Whether ``step(text, spans)`` on the dev notes' predictions raises
+    strict F-beta and costs at most `UNMARKED_RECALL_COST` of the identifier
+    tokens; and the figures for the record."""
     from app.eval.metrics import PRF, f_beta, strict_counts, token_counts
 
-    words = unmarked_words(train_docs)
-
-    def score(drop: bool) -> tuple[float, PRF]:
+    def score(apply: bool) -> tuple[float, PRF]:
         strict = tokens = PRF(0, 0, 0)
         for n in notes:
-            pred = drop_unmarked(n["text"], n["pred"], words) if drop else n["pred"]
+            pred = step(n["text"], n["pred"]) if apply else n["pred"]
             strict += strict_counts(n["gold"], pred)
             tokens += token_counts(n["text"], n["gold"], pred)
         return f_beta(strict.precision, strict.recall, beta), tokens
 
     (before, tok_before), (after, tok_after) = score(False), score(True)
     lost = tok_before.tp - tok_after.tp
-    keep = bool(words) and after > before and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
-    return {"candidate": name, "words": sorted(words) if keep else [], "learned": len(words),
-            "beta": beta, "dev_before": round(before, 4), "dev_after": round(after, 4),
-            "dev_tokens_lost": lost}
+    keep = after > before and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
+    return keep, {"beta": beta, "dev_before": round(before, 4), "dev_after": round(after, 4),
+                  "dev_tokens_lost": lost}
 
 
 def worded(text: str, spans: Sequence[Span]) -> list[Span]:
@@ -111,14 +127,18 @@ def worded(text: str, spans: Sequence[Span]) -> list[Span]:
 
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            member_spans: Mapping[str, Sequence[Span]], rules: Sequence[tuple[str, str]],
-           labels: Sequence[str], unmarked: frozenset[str] = frozenset()) -> list[Span]:
+           labels: Sequence[str], unmarked: frozenset[str] = frozenset(),
+           edges: Edges | None = None) -> list[Span]:
     """A candidate's spans of one note, ``worded``, after the fill ``rules``,
-    the propagation of ``labels`` (``segments``: the parts that were tagged)
-    and without the spans made only of ``unmarked`` words."""
+    the propagation of ``labels`` (``segments``: the parts that were
+    tagged), trimmed of their ``edges`` words and without the spans made
+    only of ``unmarked`` words."""
     spans = worded(text, spans)
     out = fill(spans, member_spans, rules) if rules else spans
     if labels:
         out = propagate(text, out, labels, token_bounds(segments))
+    if edges:
+        out = trim_edges(text, out, edges)
     if unmarked:
         out = drop_unmarked(text, out, unmarked)
     return out
@@ -169,6 +189,23 @@ def unmarked_summary(record: dict | None) -> str:
             f"of dev less hidden).")
 
 
+def edges_summary(record: dict | None) -> str:
+    """One line on the edge words ("" when the step did not run); their
+    number only, never the words."""
+    if not record:
+        return ""
+    if not record.get("learned"):
+        return "Edge words: the training notes show no word where spans never start or end."
+    if not (record.get("starts") or record.get("ends")):
+        return (f"Edge words: trimming the {record['learned']} words your annotators leave out "
+                f"of a span's edges does not gain on dev, so it is off.")
+    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
+    return (f"Edge words: spans lose the {len(record['starts'])} words your annotators never "
+            f"start one with and the {len(record['ends'])} they never end one with (dev strict "
+            f"{score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; "
+            f"{record.get('dev_tokens_lost', 0)} identifier tokens of dev less hidden).")
+
+
 def refit_summary(members: dict) -> str:
     """One line on the members refitted on train + dev after the selection
     (``MemberRecord.refit``; "" when none was)."""
@@ -185,4 +222,5 @@ def finishing_summary(run) -> list[str]:
     """The lines of the steps that ran in ``run`` (an
     `app.services.runs.TrainedRun`), the refit last."""
     return [line for line in (fill_summary(run.fill), propagation_summary(run.propagation),
-                              unmarked_summary(run.unmarked), refit_summary(run.members)) if line]
+                              edges_summary(run.edges), unmarked_summary(run.unmarked),
+                              refit_summary(run.members)) if line]

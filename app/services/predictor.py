@@ -61,7 +61,7 @@ class Predictor:
                  fill: Sequence[tuple[str, str]] = (), lists=None,
                  list_labels: dict[str, str] | None = None,
                  candidate_members: Sequence[str] | None = None,
-                 unmarked: frozenset[str] = frozenset()) -> None:
+                 unmarked: frozenset[str] = frozenset(), edges=None) -> None:
         self.name = name
         self.members = members
         # The members the candidate's spans need (its ensemble's, the fill's);
@@ -79,6 +79,8 @@ class Predictor:
         self.propagate = list(propagate)
         # ... and the words the project's annotators never mark (app.ensemble.unmarked).
         self.unmarked = frozenset(unmarked)
+        # ... and the words they never start or end one with (app.ensemble.edges).
+        self.edges = edges
         self._private = private
         self._patients: dict[str, str | None] = {}
         self.use_lists(lists, list_labels)
@@ -154,7 +156,7 @@ class Predictor:
             raise
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
                    *project_matcher(project), candidate_members=candidate,
-                   unmarked=run.unmarked_words(name))
+                   unmarked=run.unmarked_words(name), edges=run.edge_words(name))
 
     def close(self) -> None:
         if self._private is not None:
@@ -224,7 +226,7 @@ class Predictor:
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
                 spans = finish(text, spans, segs, member_spans, self.fill, self.propagate,
-                               self.unmarked)
+                               self.unmarked, self.edges)
                 if self.lists is not None:
                     spans = self.lists.settle(text, spans, self.list_labels, patient_of[i])
                 pred = Prediction(spans)

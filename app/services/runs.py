@@ -103,6 +103,7 @@ class TrainedRun:
     fill: dict | None = None
     propagation: dict | None = None
     unmarked: dict | None = None
+    edges: dict | None = None
     notes: list[str] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
@@ -122,7 +123,7 @@ class TrainedRun:
             ensembles={n: EnsembleRecord(list(v.get("members", [])), v.get("description", ""))
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
-            notes=list(m.get("notes") or []),
+            edges=m.get("edges"), notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
@@ -171,6 +172,13 @@ class TrainedRun:
         (app.ensemble.unmarked; empty when the step is off)."""
         return frozenset(self._learned(self.unmarked, "words", name))
 
+    def edge_words(self, name: str):
+        """The start and end words trimmed from candidate ``name``'s spans
+        (app.ensemble.edges; empty when the step is off)."""
+        from app.ensemble.edges import Edges
+        return Edges(frozenset(self._learned(self.edges, "starts", name)),
+                     frozenset(self._learned(self.edges, "ends", name)))
+
     @staticmethod
     def _learned(record: dict | None, items: str, name: str) -> list:
         # A step is learned for one candidate: none for any other.
@@ -198,6 +206,7 @@ class TrainedRun:
             "version": RECORD_VERSION,
             "selected": self.selected, "selection": self.selection,
             "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
+            "edges": self.edges,
             "notes": self.notes,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},

@@ -478,7 +478,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
     config = plan.config
     in_train = set(next(iter(plan.builds.values())).train_docs)      # the training split's names
     train_docs = [(d.text, d.spans) for d in plan.docs if d.name in in_train]
-    fill, propagation, unmarked = fit_finishing(
+    fill, propagation, unmarked, edges = fit_finishing(
         selection.best_name, candidates[selection.best_name], plan.dev, members.dev_out, dev.beta,
         use_fill=config.fill, use_propagation=config.propagate, train_docs=train_docs)
     for ename, ens in ensembles.items():
@@ -490,7 +490,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         run_id, "done", plan.stored_config(), selected=selection.best_name,
         selection=selection.as_dict(), members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
-        fill=fill, propagation=propagation, unmarked=unmarked, notes=plan.notes,
+        fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})

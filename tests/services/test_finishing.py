@@ -59,8 +59,8 @@ def test_training_learns_the_labels_on_dev_notes():
             tags, _ = spans_to_tags(seg.tokens, gold_spans)
             dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
     seqs = FirstMentionOnly().predict([(it.text, it.segment) for it in dev])
-    fill, learned, unmarked = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
-    assert unmarked is None               # no training notes given: the step does not run
+    fill, learned, unmarked, edges = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    assert unmarked is edges is None      # no training notes given: these steps do not run
     assert fill["rules"] == []            # its own spans add nothing where it found nothing
     assert learned["candidate"] == "m" and learned["labels"] == ["PERSON"]
     assert learned["dev_before"] < learned["dev_after"] == 1.0
@@ -98,14 +98,14 @@ def test_training_learns_a_fill_from_another_member_then_propagates():
     dev = _dev([Span(10, 18, "PERSON"), Span(20, 28, "PERSON"), Span(58, 61, "PERSON")])
     items = [(it.text, it.segment) for it in dev]
     first, sig = FirstMentionOnly().predict(items), SignatureOnly().predict(items)
-    fill, prop, _ = fit_finishing("first", first, dev, {"first": first, "sig": sig}, beta=1.0)
+    fill, prop, *_ = fit_finishing("first", first, dev, {"first": first, "sig": sig}, beta=1.0)
     assert fill["rules"] == [["sig", "PERSON"]] and fill["dev_before"] < fill["dev_after"]
     # Propagation is learned on the filled output: it still adds "Ana Ruiz" twice.
     assert prop["labels"] == ["PERSON"] and prop["dev_after"] == 1.0
     assert "PERSON from sig" in fill_summary(fill)
     assert len(finishing_summary(TrainedRun(1, fill=fill, propagation=prop))) == 2
     assert finishing_summary(TrainedRun(1)) == []
-    _, off, _ = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
+    _, off, *_ = fit_finishing("first", first, dev, {"sig": sig}, beta=1.0, use_propagation=False)
     assert off is None
 
     run = TrainedRun(1, fill=fill, propagation=prop)
@@ -139,7 +139,7 @@ def test_training_learns_the_unmarked_words_from_the_training_notes():
     # The training notes hold "con" five times, never inside an identifier.
     train = [("Ana acude con su hija. Luis con fiebre. Paz con tos.", [Span(0, 3, "PERSON")]),
              ("Vino con su hijo y con su madre.", [])]
-    *_, unmarked = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train)
+    unmarked = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train).unmarked
     assert "con" in unmarked["words"] and "ana" not in unmarked["words"]
     assert unmarked["dev_before"] < unmarked["dev_after"] == 1.0
     assert unmarked["dev_tokens_lost"] == 0
@@ -155,7 +155,7 @@ def test_training_learns_the_unmarked_words_from_the_training_notes():
     # Not when dropping them costs dev its identifiers: "ana" and "ruiz" are unmarked in
     # these training notes (five times each, never annotated), but dev marks them.
     train = [("Ana Ruiz con " * 5, [])]
-    *_, kept_off = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train)
+    kept_off = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=train).unmarked
     assert kept_off["words"] == [] and "does not gain on dev" in unmarked_summary(kept_off)
-    *_, none = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=[])
+    none = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=[]).unmarked
     assert none["learned"] == 0 and "no word often enough" in unmarked_summary(none)
