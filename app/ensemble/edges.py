@@ -13,9 +13,12 @@ thousand); *start words* likewise with the first token and the one before.
 A predicted span loses its leading start words and trailing end words (a
 span left with nothing is dropped).
 
-Learned from the training split's gold (``edge_words``) and kept for the
-selected candidate only when dev agrees (app.services.finishing), like the
-unmarked words. The words are the project's own vocabulary: they stay in
+Learned from the training split's gold (``edge_words``), then kept word
+by word for the selected candidate where dev agrees: trimming the word
+alone raises dev's score and unhides no identifier token (a word that
+almost never ends an annotated span may still end many *partial*
+predictions, "Calle [San]" for "Calle San Juan"); and the kept words
+together as the unmarked words are (app.services.finishing). The words are the project's own vocabulary: they stay in
 the run record and are never logged or reported (only their count).
 """
 from __future__ import annotations

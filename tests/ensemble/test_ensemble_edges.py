@@ -65,13 +65,17 @@ class OnePastTheEnd:
         return out
 
 
-def test_training_keeps_the_edge_words_when_dev_agrees_and_the_predictor_trims():
-    gold = [_at(TEXT, "7 de marzo de 2009", "DATE"), _at(TEXT, "Ana Ruiz", "PERSON")]
+def _dev(gold: list[Span]) -> list[TaggedSegment]:
     dev = []
     for doc in ("a", "b"):
         for seg in segment(TEXT):
             tags, _ = spans_to_tags(seg.tokens, gold)
             dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
+    return dev
+
+
+def test_training_keeps_the_edge_words_when_dev_agrees_and_the_predictor_trims():
+    dev = _dev([_at(TEXT, "7 de marzo de 2009", "DATE"), _at(TEXT, "Ana Ruiz", "PERSON")])
     seqs = OnePastTheEnd().predict([(it.text, it.segment) for it in dev])
     train = _train() * 10                  # "." after 110 spans, the last token of 10
     edges = fit_finishing("m", seqs, dev, {"m": seqs}, beta=2.0, train_docs=train).edges
@@ -88,3 +92,11 @@ def test_training_keeps_the_edge_words_when_dev_agrees_and_the_predictor_trims()
     assert not run.edge_words("other")
     spans = Predictor("m", {"m": OnePastTheEnd()}, edges=run.edge_words("m")).predict([TEXT])[0].spans
     assert [TEXT[s.start:s.end] for s in spans] == ["7 de marzo de 2009", "Ana Ruiz"]
+
+
+def test_an_edge_word_that_would_unhide_an_identifier_token_on_dev_is_not_kept():
+    # Dev's annotators included the full stop: trimming it unhides one of their tokens.
+    dev = _dev([_at(TEXT, "7 de marzo de 2009.", "DATE"), _at(TEXT, "Ana Ruiz", "PERSON")])
+    seqs = OnePastTheEnd().predict([(it.text, it.segment) for it in dev])
+    edges = fit_finishing("m", seqs, dev, {"m": seqs}, beta=2.0, train_docs=_train()[:5]).edges
+    assert edges["learned"] > 0 and edges["ends"] == [] and edges["starts"] == []
