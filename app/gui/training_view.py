@@ -301,7 +301,7 @@ class TrainingView(QWidget):
                                         "Learned on dev, label by label: a label is propagated only "
                                         "when that improves the selection score there.")
         rl.addRow("", self.propagate_check)
-        self.refit_check = QCheckBox("Train the CRF again on train + dev once selected")
+        self.refit_check = QCheckBox("Refit the CRF on train + dev")
         self.refit_check.setChecked(True)
         self.refit_check.setToolTip("Once the model is selected, the CRF members learn from the dev "
                                     "notes too, with the settings they were selected with. The dev "
