@@ -213,11 +213,15 @@ def unmarked_summary(record: dict | None) -> str:
     if not record.get("words"):
         return (f"Unmarked words: dropping the spans made only of the {record['learned']} "
                 f"words your annotators never mark does not gain on dev, so it is off.")
-    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
     return (f"Unmarked words: spans made only of {len(record['words'])} words your annotators "
-            f"never mark are dropped (dev strict {score} {record['dev_before']:.4f} -> "
-            f"{record['dev_after']:.4f}; {record.get('dev_tokens_lost', 0)} identifier tokens "
-            f"of dev less hidden).")
+            f"never mark are dropped ({_dev_change(record)}).")
+
+
+def _dev_change(record: dict) -> str:
+    """What a precision step did on dev: its score before and after, the tokens it unhid."""
+    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
+    return (f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; "
+            f"{record.get('dev_tokens_lost', 0)} identifier tokens of dev less hidden")
 
 
 def edges_summary(record: dict | None) -> str:
@@ -230,11 +234,9 @@ def edges_summary(record: dict | None) -> str:
     if not (record.get("starts") or record.get("ends")):
         return (f"Edge words: trimming the {record['learned']} words your annotators leave out "
                 f"of a span's edges does not gain on dev, so it is off.")
-    score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
     return (f"Edge words: spans lose the {len(record['starts'])} words your annotators never "
-            f"start one with and the {len(record['ends'])} they never end one with (dev strict "
-            f"{score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; "
-            f"{record.get('dev_tokens_lost', 0)} identifier tokens of dev less hidden).")
+            f"start one with and the {len(record['ends'])} they never end one with "
+            f"({_dev_change(record)}).")
 
 
 def refit_summary(members: dict) -> str:
