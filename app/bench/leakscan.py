@@ -22,7 +22,9 @@ Figures, against the gold spans:
 * ``clear_words_flagged``: the share of non-identifier words in clear that
   a suspicion covers (what a reviewer wades through);
 * ``suspicions_per_1000_words``: suspicions per thousand words left in the
-  output (outside replacements).
+  output (outside replacements); ``notes_with_suspicions``: the notes a
+  reviewer must open; ``suspicions_by_source_and_label``: per category
+  (source, label, whether it covers a missed word).
 """
 from __future__ import annotations
 
@@ -71,8 +73,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     seen = KnownIdentifiers(common, own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)
-    from app.services.redaction import SCAN_THRESHOLD
-    threshold = SCAN_THRESHOLD if threshold is None else threshold
+    from app.services.redaction import default_scan_threshold
+    threshold = default_scan_threshold(project) if threshold is None else threshold
     scan = ModelScanFactory(str(project.path), model)() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
@@ -134,6 +136,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             counts["clear_words_flagged"] += sum(
                 any(lk.start < ob and oa < lk.end for lk in found) for oa, ob in clear_out)
             counts["suspicions"] += len(found)
+            counts["notes_with_suspicions"] += bool(found)
             for lk in found:
                 hit = any(lk.start < ob and oa < lk.end for oa, ob in missed_out)
                 counts["true_suspicions"] += hit
@@ -158,6 +161,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
         "notes_leaking": c["notes_leaking"],
         "notes_leaking_all_flagged": c["notes_leaking_all_flagged"],
         "suspicions": c["suspicions"],
+        "notes_with_suspicions": c["notes_with_suspicions"],
         "false_alarm_share": round(1 - c["true_suspicions"] / max(c["suspicions"], 1), 4),
         "clear_words_flagged": round(c["clear_words_flagged"] / max(c["clear_words"], 1), 4),
         "suspicions_per_1000_words": round(
@@ -180,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--model", help="a candidate of the active run (default: the selected one)")
     ap.add_argument("--threshold", type=float,
-                    help="the scan's CRF threshold (default: the product's SCAN_THRESHOLD)")
+                    help="the scan's CRF threshold (default: the product's, "
+                         "default_scan_threshold)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     with Project.open(Path(args.project), readonly=True) as project:

@@ -156,8 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "no longer reported, no longer withheld by --strict")
     s.add_argument("--scan-threshold", type=float, metavar="P",
                    help="the leak scan suspects a word the model gives at least this chance of "
-                        "being an identifier (default 0.05; lower finds more of what the model "
-                        "missed, with more false alarms: BENCHMARKS.md)")
+                        "being an identifier (default 0.05, 0.5 while the starter model predicts; "
+                        "lower finds more of what the model missed, with more false alarms: "
+                        "BENCHMARKS.md)")
 
     s = sub.add_parser("export", help="export documents and annotations, or the documents "
                                       "de-identified (--format redacted)")
@@ -184,8 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="redacted: suspicions (ids as listed) that are not leaks")
     s.add_argument("--scan-threshold", type=float, metavar="P",
                    help="redacted: the leak scan suspects a word the model gives at least this chance of "
-                        "being an identifier (default 0.05; lower finds more of what the model "
-                        "missed, with more false alarms: BENCHMARKS.md)")
+                        "being an identifier (default 0.05, 0.5 while the starter model predicts; "
+                        "lower finds more of what the model missed, with more false alarms: "
+                        "BENCHMARKS.md)")
 
     s = sub.add_parser("audit", help="measure the residual risk of an export: draw a sample "
                                      "to review, then bound the leak rate from the review")

@@ -22,4 +22,22 @@ def test_leakscan_bench_figures(tmp_path):
     assert 0.0 <= fig["flagged_missed"] <= 1.0 and 0.0 <= fig["false_alarm_share"] <= 1.0
     assert fig["missed_not_kept"] <= fig["missed_tokens"]
     assert fig["suspicions"] == sum(fig["suspicions_by_source"].values())
+    assert fig["notes_leaking_all_flagged"] <= fig["notes"]
+    assert (fig["suspicions"] > 0) <= fig["notes_with_suspicions"] <= min(fig["notes"],
+                                                                        fig["suspicions"])
     assert fig["suspicions_per_1000_words"] >= 0 and fig["scan_threshold"] == 0.05
+
+
+def test_leakscan_bench_on_day_one_reads_the_starters_threshold(tmp_path):
+    """No trained run: the bench measures what an export scans, the starter's
+    doubts from STARTER_SCAN_THRESHOLD, unless told another threshold."""
+    from app.services.redaction import STARTER_SCAN_THRESHOLD
+    write_documents(generate(3, seed=7), tmp_path / "test", "brat")
+    path = tmp_path / "p.deid"
+    assert main(["-q", "new", str(path)]) == 0
+    assert main(["-q", "import", str(path), str(tmp_path / "test"), "--split", "test",
+                 "--no-suggest"]) == 0
+    with Project.open(path, readonly=True) as p:
+        fig = measure(p, "test")
+        assert (fig["model"], fig["scan_threshold"]) == ("starter model", STARTER_SCAN_THRESHOLD)
+        assert measure(p, "test", threshold=0.05)["scan_threshold"] == 0.05

@@ -321,3 +321,34 @@ def test_scan_threshold_is_checked_and_part_of_the_fingerprint(rules_trained, tm
     assert main(["-q", "export", str(rules_trained), str(tmp_path / "o"), "--format", "redacted",
                  "--scan-threshold", "0"]) == 1
     assert "--scan-threshold 0.0: give a probability" in capsys.readouterr().err
+
+
+def test_day_one_leak_scan_reads_only_the_starters_likely_doubts(tmp_path):
+    """The starter's CRF learnt from synthetic notes only: on real notes its
+    faint doubts are false alarms (BENCHMARKS.md, Leak scan), so while it
+    predicts the scan reads them from STARTER_SCAN_THRESHOLD; a threshold
+    given still chooses (a trained run keeps SCAN_THRESHOLD: the test above)."""
+    from app.services.redaction import (SCAN_THRESHOLD, STARTER_SCAN_THRESHOLD, _scan_identity,
+                                        model_scan_factory, project_policy)
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj)]) == 0
+    with Project.open(proj, readonly=True) as p:
+        assert model_scan_factory(p).threshold == STARTER_SCAN_THRESHOLD > SCAN_THRESHOLD
+        assert f"doubts >= {STARTER_SCAN_THRESHOLD}" in _scan_identity(
+            p, project_policy(p), model_scan_factory(p))
+        assert model_scan_factory(p, SCAN_THRESHOLD).threshold == SCAN_THRESHOLD
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    # "UNCHG" (unchanged): the starter gives it a small chance of being a name.
+    (notes / "n1.txt").write_text("Spoke with wife. Urine clear. UNCHG from this AM.\n",
+                                  encoding="utf-8")
+
+    def unsure(name, *extra):
+        report = tmp_path / f"{name}.json"
+        assert main(["-q", "redact", str(proj), str(notes), str(tmp_path / name),
+                     "--report", str(report), *extra]) == 0
+        return [s["kind"] for n in json.loads(report.read_text())["per_note"]
+                for s in n["suspicions"]]
+
+    assert unsure("faint", "--scan-threshold", str(SCAN_THRESHOLD)) == ["unsure"]
+    assert unsure("day-one") == []
