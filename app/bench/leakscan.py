@@ -39,7 +39,8 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             debug: list | None = None, model: str | None = None,
             threshold: float | None = None) -> dict:
     from app.deid import Policy, Redactor
-    from app.deid.folder import common_words, doubts_in_output, predictor_doubts
+    from app.deid.folder import (common_words, doubts_in_output, predictor_doubts,
+                                 without_kept_ages)
     from app.deid.redact import map_offset
     from app.deid.policy import WORDED_KINDS
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
@@ -95,9 +96,12 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             # The model's doubts, read with the prediction on the original (as an export).
             doubts = doubts_in_output(predictor_doubts(predictor, [text], threshold)[0],
                                       result.span_map) if scan is not None else []
+            # The ages the policy keeps are not suspected, as in an export (_scan_task).
             found = [lk for lk in rescan(
-                result.text, (), rules, known=(seen, known), patient=key,
-                model_fn=(lambda t: list(scan(t)) + doubts) if scan is not None else None,
+                result.text, (), lambda t: without_kept_ages(policy, t, rules(t)),
+                known=(seen, known), patient=key,
+                model_fn=(lambda t: without_kept_ages(policy, t, list(scan(t)) + doubts))
+                if scan is not None else None,
                 replaced=[(m.out_start, m.out_end) for m in result.span_map],
                 names_replaced=[(m.out_start, m.out_end) for m in result.span_map
                                 if kinds.kind_for(m.label) == "name"],

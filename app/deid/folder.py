@@ -254,6 +254,12 @@ def kept_age(policy: Policy, text: str, start: int, end: int, label: str) -> boo
         and int(digits) <= policy.age_threshold
 
 
+def without_kept_ages(policy: Policy, text: str, hits: Iterable[tuple]) -> list[tuple]:
+    """``hits`` (``(start, end, label, ...)`` in ``text``) less the ages the
+    policy keeps (``kept_age``): the leak scan does not suspect those."""
+    return [h for h in hits if not kept_age(policy, text, h[0], h[1], h[2])]
+
+
 def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, key: tuple,
                jobs: list[ScanJob], shapes: tuple[str, ...],
                corpus: frozenset[str] | None, shared: bool = False,
@@ -271,7 +277,7 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
         all_rules = rules_fn
 
         def rules_fn(text: str) -> list:
-            return [h for h in all_rules(text) if not kept_age(policy, text, h[0], h[1], h[2])]
+            return without_kept_ages(policy, text, all_rules(text))
     texts = [j.text for j in jobs]
     models: list[list] = [[] for _ in texts]
     if model_scan is not None:
@@ -282,8 +288,7 @@ def _scan_task(model_scan: Callable[[], Any] | None, rules_fn: RulesFn | None, k
                 many(texts) if callable(many) else [list(scan(t)) for t in texts]
     models = [list(m) + list(j.hits) for m, j in zip(models, jobs)]
     if policy is not None:
-        models = [[h for h in m if not kept_age(policy, j.text, h[0], h[1], h[2])]
-                  for m, j in zip(models, jobs)]
+        models = [without_kept_ages(policy, j.text, m) for m, j in zip(models, jobs)]
     corpus = common_words() if corpus is None else corpus
     return [recogniser_leaks(j.text, rules_fn, (lambda _, m=m: m) if m else None,
                              replaced=j.replaced, names_replaced=j.names_replaced,

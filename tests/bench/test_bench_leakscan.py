@@ -41,3 +41,17 @@ def test_leakscan_bench_on_day_one_reads_the_starters_threshold(tmp_path):
         fig = measure(p, "test")
         assert (fig["model"], fig["scan_threshold"]) == ("starter model", STARTER_SCAN_THRESHOLD)
         assert measure(p, "test", threshold=0.05)["scan_threshold"] == 0.05
+
+
+def test_leakscan_bench_does_not_suspect_the_ages_the_policy_keeps(tmp_path):
+    """As an export: an age up to the policy's cap stays in clear unsuspected."""
+    notes = tmp_path / "test"
+    notes.mkdir()
+    (notes / "n1.txt").write_text("Pt is a 58 yo man, stable overnight.\n", encoding="utf-8")
+    (notes / "n1.ann").write_text("", encoding="utf-8")
+    path = tmp_path / "p.deid"
+    assert main(["-q", "new", str(path)]) == 0
+    assert main(["-q", "import", str(path), str(notes), "--split", "test", "--no-suggest"]) == 0
+    with Project.open(path, readonly=True) as p:
+        fig = measure(p, "test")
+    assert fig["missed_tokens"] == 0 and fig["suspicions"] == 0, fig["suspicions_by_source"]
