@@ -48,13 +48,24 @@ def preview_secret(project) -> str:
     return _SESSION_SECRETS.setdefault(project, secrets.token_hex(32))
 
 
+def default_locale(project, date_order: str) -> str:
+    """The surrogates' locale of a project made without one: Spanish for a
+    Spanish project; for an English one, US English when its notes' numeric
+    dates read month first (``date_order`` "mdy", inferred from the notes by
+    the first export: `infer_date_order`), else Australian English (the
+    paper's). US notes got Australian names, places and phone shapes."""
+    if project.language == "es":
+        return "es_ES"
+    return "en_US" if date_order == "mdy" else "en_AU"
+
+
 def project_policy(project, strategy: str | None = None):
     """The project's stored policy (per-label strategies), with an optional
     default-strategy override from the command line."""
     from app.deid import Policy
     stored = project.get_setting(POLICY_KEY) or {}
     if "locale" not in stored:
-        stored = {**stored, "locale": "es_ES" if project.language == "es" else "en_AU"}
+        stored = {**stored, "locale": default_locale(project, stored.get("date_order", ""))}
     policy = Policy.from_dict(stored)
     if strategy:
         policy = Policy.from_dict({**policy.to_dict(), "default": strategy, "strategies": {}})
@@ -108,10 +119,13 @@ def infer_date_order(project, policy, in_dir: Path):
     order = "dmy" if day_first else "mdy"
     stored = project.get_setting(POLICY_KEY) or {}
     if not project.readonly and not stored.get("date_order"):
-        project.set_setting(POLICY_KEY, {**stored, "locale": policy.locale, "date_order": order})
+        # The locale stays unstored when the user chose none: it follows the order.
+        project.set_setting(POLICY_KEY, {**stored, "date_order": order})
         project.log("date_order_inferred", {"date_order": order, "notes": votes})
-    return (Policy.from_dict({**policy.to_dict(), "date_order": order}),
-            f"inferred from {votes} notes")
+    settled = {**policy.to_dict(), "date_order": order}
+    if "locale" not in stored:
+        settled["locale"] = default_locale(project, order)
+    return Policy.from_dict(settled), f"inferred from {votes} notes"
 
 
 @dataclass(frozen=True)

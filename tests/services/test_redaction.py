@@ -12,7 +12,7 @@ from app.deid.dates import parse_date
 from app.errors import UserError
 from app.project import Project
 from app.rules import find_hits
-from app.services.redaction import POLICY_KEY
+from app.services.redaction import POLICY_KEY, project_policy
 from app.services.training import TrainConfig, train_project
 
 from synth_projects import make_project
@@ -90,8 +90,13 @@ def test_us_notes_redacted_in_a_new_english_project_keep_every_interval(tmp_path
     assert all(len(s) == 1 and None not in s for s in shifts.values()), shifts
     with Project.open(proj, readonly=True) as p:
         assert p.get_setting(POLICY_KEY)["date_order"] == "mdy"
+        # No locale was chosen: the surrogates follow the notes, US English (not
+        # the Australian default), and the setting stays free to follow them.
+        assert "locale" not in p.get_setting(POLICY_KEY)
+        assert project_policy(p).locale == "en_US"
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert "mdy (inferred from" in json.dumps(report)
+    assert '"locale": "en_US"' in json.dumps(report)
 
 
 def test_a_locale_given_at_creation_is_the_projects_date_order(tmp_path):
