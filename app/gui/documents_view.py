@@ -384,8 +384,12 @@ class DocumentListView(QWidget):
             self.table.scrollTo(index)
 
     def refresh_document(self, doc_id: int) -> None:
+        """Show a note's row again after an edit; under a status filter the
+        count changes with it (a note marked done leaves "To do")."""
         self.model.refresh_document(doc_id)
+        self._update_count()
 
     def reread(self, reset: bool = True) -> None:
         """Show what a worker stored (see :meth:`DocumentTableModel.reread`)."""
         self.model.reread(reset)
+        self._update_count()

@@ -7,7 +7,7 @@ import pytest
 from app.gui.qt import QTextCursor, Qt
 
 from gui_helpers import NOTES, doc_id
-from journeys.journey import new_project, select_text, spans_shown
+from journeys.journey import new_project, pick, select_text, spans_shown
 
 
 def _shown(window, qtbot):
@@ -347,12 +347,16 @@ def test_the_search_filter_does_not_follow_into_another_project(imported, qtbot,
 
 def test_mark_done_first_says_that_suggestions_are_unreviewed(imported, qtbot):
     w = _shown(imported, qtbot)
+    pick(qtbot, w.documents.status_box, "To do")                     # Documents: "To do" only
+    todo = int(w.documents.count_label.text().split()[0])
     _open_row(qtbot, w, "P2_a")                                     # one DOB rule suggestion
     _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
     assert "1 suggestion(s) not reviewed" in w.statusBar().currentMessage()
     assert w.editor.status_label.text() == "To do"
     _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)              # again: done anyway
     assert w.editor.status_label.text() == "Done"
+    # The filtered count says one note fewer is left to do.
+    assert w.documents.count_label.text() == f"{todo - 1} documents"
 
 
 def test_an_accepted_suggestion_counts_as_human(imported, qtbot):
