@@ -82,6 +82,19 @@ def edge_words(docs: Iterable[tuple[str, Sequence[Span]]], min_edges: int = MIN_
     return Edges(rare(first, before), rare(last, after))
 
 
+def span_edges(text: str, spans: Sequence[Span]) -> tuple[set[str], set[str]]:
+    """The lower-cased first and last tokens of ``spans``: the only words
+    that trimming one start or end word at a time can touch."""
+    firsts, lasts = set(), set()
+    for span in spans:
+        piece = text[span.start:span.end]
+        toks = tokenize(piece)
+        if toks:
+            firsts.add(piece[toks[0].start:toks[0].end].lower())
+            lasts.add(piece[toks[-1].start:toks[-1].end].lower())
+    return firsts, lasts
+
+
 def trim_edges(text: str, spans: Sequence[Span], edges: Edges) -> list[Span]:
     """``spans`` without their leading start words and trailing end words;
     a span with nothing left is dropped."""

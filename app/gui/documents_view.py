@@ -385,11 +385,18 @@ class DocumentListView(QWidget):
 
     def refresh_document(self, doc_id: int) -> None:
         """Show a note's row again after an edit; under a status filter the
-        count changes with it (a note marked done leaves "To do")."""
+        count follows a status change (a note marked done leaves "To do").
+        Only then: an edit is every label an annotator sets, and the count
+        is a query (a text search over the whole project with a search on)."""
+        row = self.model.row_of(doc_id)
+        before = self.model.info(row).status if row is not None else None
         self.model.refresh_document(doc_id)
-        self._update_count()
+        if self.model.status is not None and row is not None \
+                and self.model.info(row).status != before:
+            self._update_count()
 
     def reread(self, reset: bool = True) -> None:
         """Show what a worker stored (see :meth:`DocumentTableModel.reread`)."""
         self.model.reread(reset)
-        self._update_count()
+        if self.model.status is not None:
+            self._update_count()

@@ -21,7 +21,7 @@ from app.core.spans import Span
 from app.core.tokenize import Segment
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
-from app.ensemble.edges import Edges, edge_words, trim_edges
+from app.ensemble.edges import Edges, edge_words, span_edges, trim_edges
 from app.ensemble.unmarked import drop_unmarked, unmarked_words
 
 #: Identifier tokens of dev the edge words or the unmarked words may cost,
@@ -113,13 +113,17 @@ def _fit_edge_words(notes: list[dict], edges: Edges, beta: float) -> Edges:
             for n in notes]
     strict0 = sum((b[0] for b in base), PRF(0, 0, 0))
     score0 = f_beta(strict0.precision, strict0.recall, beta)
+    # Each note's span edges, once: a word is only tried on the notes it touches.
+    touched = [span_edges(n["text"], n["pred"]) for n in notes]
     kept: dict[str, set] = {"starts": set(), "ends": set()}
     for side, words in (("starts", edges.starts), ("ends", edges.ends)):
         for word in sorted(words):
             one = Edges(frozenset({word}) if side == "starts" else frozenset(),
                         frozenset({word}) if side == "ends" else frozenset())
             strict, lost = strict0, 0
-            for n, (s0, t0) in zip(notes, base):
+            for n, (s0, t0), (firsts, lasts) in zip(notes, base, touched):
+                if word not in (firsts if side == "starts" else lasts):
+                    continue
                 pred = trim_edges(n["text"], n["pred"], one)
                 if pred == n["pred"]:
                     continue
