@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Callable
 
 from app.bench.config import TARGETS, Size, meddocan_dir, physionet_dir
-from app.bench.corpora import (add_physionet_lists, corpus_stats, create_meddocan_project,
-                               create_physionet_project, create_synthetic_project,
-                               meddocan_stems, subsample)
+from app.bench.corpora import (DEV_FOLD, PHYSIONET_FOLDS, add_physionet_lists, corpus_stats,
+                               create_meddocan_project, create_physionet_project,
+                               create_synthetic_project, meddocan_stems, physionet_fold,
+                               physionet_is_dev, subsample)
 from app.bench.scoring import score_candidates, selected_row
 from app.bench.train import run_summary, train
 from app.errors import UserError
@@ -38,9 +39,12 @@ def project_path(out_dir: Path, corpus: str, size: Size) -> Path:
     return out_dir / "projects" / f"accuracy-{corpus}-{size.name}.deid"
 
 
-def build_project(corpus: str, path: Path, size: Size, *, lists: bool = False):
+def build_project(corpus: str, path: Path, size: Size, *, lists: bool = False,
+                  fold: int | None = None, folds: int = PHYSIONET_FOLDS):
     """A fresh, untrained project holding ``corpus``; open. ``lists``: give a
-    PhysioNet project the corpus's hospital lists (`add_physionet_lists`)."""
+    PhysioNet project the corpus's hospital lists (`add_physionet_lists`).
+    ``fold``: a PhysioNet project whose test notes are that fold's patients
+    (of ``folds``) instead of our dev patients."""
     if corpus == "synthetic":
         return create_synthetic_project(path, size)
     if corpus == "physionet":
@@ -49,10 +53,13 @@ def build_project(corpus: str, path: Path, size: Size, *, lists: bool = False):
             raise UserError("PhysioNet deid notes not found: put them at "
                             "../shared/data/physionet-deid or set $DEID_PHYSIONET")
         limit = None if size.meddocan_limit is None else 5 * size.meddocan_limit[0]
+        held_out = physionet_is_dev if fold is None else \
+            (lambda stem: physionet_fold(stem, folds) == fold)
         with tempfile.TemporaryDirectory(prefix="deid-bench-") as work:
-            project = create_physionet_project(path, root, work=Path(work), limit=limit)
+            project = create_physionet_project(path, root, work=Path(work), limit=limit,
+                                               held_out=held_out)
             if lists:
-                add_physionet_lists(project, root, work=Path(work))
+                add_physionet_lists(project, root, work=Path(work), held_out=held_out)
             return project
     root = meddocan_dir()
     if root is None:
@@ -128,4 +135,73 @@ def run_accuracy(corpus: str, *, budget: str, models: list[str], size: Size, out
         targets = [TARGETS["physionet_token_recall"].check(best["token"]["recall"], note),
                    TARGETS["physionet_token_precision"].check(best["token"]["precision"], note),
                    TARGETS["physionet_notes_kept"].check(kept, note)]
+    return results, targets
+
+
+def _privacy_row(row: dict) -> dict:
+    """The figures of one scored candidate that the folds table reports."""
+    privacy = row["privacy"]
+    return {"name": row["name"], "token_recall": row["token"]["recall"],
+            "token_precision": row["token"]["precision"], "strict_f1": row["strict"]["f1"],
+            "notes_with_identifiers": privacy["notes_with_identifiers"],
+            "notes_leaking": privacy["notes_with_missed"]}
+
+
+def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: Size,
+              out_dir: Path, seed: int = 13, log: Callable[[str], None] = print,
+              lists: bool = False) -> tuple[dict, list[dict]]:
+    """A default training run on each of ``folds`` patient-disjoint folds of
+    the PhysioNet training notes; returns ``(results, targets)``.
+
+    Fold k's patients are its test notes, every other patient's notes are
+    split by the run into train and dev as a user's would be, so no figure
+    comes from notes the run (or a rule written from our dev split) tuned
+    on, except fold ``DEV_FOLD``, which is our dev split itself: the table
+    shows how far the dev split and the other folds disagree. Results:
+    ``folds`` (one row per fold: the selected candidate's token recall and
+    precision, strict F1, notes leaking), ``mean`` over the folds,
+    ``mean_other`` over the folds other than the dev split's, and each
+    fold's ``data`` and training summary.
+    """
+    if corpus != "physionet":
+        raise UserError("--folds is for the PhysioNet training notes (--corpus physionet)")
+    if not 2 <= folds <= 20:
+        raise UserError("--folds takes 2 to 20 folds")
+    rows, details = [], []
+    for k in range(folds):
+        path = out_dir / "projects" / f"folds-physionet{'-lists' if lists else ''}-{k}of{folds}-{size.name}.deid"
+        log(f"folds/{corpus}: fold {k + 1} of {folds}: building {path}")
+        project = build_project(corpus, path, size, lists=lists, fold=k, folds=folds)
+        try:
+            data = corpus_stats(project)
+            log(f"folds/{corpus}: fold {k + 1}: training {', '.join(models)} ({budget}); "
+                f"{data['test']['notes']} test notes")
+            train(project, budget=budget, models=models, seed=seed, size=size)
+            summary = run_summary(project)
+            scores = score_candidates(project, split="test", bootstrap=size.bootstrap)
+        finally:
+            project.close()
+        row = {"fold": k, "dev_split": folds == PHYSIONET_FOLDS and k == DEV_FOLD,
+               **_privacy_row(selected_row(scores)), "train_seconds": summary["seconds"]}
+        rows.append(row)
+        details.append({"fold": k, "data": data, "selected": summary["selected"],
+                        "reason": summary["reason"]})
+        log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "
+            f"precision {row['token_precision']:.4f}, {row['notes_leaking']} of "
+            f"{row['notes_with_identifiers']} notes leak")
+
+    def mean(chosen: list[dict]) -> dict:
+        n = max(len(chosen), 1)
+        return {key: sum(r[key] for r in chosen) / n
+                for key in ("token_recall", "token_precision", "strict_f1")} | {
+            "notes_leaking": sum(r["notes_leaking"] for r in chosen),
+            "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen)}
+
+    results = {"corpus": corpus, "folds": rows, "details": details, "lists": bool(lists),
+               "mean": mean(rows), "mean_other": mean([r for r in rows if not r["dev_split"]])}
+    note = (f"mean of {folds} patient-disjoint folds{' with the hospital lists' if lists else ''}; "
+            f"{budget} budget, models {', '.join(models)}, size {size.name}")
+    recall_target = TARGETS["folds_token_recall_lists" if lists else "folds_token_recall"]
+    targets = [recall_target.check(results["mean"]["token_recall"], note),
+               TARGETS["folds_token_precision"].check(results["mean"]["token_precision"], note)]
     return results, targets

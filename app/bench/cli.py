@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
                    help="as `deid train --transformer`: Flair with (or without) the vendored "
                         "MiniLM embeddings (default: the training service's)")
+    p.add_argument("--folds", type=int, default=None, metavar="N",
+                   help="accuracy on PhysioNet: a default run on each of N patient-disjoint folds "
+                        "of the training notes (5: one of them is our dev split), each fold "
+                        "and the mean")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "
@@ -149,6 +153,12 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
     if args.part in ("accuracy", "all"):
         from app.bench.accuracy import run_accuracy
         corpora = ("synthetic", "meddocan", "physionet") if args.part == "all" else (args.corpus,)
+        if args.folds and args.part == "accuracy":
+            from app.bench.accuracy import run_folds
+            corpora = ()
+            records.append(part("accuracy-physionet-folds" + ("-lists" if args.lists else ""),
+                                "folds", lambda: run_folds(args.corpus, folds=args.folds,
+                                                           lists=args.lists, **common)))
         for corpus in corpora:
             lists = args.lists and corpus == "physionet"
             records.append(part(f"accuracy-{corpus}" + ("-lists" if lists else ""), "accuracy",

@@ -137,6 +137,15 @@ TARGETS = {
     "physionet_token_precision": Target("physionet_token_precision",
                                         "selected model binary token precision, PhysioNet dev "
                                         "patients", 0.90, ""),
+    "folds_token_recall": Target("folds_token_recall",
+                                 "selected model binary token recall, mean of the PhysioNet "
+                                 "patient-disjoint folds", 0.985, ""),
+    "folds_token_recall_lists": Target("folds_token_recall_lists",
+                                       "selected model binary token recall, mean of the "
+                                       "PhysioNet folds, with the hospital lists", 0.99, ""),
+    "folds_token_precision": Target("folds_token_precision",
+                                    "selected model binary token precision, mean of the "
+                                    "PhysioNet patient-disjoint folds", 0.90, ""),
     "physionet_notes_kept": Target("physionet_notes_kept",
                                    "share of PhysioNet dev notes with identifiers that leak "
                                    "none", 0.98, ""),

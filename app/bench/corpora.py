@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from app.bench.config import LOCALES, SEED_SUBSAMPLE, SEED_TEST, SEED_TRAIN, Size
 from app.core.spans import Document
@@ -126,9 +126,21 @@ def create_synthetic_project(path: Path, size: Size):
 PHYSIONET_PATIENT = r"^(p\d+)_"
 
 
+#: Patient-disjoint folds of the training notes: patient NNN is in fold
+#: NNN % PHYSIONET_FOLDS. Our dev patients are fold DEV_FOLD, so the folds
+#: bench (``--folds 5``) holds the dev split as one of its folds.
+PHYSIONET_FOLDS = 5
+DEV_FOLD = 1
+
+
+def physionet_fold(stem: str, folds: int = PHYSIONET_FOLDS) -> int:
+    """The fold of note ``stem`` (``pNNN_nMMM``): its patient number mod ``folds``."""
+    return int(stem[1:stem.index("_")]) % folds
+
+
 def physionet_is_dev(stem: str) -> bool:
     """Is note ``stem`` (``pNNN_nMMM``) one of our held-out dev patients'?"""
-    return int(stem[1:stem.index("_")]) % 5 == 1
+    return physionet_fold(stem) == DEV_FOLD
 
 
 #: The corpus's ``lists/`` files and the list kind each is added as.
@@ -136,11 +148,13 @@ PHYSIONET_LISTS = {"staff_first_names.txt": "staff", "staff_last_names.txt": "st
                    "local_places.txt": "places", "hospitals.txt": "hospitals"}
 
 
-def add_physionet_lists(project, root: Path, *, work: Path) -> dict[str, int]:
+def add_physionet_lists(project, root: Path, *, work: Path,
+                        held_out: Callable[[str], bool] = physionet_is_dev) -> dict[str, int]:
     """Give ``project`` the corpus's hospital lists, as ``deid lists add`` does.
 
     The patient table keeps the rows of the patients whose notes the run
-    trains on, never our dev patients': the held-out patients of the corpus
+    trains on, never the ``held_out`` patients' (our dev patients by
+    default; a fold's test patients): the held-out patients of the corpus
     are not in its table either, so a figure on dev with their names listed
     would promise what the held-out notes cannot show. Returns entries read
     per kind.
@@ -154,7 +168,7 @@ def add_physionet_lists(project, root: Path, *, work: Path) -> dict[str, int]:
     if table.is_file():
         with table.open(encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f))
-        kept = [rows[0]] + [r for r in rows[1:] if r and not physionet_is_dev(f"{r[0]}_n")]
+        kept = [rows[0]] + [r for r in rows[1:] if r and not held_out(f"{r[0]}_n")]
         trimmed = work / "patients.csv"
         with trimmed.open("w", encoding="utf-8", newline="") as f:
             csv.writer(f).writerows(kept)
@@ -165,9 +179,11 @@ def add_physionet_lists(project, root: Path, *, work: Path) -> dict[str, int]:
     return read
 
 
-def create_physionet_project(path: Path, root: Path, *, work: Path, limit: int | None = None):
+def create_physionet_project(path: Path, root: Path, *, work: Path, limit: int | None = None,
+                             held_out: Callable[[str], bool] = physionet_is_dev):
     """A new English project (labels from the annotations) holding the
-    PhysioNet training notes: dev patients as ``test``, the rest unsplit; open.
+    PhysioNet training notes: the ``held_out`` notes (our dev patients by
+    default, or one fold's) as ``test``, the rest unsplit; open.
 
     ``limit`` keeps the first notes of a seeded order of each part (the
     smoke size). Notes go through the brat importer with the patient pattern.
@@ -176,8 +192,8 @@ def create_physionet_project(path: Path, root: Path, *, work: Path, limit: int |
     from app.services.importing import import_path
 
     stems = sorted(p.stem for p in (root / "train").glob("*.txt"))
-    parts = {"test": [s for s in stems if physionet_is_dev(s)],
-             None: [s for s in stems if not physionet_is_dev(s)]}
+    parts = {"test": [s for s in stems if held_out(s)],
+             None: [s for s in stems if not held_out(s)]}
     project = Project.create(fresh_path(path), [], language="en")
     try:
         for split, chosen in parts.items():

@@ -21,6 +21,8 @@ TITLES = {
     "accuracy-physionet": "Accuracy: PhysioNet English ICU notes, our dev patients",
     "accuracy-physionet-lists": "Accuracy: PhysioNet dev patients, with the hospital lists",
     "accuracy-synthetic": "Accuracy: held-out synthetic English notes",
+    "accuracy-physionet-folds": "Accuracy: PhysioNet, 5 patient-disjoint folds (figures nobody tuned on)",
+    "accuracy-physionet-folds-lists": "Accuracy: PhysioNet folds, with the hospital lists",
     "learning-curve": "Learning curve: MEDDOCAN",
     "learning-curve-physionet": "Learning curve: PhysioNet English ICU notes",
     "speed": "Speed, memory and cost growth",
@@ -266,7 +268,26 @@ def render_cluster(rec: dict) -> list[str]:
     return lines + projection_lines(r["projection"])
 
 
-_RENDER = {"accuracy": render_accuracy, "learning-curve": render_learning, "speed": render_speed,
+def render_folds(rec: dict) -> list[str]:
+    r = rec["results"]
+    lines = _header(rec)
+    lines += ["", "Each fold's patients are its test notes; the run splits the other patients' "
+              "notes into train and dev as a user's would. The fold marked *dev split* holds "
+              "our dev patients, which English rules were written from.", ""]
+    rows = [[str(f["fold"]) + (" (dev split)" if f["dev_split"] else ""), f["name"],
+             _f(f["token_recall"]), _f(f["token_precision"]), _f(f["strict_f1"]),
+             f"{f['notes_leaking']} of {f['notes_with_identifiers']}", f["train_seconds"]]
+            for f in r["folds"]]
+    for key, words in (("mean", "mean of every fold"), ("mean_other", "mean without the dev split")):
+        m = r[key]
+        rows.append([words, "", _f(m["token_recall"]), _f(m["token_precision"]),
+                     _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}", ""])
+    lines += _table(["fold", "selected", "token R", "token P", "strict F1",
+                     "notes leaking", "training s"], rows)
+    return lines
+
+
+_RENDER = {"accuracy": render_accuracy, "folds": render_folds, "learning-curve": render_learning, "speed": render_speed,
            "cluster": render_cluster}
 
 

@@ -32,6 +32,7 @@ from app.bench.machine import load_average, machine_info
 
 SCHEMA = "deid.bench/1"
 PART_IDS = ("accuracy-meddocan", "accuracy-physionet", "accuracy-physionet-lists",
+            "accuracy-physionet-folds", "accuracy-physionet-folds-lists",
             "accuracy-synthetic", "learning-curve", "learning-curve-physionet", "speed", "cluster")
 
 

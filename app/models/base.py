@@ -62,7 +62,7 @@ class Corpus:
 #: it (imported on first use, so listing the kinds imports nothing heavy).
 #: The paper's three neural kinds, then the CRF, then the fixed kinds.
 _BUILTIN: dict[str, str] = {"spacy": "spacy_ner", "stanza": "stanza_ner", "flair": "flair_ner",
-                            "crf": "crf_ner", "rules": "rules_model", "lists": "lists_model",
+                            "transformer": "transformer_ner", "crf": "crf_ner", "rules": "rules_model", "lists": "lists_model",
                             "names": "names_model", "starter": "starter_model"}
 #: Kinds trained once per run, on every training line, with no search:
 #: nothing in them depends on the data variant or a hyperparameter.
@@ -99,6 +99,9 @@ class TrainedModel(ABC):
     """A fitted model. ``predict`` is pure."""
 
     kind: ClassVar[str]
+    #: ``load(directory, "auto")`` puts it on the GPU when there is one (a
+    #: model that predicts in batches there); others load on the CPU.
+    auto_device: ClassVar[bool] = False
 
     @abstractmethod
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
@@ -191,13 +194,18 @@ def read_meta(directory: Path, kind: str | None = None) -> dict[str, Any]:
 
 
 def load_model(directory: Path, device: str = "cpu") -> TrainedModel:
-    """Load any saved model, dispatching on the ``kind`` in its meta.json."""
+    """Load any saved model, dispatching on the ``kind`` in its meta.json.
+
+    ``device="auto"``: the GPU for a kind with ``auto_device``, the CPU for
+    the others."""
     _import_builtin()
     kind = read_meta(directory)["kind"]
     try:
         cls = _MODELS[kind]
     except KeyError:
         raise ValueError(f"saved model of unknown kind {kind!r}") from None
+    if device == "auto" and not cls.auto_device:
+        device = "cpu"
     return cls.load(directory, device=device)
 
 

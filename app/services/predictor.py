@@ -98,11 +98,13 @@ class Predictor:
 
     @classmethod
     def from_project(cls, project, *, run_id: int | None = None, model: str | None = None,
-                     device: str = "cpu", all_members: bool = False) -> "Predictor":
+                     device: str = "auto", all_members: bool = False) -> "Predictor":
         """Load the selected candidate of the run (or ``model`` by name).
 
         An English project with no trained run predicts with the shipped
         starter model (`app.services.starter`); its ``run_id`` is None.
+        ``device="auto"``: the members that predict in batches on a GPU
+        (the transformer) go there when there is one, the rest on the CPU.
         """
         from app.ensemble import load_ensemble
         from app.models.base import known_kinds, load_model, spec_class

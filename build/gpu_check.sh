@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The GPU check: one prepared run on a lent GPU (the device tool, see
+# ../shared/GPU-DEVICE.md), and its CPU-only dry mode for CI.
+#
+#   python build/gpu_prepare.py        # here, once: fills .gpu/ (git-ignored):
+#                                      # wheels the GPU machine lacks, a slim MiniLM,
+#                                      # the PhysioNet training notes packed
+#   bash build/gpu_check.sh --dry-run  # CI and here: checks the carried files (when
+#                                      # .gpu/ exists) and every command line, no GPU
+#   bash build/gpu_check.sh            # on the GPU machine, through the device tool:
+#        run(command="bash build/gpu_check.sh", carry=[".gpu"], timeout_s=590)
+#
+# On the GPU it installs the wheels (no network there), trains the PhysioNet
+# training notes (the bench's split: dev patients held out as test) with
+# --device cuda on the standard budget, prints each member's training time,
+# GPU memory and dev figures and every candidate's figures on the dev
+# patients, then annotates the dev patients' plain notes with the selected
+# model and prints its throughput. Figures go to $OUT (gpu-check.json,
+# gpu-check.log) and to the terminal.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
+BUDGET="${GPU_CHECK_BUDGET:-standard}"
+CARRY=.gpu
+dry=0
+[ "${1:-}" = "--dry-run" ] && dry=1
+
+if [ "$dry" = 1 ]; then
+  PY="${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3)}"
+  export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  if [ -d "$CARRY" ]; then
+    # What travels: at most 64 MiB with the tree (about 9 MB).
+    size=$(du -sm "$CARRY" | cut -f1)
+    [ "$size" -le 52 ] || { echo "gpu_check: $CARRY is $size MiB: too much to carry" >&2; exit 1; }
+    ls "$CARRY"/whl/*cp312*.whl "$CARRY"/whl/*py3*.whl >/dev/null
+    test -s "$CARRY/physionet.tar.gz"
+    test -s "$CARRY/models/all-MiniLM-L6-v2/model.safetensors"
+    echo "gpu_check: carried files ok ($size MiB)"
+  else
+    echo "gpu_check: no $CARRY/ here (python build/gpu_prepare.py makes it); command lines only"
+  fi
+  # Every command line the real run uses, parsed without running it.
+  "$PY" - "$MODELS" "$BUDGET" <<'EOF'
+import sys
+from app.bench.cli import build_parser
+from app.cli.main import build_parser as deid_parser
+from app.models.base import known_kinds
+
+models, budget = sys.argv[1].split(), sys.argv[2]
+unknown = sorted(set(models) - set(known_kinds()))
+assert not unknown, f"unknown model kinds {unknown}"
+build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
+                           "--models", *models, "--out", "/tmp/x", "-q"])
+deid_parser().parse_args(["annotate", "p.deid", "in", "out", "--workers", "1"])
+deid_parser().parse_args(["doctor"])
+print("gpu_check: command lines ok:", " ".join(models), budget)
+EOF
+  exit 0
+fi
+
+OUT="${OUT:-$PWD/out/gpu-check}"
+mkdir -p "$OUT"
+exec > >(tee "$OUT/gpu-check.log") 2>&1
+work=/tmp/deid-gpu-check
+rm -rf "$work" && mkdir -p "$work/physionet" "$work/dev-notes" "$work/annotated"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target "$work/site" "$CARRY"/whl/*.whl
+export PYTHONPATH="$PWD:$work/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export DEID_MODELS_DIR="$PWD/$CARRY/models" DEID_PHYSIONET="$work/physionet"
+tar xzf "$CARRY/physionet.tar.gz" -C "$work/physionet"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+python3 -c 'import sys, torch, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "transformers", transformers.__version__, "cuda", torch.cuda.is_available())'
+python3 -m app.cli doctor || true
+
+start=$(date +%s)
+python3 -m app.bench accuracy --corpus physionet --budget "$BUDGET" --models $MODELS \
+  --out "$work/bench"
+echo "gpu_check: train + score took $(( $(date +%s) - start )) s"
+
+# The dev patients' plain notes, annotated as a user would with the selected model.
+python3 - "$work" <<'EOF'
+import shutil, sys
+from pathlib import Path
+from app.bench.corpora import physionet_is_dev
+work = Path(sys.argv[1])
+for p in sorted((work / "physionet" / "train").glob("*.txt")):
+    if physionet_is_dev(p.stem):
+        shutil.copyfile(p, work / "dev-notes" / p.name)
+EOF
+project=$(ls "$work"/bench/projects/*.deid | head -1)
+chars=$(cat "$work"/dev-notes/*.txt | wc -m)
+t0=$(date +%s.%N)
+python3 -m app.cli annotate "$project" "$work/dev-notes" "$work/annotated" --workers 1
+t1=$(date +%s.%N)
+python3 - "$work" "$OUT" "$chars" "$t0" "$t1" <<'EOF'
+import json, shutil, sys
+from pathlib import Path
+work, out = Path(sys.argv[1]), Path(sys.argv[2])
+chars, t0, t1 = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+record = next((work / "bench").glob("accuracy-physionet*.json"))
+shutil.copyfile(record, out / "bench-record.json")
+shutil.copyfile(record.with_suffix(".md"), out / "bench-record.md")
+res = json.loads(record.read_text())["results"]
+print(record.with_suffix(".md").read_text())
+members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} |
+              {k: v for k, v in (m.get("params") or {}).items()
+               if k in ("gpu_peak_mb", "best_epoch", "epochs_run", "threshold", "train_pieces",
+                        "train_seconds", "device")}
+           for n, m in res["train"]["members"].items()}
+summary = {"device": res["train"]["device"], "selected": res["train"]["selected"],
+           "train_seconds": res["train"]["seconds"], "members": members,
+           "annotate": {"notes_chars": chars, "seconds": round(t1 - t0, 1),
+                        "chars_per_s": round(chars / max(t1 - t0, 1e-9))}}
+(out / "gpu-check.json").write_text(json.dumps(summary, indent=1))
+print(json.dumps(summary, indent=1))
+EOF
+echo "gpu_check: done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,71 @@
+"""Fill ``.gpu/`` (git-ignored) with what ``build/gpu_check.sh`` carries to a lent GPU.
+
+The device tool sends at most 64 MiB: the project's tree (about 9 MB), the
+wheels the GPU machine lacks (about 10 MB), the PhysioNet training notes
+packed (about 3 MB) and a slim copy of the vendored MiniLM: its word pieces
+cut to those the PhysioNet notes use plus every single character, in fp16
+(about 29 MB instead of 88 MB; the notes tokenise identically, since the
+transformer member cuts the vocabulary the same way: app.models.transformer_ner).
+
+    python build/gpu_prepare.py [--physionet DIR] [--out .gpu]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+
+def slim_minilm(dest: Path, texts: list[str]) -> int:
+    """Write the slim MiniLM copy into ``dest``; returns its size in bytes."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from app.models.transformer_ner import base_model_path, cut_vocabulary
+
+    src = base_model_path()
+    vocab = (src / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    keep = cut_vocabulary(vocab, iter(texts))
+    dest.mkdir(parents=True, exist_ok=True)
+    state = load_file(str(src / "model.safetensors"))
+    emb = next(k for k in state if k.endswith("embeddings.word_embeddings.weight"))
+    state[emb] = state[emb][torch.tensor(keep)]
+    save_file({k: v.to(torch.float16).contiguous() for k, v in state.items()
+               if v.is_floating_point()}, str(dest / "model.safetensors"))
+    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    config["vocab_size"] = len(keep)
+    (dest / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    (dest / "vocab.txt").write_text("\n".join(vocab[i] for i in keep) + "\n", encoding="utf-8")
+    return sum(f.stat().st_size for f in dest.iterdir())
+
+
+def main() -> None:
+    from app.bench.config import physionet_dir
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--physionet", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=Path(".gpu"))
+    args = ap.parse_args()
+    root = args.physionet or physionet_dir()
+    if root is None:
+        raise SystemExit("PhysioNet deid notes not found (../shared/data/physionet-deid)")
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    texts = [p.read_text(encoding="utf-8") for p in sorted((root / "train").glob("*.txt"))]
+    size = slim_minilm(out / "models" / "all-MiniLM-L6-v2", texts)
+    print(f"slim MiniLM: {size / 2**20:.1f} MiB")
+    with tarfile.open(out / "physionet.tar.gz", "w:gz") as tar:
+        for part in ("train", "lists"):
+            if (root / part).is_dir():
+                tar.add(root / part, arcname=part)
+        for name in ("README.md", "LICENSE"):
+            if (root / name).is_file():
+                tar.add(root / name, arcname=name)
+    print(f"PhysioNet notes: {(out / 'physionet.tar.gz').stat().st_size / 2**20:.1f} MiB")
+    shutil.rmtree(out / "__pycache__", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
