@@ -19,8 +19,13 @@
 # gpu-check.log) and to the terminal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# GPU_CHECK_MODELS, GPU_CHECK_BUDGET and GPU_CHECK_DATA (data variants) narrow
+# the run; GPU_CHECK_EXPORT=MEMBER brings that trained member back in $OUT
+# (a tar in parts of 15 MiB, the device tool's limit per file) to measure it
+# on a CPU; GPU_CHECK_ANNOTATE=0 skips the annotation.
 MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
 BUDGET="${GPU_CHECK_BUDGET:-standard}"
+DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
 CARRY=.gpu
 dry=0
 [ "${1:-}" = "--dry-run" ] && dry=1
@@ -40,7 +45,7 @@ if [ "$dry" = 1 ]; then
     echo "gpu_check: no $CARRY/ here (python build/gpu_prepare.py makes it); command lines only"
   fi
   # Every command line the real run uses, parsed without running it.
-  "$PY" - "$MODELS" "$BUDGET" <<'EOF'
+  "$PY" - "$MODELS" "$BUDGET" "$DATA" <<'EOF'
 import sys
 from app.bench.cli import build_parser
 from app.cli.main import build_parser as deid_parser
@@ -50,7 +55,8 @@ models, budget = sys.argv[1].split(), sys.argv[2]
 unknown = sorted(set(models) - set(known_kinds()))
 assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
-                           "--models", *models, "--out", "/tmp/x", "-q"])
+                           "--models", *models, "--data", *sys.argv[3].split(),
+                           "--out", "/tmp/x", "-q"])
 deid_parser().parse_args(["annotate", "p.deid", "in", "out", "--workers", "1"])
 deid_parser().parse_args(["doctor"])
 print("gpu_check: command lines ok:", " ".join(models), budget)
@@ -74,8 +80,22 @@ python3 -m app.cli doctor || true
 
 start=$(date +%s)
 python3 -m app.bench accuracy --corpus physionet --budget "$BUDGET" --models $MODELS \
-  --out "$work/bench"
+  --data $DATA --out "$work/bench"
 echo "gpu_check: train + score took $(( $(date +%s) - start )) s"
+project=$(ls "$work"/bench/projects/*.deid | head -1)
+if [ -n "${GPU_CHECK_EXPORT:-}" ]; then
+  python3 - "$project" "$GPU_CHECK_EXPORT" "$work/export" <<'EOF'
+import sys
+from pathlib import Path
+from app.project import Project
+from app.services.runs import active_run
+project = Project.open(Path(sys.argv[1]))
+art = active_run(project).member_artifacts(project)[sys.argv[2]]
+project.extract_artifact(art.id, Path(sys.argv[3]))
+project.close()
+EOF
+  tar cf - -C "$work/export" . | split -b 15M - "$OUT/member.tar.part-"
+fi
 
 # The dev patients' plain notes, annotated as a user would with the selected model.
 python3 - "$work" <<'EOF'
@@ -87,10 +107,11 @@ for p in sorted((work / "physionet" / "train").glob("*.txt")):
     if physionet_is_dev(p.stem):
         shutil.copyfile(p, work / "dev-notes" / p.name)
 EOF
-project=$(ls "$work"/bench/projects/*.deid | head -1)
 chars=$(cat "$work"/dev-notes/*.txt | wc -m)
 t0=$(date +%s.%N)
-python3 -m app.cli annotate "$project" "$work/dev-notes" "$work/annotated" --workers 1
+if [ "${GPU_CHECK_ANNOTATE:-1}" = 1 ]; then
+  python3 -m app.cli annotate "$project" "$work/dev-notes" "$work/annotated" --workers 1
+fi
 t1=$(date +%s.%N)
 python3 - "$work" "$OUT" "$chars" "$t0" "$t1" <<'EOF'
 import json, shutil, sys
@@ -102,10 +123,7 @@ shutil.copyfile(record, out / "bench-record.json")
 shutil.copyfile(record.with_suffix(".md"), out / "bench-record.md")
 res = json.loads(record.read_text())["results"]
 print(record.with_suffix(".md").read_text())
-members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} |
-              {k: v for k, v in (m.get("params") or {}).items()
-               if k in ("gpu_peak_mb", "best_epoch", "epochs_run", "threshold", "train_pieces",
-                        "train_seconds", "device")}
+members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} | (m.get("params") or {}).get("fit", {})
            for n, m in res["train"]["members"].items()}
 summary = {"device": res["train"]["device"], "selected": res["train"]["selected"],
            "train_seconds": res["train"]["seconds"], "members": members,

@@ -107,6 +107,12 @@ class TrainedModel(ABC):
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         """Tag each ``(document text, segment)`` pair, one tag per token."""
 
+    def fit_details(self) -> dict[str, Any]:
+        """What fitting chose that a person may want to see (epochs kept, a
+        threshold tuned on dev, GPU memory): JSON-friendly, none by default.
+        The run stores it with the member's params (``fit``)."""
+        return {}
+
     @abstractmethod
     def save(self, directory: Path) -> None:
         """Write weights and ``meta.json`` (see ``write_meta``)."""

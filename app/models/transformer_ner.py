@@ -14,17 +14,20 @@ so character offsets stay the canonical ones by construction.
 
 Context. Consecutive segments of one note (lines, sentences) are packed
 into windows of at most ``max_length`` pieces (a segment longer than a
-window is cut at token boundaries), the same way in training and in
-prediction, so a short line such as a signature is read with the lines
-around it.
+window is cut at token boundaries), so a short line such as a signature is
+read with the lines around it. Training windows overlap (``stride``: a new
+one starts every half window), so each token is learnt in two contexts, as
+the experiment behind this member did (windows of 254 pieces, stride 64).
 
-Recall. After training, the share of probability a token gives to any
-identifier tag is compared with a threshold tuned on dev for F2 (recall
-weighs twice): below ``0.5`` the member tags more than its argmax would.
+Recall. The share of probability a token gives to any identifier tag is
+compared with a threshold tuned on dev for strict F2 (recall weighs twice),
+after every epoch: the epoch kept is the one with the best F2 at its best
+threshold. Below ``0.5`` the member tags more than its argmax would.
 The ensembles then learn how far to trust it, like every member.
 
-Budget. Epochs, not time: ``EPOCHS`` per budget, early stopping on dev
-strict F1 after ``patience`` epochs without gain, keeping the best epoch.
+Budget. Work, not time: the epochs that reach ``TARGET_STEPS`` of the
+budget, early stopping after ``patience`` epochs without a dev gain,
+keeping the best epoch.
 On a GPU a standard run over the PhysioNet training notes takes seconds;
 on a 2-core CPU it takes long (``estimate_seconds``), so it is a default
 member only with CUDA (``app.services.schema``).
@@ -41,6 +44,7 @@ import json
 import math
 import random
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -52,15 +56,20 @@ from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedMod
 from app.models.budget import SafetyClock, safety_seconds
 
 KIND = "transformer"
-#: Passes over the training windows per budget (early stopping may end sooner).
-EPOCHS = {"quick": 2, "standard": 8, "full": 16}
+#: Optimiser steps a fit aims at per budget, whatever the data size: the
+#: epochs are as many as reach them (``MIN_EPOCHS`` to ``MAX_EPOCHS``), and
+#: early stopping on dev may end sooner. A standard fit of the PhysioNet
+#: training notes is about 2,000 steps of 16 windows (a minute on a GPU).
+TARGET_STEPS = {"quick": 300, "standard": 2000, "full": 5000}
+MIN_EPOCHS, MAX_EPOCHS = 2, 40
 DEFAULTS: dict[str, Any] = {
     "learning_rate": 1e-4,
     "batch_size": 16,
     "max_length": 256,        # word pieces of a window, [CLS] and [SEP] included
     "weight_decay": 0.01,
     "warmup": 0.06,           # share of the steps with a rising learning rate
-    "max_epochs": None,       # None: EPOCHS[budget]
+    "max_epochs": None,       # None: as many as reach TARGET_STEPS[budget]
+    "stride": 0.5,            # training windows start every half window (0: no overlap)
     "patience": None,         # None: the budget's
     "quantize": True,         # int8 linear layers when predicting on a CPU
 }
@@ -72,6 +81,9 @@ _PREDICT_BATCH = {"cpu": 16, "cuda": 64}
 _WEIGHTS = "model.safetensors"
 _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
+#: What ``fit_details`` reports of a fit.
+_DETAILS = ("epochs_run", "best_epoch", "threshold", "train_windows", "train_pieces",
+            "train_seconds", "device", "gpu_peak_mb")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a 2-core CPU trains at (forward and backward,
 #: windows of 256; measured for ``estimate_seconds``, see BENCHMARKS.md).
@@ -219,6 +231,53 @@ def pack_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
     return windows
 
 
+def sliding_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
+                    max_length: int, stride: float) -> list[Window]:
+    """Training windows: the tokens of each note's items in a row, a window
+    of at most ``max_length`` pieces starting every ``stride`` of a window
+    (at a token), so the windows overlap; every token is in at least one."""
+    room = max_length - 2
+    step = max(1, int(room * stride)) if stride > 0 else room
+    windows: list[Window] = []
+    note: list[tuple[int, int, tuple[int, ...]]] = []
+
+    def flush() -> None:
+        if not note:
+            return
+        offsets, at = [], 0
+        for _, _, ids in note:
+            offsets.append(at)
+            at += len(ids)
+        begin = 0
+        while begin < len(note):
+            w, k = Window(), begin
+            while k < len(note) and len(w.ids) + len(note[k][2]) <= room:
+                i, t, ids = note[k]
+                w.firsts.append(len(w.ids) + 1)
+                w.where.append((i, t))
+                w.ids.extend(ids)
+                k += 1
+            if k == begin:            # a token alone over the room (cannot be: capped pieces)
+                k += 1
+            windows.append(w)
+            if k >= len(note):
+                break
+            nxt = begin
+            while nxt < len(note) and offsets[nxt] < offsets[begin] + step:
+                nxt += 1
+            begin = min(max(nxt, begin + 1), k)
+        note.clear()
+
+    last_text = None
+    for i, (text, seg) in enumerate(items):
+        if text is not last_text:
+            flush()
+            last_text = text
+        note.extend((i, k, pieces.ids(text[t.start:t.end])) for k, t in enumerate(seg.tokens))
+    flush()
+    return windows
+
+
 def _batches(windows: Sequence[Window], size: int, pad: int, cls: int, sep: int, device: str):
     """Tensors (input ids, attention mask) of ``windows`` in batches of ``size``."""
     import torch
@@ -329,15 +388,29 @@ def _decode(probs, tags: list[str], threshold: float) -> TagSeq:
     return TagSeq(repair_tags(out), conf)
 
 
-def _dev_score(items, probs, tags: list[str], threshold: float, beta: float) -> float:
-    from app.eval.metrics import PRF, f_beta, strict_counts
+def _dev_counts(items, probs, tags: list[str], threshold: float):
+    from app.eval.metrics import PRF, strict_counts
 
     total = PRF(0, 0, 0)
     for it, p in zip(items, probs):
         pred = _decode(p, tags, threshold)
         total += strict_counts(tags_to_spans(it.segment.tokens, it.tags),
                                tags_to_spans(it.segment.tokens, pred.tags))
-    return f_beta(total.precision, total.recall, beta) if beta != 1 else total.f1
+    return total
+
+
+def tune_threshold(items, probs, tags: list[str]) -> tuple[float, float, float]:
+    """The threshold of ``_THRESHOLDS`` with the best dev strict F2 (recall
+    weighs twice; ties go to the higher threshold); returns (threshold, F2, F1)."""
+    from app.eval.metrics import f_beta
+
+    best = (-1.0, 0.5, 0.0)
+    for t in _THRESHOLDS:
+        c = _dev_counts(items, probs, tags, t)
+        f2 = f_beta(c.precision, c.recall, 2.0)
+        if f2 >= best[0]:
+            best = (f2, t, c.f1)
+    return best[1], best[0], best[2]
 
 
 class TransformerSpec(ModelSpec):
@@ -384,14 +457,17 @@ class TransformerSpec(ModelSpec):
 
         max_length = int(params["max_length"])
         tag_index = {t: i for i, t in enumerate(tags)}
-        windows = pack_windows([(s.text, s.segment) for s in train_items], pieces, max_length)
+        windows = sliding_windows([(s.text, s.segment) for s in train_items], pieces, max_length,
+                                  float(params["stride"]))
         labels = [[tag_index[train_items[i].tags[k]] for i, k in w.where] for w in windows]
         dev_windows = pack_windows([(s.text, s.segment) for s in dev_items], pieces, max_length)
 
         batch_size = int(params["batch_size"])
-        epochs = int(params["max_epochs"] or EPOCHS.get(ctx.budget.name, EPOCHS["standard"]))
         patience = int(params["patience"] or ctx.budget.patience)
         steps_per_epoch = math.ceil(len(windows) / batch_size)
+        target = TARGET_STEPS.get(ctx.budget.name, TARGET_STEPS["standard"])
+        epochs = int(params["max_epochs"] or
+                     min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
         total_steps = max(1, epochs * steps_per_epoch)
         opt = torch.optim.AdamW(net.parameters(), lr=float(params["learning_rate"]),
                                 weight_decay=float(params["weight_decay"]))
@@ -401,7 +477,8 @@ class TransformerSpec(ModelSpec):
         clock = SafetyClock(safety_seconds(ctx, params), progress, self.kind)
         rng = random.Random(ctx.seed)
         order = list(range(len(windows)))
-        best_f1, best_state, best_epoch, since_best = -1.0, None, 0, 0
+        best_score, best_f1, best_state, best_epoch, since_best = -1.0, None, None, 0, 0
+        threshold = 0.5
         step, loss_avg = 0, None
         started = time.monotonic()
         sizes = [len(s.segment.tokens) for s in dev_items]
@@ -437,18 +514,21 @@ class TransformerSpec(ModelSpec):
                                   message=f"epoch {epoch}/{epochs}, step {step}/{total_steps}"))
                 if clock.expired():
                     break
+            # Each epoch is judged at its own best threshold: early on every
+            # token sits below 0.5, and a fixed 0.5 would stop a fit that
+            # is learning (a quick fit of PhysioNet's imbalanced notes kept
+            # its first epoch at dev F1 0).
             if dev_items:
                 probs = _probabilities(net, dev_windows, len(dev_items),
                                        _PREDICT_BATCH[device], device, pieces, sizes)
-                f1 = _dev_score(dev_items, probs, tags, 0.5, 1.0)
+                cut, score, f1 = tune_threshold(dev_items, probs, tags)
             else:
-                f1 = float(epoch)        # no dev: keep the last epoch
+                cut, score, f1 = 0.5, float(epoch), None      # no dev: keep the last epoch
             progress(Progress(step / total_steps, "train", model=self.kind,
                               model_fraction=step / total_steps, epoch=epoch, loss=loss_avg,
-                              dev_f1=f1 if dev_items else None, kind=EPOCH,
-                              message=f"epoch {epoch}/{epochs} evaluated"))
-            if f1 > best_f1:
-                best_f1, best_epoch, since_best = f1, epoch, 0
+                              dev_f1=f1, kind=EPOCH, message=f"epoch {epoch}/{epochs} evaluated"))
+            if score > best_score:
+                best_score, best_f1, threshold, best_epoch, since_best = score, f1, cut, epoch, 0
                 best_state = {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
             else:
                 since_best += 1
@@ -456,11 +536,6 @@ class TransformerSpec(ModelSpec):
                 break
         if best_state is not None:
             net.load_state_dict(best_state)
-        threshold = 0.5
-        if dev_items:
-            probs = _probabilities(net, dev_windows, len(dev_items), _PREDICT_BATCH[device],
-                                   device, pieces, sizes)
-            threshold = max(_THRESHOLDS, key=lambda t: (_dev_score(dev_items, probs, tags, t, 2.0), t))
         params.update(epochs_run=epoch, best_epoch=best_epoch, threshold=threshold,
                       train_windows=len(windows),
                       train_pieces=sum(len(w.ids) for w in windows),
@@ -469,7 +544,7 @@ class TransformerSpec(ModelSpec):
         if device == "cuda":
             params["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
         progress(Progress(1.0, "train", model=self.kind, model_fraction=1.0,
-                          dev_f1=best_f1 if dev_items else None,
+                          dev_f1=best_f1,
                           message=f"{self.kind} trained ({best_epoch} of {epoch} epochs kept)"))
         return TransformerModel(net.to("cpu").float(), config, vocab, tags, params,
                                 language=corpus.language, labels=list(corpus.labels),
@@ -496,6 +571,9 @@ class TransformerModel(TrainedModel):
         self.net.to(device)
         self.net.eval()
         self._pieces = WordPieces(vocab)
+
+    def fit_details(self) -> dict[str, Any]:
+        return {k: self.config[k] for k in _DETAILS if k in self.config}
 
     @property
     def threshold(self) -> float:
@@ -533,7 +611,11 @@ class TransformerModel(TrainedModel):
                    versions={"transformers": transformers.__version__, "torch": torch.__version__})
 
     @classmethod
-    def load(cls, directory: Path, device: str = "cpu") -> "TransformerModel":
+    def load(cls, directory: Path, device: str = "cpu", *,
+             quantize: bool | None = None) -> "TransformerModel":
+        """Rebuild a saved model on ``device`` (``"auto"``: the GPU when there
+        is one). On a CPU its linear layers are int8 unless ``quantize`` is
+        False or the fit said not to (``quantize`` in its config)."""
         import torch
         from safetensors.torch import load_file
 
@@ -550,7 +632,9 @@ class TransformerModel(TrainedModel):
             raise ValueError(f"the saved transformer lacks {len(missing)} weight(s)")
         if device in ("auto", "cuda"):
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        if device == "cpu" and meta["config"].get("quantize", True):
+        if quantize is None:
+            quantize = bool(meta["config"].get("quantize", True))
+        if device == "cpu" and quantize:
             net = _quantized(net)
         return cls(net, network_config, _read_vocab(directory / _VOCAB), meta["tags"],
                    meta["config"], language=meta["language"], labels=meta["labels"],
@@ -567,8 +651,11 @@ def _quantized(net):
     import torch
 
     try:
-        from torch.ao.quantization import quantize_dynamic
-        return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+        with warnings.catch_warnings():
+            # torch deprecates its eager quantisation for torchao, not installed here.
+            warnings.simplefilter("ignore")
+            from torch.ao.quantization import quantize_dynamic
+            return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
     except Exception:        # a build without the quantised kernels predicts in fp32
         return net
 

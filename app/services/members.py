@@ -87,6 +87,8 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
             model = next(r.model for r in rows if r.model is not None)
             trials = [r.as_row() for r in rows]
     seconds = time.perf_counter() - started
+    if model.fit_details():
+        params = {**params, "fit": model.fit_details()}
     model.save(job.out_dir)
     clock_stop = any(t.get("clock_stop") for t in trials) or \
         bool((getattr(model, "info", None) or {}).get("clock_stop"))

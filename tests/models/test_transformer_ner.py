@@ -1,0 +1,190 @@
+"""The transformer member: alignment to canonical tokens, windows, the cut
+vocabulary, a real fine-tune that learns, compact storage, device choice."""
+from pathlib import Path
+
+import pytest
+
+from app.core.bio import tags_to_spans
+from app.core.progress import EPOCH, Cancelled
+from app.core.tokenize import segment
+from app.models.base import TrainContext, load_model, read_meta, spec_class
+from app.models.datasets import build_corpus
+from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
+                                        _decode, _read_vocab, base_model_path, cut_vocabulary,
+                                        pack_windows, sliding_windows)
+from models_synth import make_docs, offline_single_thread  # noqa: F401
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return _read_vocab(base_model_path() / "vocab.txt")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return build_corpus(make_docs(40, seed=1), "imbalanced", seed=3).corpus
+
+
+@pytest.fixture(scope="module")
+def trained(corpus, tmp_path_factory):
+    reports = []
+    ctx = TrainContext(workdir=tmp_path_factory.mktemp("tf"), budget="quick",
+                       progress=reports.append, seed=7)
+    model = TransformerSpec(max_epochs=6, max_length=64).fit(corpus, ctx)
+    return model, reports
+
+
+def _items(corpus):
+    return [(it.text, it.segment) for it in corpus.dev]
+
+
+def _dev_f1(model, corpus):
+    tp = fp = fn = 0
+    for it, out in zip(corpus.dev, model.predict(_items(corpus))):
+        gold = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, it.tags)}
+        pred = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, out.tags)}
+        tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def test_registered_without_a_search_and_a_default_only_with_a_gpu():
+    from app.services.schema import CPU_MODELS, NEURAL_KINDS, default_models
+
+    assert spec_class("transformer") is TransformerSpec
+    assert len(TransformerSpec.HPO_GRID) == 1 and all(len(v) == 1 for v in TransformerSpec.HPO_GRID.values())
+    assert "transformer" in default_models("cuda")
+    assert "transformer" not in default_models("cpu") and "transformer" not in CPU_MODELS
+    assert "transformer" in NEURAL_KINDS         # the training view warns it is slow on a CPU
+
+
+def test_every_token_in_exactly_one_prediction_window_and_notes_never_mix(vocab):
+    pieces = WordPieces(vocab)
+    a = "Seen by Dr Smith.\nCall 0412345678 today.\n" * 30
+    b = "Another note, its own words.\n"
+    items = [(a, s) for s in segment(a)] + [(b, s) for s in segment(b)]
+    windows = pack_windows(items, pieces, 32)
+    seen = [where for w in windows for where in w.where]
+    expected = [(i, k) for i, (_, s) in enumerate(items) for k in range(len(s.tokens))]
+    assert sorted(seen) == expected                          # each token once
+    assert all(len(w.ids) <= 30 for w in windows)           # room for [CLS] and [SEP]
+    n_a = len(segment(a))
+    assert all(len({i < n_a for i, _ in w.where}) == 1 for w in windows)
+    for w in windows:                                        # firsts point at each token's first piece
+        ids = [pieces.ids(items[i][0][items[i][1].tokens[k].start:items[i][1].tokens[k].end])
+               for i, k in w.where]
+        assert [f - 1 for f in w.firsts] == [sum(len(x) for x in ids[:j]) for j in range(len(ids))]
+
+
+def test_training_windows_overlap_and_cover_every_token(vocab):
+    pieces = WordPieces(vocab)
+    text = "Seen by Dr Smith on the ward today.\n" * 40
+    items = [(text, s) for s in segment(text)]
+    windows = sliding_windows(items, pieces, 34, 0.5)
+    covered = {where for w in windows for where in w.where}
+    assert covered == {(i, k) for i, (_, s) in enumerate(items) for k in range(len(s.tokens))}
+    total = sum(len(w.where) for w in windows)
+    assert total > 1.7 * len(covered)                      # about two contexts a token
+    assert len(sliding_windows(items, pieces, 34, 0.0)) < len(windows)
+
+
+def test_cut_vocabulary_tokenises_the_notes_as_the_full_one_and_keeps_characters(vocab):
+    text = "Pt seen by Dr Kowalski at St Vincent's, call 0412 345 678; BP 120/80 énorme"
+    keep = cut_vocabulary(vocab, iter([text]))
+    cut = [vocab[i] for i in keep]
+    assert len(cut) < len(vocab) // 2
+    full, small = WordPieces(vocab), WordPieces(cut)
+    from app.core.tokenize import tokenize
+    for t in tokenize(text):
+        word = text[t.start:t.end]
+        assert [full.vocab[i] for i in full.ids(word)] == [small.vocab[i] for i in small.ids(word)]
+    # An unseen word still splits into pieces, not into [UNK].
+    assert small.unk not in small.ids("zyxwvut")
+
+
+def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
+    import numpy as np
+
+    tags = ["O", "B-PERSON", "I-PERSON", "B-PHONE"]
+    probs = np.array([[0.7, 0.2, 0.05, 0.05], [0.9, 0.02, 0.06, 0.02]], dtype=np.float32)
+    assert _decode(probs, tags, 0.5).tags == ["O", "O"]
+    low = _decode(probs, tags, 0.25)
+    assert low.tags == ["B-PERSON", "O"] and low.confidences[0] == pytest.approx(0.3)
+
+
+@pytest.mark.slow
+def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
+    model, reports = trained
+    epochs = [p for p in reports if p.kind == EPOCH]
+    assert epochs and all(p.model == "transformer" and p.dev_f1 is not None for p in epochs)
+    assert _dev_f1(model, corpus) > 0.8
+    details = model.fit_details()
+    assert details["device"] == "cpu" and 1 <= details["best_epoch"] <= details["epochs_run"] <= 6
+    assert 0.0 < details["threshold"] <= 0.5
+    for item, out in zip(corpus.dev, model.predict(_items(corpus))):
+        assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
+
+
+@pytest.mark.slow
+def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, tmp_path):
+    model, _ = trained
+    model.save(tmp_path / "m")
+    size = sum(p.stat().st_size for p in (tmp_path / "m").iterdir())
+    base = (base_model_path() / "model.safetensors").stat().st_size
+    assert size < base / 3                                  # fp16, cut vocabulary
+    meta = read_meta(tmp_path / "m", "transformer")
+    assert meta["tags"][0] == "O" and meta["config"]["threshold"] == model.threshold
+    exact = TransformerModel.load(tmp_path / "m", device="cpu", quantize=False)
+    assert exact.device == "cpu"
+    items = _items(corpus)
+    before = [t for o in model.predict(items) for t in o.tags]
+    after = [t for o in exact.predict(items) for t in o.tags]
+    # fp16 storage moves a borderline token at most.
+    assert sum(a == b for a, b in zip(before, after)) >= 0.995 * len(before)
+    # The default load (int8 on a CPU) keeps what it finds.
+    quantised = load_model(tmp_path / "m", device="auto")
+    assert quantised.device == "cpu"
+    assert _dev_f1(quantised, corpus) > 0.8
+
+
+@pytest.mark.slow
+def test_cancel_stops_training(corpus, tmp_path):
+    def cancel(p):
+        if p.epoch is not None:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        TransformerSpec(max_epochs=1, max_length=64).fit(
+            corpus, TrainContext(workdir=tmp_path, budget="quick", progress=cancel))
+
+
+def test_auto_device_is_the_cpu_without_a_gpu_and_other_kinds_never_auto(monkeypatch):
+    import torch
+
+    from app.models.base import TrainedModel
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert TransformerModel.auto_device and not TrainedModel.auto_device
+    from app.models.crf_ner import CrfModel
+    assert not CrfModel.auto_device
+
+
+def test_an_epoch_is_judged_at_its_own_best_threshold():
+    """Early in a fit every token sits below 0.5: the tuned threshold still
+    finds what it learnt (a fixed 0.5 kept a quick PhysioNet fit at F1 0)."""
+    import numpy as np
+
+    from app.core.tokenize import segment as seg_of
+    from app.core.bio import spans_to_tags
+    from app.core.spans import Span
+    from app.models.base import TaggedSegment
+    from app.models.transformer_ner import tune_threshold
+
+    text = "Seen by Smith today"
+    seg = seg_of(text)[0]
+    tags, _ = spans_to_tags(seg.tokens, [Span(8, 13, "PERSON")])
+    item = TaggedSegment("d", text, seg, tuple(tags))
+    names = ["O", "B-PERSON", "I-PERSON"]
+    probs = np.array([[0.95, 0.05, 0], [0.95, 0.05, 0], [0.7, 0.3, 0], [0.9, 0.1, 0]], dtype=np.float32)
+    threshold, f2, f1 = tune_threshold([item], [probs], names)
+    assert threshold == 0.3 and f1 == 1.0 and f2 == pytest.approx(1.0)
