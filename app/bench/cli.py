@@ -60,8 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "MiniLM embeddings (default: the training service's)")
     p.add_argument("--folds", type=int, default=None, metavar="N",
                    help="accuracy on PhysioNet: a default run on each of N patient-disjoint folds "
-                        "of the training notes (5: one of them is our dev split), each fold "
-                        "and the mean")
+                        "of the training notes outside our dev split, each fold and the mean")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "

@@ -234,13 +234,15 @@ def cmd_train(args) -> int:
     from app.services.evaluating import dev_sample_note
     from app.services.finishing import finishing_summary
     from app.services.schema import config_from
-    from app.services.training import reusable_models, train_project
+    from app.services.training import cost_notes, reusable_models, train_project
     # The options are named as TrainConfig's fields; what is not given keeps its default.
     cfg = config_from({**vars(args), "groups": _groups(args.group)})
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         if args.reuse_members and not args.models:
             cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
+        for note in cost_notes(cfg):
+            _print(note)
         r = train_project(project, cfg, progress=bar)
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)

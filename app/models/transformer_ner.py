@@ -29,7 +29,7 @@ Budget. Work, not time: the epochs that reach ``TARGET_STEPS`` of the
 budget, early stopping after ``patience`` epochs without a dev gain,
 keeping the best epoch.
 On a GPU a standard run over the PhysioNet training notes takes seconds;
-on a 2-core CPU it takes long (``estimate_seconds``), so it is a default
+on a 2-core CPU it takes hours (``estimate_fit_seconds``), so it is a default
 member only with CUDA (``app.services.schema``).
 
 Storage. The vocabulary is cut to the word pieces the project's notes use
@@ -85,10 +85,13 @@ _VOCAB = "vocab.txt"
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "train_windows", "train_pieces",
             "train_seconds", "device", "gpu_peak_mb")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-#: Word pieces a second a 2-core CPU trains at (forward and backward,
-#: windows of 256; measured for ``estimate_seconds``, see BENCHMARKS.md).
-CPU_TRAIN_PIECES_PER_S = 450.0
-CUDA_TRAIN_PIECES_PER_S = 60000.0
+#: Word pieces a second a fit goes through (forward, backward, the dev
+#: passes), for ``estimate_fit_seconds``: the PhysioNet standard fit on an
+#: H200 (5.3 M pieces in 61 s, BENCHMARKS.md), and about 400 on a 2-core
+#: CPU half busy (185 measured here at load 7).
+RATES = {"cuda": 80000.0, "cpu": 400.0}
+#: Word pieces of a full training window, for the estimate.
+_FULL_WINDOW = 254
 
 
 def base_model_path() -> Path:
@@ -116,16 +119,15 @@ def available() -> bool:
     return True
 
 
-def estimate_seconds(n_pieces: int, epochs: int, device: str) -> float:
-    """Training time of ``epochs`` passes over ``n_pieces`` word pieces on
-    ``device`` (``"cpu"``: the 2-core rate scaled by the cores here)."""
+def estimate_fit_seconds(budget: str, device: str) -> float:
+    """About how long one fit takes on ``device`` on ``budget``: its target
+    steps of full windows at ``RATES`` (the 2-core rate scaled to the cores
+    here). An upper bound for small data, where fewer steps reach the epochs."""
     import os
 
-    if device == "cuda":
-        rate = CUDA_TRAIN_PIECES_PER_S
-    else:
-        rate = CPU_TRAIN_PIECES_PER_S * max(1, (os.cpu_count() or 2)) / 2
-    return n_pieces * epochs / rate
+    rate = RATES["cuda"] if device == "cuda" else RATES["cpu"] * max(1, os.cpu_count() or 2) / 2
+    steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
+    return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / rate
 
 
 # --------------------------------------------------------------------------- pieces

@@ -181,6 +181,33 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
                    get_budget(config.budget), reusable, notes)
 
 
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return "about a minute" if seconds > 30 else "under a minute"
+    if seconds < 5400:
+        return f"about {round(seconds / 60)} minutes"
+    return f"about {seconds / 3600:.0f} hours"
+
+
+def cost_notes(config: TrainConfig) -> list[str]:
+    """Plain sentences, said before a run starts, on the members that take
+    long on the device it will use (the transformer on a CPU)."""
+    from app.models.device import resolve_device
+    from app.models.transformer_ner import KIND, estimate_fit_seconds
+
+    device, _ = resolve_device(config.device)
+    if KIND not in (config.models or default_models(device)):
+        return []
+    n = len(config.variants)
+    here = estimate_fit_seconds(config.budget, device) * n
+    where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
+    note = (f"The transformer will train for {_duration(here)} on {where} "
+            f"({n} data variant{'s' if n != 1 else ''}, {config.budget} budget)")
+    if device != "cuda":
+        note += f"; with a GPU it takes {_duration(estimate_fit_seconds(config.budget, 'cuda') * n)}"
+    return [note + "."]
+
+
 def starter_usable(project) -> bool:
     """True when the shipped starter can be a member of ``project``'s runs."""
     from app.models.starter_model import available

@@ -300,7 +300,7 @@ def test_training_flags_reach_the_training_config(flag, key, expected, tmp_path,
 
 @pytest.mark.parametrize("cuda, models", [
     (False, ["crf", "rules", "starter"]),
-    (True, ["spacy", "stanza", "flair", "crf", "rules", "starter"])])
+    (True, ["spacy", "stanza", "flair", "transformer", "crf", "rules", "starter"])])
 def test_the_bench_trains_what_a_default_deid_train_would_on_this_machine(cuda, models, tmp_path,
                                                                           monkeypatch):
     import app.bench.accuracy as accuracy
@@ -318,3 +318,37 @@ def test_the_bench_trains_what_a_default_deid_train_would_on_this_machine(cuda, 
     monkeypatch.setattr(accuracy, "run_accuracy", fake_run_accuracy)
     assert main(["accuracy", "--corpus", "physionet", "--out", str(tmp_path), "-q"]) == 1
     assert seen["models"] == models
+
+
+@pytest.mark.slow
+def test_folds_hold_out_each_fold_of_patients_once_and_report_the_mean(physionet, tmp_path):
+    from pathlib import Path as P
+
+    from app.bench.config import physionet_dir
+    from app.bench.corpora import physionet_folds, physionet_is_dev
+    from app.project import Project
+
+    assigned = physionet_folds([p.stem for p in P(physionet_dir(), "train").glob("*.txt")], 2)
+
+    assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--smoke", "--models", "crf",
+                 "rules", "--out", str(tmp_path), "-q"]) == 0
+    rec = json.loads((tmp_path / "accuracy-physionet-folds.json").read_text())
+    folds = rec["results"]["folds"]
+    assert [f["fold"] for f in folds] == [0, 1]
+    for f in folds:
+        path = tmp_path / "projects" / f"folds-physionet-{f['fold']}of2-smoke.deid"
+        with Project.open(path) as project:
+            infos = project.document_infos()
+        test = {i.patient_id for i in infos if i.split == "test"}
+        assert test and all(assigned[int(p[1:])] == f["fold"] for p in test)
+        assert not any(physionet_is_dev(f"{p}_n") for p in test)
+        assert not test & {i.patient_id for i in infos if i.split != "test"}
+    mean = rec["results"]["mean"]["token_recall"]
+    assert mean == pytest.approx(sum(f["token_recall"] for f in folds) / 2)
+    assert [t["key"] for t in rec["targets"]] == ["folds_token_recall", "folds_token_precision"]
+    assert "mean of every fold" in (tmp_path / "accuracy-physionet-folds.md").read_text()
+
+
+def test_folds_are_for_physionet_only(tmp_path):
+    assert main(["accuracy", "--corpus", "meddocan", "--folds", "5", "--smoke",
+                 "--out", str(tmp_path), "-q"]) == 1

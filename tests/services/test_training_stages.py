@@ -93,7 +93,7 @@ def _machine(monkeypatch, cuda: bool) -> None:
 
 @pytest.mark.parametrize("cuda, models", [
     (False, ["crf", "rules", "starter"]),
-    (True, ["spacy", "stanza", "flair", "crf", "rules", "starter"])])
+    (True, ["spacy", "stanza", "flair", "transformer", "crf", "rules", "starter"])])
 def test_a_default_run_trains_the_default_members_of_its_device(tmp_path, monkeypatch, cuda,
                                                                  models):
     from app.services.schema import default_models
