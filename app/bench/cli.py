@@ -10,7 +10,7 @@
     python -m app.bench all [--budget B]       # all of the above, then report
 
 Common options: ``--meta-models lr xgb`` (stacking meta-models),
-``--transformer``/``--no-transformer`` (Flair with or without MiniLM),
+``--flair-minilm``/``--no-flair-minilm`` (Flair with or without MiniLM),
 ``--data balanced|imbalanced`` (the base models' data variants, as ``deid train --data``),
 ``--out DIR`` (default ``bench-out/``), ``--seed N``,
 ``--smoke`` (tiny data and the quick budget: the tests' size), ``--write-md`` (update
@@ -55,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS, default=None,
                    help="as `deid train --data`: the data variants each base model is trained on "
                         "(default: both)")
-    p.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
-                   help="as `deid train --transformer`: Flair with (or without) the vendored "
+    p.add_argument("--flair-minilm", action=argparse.BooleanOptionalAction, default=None,
+                   help="as `deid train --flair-minilm`: Flair with (or without) the vendored "
                         "MiniLM embeddings (default: the training service's)")
     p.add_argument("--folds", type=int, default=None, metavar="N",
                    help="accuracy on PhysioNet: a default run on each of N patient-disjoint folds "
@@ -122,8 +122,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
     size = size_for(args.budget, args.smoke)
     if args.meta_models:
         size = replace(size, train={**size.train, "meta_models": list(args.meta_models)})
-    if args.transformer is not None:
-        size = replace(size, train={**size.train, "transformer": args.transformer})
+    if args.flair_minilm is not None:
+        size = replace(size, train={**size.train, "flair_minilm": args.flair_minilm})
     if args.variants:
         size = replace(size, train={**size.train, "variants": list(args.variants)})
     models = args.models or default_models()

@@ -83,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cost-tolerance", type=float, default=defaults.cost_tolerance,
                    help="pick the fastest candidate within this dev-score margin of the best "
                         "(0: always the best score)")
-    s.add_argument("--transformer", action=argparse.BooleanOptionalAction, default=None,
-                   help="add the vendored MiniLM embeddings to Flair (default: only on a GPU)")
+    s.add_argument("--flair-minilm", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the vendored MiniLM embeddings, frozen, to Flair (default: only on a "
+                        "GPU); the fine-tuned MiniLM is the `transformer` model kind")
     s.add_argument("--jobs", type=int, default=defaults.jobs,
                    help="members trained at once, each in its own process (default 1); "
                         "on a GPU machine 3-4 lets spaCy use the CPU while Stanza and Flair share the GPU")

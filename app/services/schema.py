@@ -97,7 +97,9 @@ class TrainConfig:
     # hide recall_target of the identifier tokens on dev (see docs/ARCHITECTURE.md).
     objective: str = "privacy"
     recall_target: float = 0.99
-    transformer: bool | None = None       # Flair + MiniLM; None = only on a GPU
+    # Flair with the vendored MiniLM's embeddings, frozen; None = only on a GPU
+    # (the MiniLM fine-tuned end to end is the ``transformer`` model kind).
+    flair_minilm: bool | None = None
     ensembles: list[str] = field(default_factory=lambda: list(ENSEMBLES))
     meta_models: list[str] = field(default_factory=lambda: list(META_MODELS))
     folds: int = 5

@@ -305,8 +305,8 @@ class MemberStage:
                 else plan.builds.get("imbalanced", any_build).corpus
             params: dict = {}
             if kind == "flair":
-                transformer = plan.config.transformer
-                params["transformer"] = (plan.device == "cuda") if transformer is None else transformer
+                minilm = plan.config.flair_minilm
+                params["transformer"] = (plan.device == "cuda") if minilm is None else minilm
             out.append(MemberJob(name, kind, variant, params, corpus, work / name,
                                  work / "saved" / name, work / "cache", device=plan.device,
                                  seed=plan.config.seed, budget=plan.budget))

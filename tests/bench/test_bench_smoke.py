@@ -279,8 +279,8 @@ def test_physionet_lists_leave_out_our_dev_patients(physionet, tmp_path):
 
 
 @pytest.mark.parametrize("flag, key, expected", [
-    (["--transformer"], "transformer", True), (["--no-transformer"], "transformer", False),
-    ([], "transformer", None), (["--data", "balanced"], "variants", ["balanced"]),
+    (["--flair-minilm"], "flair_minilm", True), (["--no-flair-minilm"], "flair_minilm", False),
+    ([], "flair_minilm", None), (["--data", "balanced"], "variants", ["balanced"]),
     ([], "variants", None)])
 def test_training_flags_reach_the_training_config(flag, key, expected, tmp_path, monkeypatch):
     import app.bench.accuracy as accuracy
