@@ -188,3 +188,14 @@ def test_an_epoch_is_judged_at_its_own_best_threshold():
     probs = np.array([[0.95, 0.05, 0], [0.95, 0.05, 0], [0.7, 0.3, 0], [0.9, 0.1, 0]], dtype=np.float32)
     threshold, f2, f1 = tune_threshold([item], [probs], names)
     assert threshold == 0.3 and f1 == 1.0 and f2 == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_the_same_seed_fits_the_same_model(corpus, tmp_path):
+    def fit():
+        return TransformerSpec(max_epochs=1, max_length=64).fit(
+            corpus, TrainContext(workdir=tmp_path, budget="quick", seed=5))
+
+    a, b = fit(), fit()
+    items = _items(corpus)
+    assert [o.confidences for o in a.predict(items)] == [o.confidences for o in b.predict(items)]
