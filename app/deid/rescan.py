@@ -182,6 +182,9 @@ class KnownIdentifiers:
         self._by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         self._parts: dict[str, dict[str | None, str]] = defaultdict(dict)
         self._numbers: dict[str, dict[str | None, str]] = defaultdict(dict)
+        # Words of the lists' many-word entries ("cross" of "Holy Cross"): a
+        # surrogate must not bring one back, though the scan does not search them.
+        self._listed_words: set[str] = set()
         #: Changes with every ``add``: what callers remember of the answers holds while it stays.
         self.version = 0
 
@@ -200,6 +203,9 @@ class KnownIdentifiers:
             return                   # "12" or "3 4": too short to tell from a dose
         self._phrases[words].setdefault(patient, label)
         self._by_first[words[0]].add(words)
+        if patient is None and len(words) > 1:
+            self._listed_words.update(w for w in words if len(w) >= MIN_IDENTIFIER_CHARS
+                                      and w.isalpha() and w not in self._common)
         if name and len(words) > 1:
             for w in words:
                 if len(w) >= MIN_IDENTIFIER_CHARS and w.isalpha() and w not in self._common:
@@ -223,9 +229,31 @@ class KnownIdentifiers:
         return bool(words) and words in self._phrases
 
     def is_known_word(self, word: str) -> bool:
-        """Whether ``word`` is a word of a known name, or a known one-word identifier."""
+        """Whether ``word`` is a word of a known name, a known one-word
+        identifier or an uncommon word of a listed one (case-blind)."""
         w = fold_same_length(word)
-        return w in self._parts or (w,) in self._phrases
+        return w in self._parts or (w,) in self._phrases or w in self._listed_words
+
+    def listed_ranges(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds an entry of the lists (an identifier of no one
+        patient: a listed hospital, place or clinician), longest first at each
+        word, as character ranges: a surrogate replaces each whole."""
+        words = _words(text)
+        out: list[tuple[int, int]] = []
+        i = 0
+        while i < len(words):
+            best = 0
+            for phrase in self._by_first.get(words[i][2], ()):
+                n = len(phrase)
+                if n > best and n <= len(words) - i and None in self._phrases[phrase] and \
+                        all(words[i + k][2] == phrase[k] for k in range(1, n)):
+                    best = n
+            if best:
+                out.append((words[i][0], words[i + best - 1][1]))
+                i += best
+            else:
+                i += 1
+        return out
 
     def find(self, text: str, patient: str | None) -> list[Leak]:
         """Known identifiers in ``text`` (``in_replacement`` is left False)."""
