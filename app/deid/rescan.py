@@ -185,10 +185,16 @@ class KnownIdentifiers:
         # Words of the lists' many-word entries ("cross" of "Holy Cross"): a
         # surrogate must not bring one back, though the scan does not search them.
         self._listed_words: set[str] = set()
+        # (phrase or digits, patient) searched in that patient's notes only.
+        self._private: set[tuple] = set()
         #: Changes with every ``add``: what callers remember of the answers holds while it stays.
         self.version = 0
 
-    def add(self, patient: str | None, label: str, text: str, *, name: bool = False) -> None:
+    def add(self, patient: str | None, label: str, text: str, *, name: bool = False,
+            own_only: bool = False) -> None:
+        """Know ``text`` as ``patient``'s identifier (``None``: a list's).
+        ``own_only``: search it in that patient's notes only (a date: another
+        patient's "10-14" is a ventilator setting or a coincidence)."""
         self.version += 1
         text = " ".join(text.split())
         if len(text) < MIN_IDENTIFIER_CHARS:
@@ -196,6 +202,8 @@ class KnownIdentifiers:
         digits = _digits(text)
         if len(digits) >= MIN_ID_DIGITS:
             self._numbers[digits].setdefault(patient, label)
+            if own_only:
+                self._private.add((digits, patient))
         words = tuple(w for _, _, w in _words(text))
         if not words or (len(digits) >= MIN_ID_DIGITS and all(w.isdigit() for w in words)):
             return
@@ -203,6 +211,8 @@ class KnownIdentifiers:
             return                   # "12" or "3 4": too short to tell from a dose
         self._phrases[words].setdefault(patient, label)
         self._by_first[words[0]].add(words)
+        if own_only:
+            self._private.add((words, patient))
         if patient is None and len(words) > 1:
             self._listed_words.update(w for w in words if len(w) >= MIN_IDENTIFIER_CHARS
                                       and w.isalpha() and w not in self._common)
@@ -261,11 +271,14 @@ class KnownIdentifiers:
         if not (self._phrases or self._parts or self._numbers or self._labelled):
             return found
 
-        def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
+        def kind(owners: dict[str | None, str], own: str, other: str,
+                 key: object = None) -> tuple[str, str] | None:
             if patient is not None and patient in owners:
                 return own, owners[patient]
-            if owners and not self._own_only:
-                return other, next(iter(owners.values()))
+            if not self._own_only:
+                shared = [o for o in owners if (key, o) not in self._private]
+                if shared:
+                    return other, owners[shared[0]]
             return None
 
         words = _words(text)
@@ -286,7 +299,7 @@ class KnownIdentifiers:
                 best = None                  # "will", "Heart", "may": a word, not a name
             if best is not None:
                 n, phrase = best
-                hit = kind(self._phrases[phrase], "patient", "project")
+                hit = kind(self._phrases[phrase], "patient", "project", phrase)
                 end = words[i + n - 1][1]
                 if hit is not None:
                     found.append(Leak(start, end, hit[0], hit[1]))
@@ -302,8 +315,9 @@ class KnownIdentifiers:
                 found.append(Leak(start, words[i][1], "project", self._labelled[w]))
         if self._numbers:
             for m in _DIGIT_RUN.finditer(text):
-                owners = self._numbers.get(_digits(m.group()))
-                hit = kind(owners, "patient", "project") if owners else None
+                key = _digits(m.group())
+                owners = self._numbers.get(key)
+                hit = kind(owners, "patient", "project", key) if owners else None
                 if hit is not None:
                     found.append(Leak(m.start(), m.end(), hit[0], hit[1]))
         return found

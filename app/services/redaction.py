@@ -414,31 +414,36 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
             labelled_words)
 
 
-def project_known_identifiers(project, policy=None):
-    """Every identifier the project knows, by patient: the accepted and
-    suggested spans of every document (rejected ones name nothing) and the
-    hospital lists (``listed_identifiers``). In memory only. Every span is
-    read in one query: Preview works this out again after each edit, on the
-    GUI thread (one query a note took half a second for 8,000 notes)."""
+def project_known_identifiers(project, policy=None, *, exclude: frozenset = frozenset()):
+    """Every identifier the project knows, by patient: the spans people
+    accepted in every document but those of ``exclude`` (ids) and the
+    hospital lists (``listed_identifiers``). In memory only.
+
+    A model's suggestions are left out: a wrong guess ("10-14" of "cvp
+    10-14" taken for a date) would otherwise be suspected wherever it is
+    written and refuse surrogates that name nobody. Every span is read in
+    one query: Preview works this out again after each edit, on the GUI
+    thread (one query a note took half a second for 8,000 notes)."""
+    from app.deid import patient_key
     from app.deid.folder import common_words
     from app.deid.rescan import KnownIdentifiers
 
     policy = policy or project_policy(project)
     infos, spans = project.document_infos(), project.spans_by_document()
-    common, labelled = corpus_words(project, infos=infos, spans=spans)
+    common, labelled = corpus_words(project, infos=infos, spans=spans, exclude=exclude)
     known = KnownIdentifiers(common_words() | common, labelled=labelled)
     for info in infos:
-        records = [r for r in spans.get(info.id, ()) if r.status != "rejected"]
-        if not records:
+        records = [r for r in spans.get(info.id, ()) if r.status == "accepted"]
+        if not records or info.id in exclude:
             continue
         text = project.document(info.id).text
         key = document_patient_key(info)
         for r in records:
             kind = policy.kind_for(r.label)
             if kind not in _KEPT_KINDS:
-                known.add(key, r.label, text[r.start:r.end], name=kind == "name")
+                known.add(key, r.label, text[r.start:r.end], name=kind == "name",
+                          own_only=kind == "date")
     for patient_id, label, text, is_name in listed_identifiers(project):
-        from app.deid import patient_key
         known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
     return known
 

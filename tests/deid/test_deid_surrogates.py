@@ -312,6 +312,8 @@ def test_a_place_surrogate_keeps_no_word_of_the_name_and_a_listed_name_goes_whol
     kept from a place's name; "Cross" and "Royal" name it. A listed name
     ("Franklin Square") is replaced whole, its "Square" too."""
     from app.deid.pools import is_generic_place_word
+    # A name that reads as a title ("don" written lower case) is no title here.
+    assert make().surrogate("don", "NAME", "P1") not in ("don", "Don")
     for known in (None, _listed("Holy Cross", "Franklin Square")):
         s = Surrogator(Policy(default="surrogate", locale="en_US"), SECRET, known=known)
         for original in ("HOLY CROSS", "Holy Cross Hospital", "Royal Prince Alfred Hospital",
