@@ -53,10 +53,40 @@ def default_locale(project, date_order: str) -> str:
     Spanish project; for an English one, US English when its notes' numeric
     dates read month first (``date_order`` "mdy", inferred from the notes by
     the first export: `infer_date_order`), else Australian English (the
-    paper's). US notes got Australian names, places and phone shapes."""
+    paper's). Before an export settles the order, or when the notes mix both
+    orders too much to settle it, the project's notes that show one order
+    decide by majority (``notes_month_first``): US notes got Australian names,
+    places and phone shapes, and Preview said "Australian English"."""
     if project.language == "es":
         return "es_ES"
-    return "en_US" if date_order == "mdy" else "en_AU"
+    if date_order:
+        return "en_US" if date_order == "mdy" else "en_AU"
+    return "en_US" if notes_month_first(project) else "en_AU"
+
+
+_ORDER_CACHE: dict[int, tuple] = {}
+
+
+def notes_month_first(project) -> bool:
+    """Whether more of the project's notes (the first :data:`DATE_ORDER_SAMPLE`)
+    write a numeric date only month first can read than day first. Kept
+    while the project holds as many notes: Preview asks after every edit."""
+    from itertools import islice
+
+    from app.deid.dates import order_votes
+    from app.rules import find_hits
+    stamp = project.count_documents()
+    cached = _ORDER_CACHE.get(id(project))
+    if cached is None or cached[0] != stamp:
+        texts = (project.document(info.id).text
+                 for info in islice(project.document_infos(), DATE_ORDER_SAMPLE))
+        day_first, month_first = order_votes(
+            [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
+            for text in texts)
+        cached = (stamp, month_first > day_first)
+        _ORDER_CACHE.clear()
+        _ORDER_CACHE[id(project)] = cached
+    return cached[1]
 
 
 def project_policy(project, strategy: str | None = None):
