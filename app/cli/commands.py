@@ -231,8 +231,10 @@ def _groups(specs: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_train(args) -> int:
+    from app.services.choice import plain_choice
     from app.services.evaluating import dev_sample_note
     from app.services.finishing import finishing_summary
+    from app.services.runs import active_run_id
     from app.services.schema import config_from
     from app.services.training import reusable_models, train_project
     # The options are named as TrainConfig's fields; what is not given keeps its default.
@@ -242,6 +244,7 @@ def cmd_train(args) -> int:
         if args.reuse_members and not args.models:
             cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
         r = train_project(project, cfg, progress=bar)
+        used = active_run_id(project) == r.id
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)
     reused = sum(m.reused_from is not None for m in r.members.values())
@@ -249,7 +252,8 @@ def cmd_train(args) -> int:
     _print(f"trained {len(r.members) - reused} base models"
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")
-    _print(f"selected: {r.selected} — {r.reason}")
+    _print(plain_choice(r, used=used))
+    _print(f"details: {r.selected} — {r.reason}")
     small = dev_sample_note(r)                  # the same warning as the Train view's
     if small:
         _print(small)

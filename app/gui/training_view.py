@@ -27,6 +27,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
+from app.services.choice import plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.models.base import FIXED_KINDS
@@ -487,15 +488,15 @@ class TrainingView(QWidget):
         self._update_estimate()
         self._update_buttons()
 
-    def _load_active_run(self) -> None:
+    def _load_active_run(self, lead: Sequence[str] = ()) -> None:
         from app.services.runs import active_run
         try:
             run = active_run(self.project)
         except UserError:
             return
         self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
-                        self._run_notes(run)
-                        + finishing_summary(run) + run.notes)
+                        list(lead) + self._run_notes(run)
+                        + finishing_summary(run) + run.notes, plain_choice(run))
         self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the active run ({run.selected}).")
 
@@ -790,20 +791,28 @@ class TrainingView(QWidget):
             for name in self._model_bars:
                 self._finish_bar(name)
             self.overall_bar.setValue(1000)
-            self.stage_label.setText(f"Done in {_clock(result.seconds)} — selected {result.selected}")
+            from app.services.runs import active_run_id
+            used = active_run_id(self.project) == result.id
+            self.stage_label.setText(f"Done in {_clock(result.seconds)} — "
+                                     + (f"selected {result.selected}" if used
+                                        else "the model in use stays"))
             for note in ([result.device_note] if result.device_note else []) + result.notes:
                 self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
-            self._show_rows(result_rows(result.rows, result.members), result.selected,
-                            result.reason,
-                            self._run_notes(result)
-                            + finishing_summary(result) + result.notes)
+            if used:
+                self._show_rows(result_rows(result.rows, result.members), result.selected,
+                                result.reason, self._run_notes(result)
+                                + finishing_summary(result) + result.notes, plain_choice(result))
+            else:
+                # The better model stays in use: show it, and say why first.
+                self._load_active_run(lead=result.notes[-1:])
             self.time_label.setText(f"Took {_clock(result.seconds)}")
             self._keep_log()
             self._update_estimate()
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
-            self.message.emit(f"Training finished: {result.selected} selected")
+            self.message.emit(f"Training finished: {result.selected} selected" if used else
+                              "Training finished: the better model in use stays (see Results)")
             self._update_buttons()
             self.trained.emit(result)
         elif self.runner.name == "evaluate":
@@ -847,12 +856,17 @@ class TrainingView(QWidget):
 
     # -------------------------------------------------------------- results
     def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
-                   finishing: Sequence[str] = ()) -> None:
+                   finishing: Sequence[str] = (), plain: str = "") -> None:
         self._selected = selected
         self._rows = rows
-        text = f"<b>Selected: {selected}</b> — {escape(reason)}" if selected else escape(reason)
+        # One plain sentence first; the selection's own terms are the details.
+        text = f"<b>{escape(plain)}</b>" if plain else ""
         for line in finishing:
             text += "<br>" + escape(line)
+        if selected:
+            text += f"<br><small>Details: {escape(selected)} — {escape(reason)}</small>"
+        elif not plain:
+            text = escape(reason)
         self.reason_label.setText(text)
         table = self.results_table
         table.setRowCount(len(rows))
