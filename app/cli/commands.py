@@ -268,6 +268,22 @@ def cmd_train(args) -> int:
     return 0
 
 
+def cmd_split(args) -> int:
+    from app.services.splits import assign_splits
+    with open_project(args.project) as project:
+        try:
+            counts = assign_splits(project, dev=args.dev, test=args.test, seed=args.seed)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if not sum(counts.values()):
+        _print("every note already has a split: nothing changed")
+        return 0
+    _print(f"split {sum(counts.values())} note(s) by patient: {counts['train']} train, "
+           f"{counts['dev']} dev, {counts['test']} test")
+    _print("train again (`deid train`) so that the test notes are held out, then `deid evaluate`")
+    return 0
+
+
 def cmd_evaluate(args) -> int:
     from app.services.evaluating import evaluate_project, render_table
     from app.services.finishing import describe_rules

@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
         self.training.open_span.connect(self.open_span)
         self.training.trained.connect(self._on_trained)
         self.training.preannotated.connect(self._on_preannotated)
+        self.training.splits_changed.connect(self.documents.model.refresh)
         self.training.message.connect(self._show_message)
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)

@@ -23,13 +23,15 @@ from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                        QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, Qt,
+                        QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
+                        QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.choice import plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
+from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
@@ -129,6 +131,8 @@ class TrainingView(QWidget):
         The :class:`~app.services.runs.TrainedRun` of a finished run.
     preannotated(int)
         Number of notes that received suggestions.
+    splits_changed()
+        Notes without a split were split by patient.
     message(str)
         A short status-bar message.
     """
@@ -136,6 +140,7 @@ class TrainingView(QWidget):
     open_span = Signal(int, int, int)
     trained = Signal(object)
     preannotated = Signal(int)
+    splits_changed = Signal()
     message = Signal(str)
 
     def __init__(self, project=None, parent=None, *, device_info=None) -> None:
@@ -898,10 +903,32 @@ class TrainingView(QWidget):
         if self.project is None or self._selected is None or self.runner.busy():
             return False
         project = self.project
+        offer = split_offer(project, "test")
+        if offer is not None:
+            # Notes imported without a split: there is nothing to test on yet.
+            self._offer_split(offer)
+            return False
         self.eval_label.setText("Evaluating on the test split…")
         self.runner.start("evaluate", lambda progress, cancel: evaluation_summary(project))
         self._update_buttons()
         return True
+
+    def _offer_split(self, offer: str) -> None:
+        """Ask to split the annotated notes without a split by patient."""
+        answer = QMessageBox.question(
+            self, "No test notes",
+            offer.split(": `deid split", 1)[0] + "?\n\nThe model in use learned from some of "
+            "them: train again after the split, then evaluate.",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        if answer != QMessageBox.Yes:
+            self.eval_label.setText("No test notes: " + offer)
+            return
+        counts = assign_splits(self.project)
+        self.eval_label.setText(
+            f"Split by patient: {counts['train']} train, {counts['dev']} dev, {counts['test']} "
+            "test notes. Train again, then evaluate on the test split.")
+        self.message.emit("Notes split by patient: train again, then evaluate")
+        self.splits_changed.emit()
 
     def _show_evaluation(self, summary: dict | None) -> None:
         self.evaluation = summary
