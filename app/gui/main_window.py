@@ -455,6 +455,7 @@ class MainWindow(QMainWindow):
             return
         self.export_wizard = ExportWizard(self.project, self)
         self.export_wizard.show_in_preview.connect(self.show_in_preview)
+        self.export_wizard.corrected.connect(self._on_corrected)
         self.export_wizard.review_requested.connect(
             lambda outcome: self.open_audit(outcome.out_dir, outcome.doc_ids))
         self.export_wizard.show()        # not modal: a suspected leak opens in Preview beside it
