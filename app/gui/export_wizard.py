@@ -251,7 +251,9 @@ class ExportWizard(QDialog):
         self.suspicion_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.suspicion_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.suspicion_table.verticalHeader().setVisible(False)
+        # The words and why share the width; the notes take what they need.
         self.suspicion_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.suspicion_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
         self.suspicion_table.cellActivated.connect(self._open_suspicion)
         self.dismiss_button = QPushButton("Not a leak")
         self.dismiss_button.setToolTip("The selected suspicion is not an identifier: it is not "
