@@ -26,7 +26,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDouble
                         QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
                         QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
-                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
+                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar, guard_wheel)
 from app.gui.workers import TaskRunner
 from app.services.choice import plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
@@ -356,6 +356,7 @@ class TrainingView(QWidget):
         settings_scroll.setFrameShape(QFrame.NoFrame)
         settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         settings_scroll.setWidget(settings)
+        guard_wheel(settings)                  # the wheel scrolls the settings, not a choice
         settings_scroll.setMinimumWidth(settings.minimumSizeHint().width()
                                         + settings_scroll.verticalScrollBar().sizeHint().width())
         column = QWidget()

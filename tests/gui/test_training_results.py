@@ -75,3 +75,35 @@ def test_evaluate_without_a_test_split_offers_to_split_by_patient(imported, qtbo
     column = next(c for c in range(model.columnCount()) if model.headerData(
         c, Qt.Horizontal) == "Split")
     assert all(model.index(r, column).data() for r in range(model.rowCount()))
+
+
+def _wheel(widget, steps: int) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from app.gui.qt import QApplication, Qt
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                        QPoint(0, -120 * steps), Qt.NoButton, Qt.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_over_the_budget_box_scrolls_instead_of_choosing(window, qtbot):
+    """Issue 34 item 12: the mouse wheel over the Budget box in the scrolled
+    settings switched Standard to Full without a click."""
+    from app.gui.qt import Qt
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.show_view("Train")
+    box = window.training.budget_box
+    before = box.currentData()
+    _wheel(box, 2)
+    assert box.currentData() == before
+    qtbot.mouseClick(box, Qt.LeftButton)           # opens its list: the user chose it
+    box.hidePopup()
+    assert box.hasFocus()
+    _wheel(box, 1)
+    assert box.currentData() != before
