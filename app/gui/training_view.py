@@ -94,6 +94,17 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
     return rows
 
 
+def running_words(members: Sequence[str]) -> str:
+    """What the running members do: the rules, lists and the starter are
+    only scored on dev, they learn nothing ("Training rules…" said otherwise)."""
+    trained = [m for m in members if m not in FIXED_KINDS]
+    scored = [m for m in members if m in FIXED_KINDS]
+    parts = ([f"Training {', '.join(trained)}"] if trained else []) + \
+        ([f"{'s' if trained else 'S'}coring {', '.join(scored)} on dev (no training needed)"]
+         if scored else [])
+    return "; ".join(parts) + "…"
+
+
 def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
     """What the last finished run of ``budget`` in this project took, or why
     there is no estimate yet (``runs``: the project's training runs)."""
@@ -505,6 +516,9 @@ class TrainingView(QWidget):
                         + finishing_summary(run) + run.notes, plain_choice(run))
         self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the active run ({run.selected}).")
+        # A finished run: its results, not a progress of 0 % and empty charts.
+        self.overall_bar.setValue(1000)
+        self.tabs.setCurrentIndex(1)
 
     @staticmethod
     def _run_notes(run) -> list[str]:
@@ -753,7 +767,7 @@ class TrainingView(QWidget):
                 ens.setRange(0, 0)          # busy: the ensemble step reports no fraction
             self.stage_label.setText("Building and scoring ensembles…")
         elif self._running:
-            self.stage_label.setText(f"Training {', '.join(self._running)}…")
+            self.stage_label.setText(running_words(self._running))
         # One point per epoch (or logged step): a later report of the same
         # epoch replaces the point, so mid-epoch running losses do not zigzag.
         step = p.epoch if p.epoch is not None else p.model_fraction

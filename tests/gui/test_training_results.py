@@ -30,6 +30,9 @@ def test_results_say_in_plain_words_which_model_is_used_and_why(qapp, tmp_path):
                                    "99% of the identifier words of the dev notes")
             assert text.index("without hiding too many ordinary words") < text.index("Details:")
             assert text.index("Details: pruned[all]") < text.index("privacy target is missed")
+            # Item 12: a finished run opens at its results, not at "overall 0 %".
+            assert view.tabs.tabText(view.tabs.currentIndex()) == "Results"
+            assert view.overall_bar.value() == 1000
         finally:
             view.shutdown()
             view.close()
@@ -107,3 +110,12 @@ def test_the_wheel_over_the_budget_box_scrolls_instead_of_choosing(window, qtbot
     assert box.hasFocus()
     _wheel(box, 1)
     assert box.currentData() != before
+
+
+def test_members_that_learn_nothing_are_not_said_to_train():
+    """Issue 34 item 12: "Training rules…" for rules that need no training."""
+    from app.gui.training_view import running_words
+    assert running_words(["rules"]) == "Scoring rules on dev (no training needed)…"
+    assert running_words(["crf-balanced", "starter"]) == \
+        "Training crf-balanced; scoring starter on dev (no training needed)…"
+    assert running_words(["crf-balanced"]) == "Training crf-balanced…"
