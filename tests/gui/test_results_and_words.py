@@ -1,4 +1,5 @@
-"""The Train view's results: the model used in plain words, and a test split offered."""
+"""What the Train and Preview views say: the model used in plain words, a test split offered,
+no 'span(s)' or 'members' where a person reads."""
 from __future__ import annotations
 
 from app.core.labels import PRESETS
@@ -119,3 +120,20 @@ def test_members_that_learn_nothing_are_not_said_to_train():
     assert running_words(["crf-balanced", "starter"]) == \
         "Training crf-balanced; scoring starter on dev (no training needed)…"
     assert running_words(["crf-balanced"]) == "Training crf-balanced…"
+
+
+def test_preview_words_for_what_found_a_span_and_how_many_were_replaced():
+    """Issue 34 item 13: "Found by 0 of 3 members" beside "confidence 1.00",
+    and "0 span(s)"."""
+    from app.deid import MappedSpan
+    from app.gui.preview_view import _count, describe
+    from app.services.previewing import SpanInfo
+    info = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=1.0,
+                    members=[], partial=["crf-balanced"], n_members=3)
+    text = describe(info, "<**NAME**>")
+    assert "Found by 0" not in text
+    assert "None of the 3 models voting found exactly these words" in text
+    info.members.append("starter")
+    assert "Found exactly by 1 of the 3 models voting: starter" in describe(info, "x")
+    assert [_count(n, "identifier") for n in (0, 1, 4)] == [
+        "no identifier", "1 identifier", "4 identifiers"]
