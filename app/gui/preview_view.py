@@ -251,8 +251,13 @@ class PreviewView(QWidget):
             lambda i: self.set_locale(self.locale_box.itemData(i)))
         dates.addWidget(self.locale_box)
         sl.addLayout(dates)
-        self.save_policy_button = QPushButton("Use for exports")
-        self.save_policy_button.setToolTip("Store these strategies as the project's policy")
+        # Strategies and the locale are saved as they are chosen; the date
+        # order shown is only tried out until this button keeps it ("Use for
+        # exports" seemed to do nothing).
+        self.save_policy_button = QPushButton("Keep this date order for exports")
+        self.save_policy_button.setToolTip("Strategies and the surrogates' locale are saved as "
+                                           "you choose them; this keeps the numeric date order "
+                                           "shown too")
         self.save_policy_button.clicked.connect(self.save_policy)
         sl.addWidget(self.save_policy_button)
 
@@ -570,7 +575,8 @@ class PreviewView(QWidget):
         if self.project is None or self.policy is None:
             return
         store_strategies(self.project, self.policy, self.annotator, whole=True)
-        self.message.emit("Redaction policy saved for exports")
+        self.message.emit("Date order kept for exports (strategies are saved as you choose "
+                          "them)")
 
     # ------------------------------------------------------------ corrections
     def _session(self) -> CorrectionSession:

@@ -17,8 +17,10 @@ def test_date_order_is_shown_and_saved_for_exports(imported, qtbot):
     assert box.currentText() == "As the notes show (not set yet)"
     box.setCurrentIndex(box.findData("mdy"))
     assert view.policy.date_order == "mdy"
+    assert view.save_policy_button.text() == "Keep this date order for exports"
     qtbot.mouseClick(view.save_policy_button, Qt.LeftButton)
     assert window.project.get_setting(POLICY_KEY)["date_order"] == "mdy"
+    assert window.statusBar().currentMessage().startswith("Date order kept for exports")
     # Shown again as saved when the project is opened anew.
     path = window.project.path
     window.close_project()
@@ -31,7 +33,8 @@ def test_notes_writing_dates_month_first_get_us_surrogates_and_keep_them_when_sa
     """Issue 34 item 5: an English project made without a locale, whose notes
     mostly write month first (one note day first: too mixed to settle the
     date order), said "Surrogates written as in: Australian English"; and
-    "Use for exports" pinned that choice nobody made."""
+    "Use for exports" (now "Keep this date order for exports") pinned that
+    choice nobody made."""
     from app.cli.main import main
     notes = tmp_path / "notes"
     notes.mkdir()
