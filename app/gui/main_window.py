@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         self.documents.message.connect(self._show_message)
         self.editor.documentEdited.connect(self._on_document_edited)
         self.editor.message.connect(self._show_message)
+        self.editor.next_requested.connect(self.documents.open_next)
         self.agreement.adjudicateRequested.connect(self.open_adjudication)
         self.adjudication.adjudicated.connect(self._on_document_edited)
         self.guidelines.labelsChanged.connect(self.editor.reload_labels)

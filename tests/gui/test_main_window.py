@@ -448,3 +448,19 @@ def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_p
         assert ticked() == cpu and not force_cpu.isEnabled()
         click(qtbot, boxes["flair"])
         assert ticked() == cpu | {"flair"}
+
+
+def test_done_and_next_marks_the_note_done_and_opens_the_next_to_annotate(imported, qtbot):
+    """Issue 34 item 14: Ctrl+Enter stayed on the note; Ctrl+Shift+Enter (or
+    the Done and next button) marks it done and moves on, as Prodigy does."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_b")
+    assert w.editor.session.doc_id == doc_id(w, "P1_b")
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier | Qt.ShiftModifier)
+    # Suggestions left: it says so first and stays, as Ctrl+Enter does.
+    assert "not reviewed" in w.statusBar().currentMessage()
+    assert w.editor.session.doc_id == doc_id(w, "P1_b")
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier | Qt.ShiftModifier)
+    assert w.project.document(doc_id(w, "P1_b")).status == "done"
+    assert w.editor.session.doc_id != doc_id(w, "P1_b")
+    assert w.editor.done_next_button.text().startswith("Done and next")
