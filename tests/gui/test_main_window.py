@@ -464,3 +464,16 @@ def test_done_and_next_marks_the_note_done_and_opens_the_next_to_annotate(import
     assert w.project.document(doc_id(w, "P1_b")).status == "done"
     assert w.editor.session.doc_id != doc_id(w, "P1_b")
     assert w.editor.done_next_button.text().startswith("Done and next")
+
+
+def test_preview_follows_a_note_picked_with_one_click_in_documents(imported, qtbot):
+    """Issue 34 item 14: with a note open in Annotate, one click on another
+    note in Documents, then Preview, showed the first note."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_a")                                      # open in Annotate
+    _key(qtbot, w, Qt.Key_1, Qt.ControlModifier)                     # Documents
+    table, model = w.documents.table, w.documents.model
+    row = w.documents.proxy.mapFromSource(model.index(model.row_of(doc_id(w, "P2_a")), 0))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(row).center())
+    _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)                     # Go > Preview
+    assert w.preview.title.text() == "P2_a"
