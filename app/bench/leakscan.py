@@ -6,9 +6,10 @@ For every document of the split: the project's active model predicts, the
 spans are replaced (``tag`` for every label, so every gold label counts),
 and the output is scanned as an export scans it (known identifiers, rules,
 the model's recall-biased union, names beside replacements). The known
-identifiers are those of the *other* documents (the split's own gold is
-left out: a new note's identifiers are not known before it is annotated)
-plus what the model replaced in the note itself.
+identifiers are those people accepted in the *other* documents (the split's
+own gold is left out: a new note's identifiers are not known before it is
+annotated) and the hospital lists, plus what the model replaced in the
+note's patient.
 
 Figures, against the gold spans:
 
@@ -29,7 +30,6 @@ Figures, against the gold spans:
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -39,38 +39,23 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
             debug: list | None = None, model: str | None = None,
             threshold: float | None = None) -> dict:
     from app.deid import Policy, Redactor
-    from app.deid.folder import (common_words, doubts_in_output, predictor_doubts,
-                                 without_kept_ages)
+    from app.deid.folder import doubts_in_output, predictor_doubts, without_kept_ages
     from app.deid.redact import map_offset
     from app.deid.policy import WORDED_KINDS
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
     from app.services.predictor import Predictor
-    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, corpus_words,
-                                        document_patient_key,
-                                        project_policy, rule_leak_scan, scan_shapes)
+    from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, document_patient_key,
+                                        project_known_identifiers, project_policy,
+                                        rule_leak_scan, scan_shapes)
 
     policy = Policy.from_dict({**project_policy(project).to_dict(), "default": "tag",
                                "strategies": {}})
     kinds = project_policy(project)
     infos = project.document_infos(split=split)[:limit]
     ids = {i.id for i in infos}
-    common, labelled = corpus_words(project, exclude=frozenset(ids))
-    common = common_words() | common
-    known = KnownIdentifiers(common, labelled=labelled)
-    for info in project.document_infos():
-        if info.id in ids:
-            continue
-        text = project.document(info.id).text
-        for r in project.span_records(info.id):
-            kind = kinds.kind_for(r.label)
-            if r.status != "rejected" and kind not in _KEPT_KINDS:
-                known.add(document_patient_key(info), r.label, text[r.start:r.end],
-                          name=kind == "name")
-    # The hospital lists, as an export knows them (project_known_identifiers).
-    from app.deid import patient_key
-    from app.services.redaction import listed_identifiers
-    for patient_id, label, text, is_name in listed_identifiers(project):
-        known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
+    # The project's known identifiers as an export knows them, but the split's own.
+    known = project_known_identifiers(project, kinds, exclude=frozenset(ids))
+    common = known.common
     seen = KnownIdentifiers(common, own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)
@@ -179,6 +164,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
 
 
 def main(argv: list[str] | None = None) -> int:
+    from app.bench.record import print_figures
     from app.project import Project
     ap = argparse.ArgumentParser(prog="python -m app.bench.leakscan", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -195,10 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     with Project.open(Path(args.project), readonly=True) as project:
         figures = measure(project, args.split, model_scan=not args.no_model_scan, limit=args.limit,
                           model=args.model, threshold=args.threshold)
-    text = json.dumps(figures, indent=2)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    print_figures(figures, args.json)
     return 0
 
 

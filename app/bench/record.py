@@ -79,3 +79,11 @@ def load_records(out_dir: Path) -> list[dict]:
             if rec.get("schema") == SCHEMA:
                 records.append(rec)
     return records
+
+
+def print_figures(figures: dict, json_path: str | None = None) -> None:
+    """Print a small bench's figures as JSON, and write them to ``json_path``."""
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if json_path:
+        Path(json_path).write_text(text + "\n", encoding="utf-8")

@@ -231,8 +231,10 @@ def _groups(specs: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_train(args) -> int:
+    from app.services.choice import plain_choice
     from app.services.evaluating import dev_sample_note
     from app.services.finishing import finishing_summary
+    from app.services.runs import active_run_id
     from app.services.schema import config_from
     from app.services.training import cost_notes, reusable_models, train_project
     # The options are named as TrainConfig's fields; what is not given keeps its default.
@@ -244,6 +246,7 @@ def cmd_train(args) -> int:
         for note in cost_notes(cfg):
             _print(note)
         r = train_project(project, cfg, progress=bar)
+        used = active_run_id(project) == r.id
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)
     reused = sum(m.reused_from is not None for m in r.members.values())
@@ -251,7 +254,8 @@ def cmd_train(args) -> int:
     _print(f"trained {len(r.members) - reused} base models"
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")
-    _print(f"selected: {r.selected} — {r.reason}")
+    _print(plain_choice(r, used=used))
+    _print(f"details: {r.selected} — {r.reason}")
     small = dev_sample_note(r)                  # the same warning as the Train view's
     if small:
         _print(small)
@@ -263,6 +267,22 @@ def cmd_train(args) -> int:
         tok = row["token"]
         _print(f"{row['name']:<28} {row['precision']:8.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
                f"  {tok['precision']:7.3f} {tok['recall']:6.3f}")
+    return 0
+
+
+def cmd_split(args) -> int:
+    from app.services.splits import assign_splits
+    with open_project(args.project) as project:
+        try:
+            counts = assign_splits(project, dev=args.dev, test=args.test, seed=args.seed)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if not sum(counts.values()):
+        _print("every note already has a split: nothing changed")
+        return 0
+    _print(f"split {sum(counts.values())} note(s) by patient: {counts['train']} train, "
+           f"{counts['dev']} dev, {counts['test']} test")
+    _print("train again (`deid train`) so that the test notes are held out, then `deid evaluate`")
     return 0
 
 

@@ -114,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
 
+    s = sub.add_parser("split", help="give the notes without a split one (train/dev/test), "
+                                     "by patient")
+    s.add_argument("project")
+    s.add_argument("--dev", type=float, default=0.15, help="share of patients in dev (0.15)")
+    s.add_argument("--test", type=float, default=0.15, help="share of patients in test (0.15)")
+    s.add_argument("--seed", type=int, default=13)
+
     s = sub.add_parser("annotate", help="predict spans for every note in a folder")
     s.add_argument("project")
     s.add_argument("in_dir")

@@ -350,13 +350,10 @@ def _order_evidence(text: str) -> tuple[int, int]:
     return 0, 0
 
 
-def corpus_day_first(notes_dates: Iterable[list[str]]) -> tuple[bool | None, int]:
-    """The numeric date order a corpus shows: ``(day_first or None, notes)``.
-
-    Each note with a numeric date only one order can read votes; ``None``
-    when no note does or when more than one in ten disagrees (a mixed corpus:
-    keep the project's setting). ``notes`` is the number of votes.
-    """
+def order_votes(notes_dates: Iterable[list[str]]) -> tuple[int, int]:
+    """``(day_first, month_first)``: how many notes show each numeric date
+    order with a date only that order can read (a note showing both votes
+    for neither)."""
     votes = [0, 0]
     for dates in notes_dates:
         dm = md = False
@@ -365,6 +362,17 @@ def corpus_day_first(notes_dates: Iterable[list[str]]) -> tuple[bool | None, int
             dm, md = dm or a == 2, md or b == 2
         if dm != md:
             votes[0 if dm else 1] += 1
+    return votes[0], votes[1]
+
+
+def corpus_day_first(notes_dates: Iterable[list[str]]) -> tuple[bool | None, int]:
+    """The numeric date order a corpus shows: ``(day_first or None, notes)``.
+
+    Each note with a numeric date only one order can read votes; ``None``
+    when no note does or when more than one in ten disagrees (a mixed corpus:
+    keep the project's setting). ``notes`` is the number of votes.
+    """
+    votes = order_votes(notes_dates)
     n = sum(votes)
     if not n or min(votes) > n / 10:
         return None, n

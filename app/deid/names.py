@@ -81,7 +81,13 @@ def name_surrogate(original: str, part_fn: PartFn, lone_role: LoneRoleFn | None 
         else:
             names.append(i)
     if not names and not any(r == "initial" for r in roles.values()):
-        return original
+        # Every word reads as a title or a particle ("don", "Le"), yet the span
+        # is a name: kept whole it would leak, so its last word is the name.
+        last = next((i for i in reversed(words) if len(tokens[i]) >= 2), None)
+        if last is None:
+            return original
+        roles.pop(last)
+        names.append(last)
     # Hyphenated parts form one unit with one role ("Mary-Jane", "Martín-Gómez").
     units: list[list[int]] = []
     for i in names:

@@ -10,7 +10,7 @@ maps the same way alone and inside an address. Upper case is kept.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 from app.deid.names import apply_case
 from app.deid.pools import ORG_WORDS, PARTICLES, countries, fold, state_words, street_words
@@ -20,6 +20,9 @@ from app.deid.pools import ORG_WORDS, PARTICLES, countries, fold, state_words, s
 RunFn = Callable[[str, str], str]
 # shape_fn(text) -> same-shape replacement (digits -> digits, letters -> letters).
 ShapeFn = Callable[[str], str]
+# Character ranges of the original that are one listed name (a hospital list's
+# "Holy Cross"): replaced whole, none of their words kept.
+Ranges = Sequence[tuple[int, int]]
 
 _TOKEN_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+|\s+|.", re.S)
 _POSSESSIVE_RE = re.compile(r"^(.{2,}?)(['’][sS])$")
@@ -93,22 +96,51 @@ def _replace_runs(tokens: list[str], runs: list[list[int]], category_of: Callabl
             tokens[j] = ""
 
 
+def _replace_whole(tokens: list[str], whole: Ranges, category: str, run_fn: RunFn) -> set[int]:
+    """Replace each range of ``whole`` (character offsets into the joined
+    ``tokens``) by one run surrogate, generic words and all; returns the
+    indices of the tokens it consumed."""
+    done: set[int] = set()
+    starts, pos = [], 0
+    for t in tokens:
+        starts.append(pos)
+        pos += len(t)
+    for a, b in whole:
+        inside = [i for i, t in enumerate(tokens)
+                  if starts[i] < b and a < starts[i] + len(t) and i not in done]
+        words = [i for i in inside if _is_word(tokens[i]) or tokens[i].isdigit()]
+        if not words:
+            continue
+        first, last = words[0], words[-1]
+        text = "".join(tokens[first:last + 1])
+        tokens[first] = apply_case(text, run_fn(category, text))
+        for j in range(first + 1, last + 1):
+            tokens[j] = ""
+        done.update(range(first, last + 1))
+    return done
+
+
 def _replace_numbers(tokens: list[str], shape_fn: ShapeFn) -> None:
     for i, t in enumerate(tokens):
         if t.isdigit():
             tokens[i] = shape_fn(t)
 
 
-def address_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn) -> str:
-    """A street address, suburb/city line or both, same structure."""
+def address_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn,
+                      whole: Ranges = ()) -> str:
+    """A street address, suburb/city line or both, same structure; the
+    ``whole`` ranges (listed names) are replaced as one city each."""
     tokens = _tokens(original)
     states = state_words()
     streets = street_words()
+    listed = _replace_whole(tokens, whole, "city", run_fn)
 
     def keep(i: int) -> bool:
         t = tokens[i]
+        if i in listed:
+            return True
         key = fold(t)
-        if key in streets or key in PARTICLES:
+        if key in streets or key in PARTICLES or key.rstrip(".") in ORG_WORDS:
             return True
         if key in states and (t.isupper() or len(t) > 3):
             return True
@@ -140,10 +172,14 @@ def address_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn) -> str:
     return out if out != original else shape_fn(original)
 
 
-def location_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn) -> str:
-    """A city, suburb, state, country or postcode, replaced by the same sort."""
+def location_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn,
+                       whole: Ranges = ()) -> str:
+    """A city, suburb, state, country or postcode, replaced by the same sort;
+    the ``whole`` ranges (listed names) are replaced as one place each."""
     text = original.strip()
     key = fold(text)
+    if whole:
+        return address_surrogate(original, run_fn, shape_fn, whole)
     if text.isdigit():
         return postcode_surrogate(original, shape_fn)
     if key in state_words():
@@ -176,20 +212,23 @@ def country_surrogate(original: str, run_fn: RunFn) -> str:
     return original.replace(text, apply_case(text, run_fn("country", text)))
 
 
-def organisation_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn) -> str:
-    """A hospital, clinic or organisation: type words kept, proper words replaced."""
+def organisation_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn,
+                           whole: Ranges = ()) -> str:
+    """A hospital, clinic or organisation: type words kept, proper words
+    replaced; the ``whole`` ranges (listed names) are replaced as one name each."""
     tokens = _tokens(original)
+    listed = _replace_whole(tokens, whole, "org", run_fn)
     structural = ORG_WORDS | PARTICLES
     # Short acronyms ("RPA", "HUCA") in mixed-case text keep only their shape.
     acronyms = set()
     if any(c.islower() for c in original):
-        acronyms = {i for i, t in enumerate(tokens) if _is_word(t) and t.isupper()
+        acronyms = {i for i, t in enumerate(tokens) if i not in listed and _is_word(t) and t.isupper()
                     and 2 <= len(t) <= 5 and fold(t) not in structural}
     for i in acronyms:
         tokens[i] = shape_fn(tokens[i])
 
     def keep(i: int) -> bool:
-        return i in acronyms or fold(tokens[i]).rstrip(".") in structural
+        return i in acronyms or i in listed or fold(tokens[i]).rstrip(".") in structural
 
     def category(run: list[int]) -> str:
         return "org"

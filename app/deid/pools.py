@@ -125,42 +125,62 @@ def state_words() -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=1)
+def city_suffixes() -> tuple[str, ...]:
+    """Folded endings Faker glues to a name to make a town ("Josephburgh"),
+    longest first: what is left without one may be a known name."""
+    out: set[str] = set()
+    for loc in SUPPORTED_LOCALES:
+        addr = faker_for(loc).provider("faker.providers.address")
+        out.update(fold(w) for w in getattr(addr, "city_suffixes", ()) or () if " " not in w)
+    return tuple(sorted(out, key=len, reverse=True))
+
+
+def is_generic_place_word(word: str) -> bool:
+    """Whether ``word`` is on the closed list of generic words a place or
+    organisation surrogate may keep from its original (``STREET_WORDS``,
+    ``ORG_WORDS``, ``PARTICLES``, state names)."""
+    key = fold(word).rstrip(".")
+    return key in STREET_WORDS or key in ORG_WORDS or key in PARTICLES or key in state_words()
+
+
 @lru_cache(maxsize=None)
 def countries(locale: str) -> tuple[str, ...]:
     return tuple(faker_for(locale).provider("faker.providers.address").countries)
 
 
-@lru_cache(maxsize=1)
+#: The closed list of street-type words kept verbatim inside addresses (en +
+#: es): types, unit words and compass points only. Faker's street suffixes are
+#: not taken: that open list holds words of real place names ("Cross",
+#: "Mission", "Park", "Canada"), which a surrogate would then keep.
+STREET_WORDS = frozenset("""
+    st street rd road ave av avenue dr drive ln lane pl place ct court cres crescent hwy
+    highway blvd boulevard pde parade tce terrace cl close way cct circuit sq square esp
+    esplanade gr grove pkwy parkway unit apt apartment suite ste level lvl flat floor lot
+    shop po box gpo locked bag rmb north south east west n s e w c calle avenida avda plaza
+    pza paseo camino carretera ctra travesia ronda pasaje glorieta urbanizacion urb piso
+    planta puerta bajo izq izquierda dcha derecha apartado correos km sn portal escalera
+    esc""".split())
+
+
 def street_words() -> frozenset[str]:
-    """Folded street-type words kept verbatim inside addresses (en + es)."""
-    words = {
-        "st", "street", "rd", "road", "ave", "av", "avenue", "dr", "drive", "ln", "lane",
-        "pl", "place", "ct", "court", "cres", "crescent", "hwy", "highway", "blvd",
-        "boulevard", "pde", "parade", "tce", "terrace", "cl", "close", "way", "cct",
-        "circuit", "sq", "square", "esp", "esplanade", "gr", "grove", "pkwy", "parkway",
-        "unit", "apt", "apartment", "suite", "ste", "level", "lvl", "flat", "floor", "lot",
-        "shop", "po", "box", "gpo", "locked", "bag", "rmb", "north", "south", "east", "west",
-        "n", "s", "e", "w", "c", "calle", "avenida", "avda", "plaza", "pza", "paseo", "camino",
-        "carretera", "ctra", "travesia", "ronda", "pasaje", "glorieta", "urbanizacion",
-        "urb", "piso", "planta", "puerta", "bajo", "izq", "izquierda", "dcha", "derecha",
-        "apartado", "correos", "km", "sn", "portal", "escalera", "esc",
-    }
-    for loc in SUPPORTED_LOCALES:
-        addr = faker_for(loc).provider("faker.providers.address")
-        for attr in ("street_suffixes", "street_prefixes"):
-            words.update(fold(w) for w in getattr(addr, attr, ()) or () if " " not in w)
-    return frozenset(w.rstrip(".") for w in words)
+    """Folded street-type words kept verbatim inside addresses (``STREET_WORDS``)."""
+    return STREET_WORDS
 
 
 #: Folded words kept verbatim in names of places and organisations.
+#: ``PARTICLES`` and ``ORG_WORDS`` with ``STREET_WORDS`` are the closed list of
+#: generic words a place or organisation surrogate may share with its
+#: original: they say what kind of place it is, never which one. Words that
+#: belong to a name ("Royal", "Saint", "Mater", "San") are not in it.
 PARTICLES = frozenset(
     "de del la las los el y e da di van von der den du le of the and at on in upon".split())
 ORG_WORDS = frozenset(
-    """hospital hospitals private public general regional district base memorial royal
+    """hospital hospitals private public general regional district base memorial
     university universitario universitaria medical medicine centre center health
     healthcare clinic clinics clinica clinico service services institute instituto
     community care aged nursing home rehabilitation rehab mental children childrens
-    women womens womens' mater saint st sta san santa complejo complexo hospitalario
+    women womens womens' hosp ctr complejo complexo hospitalario
     asistencial centro salud sanatorio fundacion policlinica materno infantil ambulatorio
     consultorio specialist specialists practice surgery group pty ltd inc llc corporation
     corp company sa sl foundation association asociacion sociedad laboratorio laboratorios

@@ -160,9 +160,12 @@ def _figures(row: Mapping[str, Any]) -> str:
 def _audit_section(audit: Mapping[str, Any] | None) -> str:
     if not audit:
         return ("<p>No one has reviewed a sample of this export yet. To measure the risk "
-                "that is left, run <code>deid audit PROJECT FOLDER</code> (it draws the notes "
-                "to read), fill the review file, then <code>deid audit PROJECT FOLDER --finish "
-                "--reviewer NAME</code>.</p>")
+                "that is left, in DeID Studio press <b>Review a sample (residual risk)…</b> "
+                "on the export summary, or choose <b>File › Residual-risk review of an "
+                "export…</b>: read the notes it draws, mark what is left, and sign.</p>"
+                "<p class='muted'>From a terminal: <code>deid audit PROJECT FOLDER</code> "
+                "(it draws the notes to read), fill the review file, then <code>deid audit "
+                "PROJECT FOLDER --finish --reviewer NAME</code>.</p>")
     return (f"<p class='big'>{_e(audit['notes_sentence'])}</p>"
             f"<p class='big'>{_e(audit['identifiers_sentence'])}</p>"
             f"<p>{_e(audit['reviewer'])} read {_plural(audit['notes_reviewed'], 'note')} drawn "
@@ -213,8 +216,8 @@ def render_html(report: Mapping[str, Any]) -> str:
              f"{_e(report['generated_at'][:10])} with <b>{_e(model_name)}</b>{run}, replacing "
              f"{_plural(t['spans'], 'identifier')}. ")
     if t["notes_resumed"]:
-        intro += (f"{t['notes_resumed']} of them were kept from an earlier run with the same "
-                  f"settings. ")
+        intro += (f"{_plural(t['notes_resumed'], 'note was', 'notes were')} kept as an "
+                  f"earlier export with the same settings wrote them. ")
     if t["notes_bad"] + t["notes_failed"]:
         intro += f"{_plural(t['notes_bad'] + t['notes_failed'], 'note')} could not be read. "
     if t["notes_leak"]:

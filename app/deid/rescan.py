@@ -182,10 +182,19 @@ class KnownIdentifiers:
         self._by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         self._parts: dict[str, dict[str | None, str]] = defaultdict(dict)
         self._numbers: dict[str, dict[str | None, str]] = defaultdict(dict)
+        # Words of the lists' many-word entries ("cross" of "Holy Cross"): a
+        # surrogate must not bring one back, though the scan does not search them.
+        self._listed_words: set[str] = set()
+        # (phrase or digits, patient) searched in that patient's notes only.
+        self._private: set[tuple] = set()
         #: Changes with every ``add``: what callers remember of the answers holds while it stays.
         self.version = 0
 
-    def add(self, patient: str | None, label: str, text: str, *, name: bool = False) -> None:
+    def add(self, patient: str | None, label: str, text: str, *, name: bool = False,
+            own_only: bool = False) -> None:
+        """Know ``text`` as ``patient``'s identifier (``None``: a list's).
+        ``own_only``: search it in that patient's notes only (a date: another
+        patient's "10-14" is a ventilator setting or a coincidence)."""
         self.version += 1
         text = " ".join(text.split())
         if len(text) < MIN_IDENTIFIER_CHARS:
@@ -193,6 +202,8 @@ class KnownIdentifiers:
         digits = _digits(text)
         if len(digits) >= MIN_ID_DIGITS:
             self._numbers[digits].setdefault(patient, label)
+            if own_only:
+                self._private.add((digits, patient))
         words = tuple(w for _, _, w in _words(text))
         if not words or (len(digits) >= MIN_ID_DIGITS and all(w.isdigit() for w in words)):
             return
@@ -200,6 +211,11 @@ class KnownIdentifiers:
             return                   # "12" or "3 4": too short to tell from a dose
         self._phrases[words].setdefault(patient, label)
         self._by_first[words[0]].add(words)
+        if own_only:
+            self._private.add((words, patient))
+        if patient is None and len(words) > 1:
+            self._listed_words.update(w for w in words if len(w) >= MIN_IDENTIFIER_CHARS
+                                      and w.isalpha() and w not in self._common)
         if name and len(words) > 1:
             for w in words:
                 if len(w) >= MIN_IDENTIFIER_CHARS and w.isalpha() and w not in self._common:
@@ -223,9 +239,31 @@ class KnownIdentifiers:
         return bool(words) and words in self._phrases
 
     def is_known_word(self, word: str) -> bool:
-        """Whether ``word`` is a word of a known name, or a known one-word identifier."""
+        """Whether ``word`` is a word of a known name, a known one-word
+        identifier or an uncommon word of a listed one (case-blind)."""
         w = fold_same_length(word)
-        return w in self._parts or (w,) in self._phrases
+        return w in self._parts or (w,) in self._phrases or w in self._listed_words
+
+    def listed_ranges(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds an entry of the lists (an identifier of no one
+        patient: a listed hospital, place or clinician), longest first at each
+        word, as character ranges: a surrogate replaces each whole."""
+        words = _words(text)
+        out: list[tuple[int, int]] = []
+        i = 0
+        while i < len(words):
+            best = 0
+            for phrase in self._by_first.get(words[i][2], ()):
+                n = len(phrase)
+                if n > best and n <= len(words) - i and None in self._phrases[phrase] and \
+                        all(words[i + k][2] == phrase[k] for k in range(1, n)):
+                    best = n
+            if best:
+                out.append((words[i][0], words[i + best - 1][1]))
+                i += best
+            else:
+                i += 1
+        return out
 
     def find(self, text: str, patient: str | None) -> list[Leak]:
         """Known identifiers in ``text`` (``in_replacement`` is left False)."""
@@ -233,11 +271,14 @@ class KnownIdentifiers:
         if not (self._phrases or self._parts or self._numbers or self._labelled):
             return found
 
-        def kind(owners: dict[str | None, str], own: str, other: str) -> tuple[str, str] | None:
+        def kind(owners: dict[str | None, str], own: str, other: str,
+                 key: object = None) -> tuple[str, str] | None:
             if patient is not None and patient in owners:
                 return own, owners[patient]
-            if owners and not self._own_only:
-                return other, next(iter(owners.values()))
+            if not self._own_only:
+                shared = [o for o in owners if (key, o) not in self._private]
+                if shared:
+                    return other, owners[shared[0]]
             return None
 
         words = _words(text)
@@ -258,7 +299,7 @@ class KnownIdentifiers:
                 best = None                  # "will", "Heart", "may": a word, not a name
             if best is not None:
                 n, phrase = best
-                hit = kind(self._phrases[phrase], "patient", "project")
+                hit = kind(self._phrases[phrase], "patient", "project", phrase)
                 end = words[i + n - 1][1]
                 if hit is not None:
                     found.append(Leak(start, end, hit[0], hit[1]))
@@ -274,8 +315,9 @@ class KnownIdentifiers:
                 found.append(Leak(start, words[i][1], "project", self._labelled[w]))
         if self._numbers:
             for m in _DIGIT_RUN.finditer(text):
-                owners = self._numbers.get(_digits(m.group()))
-                hit = kind(owners, "patient", "project") if owners else None
+                key = _digits(m.group())
+                owners = self._numbers.get(key)
+                hit = kind(owners, "patient", "project", key) if owners else None
                 if hit is not None:
                     found.append(Leak(m.start(), m.end(), hit[0], hit[1]))
         return found

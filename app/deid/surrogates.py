@@ -35,9 +35,9 @@ from app.deid.dates import shift_date
 from app.deid.keyed import KeyedDraw
 from app.deid.memory import SurrogateMemory, as_memory
 from app.deid.names import name_surrogate
-from app.deid.policy import Policy, day_first_locale
-from app.deid.pools import (countries, first_names, fold, is_spanish, last_names,
-                            pool_locale, seeded_faker, states)
+from app.deid.policy import WORDED_KINDS, Policy, day_first_locale
+from app.deid.pools import (city_suffixes, countries, first_names, fold, is_generic_place_word,
+                            is_spanish, last_names, pool_locale, seeded_faker, states)
 from app.deid.shapes import generic_surrogate, id_surrogate, ip_surrogate, phone_surrogate
 
 DATE_OFFSET_LABEL = "__date_offset__"
@@ -48,6 +48,9 @@ _AGE_WORDS_OLD = re.compile(r"\b(ninety|hundred|noventa|cien|ciento)", re.I)
 _NON_YEAR_UNITS = re.compile(
     r"\b(mes|meses|months?|mos?|semanas?|weeks?|wks?|d[ií]as?|days?|hours?|horas?|hrs?)\b", re.I)
 _PHONE_LIKE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
+#: Kinds whose surrogate keeps the original's generic words ("Hospital",
+#: "Street") and no other word of it.
+_PLACE_KINDS = frozenset({"address", "location", "hospital", "organisation"})
 _CAPITALISED = re.compile(r"^[^\W\d_][^\W\d_'’.\-]*(?:[\s\-][^\W\d_][^\W\d_'’.\-]*)*$")
 
 
@@ -144,8 +147,10 @@ class Surrogator:
         if kind == "date":
             return self._date(original, label, patient_key,
                               self.day_first if day_first is None else day_first)
+        # A remembered surrogate is checked again: the lists may have grown
+        # since, and one drawn by older rules may keep a word of the name.
         hit = self.memory.get(patient_key, label, original)
-        if hit is not None and not self._recreates(hit):
+        if hit is not None and not self._unsafe(hit, original, kind):
             return hit
         for attempt in range(_MAX_ATTEMPTS):
             self._attempt = attempt
@@ -153,7 +158,7 @@ class Surrogator:
                 result = self._make(kind, original, label, patient_key)
             finally:
                 self._attempt = 0
-            if not self._recreates(result) or fold(result) == fold(original):
+            if not self._unsafe(result, original, kind) or fold(result) == fold(original):
                 break
         self.memory.put(patient_key, label, original, result)
         return result
@@ -183,15 +188,15 @@ class Surrogator:
         if kind == "address":
             if places.looks_like_email(original):
                 return places.email_surrogate(original, run, shape)
-            return places.address_surrogate(original, run, shape)
+            return places.address_surrogate(original, run, shape, self._listed(original))
         if kind == "location":
-            return places.location_surrogate(original, run, shape)
+            return places.location_surrogate(original, run, shape, self._listed(original))
         if kind == "postcode":
             return places.postcode_surrogate(original, shape)
         if kind == "country":
             return places.country_surrogate(original, run)
         if kind in ("hospital", "organisation"):
-            return places.organisation_surrogate(original, run, shape)
+            return places.organisation_surrogate(original, run, shape, self._listed(original))
         if kind == "email":
             return places.email_surrogate(original, run, shape)
         if kind == "url":
@@ -254,6 +259,37 @@ class Surrogator:
         return original.replace(text, new.upper() if text.isupper() and len(text) > 1 else new)
 
     # ------------------------------------------------------------- helpers
+    def _listed(self, original: str) -> list[tuple[int, int]]:
+        """Where ``original`` holds a listed name, which is replaced whole."""
+        ranges = getattr(self.known, "listed_ranges", None)
+        return ranges(original) if callable(ranges) else []
+
+    def _unsafe(self, surrogate: str, original: str, kind: str) -> bool:
+        """Whether ``surrogate`` must not stand for ``original``: it is a known
+        identifier, one of its words is a known identifier's word (case-blind;
+        the generic words it keeps from the original aside), or, for a place,
+        it keeps a word of the original that is not on the closed generic list
+        (``app.deid.pools.is_generic_place_word``)."""
+        if self._recreates(surrogate):
+            return True
+        if kind not in WORDED_KINDS:
+            return False
+        mine = {fold(w): is_generic_place_word(w) for w in _WORD_RE.findall(original)}
+        drawn = [w for w in _WORD_RE.findall(surrogate) if not mine.get(fold(w))]
+        if self.known is not None and any(self._known_word(w) for w in drawn):
+            return True
+        return kind in _PLACE_KINDS and any(fold(w) in mine for w in drawn)
+
+    def _known_word(self, word: str) -> bool:
+        """A known identifier's word, alone or as the stem of a made-up town
+        ("Josephburgh" when "St. Joseph" is listed)."""
+        if self.known.is_known_word(word):
+            return True
+        key = fold(word)
+        stem = next((key[:-len(s)] for s in city_suffixes()
+                     if key.endswith(s) and len(key) - len(s) >= 3), None)
+        return stem is not None and self.known.is_known_word(stem)
+
     def _real_word(self, surrogate: str) -> bool:
         """Whether a drawn name or place word is a known identifier's word."""
         if self.known is None:
@@ -266,7 +302,7 @@ class Surrogator:
         if hit is None:
             hit = self._real[surrogate] = (
                 self.known.is_known(surrogate)
-                or any(self.known.is_known_word(w) for w in _WORD_RE.findall(surrogate)))
+                or any(self._known_word(w) for w in _WORD_RE.findall(surrogate)))
         return hit
 
     def _recreates(self, surrogate: str) -> bool:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.errors import UserError
-from app.gui.qt import (QColor, QDesktopServices, QDialog, QEvent, QHBoxLayout, QKeySequence, QLabel,
+from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLabel,
                         QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
-                        QShortcut, QSplitter, Qt, QTextEdit, QUrl, QVBoxLayout, QWidget, Signal,
+                        QShortcut, QSplitter, Qt, QTextEdit, QVBoxLayout, QWidget, Signal,
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
 from app.services.auditing import (REPORT_STEM, finish_audit, replacements_in, sampled_notes,
@@ -305,4 +305,6 @@ class AuditReviewDialog(QDialog):
 
     @Slot()
     def open_report(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report_path())))
+        """The audit report in the browser, or in a window here without one."""
+        from app.gui.dialogs import open_report
+        self.report_dialog = open_report(self.report_path(), self)

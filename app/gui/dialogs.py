@@ -358,3 +358,42 @@ class LabelSetDialog(QDialog):
         dialog = cls(presets, parent, default)
         ok = dialog.exec() == QDialog.Accepted
         return dialog.chosen(), ok
+
+
+class ReportDialog(QDialog):
+    """An audit report shown inside the application, where no web browser
+    opens it (the system has none set: "Open audit report" did nothing)."""
+
+    def __init__(self, path, parent=None) -> None:
+        from app.gui.qt import QTextBrowser
+        super().__init__(parent)
+        self.setWindowTitle(f"Audit report — {path.name}")
+        self.resize(900, 640)
+        layout = QVBoxLayout(self)
+        self.note = QLabel(f"No web browser opened the report, so it is shown here. "
+                           f"The file is {html.escape(str(path))}.")
+        self.note.setWordWrap(True)
+        self.note.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)           # offline: nothing is followed
+        try:
+            self.browser.setHtml(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            self.browser.setPlainText(f"The report could not be read: "
+                                      f"{exc.strerror or type(exc).__name__}")
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.close)
+        layout.addWidget(self.note)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(buttons)
+
+
+def open_report(path, parent=None) -> "ReportDialog | None":
+    """Open the HTML report at ``path`` in the web browser, or, when none
+    opens it, in a window of the application (returned, shown)."""
+    from app.gui.qt import QDesktopServices, QUrl
+    if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        return None
+    dialog = ReportDialog(path, parent)
+    dialog.show()
+    return dialog

@@ -222,11 +222,14 @@ class DocumentListView(QWidget):
     -------
     documentActivated(int)
         The user opened a document.
+    documentSelected(int)
+        The user picked a document with one click (Preview follows it).
     message(str)
         A short status-bar message.
     """
 
     documentActivated = Signal(int)
+    documentSelected = Signal(int)
     message = Signal(str)
 
     def __init__(self, parent=None) -> None:
@@ -292,6 +295,7 @@ class DocumentListView(QWidget):
         self.split_box.currentIndexChanged.connect(self.apply_filters)
         self.table.activated.connect(self._on_activated)
         self.table.doubleClicked.connect(self._on_activated)
+        self.table.clicked.connect(self._on_clicked)
         self.next_button.clicked.connect(self.open_next)
 
     def eventFilter(self, obj, event) -> bool:
@@ -334,6 +338,11 @@ class DocumentListView(QWidget):
         source = self.proxy.mapToSource(index)
         if source.isValid():
             self.documentActivated.emit(self.model.doc_id(source.row()))
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        source = self.proxy.mapToSource(index)
+        if source.isValid():
+            self.documentSelected.emit(self.model.doc_id(source.row()))
 
     def next_document(self) -> int | None:
         """The most uncertain document still to do that this annotator may take.

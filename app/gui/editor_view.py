@@ -11,6 +11,7 @@ Ctrl+Shift+Left/Right   widen the current span by one token to the left / right
 Alt+Shift+Left/Right    shrink the current span by one token from the right / left
 P                   label every occurrence in this patient's notes
 Ctrl+Enter          mark the note done
+Ctrl+Shift+Enter    mark the note done and open the next one to annotate
 Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y   undo / redo (kept per note, across restarts;
                     also while a button of the editor has the focus)
 Esc                 clear the current span
@@ -90,10 +91,13 @@ class EditorView(QWidget):
         A document's spans or status changed (the list refreshes its row).
     message(str)
         A short status-bar message.
+    next_requested()
+        The note was marked done with "done and next": open the next one.
     """
 
     documentEdited = Signal(int)
     message = Signal(str)
+    next_requested = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -113,6 +117,7 @@ class EditorView(QWidget):
         self.undo_button = QPushButton("Undo")
         self.redo_button = QPushButton("Redo")
         self.done_button = QPushButton("Mark done  (Ctrl+Enter)")
+        self.done_next_button = QPushButton("Done and next  (Ctrl+Shift+Enter)")
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1.0)
         self.threshold.setSingleStep(0.05)
@@ -147,6 +152,7 @@ class EditorView(QWidget):
         top.addWidget(self.undo_button)
         top.addWidget(self.redo_button)
         top.addWidget(self.done_button)
+        top.addWidget(self.done_next_button)
         actions = QHBoxLayout()
         actions.addLayout(self.label_bar)
         actions.addStretch(1)
@@ -175,6 +181,7 @@ class EditorView(QWidget):
         self.undo_button.clicked.connect(self.undo)
         self.redo_button.clicked.connect(self.redo)
         self.done_button.clicked.connect(self.mark_done)
+        self.done_next_button.clicked.connect(self.mark_done_and_next)
         self.accept_all_button.clicked.connect(self.accept_above_threshold)
         self.patient_button.clicked.connect(self.apply_current_to_patient)
         self.text_view.clicked.connect(self._on_text_clicked)
@@ -277,7 +284,8 @@ class EditorView(QWidget):
     def _update_buttons(self) -> None:
         s = self.session
         writable = s is not None and not self.project.readonly
-        for widget in (self.done_button, self.accept_all_button, self.patient_button):
+        for widget in (self.done_button, self.done_next_button, self.accept_all_button,
+                       self.patient_button):
             widget.setEnabled(writable)
         self.undo_button.setEnabled(writable and s.can_undo())
         self.redo_button.setEnabled(writable and s.can_redo())
@@ -435,22 +443,31 @@ class EditorView(QWidget):
         return added
 
     @Slot()
-    def mark_done(self) -> None:
+    def mark_done(self) -> bool:
         """Mark the note done; with suggestions still unreviewed, the first
-        request only says how many (a second one marks it done anyway)."""
+        request only says how many (a second one marks it done anyway).
+        Returns whether the note is now done."""
         if self.session is None:
-            return
+            return False
         pending = len(self.session.suggestions())
         if pending and self._confirm_done != self.session.doc_id:
             self._confirm_done = self.session.doc_id
             self.message.emit(f"{pending} suggestion(s) not reviewed yet (they are not labels "
                               "until accepted): review them with A / R, or mark done again "
                               "to leave them")
-            return
+            return False
         self._confirm_done = None
         self._run(self.session.set_status, "done")
         self._after_edit([])
         self.message.emit("Marked done")
+        return True
+
+    @Slot()
+    def mark_done_and_next(self) -> None:
+        """Mark the note done and ask for the next note to annotate (Ctrl+Enter
+        stayed on the note; Prodigy's accept moves on)."""
+        if self.mark_done():
+            self.next_requested.emit()
 
     @Slot()
     def undo(self) -> Edit | None:
@@ -508,6 +525,8 @@ class EditorView(QWidget):
         elif alt and shift and key in (Qt.Key_Left, Qt.Key_Right) and self.current() is not None:
             action = (lambda: self.resize_current("end", -1)) if key == Qt.Key_Left \
                 else (lambda: self.resize_current("start", 1))
+        elif ctrl and shift and key in (Qt.Key_Return, Qt.Key_Enter):
+            action = self.mark_done_and_next
         elif ctrl and key in (Qt.Key_Return, Qt.Key_Enter):
             action = self.mark_done
         elif ctrl and key == Qt.Key_Z:

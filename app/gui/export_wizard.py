@@ -19,7 +19,7 @@ from app.deid import STRATEGIES
 from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog,
                         QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
-                        Signal, Slot, QDesktopServices, QProgressBar, QUrl)
+                        Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.annotating import predicts_with
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
@@ -30,14 +30,20 @@ SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents 
 MODEL_WORDS = {"model": "the active model", "starter": "the starter model (nothing trained yet)"}
 SPLIT_VALUES = ("train", "dev", "test", "none")
 STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
+#: Project setting: the folder the last export from this project went to.
+LAST_FOLDER_KEY = "last_export_folder"
 NAMINGS = (("same", "Same names as in the project"),
            ("pseudonymous", "Pseudonymous names (note-<keyed hash>.txt)"))
 
 
 # --------------------------------------------------------------- plain Python
-def summary_html(outcome: ExportOutcome) -> str:
-    """The wizard's last page: counts, leak re-scan, report location."""
-    t = outcome.report["totals"]
+def summary_html(outcome: ExportOutcome, open_suspicions: tuple[int, int] | None = None) -> str:
+    """The wizard's last page: counts, leak re-scan, report location.
+    ``open_suspicions``: (suspicions, notes) still to judge, when people
+    judged some already (the red count follows "Not a leak")."""
+    t = dict(outcome.report["totals"])
+    if open_suspicions is not None:
+        t["leaks"], t["notes_with_leaks"] = open_suspicions
     rows = [("Documents", outcome.documents), ("Written now", t["notes_done"]),
             ("Already done (resumed)", t["notes_resumed"]),
             ("Unreadable / failed", t["notes_bad"] + t["notes_failed"]),
@@ -51,17 +57,32 @@ def summary_html(outcome: ExportOutcome) -> str:
                          for why, n in redone.items())
     if t["leaks"]:
         scan = (f"<p style='color:#a40000'><b>Leak scan: {t['leaks']} suspected identifier(s) "
-                f"in {t['notes_with_leaks']} note(s)</b>, listed below: double-click one (or "
-                f"press Enter) to open the note in Preview at that place, flag what was "
-                f"missed, then export again into this folder.</p>")
+                f"in {t['notes_with_leaks']} note(s)</b>, listed below (the same text "
+                f"suspected again is one row): double-click one (or press Enter) to open the "
+                f"note in Preview at that place, flag what was missed, then export again into "
+                f"this folder.</p>")
     else:
         scan = ("<p style='color:#0a6d2a'><b>Leak scan: nothing suspected</b> (known "
-                "identifiers, rules and the model re-read every written note)</p>")
+                "identifiers, rules and the model re-read every written note)</p>"
+                if open_suspicions is None else
+                "<p style='color:#0a6d2a'><b>Leak scan: every suspicion judged</b> (export "
+                "again into this folder to fix the notes flagged)</p>")
     per_label = ", ".join(f"{k} {v['spans']}" for k, v in outcome.report["per_label"].items())
     return (f"<h3>Export finished</h3><table>{table}</table>{scan}"
             f"<p>Per label: {per_label or 'none'}</p>"
             f"<p>Folder: {outcome.out_dir}<br>Audit report: {outcome.report_html.name} "
             f"(and .json) in that folder</p>")
+
+
+def _in_context(text: str, start: int, end: int, width: int = 30) -> str:
+    """``text[start:end]`` in brackets with up to ``width`` characters either
+    side, on one line (for the user's screen only)."""
+    def line(piece: str) -> str:
+        return " ".join(piece.split())
+    before, after = text[max(0, start - width):start], text[end:end + width]
+    return (("…" if start > width else "") + line(before) + (" " if before[-1:].isspace() else "")
+            + "[" + line(text[start:end]) + "]" + (" " if after[:1].isspace() else "")
+            + line(after) + ("…" if end + width < len(text) else ""))
 
 
 # --------------------------------------------------------------- the wizard
@@ -78,9 +99,11 @@ class ExportWizard(QDialog):
         Why an export failed.
     cancelled()
         The user cancelled the export (finished notes are kept).
-    show_in_preview(int, int, int)
+    show_in_preview(int, int, int, str)
         A suspected leak opened from the summary: document id, start, end
-        (code points of the original).
+        (code points of the original), the label to flag it with.
+    corrected(int)
+        A document whose suspicions were flagged as missed identifiers.
     """
 
     exported = Signal(object)
@@ -90,6 +113,8 @@ class ExportWizard(QDialog):
     show_in_preview = Signal(int, int, int, str)
     #: The residual-risk review of the finished export was asked for (its outcome).
     review_requested = Signal(object)
+    #: Suspicions flagged as missed identifiers: a corrected document's id.
+    corrected = Signal(int)
 
     def __init__(self, project, parent=None) -> None:
         super().__init__(parent)
@@ -125,6 +150,8 @@ class ExportWizard(QDialog):
         layout.addWidget(self.stack, 1)
         layout.addLayout(buttons)
         self._update_scope_values()
+        # "Export again into this folder": a new wizard starts where the last export went.
+        self.folder_edit.setText(project.get_setting(LAST_FOLDER_KEY) or "")
         self.go(0)
 
     # ---------------------------------------------------------------- pages
@@ -217,19 +244,37 @@ class ExportWizard(QDialog):
         self.open_button = QPushButton("Open audit report")
         self.open_button.clicked.connect(self.open_report)
         self.suspicion_table = QTableWidget(0, 3)
-        self.suspicion_table.setHorizontalHeaderLabels(["Note", "What", "Where (original)"])
+        # The suspected text is shown here, on the user's screen only: never
+        # in the report, a file or a log.
+        self.suspicion_table.setHorizontalHeaderLabels(["Suspected text, in context", "Notes",
+                                                        "Why"])
         self.suspicion_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.suspicion_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.suspicion_table.verticalHeader().setVisible(False)
-        self.suspicion_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        # The words and why share the width; the notes take what they need.
+        self.suspicion_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.suspicion_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
         self.suspicion_table.cellActivated.connect(self._open_suspicion)
         self.dismiss_button = QPushButton("Not a leak")
         self.dismiss_button.setToolTip("The selected suspicion is not an identifier: it is not "
                                        "reported again (recorded with your name)")
         self.dismiss_button.clicked.connect(self.dismiss_selected)
+        self.flag_button = QPushButton("Flag missed")
+        self.flag_button.setToolTip("The selected rows are identifiers: each place is recorded "
+                                    "as a missed identifier under the label shown (Why); export "
+                                    "again into this folder to fix the notes")
+        self.flag_button.clicked.connect(self.flag_selected)
+        self.again_button = QPushButton("Export again into this folder")
+        self.again_button.setToolTip("Redo the notes corrected since (the others are kept)")
+        self.again_button.clicked.connect(self.start_export)
+        judge = QHBoxLayout()
+        judge.addWidget(self.dismiss_button)
+        judge.addWidget(self.flag_button)
+        judge.addStretch(1)
+        judge.addWidget(self.again_button)
         layout.addWidget(self.summary_label)
         layout.addWidget(self.suspicion_table, 1)
-        layout.addWidget(self.dismiss_button, 0, Qt.AlignLeft)
+        layout.addLayout(judge)
         self.review_button = QPushButton("Review a sample (residual risk)…")
         self.review_button.setToolTip("Read a random sample of the written notes beside their "
                                       "originals, mark what is left, sign: the report states "
@@ -354,6 +399,8 @@ class ExportWizard(QDialog):
     @Slot(object)
     def _on_finished(self, outcome: ExportOutcome) -> None:
         self.outcome = outcome
+        if not self.project.readonly:
+            self.project.set_setting(LAST_FOLDER_KEY, str(outcome.out_dir))
         self.progress_bar.setValue(1000)
         self.summary_label.setText(summary_html(outcome))
         self._fit_summary()
@@ -375,49 +422,116 @@ class ExportWizard(QDialog):
         self.cancelled.emit()
 
     def _fill_suspicions(self, outcome: ExportOutcome) -> None:
-        """Every suspicion, one row each: the note, what, where (no text),
-        the strongest reasons first."""
-        from app.deid.rescan import BY_WEIGHT, REASONS
+        """One row per suspected text (the same words suspected for the same
+        reason in several places are one row), the strongest reasons first:
+        the text with a little context, the notes, why and the label a flag
+        takes."""
+        from app.deid.rescan import BY_WEIGHT, REASONS, fold_same_length
+        from app.services.exporting import suspicion_label
         weight = {k: i for i, k in enumerate(BY_WEIGHT)}
         # The strongest first: a known identifier before a date's shape.
-        rows = sorted(outcome.suspicions(), key=lambda r: weight.get(r[2]["kind"], len(weight)))
-        self.suspicion_table.setRowCount(len(rows))
-        for i, (note, doc_id, s) in enumerate(rows):
-            where = f"characters {s['in_start']}–{s['in_end']}"
-            for j, text in enumerate((note, f"{REASONS.get(s['kind'], s['kind'])} "
-                                            f"({s['category']})", where)):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, (doc_id, s["in_start"], s["in_end"], s.get("id"),
-                                           s["category"]))
+        found = sorted(outcome.suspicions(), key=lambda r: weight.get(r[2]["kind"], len(weight)))
+        texts: dict[int, str] = {}
+        labels: dict[str, str | None] = {}
+        groups: dict[tuple, list] = {}
+        for note, doc_id, s in found:
+            text = "" if doc_id is None else texts.setdefault(
+                doc_id, self.project.document(doc_id).text)
+            words = " ".join(text[s["in_start"]:s["in_end"]].split())
+            key = (fold_same_length(words) or (note, s["in_start"]), s["kind"], s["category"])
+            groups.setdefault(key, []).append((note, doc_id, s, text))
+        self.suspicion_table.setRowCount(len(groups))
+        for i, members in enumerate(groups.values()):
+            note, doc_id, s, text = members[0]
+            category = s["category"]
+            if category not in labels:
+                labels[category] = suspicion_label(self.project, category)
+            label = labels[category]
+            shown = (_in_context(text, s["in_start"], s["in_end"]) if text
+                     else f"characters {s['in_start']}–{s['in_end']}")
+            notes = sorted({m[0] for m in members})
+            where = (notes[0] if len(members) == 1 else f"{notes[0]}, {len(members)}×"
+                     if len(notes) == 1 else f"{len(members)}× in {len(notes)} notes")
+            why = f"{REASONS.get(s['kind'], s['kind'])} — flags {label or 'a label you choose'}"
+            data = [(d, m["in_start"], m["in_end"], m.get("id"), label or category)
+                    for _, d, m, _ in members]
+            for j, cell in enumerate((shown, where, why)):
+                item = QTableWidgetItem(cell)
+                item.setData(Qt.UserRole, data)
+                if j == 1 and len(notes) > 1:
+                    item.setToolTip(", ".join(notes))
                 self.suspicion_table.setItem(i, j, item)
-        self.suspicion_table.setVisible(bool(rows))
-        self.dismiss_button.setVisible(bool(rows))
-        self.suspicion_table.resizeColumnToContents(0)
-        self.suspicion_table.resizeColumnToContents(2)
+        self._update_judging()
+        self.suspicion_table.resizeColumnToContents(1)
+
+    def _update_judging(self) -> None:
+        """Show the judging controls while rows are left; keep the red count true."""
+        rows = [self.suspicion_table.item(r, 0).data(Qt.UserRole)
+                for r in range(self.suspicion_table.rowCount())]
+        for widget in (self.suspicion_table, self.dismiss_button, self.flag_button):
+            widget.setVisible(bool(rows))
+        if self.outcome is not None and self.outcome.leaks:
+            left = [m for members in rows for m in members]
+            self.summary_label.setText(summary_html(
+                self.outcome, (len(left), len({m[0] for m in left}))
+                if len(left) != self.outcome.leaks else None))
+            self._fit_summary()
+
+    def _selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.suspicion_table.selectedIndexes()}, reverse=True)
 
     @Slot(int, int)
     def _open_suspicion(self, row: int, column: int) -> None:
-        doc_id, start, end, _, category = self.suspicion_table.item(row, column).data(Qt.UserRole)
+        doc_id, start, end, _, label = self.suspicion_table.item(row, column).data(Qt.UserRole)[0]
         if doc_id is not None:
-            self.show_in_preview.emit(doc_id, start, end, category)
+            self.show_in_preview.emit(doc_id, start, end, label)
 
     @Slot()
     def dismiss_selected(self) -> None:
-        """Record the selected suspicions as not leaks and drop their rows."""
+        """Record the selected rows' suspicions, every place of each, as not
+        leaks and drop the rows."""
         from app.services.redaction import dismiss_suspicions
-        rows = sorted({i.row() for i in self.suspicion_table.selectedIndexes()}, reverse=True)
-        ids = [self.suspicion_table.item(r, 0).data(Qt.UserRole)[3] for r in rows]
+        rows = self._selected_rows()
+        ids = [m[3] for r in rows for m in self.suspicion_table.item(r, 0).data(Qt.UserRole)]
         if ids:
             who = getattr(self.parent(), "annotator", None)
             dismiss_suspicions(self.project, [i for i in ids if i],
                                who() if callable(who) else None)
             for r in rows:
                 self.suspicion_table.removeRow(r)
+            self._update_judging()
+
+    @Slot()
+    def flag_selected(self) -> int:
+        """Record every place of the selected rows as a missed identifier
+        under the row's label (rows without one are left for Preview);
+        returns how many were recorded."""
+        from app.services.previewing import CorrectionSession
+        project = self.project
+        labels = {label.name for label in project.labels()}
+        who = getattr(self.parent(), "annotator", None)
+        who = who() if callable(who) else None
+        flagged, docs = 0, set()
+        for r in self._selected_rows():
+            members = self.suspicion_table.item(r, 0).data(Qt.UserRole)
+            if members[0][4] not in labels or members[0][0] is None:
+                continue
+            for doc_id, start, end, _, label in members:
+                if CorrectionSession(project, doc_id, who).flag_miss(start, end, label) is not None:
+                    flagged += 1
+                    docs.add(doc_id)
+            self.suspicion_table.removeRow(r)
+        for doc_id in sorted(docs):
+            self.corrected.emit(doc_id)
+        self._update_judging()
+        return flagged
 
     @Slot()
     def open_report(self) -> None:
+        """The audit report in the browser, or in a window here without one."""
+        from app.gui.dialogs import open_report
         if self.outcome is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.outcome.report_html)))
+            self.report_dialog = open_report(self.outcome.report_html, self)
 
     def closeEvent(self, event) -> None:
         self.runner.shutdown()

@@ -100,6 +100,9 @@ class MainWindow(QMainWindow):
         self.annotator_dialog: AnnotatorDialog | None = None
         # Notes opened before the current one, for "Previous note".
         self._history: list[int] = []
+        # The note the user picked last, with one click in Documents or by
+        # opening it in Annotate: the one Preview shows.
+        self._picked: int | None = None
         self.setWindowTitle("DeID Studio")
         fit_to_screen(self, 1280, 800)
 
@@ -136,15 +139,18 @@ class MainWindow(QMainWindow):
         self.sidebar.currentRowChanged.connect(self._on_view_changed)
 
         self.documents.documentActivated.connect(self.open_document)
+        self.documents.documentSelected.connect(self._pick)
         self.documents.message.connect(self._show_message)
         self.editor.documentEdited.connect(self._on_document_edited)
         self.editor.message.connect(self._show_message)
+        self.editor.next_requested.connect(self.documents.open_next)
         self.agreement.adjudicateRequested.connect(self.open_adjudication)
         self.adjudication.adjudicated.connect(self._on_document_edited)
         self.guidelines.labelsChanged.connect(self.editor.reload_labels)
         self.training.open_span.connect(self.open_span)
         self.training.trained.connect(self._on_trained)
         self.training.preannotated.connect(self._on_preannotated)
+        self.training.splits_changed.connect(self.documents.model.refresh)
         self.training.message.connect(self._show_message)
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)
@@ -192,12 +198,18 @@ class MainWindow(QMainWindow):
             # hidden does not stick, and a first label key went nowhere.
             self.editor.text_view.setFocus()
 
+    @Slot(int)
+    def _pick(self, doc_id: int) -> None:
+        self._picked = doc_id
+
     def _preview_current(self) -> None:
-        """Show in Preview the note open in Annotate, else the one selected in
-        Documents, else the first note."""
+        """Show in Preview the note picked last (one click in Documents, or
+        opened in Annotate), else the one selected in Documents, else the
+        first note."""
         if self.project is None:
             return
-        doc = self.editor.session.doc_id if self.editor.session is not None else \
+        doc = self._picked if self._picked is not None else \
+            self.editor.session.doc_id if self.editor.session is not None else \
             self.documents.selected_document()
         if doc is None:
             first = self.project.document_infos(limit=1)
@@ -402,6 +414,7 @@ class MainWindow(QMainWindow):
         self.suggest_box.hide()
         self._end_import()
         self._history = []
+        self._picked = None
         for view in (self.documents, self.editor):
             view.set_project(None, None)
         self.agreement.set_project(None)
@@ -423,6 +436,7 @@ class MainWindow(QMainWindow):
         self._load(doc_id)
 
     def _load(self, doc_id: int) -> None:
+        self._picked = doc_id
         self.editor.load_document(doc_id)
         self.documents.select_document(doc_id)
         self.show_view("Annotate")
@@ -454,6 +468,7 @@ class MainWindow(QMainWindow):
             return
         self.export_wizard = ExportWizard(self.project, self)
         self.export_wizard.show_in_preview.connect(self.show_in_preview)
+        self.export_wizard.corrected.connect(self._on_corrected)
         self.export_wizard.review_requested.connect(
             lambda outcome: self.open_audit(outcome.out_dir, outcome.doc_ids))
         self.export_wizard.show()        # not modal: a suspected leak opens in Preview beside it

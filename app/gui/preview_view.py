@@ -67,11 +67,21 @@ def describe(info: SpanInfo, replacement: str) -> str:
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
-        found = ", ".join(info.members) or "none exactly"
-        lines.append(f"Found by {len(info.members)} of {info.n_members} members: {found}")
+        if info.members:
+            lines.append(f"Found exactly by {len(info.members)} of the {info.n_members} models "
+                         f"voting: {', '.join(info.members)}")
+        else:
+            # The vote joined overlapping finds into a span no model found as such.
+            lines.append(f"None of the {info.n_members} models voting found exactly these "
+                         f"words; the vote joined what they found around them")
         if info.partial:
-            lines.append(f"Overlapping spans from: {', '.join(info.partial)}")
+            lines.append(f"Overlapping finds from: {', '.join(info.partial)}")
     return "<br>".join(lines)
+
+
+def _count(n: int, word: str) -> str:
+    """"no identifier", "1 identifier", "4 identifiers" (not "0 span(s)")."""
+    return f"no {word}" if n == 0 else f"1 {word}" if n == 1 else f"{n} {word}s"
 
 
 def _html(text: str) -> str:
@@ -241,8 +251,13 @@ class PreviewView(QWidget):
             lambda i: self.set_locale(self.locale_box.itemData(i)))
         dates.addWidget(self.locale_box)
         sl.addLayout(dates)
-        self.save_policy_button = QPushButton("Use for exports")
-        self.save_policy_button.setToolTip("Store these strategies as the project's policy")
+        # Strategies and the locale are saved as they are chosen; the date
+        # order shown is only tried out until this button keeps it ("Use for
+        # exports" seemed to do nothing).
+        self.save_policy_button = QPushButton("Keep this date order for exports")
+        self.save_policy_button.setToolTip("Strategies and the surrogates' locale are saved as "
+                                           "you choose them; this keeps the numeric date order "
+                                           "shown too")
         self.save_policy_button.clicked.connect(self.save_policy)
         sl.addWidget(self.save_policy_button)
 
@@ -365,7 +380,8 @@ class PreviewView(QWidget):
                   f"(red wavy underline)" if self.missed else "")
         self.status.setText(
             (f"Predicting with {by}… (showing annotations meanwhile)  " if waiting else "")
-            + f"{len(self.infos)} span(s) replaced, {doubtful} uncertain{missed}.")
+            + f"{_count(len(self.infos), 'identifier')} replaced, {doubtful} uncertain"
+            f"{missed}.")
         self._show_info()
         self._update_buttons()
 
@@ -465,7 +481,8 @@ class PreviewView(QWidget):
 
     def _show_info(self) -> None:
         if self.current is None:
-            self.position_label.setText(f"{len(self.order)} span(s), uncertain first")
+            self.position_label.setText(f"{_count(len(self.order), 'identifier')}, "
+                                        "uncertain first")
             self.info.setText(self._spot_words if self._spot is not None else
                               "Click a span, or use Next, to see where it came from.")
             return
@@ -558,7 +575,8 @@ class PreviewView(QWidget):
         if self.project is None or self.policy is None:
             return
         store_strategies(self.project, self.policy, self.annotator, whole=True)
-        self.message.emit("Redaction policy saved for exports")
+        self.message.emit("Date order kept for exports (strategies are saved as you choose "
+                          "them)")
 
     # ------------------------------------------------------------ corrections
     def _session(self) -> CorrectionSession:

@@ -23,7 +23,8 @@ from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFo
                            QFontMetrics, QKeySequence,
                            QPainter, QPalette, QPen, QShortcut, QTextCharFormat, QTextCursor,
                            QTextFormat)
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox,
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QAbstractSpinBox,
+                               QApplication, QCheckBox, QComboBox,
                                QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListView, QListWidget,
@@ -62,3 +63,33 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
 __all__ = [name for name in dir() if name.startswith("Q") or name in (
     "Qt", "Signal", "Slot", "PYSIDE_VERSION", "QT_VERSION", "qVersion", "Role",
     "fit_to_screen")]
+
+
+class _WheelGuard(QObject):
+    """Lets a combo or spin box in a scrolled panel take the mouse wheel only
+    once it has the focus (a click or Tab); before, the wheel scrolls the
+    panel, as the user meant (the wheel over the Budget box switched
+    Standard to Full)."""
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Wheel and not watched.hasFocus():
+            area = watched.parentWidget()
+            while area is not None and not isinstance(area, QAbstractScrollArea):
+                area = area.parentWidget()
+            if area is not None:
+                QApplication.sendEvent(area.verticalScrollBar(), event)
+            return True
+        return False
+
+
+_WHEEL_GUARD: _WheelGuard | None = None
+
+
+def guard_wheel(root: QWidget) -> None:
+    """Give every combo and spin box under ``root`` the wheel only when focused."""
+    global _WHEEL_GUARD
+    if _WHEEL_GUARD is None:
+        _WHEEL_GUARD = _WheelGuard()
+    for box in root.findChildren(QComboBox) + root.findChildren(QAbstractSpinBox):
+        box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)    # the wheel gives no focus
+        box.installEventFilter(_WHEEL_GUARD)

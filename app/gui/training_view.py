@@ -23,12 +23,15 @@ from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                        QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, Qt,
+                        QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
+                        QSplitter, Qt,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
-                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
+                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar, guard_wheel)
 from app.gui.workers import TaskRunner
+from app.services.choice import plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
+from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
@@ -91,6 +94,17 @@ def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
     return rows
 
 
+def running_words(members: Sequence[str]) -> str:
+    """What the running members do: the rules, lists and the starter are
+    only scored on dev, they learn nothing ("Training rules…" said otherwise)."""
+    trained = [m for m in members if m not in FIXED_KINDS]
+    scored = [m for m in members if m in FIXED_KINDS]
+    parts = ([f"Training {', '.join(trained)}"] if trained else []) + \
+        ([f"{'s' if trained else 'S'}coring {', '.join(scored)} on dev (no training needed)"]
+         if scored else [])
+    return "; ".join(parts) + "…"
+
+
 def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
     """What the last finished run of ``budget`` in this project took, or why
     there is no estimate yet (``runs``: the project's training runs)."""
@@ -128,6 +142,8 @@ class TrainingView(QWidget):
         The :class:`~app.services.runs.TrainedRun` of a finished run.
     preannotated(int)
         Number of notes that received suggestions.
+    splits_changed()
+        Notes without a split were split by patient.
     message(str)
         A short status-bar message.
     """
@@ -135,6 +151,7 @@ class TrainingView(QWidget):
     open_span = Signal(int, int, int)
     trained = Signal(object)
     preannotated = Signal(int)
+    splits_changed = Signal()
     message = Signal(str)
 
     def __init__(self, project=None, parent=None, *, device_info=None) -> None:
@@ -354,6 +371,7 @@ class TrainingView(QWidget):
         settings_scroll.setFrameShape(QFrame.NoFrame)
         settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         settings_scroll.setWidget(settings)
+        guard_wheel(settings)                  # the wheel scrolls the settings, not a choice
         settings_scroll.setMinimumWidth(settings.minimumSizeHint().width()
                                         + settings_scroll.verticalScrollBar().sizeHint().width())
         column = QWidget()
@@ -491,17 +509,20 @@ class TrainingView(QWidget):
         self._update_estimate()
         self._update_buttons()
 
-    def _load_active_run(self) -> None:
+    def _load_active_run(self, lead: Sequence[str] = ()) -> None:
         from app.services.runs import active_run
         try:
             run = active_run(self.project)
         except UserError:
             return
         self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
-                        self._run_notes(run)
-                        + finishing_summary(run) + run.notes)
+                        list(lead) + self._run_notes(run)
+                        + finishing_summary(run) + run.notes, plain_choice(run))
         self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the active run ({run.selected}).")
+        # A finished run: its results, not a progress of 0 % and empty charts.
+        self.overall_bar.setValue(1000)
+        self.tabs.setCurrentIndex(1)
 
     @staticmethod
     def _run_notes(run) -> list[str]:
@@ -750,7 +771,7 @@ class TrainingView(QWidget):
                 ens.setRange(0, 0)          # busy: the ensemble step reports no fraction
             self.stage_label.setText("Building and scoring ensembles…")
         elif self._running:
-            self.stage_label.setText(f"Training {', '.join(self._running)}…")
+            self.stage_label.setText(running_words(self._running))
         # One point per epoch (or logged step): a later report of the same
         # epoch replaces the point, so mid-epoch running losses do not zigzag.
         step = p.epoch if p.epoch is not None else p.model_fraction
@@ -794,20 +815,28 @@ class TrainingView(QWidget):
             for name in self._model_bars:
                 self._finish_bar(name)
             self.overall_bar.setValue(1000)
-            self.stage_label.setText(f"Done in {_clock(result.seconds)} — selected {result.selected}")
+            from app.services.runs import active_run_id
+            used = active_run_id(self.project) == result.id
+            self.stage_label.setText(f"Done in {_clock(result.seconds)} — "
+                                     + (f"selected {result.selected}" if used
+                                        else "the model in use stays"))
             for note in ([result.device_note] if result.device_note else []) + result.notes:
                 self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
-            self._show_rows(result_rows(result.rows, result.members), result.selected,
-                            result.reason,
-                            self._run_notes(result)
-                            + finishing_summary(result) + result.notes)
+            if used:
+                self._show_rows(result_rows(result.rows, result.members), result.selected,
+                                result.reason, self._run_notes(result)
+                                + finishing_summary(result) + result.notes, plain_choice(result))
+            else:
+                # The better model stays in use: show it, and say why first.
+                self._load_active_run(lead=result.notes[-1:])
             self.time_label.setText(f"Took {_clock(result.seconds)}")
             self._keep_log()
             self._update_estimate()
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
-            self.message.emit(f"Training finished: {result.selected} selected")
+            self.message.emit(f"Training finished: {result.selected} selected" if used else
+                              "Training finished: the better model in use stays (see Results)")
             self._update_buttons()
             self.trained.emit(result)
         elif self.runner.name == "evaluate":
@@ -851,12 +880,17 @@ class TrainingView(QWidget):
 
     # -------------------------------------------------------------- results
     def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
-                   finishing: Sequence[str] = ()) -> None:
+                   finishing: Sequence[str] = (), plain: str = "") -> None:
         self._selected = selected
         self._rows = rows
-        text = f"<b>Selected: {selected}</b> — {escape(reason)}" if selected else escape(reason)
+        # One plain sentence first; the selection's own terms are the details.
+        text = f"<b>{escape(plain)}</b>" if plain else ""
         for line in finishing:
             text += "<br>" + escape(line)
+        if selected:
+            text += f"<br><small>Details: {escape(selected)} — {escape(reason)}</small>"
+        elif not plain:
+            text = escape(reason)
         self.reason_label.setText(text)
         table = self.results_table
         table.setRowCount(len(rows))
@@ -888,10 +922,32 @@ class TrainingView(QWidget):
         if self.project is None or self._selected is None or self.runner.busy():
             return False
         project = self.project
+        offer = split_offer(project, "test")
+        if offer is not None:
+            # Notes imported without a split: there is nothing to test on yet.
+            self._offer_split(offer)
+            return False
         self.eval_label.setText("Evaluating on the test split…")
         self.runner.start("evaluate", lambda progress, cancel: evaluation_summary(project))
         self._update_buttons()
         return True
+
+    def _offer_split(self, offer: str) -> None:
+        """Ask to split the annotated notes without a split by patient."""
+        answer = QMessageBox.question(
+            self, "No test notes",
+            offer.split(": `deid split", 1)[0] + "?\n\nThe model in use learned from some of "
+            "them: train again after the split, then evaluate.",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        if answer != QMessageBox.Yes:
+            self.eval_label.setText("No test notes: " + offer)
+            return
+        counts = assign_splits(self.project)
+        self.eval_label.setText(
+            f"Split by patient: {counts['train']} train, {counts['dev']} dev, {counts['test']} "
+            "test notes. Train again, then evaluate on the test split.")
+        self.message.emit("Notes split by patient: train again, then evaluate")
+        self.splits_changed.emit()
 
     def _show_evaluation(self, summary: dict | None) -> None:
         self.evaluation = summary

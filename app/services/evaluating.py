@@ -121,7 +121,9 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
 
     docs = gold_documents(project, splits=(split,))
     if not docs:
-        raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
+        from app.services.splits import split_offer
+        raise UserError(split_offer(project, split)
+                        or f"no annotated documents in the {split!r} split to evaluate on")
     run = active_run(project, run_id)
     name = model or run.selected
     texts = [d.text for d in docs]

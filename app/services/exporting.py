@@ -116,6 +116,38 @@ class ExportOutcome:
                 for n in self.report["per_note"] for s in n.get("suspicions", [])]
 
 
+#: The kinds of identifier a suspicion's category may name (the leak scan's
+#: shapes, name hints) and the surrogate kinds of the labels they fit.
+_CATEGORY_KINDS = {"date": ("date",), "name": ("name",), "number": ("id", "phone", "contact"),
+                   "email": ("email", "contact"),
+                   "place": ("location", "address", "hospital", "organisation"),
+                   "residue": (), "identifier": ()}
+
+
+def suspicion_label(project, category: str) -> str | None:
+    """The project's label a suspicion of ``category`` is flagged with: the
+    label itself, the project's label for one of the starter's or the
+    rules' ("PERSON" -> NAME, "HOSPITAL" -> LOCATION), or the label of the
+    kind a shape names ("date" -> DATE, or DOB where that is the one date
+    label); ``None`` when nothing fits (a person chooses)."""
+    from app.models.starter_model import RULE_LABELS, label_map
+    from app.services.redaction import project_policy
+    names = [label.name for label in project.labels()]
+    by_upper = {n.upper(): n for n in names}
+    if category.upper() in by_upper and category not in _CATEGORY_KINDS:
+        return by_upper[category.upper()]
+    mapped = label_map(names)
+    starter = RULE_LABELS.get(category.upper(), category.upper())
+    if category not in _CATEGORY_KINDS and starter in mapped:
+        return mapped[starter]
+    policy = project_policy(project)
+    for kind in _CATEGORY_KINDS.get(category, ()):
+        label = next((n for n in names if policy.kind_for(n) == kind), None)
+        if label is not None:
+            return label
+    return None
+
+
 def select_documents(project, scope: str = "all", value: str | None = None) -> list:
     """``DocumentInfo`` rows of the export scope, in id order."""
     if scope == "all":

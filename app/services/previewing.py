@@ -201,10 +201,15 @@ def store_strategies(project, policy, actor: str | None = None, *, whole: bool =
     included) as the project's redaction policy: the one exports apply
     (issue 18 item 2: a strategy chosen in Preview was lost unless saved).
     Logged without text."""
+    stored = project.get_setting(POLICY_KEY) or {}
     if whole:
-        project.set_setting(POLICY_KEY, policy.to_dict())
+        data = policy.to_dict()
+        if "locale" not in stored:
+            # A locale nobody chose stays unstored: it follows the notes
+            # (`default_locale`), as it did before the strategies were saved.
+            data.pop("locale", None)
+        project.set_setting(POLICY_KEY, data)
     else:
-        stored = project.get_setting(POLICY_KEY) or {}
         project.set_setting(POLICY_KEY, {**stored, "default": policy.default,
                                          "strategies": dict(policy.strategies)})
     entry = {"default": policy.default, "strategies": dict(policy.strategies)}

@@ -53,10 +53,40 @@ def default_locale(project, date_order: str) -> str:
     Spanish project; for an English one, US English when its notes' numeric
     dates read month first (``date_order`` "mdy", inferred from the notes by
     the first export: `infer_date_order`), else Australian English (the
-    paper's). US notes got Australian names, places and phone shapes."""
+    paper's). Before an export settles the order, or when the notes mix both
+    orders too much to settle it, the project's notes that show one order
+    decide by majority (``notes_month_first``): US notes got Australian names,
+    places and phone shapes, and Preview said "Australian English"."""
     if project.language == "es":
         return "es_ES"
-    return "en_US" if date_order == "mdy" else "en_AU"
+    if date_order:
+        return "en_US" if date_order == "mdy" else "en_AU"
+    return "en_US" if notes_month_first(project) else "en_AU"
+
+
+_ORDER_CACHE: dict[int, tuple] = {}
+
+
+def notes_month_first(project) -> bool:
+    """Whether more of the project's notes (the first :data:`DATE_ORDER_SAMPLE`)
+    write a numeric date only month first can read than day first. Kept
+    while the project holds as many notes: Preview asks after every edit."""
+    from itertools import islice
+
+    from app.deid.dates import order_votes
+    from app.rules import find_hits
+    stamp = project.count_documents()
+    cached = _ORDER_CACHE.get(id(project))
+    if cached is None or cached[0] != stamp:
+        texts = (project.document(info.id).text
+                 for info in islice(project.document_infos(), DATE_ORDER_SAMPLE))
+        day_first, month_first = order_votes(
+            [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
+            for text in texts)
+        cached = (stamp, month_first > day_first)
+        _ORDER_CACHE.clear()
+        _ORDER_CACHE[id(project)] = cached
+    return cached[1]
 
 
 def project_policy(project, strategy: str | None = None):
@@ -414,31 +444,36 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
             labelled_words)
 
 
-def project_known_identifiers(project, policy=None):
-    """Every identifier the project knows, by patient: the accepted and
-    suggested spans of every document (rejected ones name nothing) and the
-    hospital lists (``listed_identifiers``). In memory only. Every span is
-    read in one query: Preview works this out again after each edit, on the
-    GUI thread (one query a note took half a second for 8,000 notes)."""
+def project_known_identifiers(project, policy=None, *, exclude: frozenset = frozenset()):
+    """Every identifier the project knows, by patient: the spans people
+    accepted in every document but those of ``exclude`` (ids) and the
+    hospital lists (``listed_identifiers``). In memory only.
+
+    A model's suggestions are left out: a wrong guess ("10-14" of "cvp
+    10-14" taken for a date) would otherwise be suspected wherever it is
+    written and refuse surrogates that name nobody. Every span is read in
+    one query: Preview works this out again after each edit, on the GUI
+    thread (one query a note took half a second for 8,000 notes)."""
+    from app.deid import patient_key
     from app.deid.folder import common_words
     from app.deid.rescan import KnownIdentifiers
 
     policy = policy or project_policy(project)
     infos, spans = project.document_infos(), project.spans_by_document()
-    common, labelled = corpus_words(project, infos=infos, spans=spans)
+    common, labelled = corpus_words(project, infos=infos, spans=spans, exclude=exclude)
     known = KnownIdentifiers(common_words() | common, labelled=labelled)
     for info in infos:
-        records = [r for r in spans.get(info.id, ()) if r.status != "rejected"]
-        if not records:
+        records = [r for r in spans.get(info.id, ()) if r.status == "accepted"]
+        if not records or info.id in exclude:
             continue
         text = project.document(info.id).text
         key = document_patient_key(info)
         for r in records:
             kind = policy.kind_for(r.label)
             if kind not in _KEPT_KINDS:
-                known.add(key, r.label, text[r.start:r.end], name=kind == "name")
+                known.add(key, r.label, text[r.start:r.end], name=kind == "name",
+                          own_only=kind == "date")
     for patient_id, label, text, is_name in listed_identifiers(project):
-        from app.deid import patient_key
         known.add(patient_key(patient_id) if patient_id else None, label, text, name=is_name)
     return known
 

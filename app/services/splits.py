@@ -29,3 +29,26 @@ def assign_splits(project, *, dev: float = 0.15, test: float = 0.15, seed: int =
             counts[split] += 1
         project.log("assign_splits", {"dev": dev, "test": test, "seed": seed, **counts})
     return counts
+
+
+def annotated_in(project, split: str | None) -> int:
+    """How many annotated notes (done or reviewed, or holding an accepted
+    span) are in ``split`` (``None``: have no split, the notes
+    ``assign_splits`` would give one)."""
+    counts = project.span_counts()
+    return sum(1 for info in project.document_infos() if (info.split or None) == split and (
+        info.status in ("done", "reviewed")
+        or (info.id in counts and counts[info.id].accepted)))
+
+
+def split_offer(project, split: str = "test") -> str | None:
+    """What to say when ``split`` holds no annotated note but some annotated
+    notes have no split (imported without ``--split``): how to split them by
+    patient, and that the model must be trained again. ``None`` otherwise."""
+    n = annotated_in(project, None)
+    if not n or annotated_in(project, split):
+        return None
+    return (f"No annotated note is in the {split!r} split, and {n} annotated note(s) have no "
+            f"split. Split them by patient (train/dev/test, about 70/15/15 %, all of a "
+            f"patient's notes together): `deid split {project.path.name}`, or Evaluate on test "
+            f"split in the Train view; then train again, so that the test notes are held out.")

@@ -49,7 +49,7 @@ from app.core.private import PrivateDir
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
-                               put_ensemble, put_member, put_refit, set_active_run)
+                               put_ensemble, put_member, put_refit)
 
 # Part of the run's safety clock kept for dev predictions and the ensembles.
 _ENSEMBLE_RESERVE = 0.1
@@ -500,6 +500,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
                candidates: dict, costs: dict, selection, work, started: float) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
     store the ensembles and the run record, make the run the active one."""
+    from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
 
     config = plan.config
@@ -522,9 +523,13 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})
     with project.transaction():
+        # A better model of the same notes stays in use, and the run says so.
+        kept = activate_unless_worse(project, run)
+        if kept:
+            run.notes.append(kept)
         project.finish_run(run_id, "done", run.metrics())
-        set_active_run(project, run_id)
-        project.log("train_finished", {"run": run_id, "selected": selection.best_name})
+        project.log("train_finished", {"run": run_id, "selected": selection.best_name,
+                                       "active": kept is None})
     return run
 
 

@@ -131,6 +131,32 @@ def test_train_options_become_the_config_field_by_field(tmp_path, monkeypatch):
     assert seen[1] == TrainConfig()
 
 
+def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeypatch, capsys):
+    """Issue 34 item 9: `deid train` says in plain words which model is used
+    and why; the selection's own terms follow as details."""
+    from app.services import training
+    from app.services.runs import TrainedRun, set_active_run
+    row = {"name": "crf-balanced", "score": 0.86, "eligible": True, "precision": 0.9,
+           "recall": 0.83, "f1": 0.86, "token": {"precision": 0.9, "recall": 0.995, "f1": 0.9}}
+
+    def fake_train(project, config, progress=None):
+        set_active_run(project, 7)
+        return TrainedRun(7, config={"models": ["crf"]}, selected="crf-balanced", device="cpu",
+                          seconds=1.0, selection={
+            "best": "crf-balanced", "objective": "privacy", "target": 0.99,
+            "reason": "crf-balanced has the best dev strict micro-F1", "rows": [row]})
+
+    monkeypatch.setattr(training, "train_project", fake_train)
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    capsys.readouterr()
+    assert run("train", proj) == 0
+    out = capsys.readouterr().out
+    assert ("The model used from now on is crf-balanced: of the models that hid at least 99% of "
+            "the identifier words of the dev notes") in out
+    assert "details: crf-balanced — crf-balanced has the best dev strict micro-F1" in out
+
+
 def test_group_options_parse_into_named_member_sets():
     from app.cli.commands import _groups
     assert _groups(["fast=spacy, crf,rules", "pair=crf-imbalanced,rules"]) == {
@@ -323,3 +349,30 @@ def test_train_names_the_models_it_trained_the_devices_default_unless_named(tmp_
         assert active_run(p).train_config().models == ["crf", "rules", "starter"]
     assert run("train", path, "--budget", "quick", "--device", "cpu", "--models", "rules") == 0
     assert "models: rules\n" in capsys.readouterr().out
+
+
+def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, capsys):
+    """Issue 34 item 11: notes imported without --split have no test notes;
+    evaluate says how to get them and `deid split` splits by patient."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for p in range(12):
+        text = f"Seen by Dr Quill{p} today."
+        (notes / f"p{p:03d}_n001.txt").write_text(text, encoding="utf-8")
+        (notes / f"p{p:03d}_n001.ann").write_text(f"T1\tNAME 11 {11 + len(f'Quill{p}')}\t"
+                                                  f"Quill{p}\n", encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("import", proj, notes, "--patient-regex", r"^(p\d+)_", "--no-suggest") == 0
+    capsys.readouterr()
+    assert run("evaluate", proj) == 1
+    err = capsys.readouterr().err
+    assert "12 annotated note(s) have no split" in err and "deid split p.deid" in err
+    assert run("split", proj) == 0
+    out = capsys.readouterr().out
+    assert "split 12 note(s) by patient" in out and "train again" in out
+    from app.project import Project
+    with Project.open(proj, readonly=True) as p:
+        assert all(i.split for i in p.document_infos())
+    assert run("split", proj) == 0
+    assert "nothing changed" in capsys.readouterr().out

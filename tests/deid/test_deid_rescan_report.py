@@ -202,3 +202,19 @@ def test_proper_names_by_their_form():
     assert not any(k.startswith(("Diabetes", "PT", "ALERT")) for k in found)
     assert "Heart Failure Nurse" not in found               # common English words only
     assert found["Dako"] == "proper" and "Hb" not in found   # a maker before a catalogue number
+
+
+def test_the_report_counts_resumed_notes_as_notes_and_shows_the_review_in_the_app():
+    """Issue 34 item 8: "58 of them were kept" followed a count of identifiers;
+    the residual-risk section only told a desktop user to run a command."""
+    from app.deid.report import render_html
+    report = {"generated_at": "2026-11-26T20:00:00", "tool": {"name": "DeID Studio",
+                                                              "version": "1"},
+              "totals": {"notes_done": 2, "notes_resumed": 58, "spans": 300, "notes_bad": 0,
+                         "notes_failed": 0, "notes_leak": 0, "leaks": 0, "notes_with_leaks": 0},
+              "per_label": {}, "per_note": []}
+    page = render_html(report)
+    assert "58 notes were kept as an earlier export with the same settings wrote them" in page
+    assert "of them were kept" not in page
+    assert "Review a sample (residual risk)…" in page and "Residual-risk review of an" in page
+    assert page.index("Review a sample") < page.index("From a terminal")

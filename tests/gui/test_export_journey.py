@@ -4,6 +4,7 @@ clicks only; file dialogs answered by a patched QFileDialog."""
 from __future__ import annotations
 
 import json
+import re
 
 from app.gui.qt import QFileDialog, Qt
 
@@ -67,26 +68,31 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     wizard, outcome = _export(w, qtbot, out, monkeypatch)
     # "Ann Lee" is annotated in P1_a; the rules miss it in P1_b: the scan knows the name.
     rows = _rows(wizard.suspicion_table)
-    assert ["P1_b.txt", "a known identifier of this patient (PERSON)"] in [r[:2] for r in rows]
+    # The suspected words with their context, on screen; the label a flag takes.
+    assert ["P1_b.txt", "a known identifier of this patient — flags PERSON"] in [
+        r[1:] for r in rows]
     assert "Ann Lee" in (out / "P1_b.txt").read_text(encoding="utf-8")
-    row = [r[0] for r in rows].index("P1_b.txt")
+    row = [r[1] for r in rows].index("P1_b.txt")
+    assert "reviewed MRN" in rows[row][0] and "[Ann Lee]" in rows[row][0]
     table = wizard.suspicion_table
     rect = table.visualItemRect(table.item(row, 1))
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
     qtbot.keyClick(table, Qt.Key_Return)                   # open the selected suspicion
     assert w.current_view() == "Preview" and w.preview.title.text() == "P1_b"
     assert w.preview.original.textCursor().selectedText() == "Ann Lee"
-    pick(qtbot, w.preview.miss_label, "PERSON")
+    assert w.preview.miss_label.currentText() == "PERSON"
     qtbot.mouseClick(w.preview.miss_button, Qt.LeftButton)
     assert "Ann Lee" not in w.preview.redacted.toPlainText()
     wizard.close()
     wizard, outcome = _export(w, qtbot, out, monkeypatch)
     assert "Ann Lee" not in (out / "P1_b.txt").read_text(encoding="utf-8")
-    assert ["P1_b.txt", "a known identifier of this patient (PERSON)"] not in [
-        r[:2] for r in _rows(wizard.suspicion_table)]
-    # "Bob Ray phoned": no label, but the shipped name lists still see it.
-    assert ["P1_b.txt", "a first name, surname or place of the shipped lists, with a capital "
-            "(name)"] in [r[:2] for r in _rows(wizard.suspicion_table)]
+    assert ["P1_b.txt", "a known identifier of this patient — flags PERSON"] not in [
+        r[1:] for r in _rows(wizard.suspicion_table)]
+    # "Bob Ray phoned": no label, but the shipped name lists still see "Bob", in
+    # both notes of P1: one row.
+    assert ["[Bob]", "2× in 2 notes", "a first name, surname or place of the shipped "
+            "lists, with a capital — flags PERSON"] in [
+        [re.search(r"\[.*\]", r[0]).group()] + r[1:] for r in _rows(wizard.suspicion_table)]
     assert outcome.summary.redone() == {"its annotations changed": 1}
 
 
@@ -138,3 +144,45 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
     free = review.screen().availableGeometry()
     assert review.width() <= free.width() and review.height() <= free.height()
     review.close()
+
+
+def _click_row(qtbot, table, row):
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualItemRect(table.item(row, 1)).center())
+
+
+def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Issue 34 item 7: repeats grouped, a whole group flagged (under the
+    label its kind takes) or dismissed, the red count updated, and "Export
+    again into this folder" remembers the folder."""
+    w = _shown(imported, qtbot)
+    out = tmp_path / "export"
+    wizard, outcome = _export(w, qtbot, out, monkeypatch)
+    table = wizard.suspicion_table
+    leaks = outcome.leaks
+    assert f"Leak scan: {leaks} suspected identifier(s)" in wizard.summary_label.text()
+    rows = _rows(table)
+    bob = next(r for r, row in enumerate(rows) if "[Bob]" in row[0])
+    assert rows[bob][1] == "2× in 2 notes" and rows[bob][2].endswith("flags PERSON")
+    _click_row(qtbot, table, bob)
+    qtbot.mouseClick(wizard.flag_button, Qt.LeftButton)                # both places at once
+    assert not any("[Bob]" in row[0] for row in _rows(table))
+    assert f"Leak scan: {leaks - 2} suspected identifier(s)" in wizard.summary_label.text()
+    for name in ("P1_a", "P1_b"):
+        doc = next(i.id for i in w.project.document_infos() if i.name == name)
+        assert any(w.project.document(doc).text[s.start:s.end] == "Bob" and s.label == "PERSON"
+                   for s in w.project.gold_spans(doc))
+    left = [r for r in _rows(table)]
+    _click_row(qtbot, table, 0)
+    qtbot.mouseClick(wizard.dismiss_button, Qt.LeftButton)             # Not a leak
+    dismissed = int(re.search(r"(\d+)×", left[0][1]).group(1)) if "×" in left[0][1] else 1
+    assert f"Leak scan: {leaks - 2 - dismissed} suspected identifier(s)" in \
+        wizard.summary_label.text()
+    with qtbot.waitSignal(wizard.exported, timeout=60000):
+        qtbot.mouseClick(wizard.again_button, Qt.LeftButton)          # the same folder
+    assert "Bob" not in (out / "P1_b.txt").read_text(encoding="utf-8")
+    wizard.close()
+    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)                     # a new export: same folder
+    assert w.export_wizard.folder_edit.text() == str(out)
+    w.export_wizard.close()

@@ -35,7 +35,7 @@ def wizard(qtbot, project, monkeypatch):
     w = ExportWizard(project)
     qtbot.addWidget(w)
     opened = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)   # the browser
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     w.opened = opened
     return w
 
@@ -121,3 +121,19 @@ def test_cancel_then_resume_skips_finished_notes(wizard, qtbot, project, tmp_pat
     assert totals["notes_resumed"] >= 1
     assert totals["notes_done"] + totals["notes_resumed"] == 12
     assert len(_notes(out)) == 12
+
+
+def test_the_report_opens_inside_the_app_where_no_browser_opens_it(wizard, project, tmp_path,
+                                                                   qtbot, monkeypatch):
+    """Issue 34 item 8: "Open audit report" did nothing where no browser is set."""
+    from app.gui.qt import QDesktopServices, Qt
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
+    wizard.folder_edit.setText(str(tmp_path / "out"))
+    with qtbot.waitSignal(wizard.exported, timeout=60000):
+        assert wizard.start_export()
+    qtbot.mouseClick(wizard.open_button, Qt.LeftButton)
+    dialog = wizard.report_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "No web browser opened the report" in dialog.note.text()
+    assert "Residual risk" in dialog.browser.toPlainText()
+    dialog.close()

@@ -448,3 +448,32 @@ def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_p
         assert ticked() == cpu and not force_cpu.isEnabled()
         click(qtbot, boxes["flair"])
         assert ticked() == cpu | {"flair"}
+
+
+def test_done_and_next_marks_the_note_done_and_opens_the_next_to_annotate(imported, qtbot):
+    """Issue 34 item 14: Ctrl+Enter stayed on the note; Ctrl+Shift+Enter (or
+    the Done and next button) marks it done and moves on, as Prodigy does."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_b")
+    assert w.editor.session.doc_id == doc_id(w, "P1_b")
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier | Qt.ShiftModifier)
+    # Suggestions left: it says so first and stays, as Ctrl+Enter does.
+    assert "not reviewed" in w.statusBar().currentMessage()
+    assert w.editor.session.doc_id == doc_id(w, "P1_b")
+    _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier | Qt.ShiftModifier)
+    assert w.project.document(doc_id(w, "P1_b")).status == "done"
+    assert w.editor.session.doc_id != doc_id(w, "P1_b")
+    assert w.editor.done_next_button.text().startswith("Done and next")
+
+
+def test_preview_follows_a_note_picked_with_one_click_in_documents(imported, qtbot):
+    """Issue 34 item 14: with a note open in Annotate, one click on another
+    note in Documents, then Preview, showed the first note."""
+    w = _shown(imported, qtbot)
+    _open_row(qtbot, w, "P1_a")                                      # open in Annotate
+    _key(qtbot, w, Qt.Key_1, Qt.ControlModifier)                     # Documents
+    table, model = w.documents.table, w.documents.model
+    row = w.documents.proxy.mapFromSource(model.index(model.row_of(doc_id(w, "P2_a")), 0))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(row).center())
+    _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)                     # Go > Preview
+    assert w.preview.title.text() == "P2_a"

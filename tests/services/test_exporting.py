@@ -28,3 +28,18 @@ def test_cli_export_of_a_split_writes_the_wizards_report_beside_the_notes(tmp_pa
     assert f"audit report: {out / 'deid-report.json'}" in capsys.readouterr().out
     assert main(["-q", "audit", str(path), str(out), "--notes", "2", "--seed", "1"]) == 0
 
+
+
+def test_a_suspicion_is_flagged_under_the_label_its_kind_takes(tmp_path):
+    """Issue 34 item 7: a date suspicion flagged NAME; the label follows the
+    suspicion's category, in the project's own labels."""
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.exporting import suspicion_label
+    with Project.create(tmp_path / "h.deid", list(PRESETS["hipaa"])) as p:
+        assert [suspicion_label(p, c) for c in ("date", "DATE", "PERSON", "name", "HOSPITAL",
+                                                "place", "number", "email", "residue")] == [
+            "DATE", "DATE", "NAME", "NAME", "LOCATION", "LOCATION", "ID", "CONTACT", None]
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        assert [suspicion_label(p, c) for c in ("date", "name", "place", "LOCATION")] == [
+            "DOB", "PERSON", "ADDRESS", "ADDRESS"]

@@ -357,3 +357,62 @@ def test_day_one_leak_scan_reads_only_the_starters_likely_doubts(tmp_path):
 
     assert unsure("faint", "--scan-threshold", str(SCAN_THRESHOLD)) == ["unsure"]
     assert unsure("day-one") == []
+
+
+def test_known_identifiers_are_what_people_accepted_and_dates_stay_with_their_patient(tmp_path):
+    """A model's suggestion ("10-14" taken for a date in "cvp 10-14") is no
+    known identifier; a date people accepted is searched in its own patient's
+    notes only, where another patient's is a ventilator setting; an accepted
+    name is still searched everywhere."""
+    from app.deid import patient_key
+    from app.deid.rescan import rescan
+    from app.services.redaction import project_known_identifiers
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj), "--labels", "hipaa"]) == 0
+    with Project.open(proj) as p:
+        text = "Seen by Dr Zebulon Quartermaine on 10-15. cvp 10-14."
+        doc = p.add_document("a", text, patient_id="A")
+        for word, label, status in (("Zebulon Quartermaine", "NAME", "accepted"),
+                                    ("10-15", "DATE", "accepted"),
+                                    ("10-14", "DATE", "suggested")):
+            start = text.index(word)
+            p.add_span(doc, start, start + len(word), label, status=status,
+                       source="human" if status == "accepted" else "model")
+        known = project_known_identifiers(p)
+    other = "PEEP/PS 5/10, cvp 10-14, 10-15 again. Zebulon Quartermaine called."
+
+    def found(patient):
+        return [other[lk.start:lk.end] for lk in rescan(other, known=known, patient=patient)
+                if lk.kind in ("patient", "project")]
+
+    assert found(patient_key("B")) == ["Zebulon Quartermaine"]
+    assert found(patient_key("A")) == ["10-15", "Zebulon Quartermaine"]
+
+
+def test_a_span_keeps_its_surrogate_when_the_model_suggests_that_name_elsewhere(tmp_path):
+    """"drew arm up" -> "richard arm up", then "howard arm up": the model's new
+    suggestion of the surrogate in another patient's note made the next
+    export draw again. A still-predicted span keeps its surrogate."""
+    from app.core.spans import Span
+    from app.deid import Redactor, patient_key
+    from app.services.redaction import project_known_identifiers, project_secret
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj), "--labels", "hipaa"]) == 0
+    with Project.open(proj) as p:
+        text = "Pt lifted; drew arm up."
+        start = text.index("drew")
+        span = Span(start, start + 4, "NAME")
+        policy = project_policy(p, "surrogate")
+
+        def export() -> str:
+            redactor = Redactor(policy, secret=project_secret(p), memory=p,
+                                known=project_known_identifiers(p, policy))
+            out = redactor.redact(text, [span], patient_key=patient_key("A")).text
+            return out[start:out.index(" arm up")]
+
+        first = export()
+        other = f"Visited by {first} today."
+        doc = p.add_document("b", other, patient_id="B")
+        p.add_span(doc, other.index(first), other.index(first) + len(first), "NAME",
+                   status="suggested", source="model")
+        assert export() == first

@@ -89,3 +89,60 @@ def test_no_active_run_is_a_user_error(tmp_path):
         with pytest.raises(UserError, match="did not finish"):
             active_run(project)
     assert TrainedRun(1).metrics()["members"] == {}
+
+
+def _row(name, f1, token_p, token_r, eligible):
+    return {"name": name, "score": f1, "eligible": eligible, "precision": f1, "recall": f1,
+            "f1": f1, "token": {"precision": token_p, "recall": token_r, "f1": 0.0}}
+
+
+def _run_metrics(selected, rows, objective="privacy"):
+    return {"version": RECORD_VERSION, "selected": selected,
+            "selection": {"best": selected, "objective": objective, "target": 0.99,
+                          "reason": "details", "rows": rows}}
+
+
+def _config(budget, dev="d1"):
+    return {**TrainConfig(budget=budget).as_dict(),
+            "split_hashes": {"imbalanced": {"train": "t1", "dev": dev}}}
+
+
+def test_a_worse_run_of_the_same_notes_leaves_the_better_model_in_use_and_says_so(tmp_path):
+    """Issue 34 item 10: a Quick run (dev F1 0.819) replaced the active
+    Standard model (0.863) without a word. It stays in use now; a run over
+    other notes (more annotations) still replaces it."""
+    from app.services.choice import activate_unless_worse
+    from app.services.runs import active_run_id
+    standard = _run_metrics("crf-balanced", [_row("crf-balanced", 0.863, 0.90, 0.95, False)])
+    with _stored(tmp_path, _config("standard"), standard) as project:
+        first = active_run_id(project)
+        quick_id = project.start_run("train", _config("quick"))
+        quick = TrainedRun.of(project.run(quick_id))
+        quick.selected, quick.selection = "voting[top3_f1]", _run_metrics(
+            "voting[top3_f1]", [_row("voting[top3_f1]", 0.819, 0.85, 0.93, False)])["selection"]
+        note = activate_unless_worse(project, quick)
+        assert active_run_id(project) == first
+        assert note.startswith(f"Run {first} (standard, crf-balanced) stays in use")
+        assert "0.863 against 0.819" in note
+        other_id = project.start_run("train", _config("quick", dev="d2"))
+        other = TrainedRun.of(project.run(other_id))
+        other.selected, other.selection = quick.selected, quick.selection
+        assert activate_unless_worse(project, other) is None
+        assert active_run_id(project) == other_id
+
+
+def test_the_plain_sentence_says_which_model_is_used_and_why():
+    """Issue 34 item 9: with the recall target missed, the model taken is the
+    best balance (token F2), not the one hiding the most, and the words say so."""
+    from app.services.choice import plain_choice
+    missed = TrainedRun(1, selected="pruned[all]", selection=_run_metrics("pruned[all]", [
+        _row("pruned[all]", 0.85, 0.90, 0.892, False),
+        _row("crf-balanced", 0.86, 0.60, 0.896, False)])["selection"])
+    text = plain_choice(missed)
+    assert text.startswith("The model used from now on is pruned[all]: no model hid 99% of the "
+                           "identifier words")
+    assert "without hiding too many ordinary words" in text and "89.2%" in text
+    met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
+        _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
+    assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
+    assert plain_choice(met, used=False).startswith("This run's best model is crf-balanced")

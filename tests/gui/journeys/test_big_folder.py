@@ -175,5 +175,5 @@ def test_a_folder_imported_from_the_command_line_previews_read_only(qtbot, setti
     original = w.preview.original.toPlainText()
     redacted = w.preview.redacted.toPlainText()
     assert original and redacted and redacted != original
-    assert "span(s) replaced" in w.preview.status.text()
+    assert "identifiers replaced" in w.preview.status.text()
     w.close()

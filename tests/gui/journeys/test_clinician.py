@@ -82,16 +82,16 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     table = wizard.suspicion_table
     rows = table_rows(table)
     assert rows and "Leak scan:" in wizard.summary_label.text()
-    k = 0
-    suspect, what, where = rows[k]
-    a, b = map(int, re.fullmatch(r"characters (\d+)–(\d+)", where).groups())
+    # The suspected words in context, the note, why and the label a flag takes.
+    k = next(r for r, row in enumerate(rows) if row[1].endswith(".txt"))
+    in_context, suspect, what = rows[k]
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(k, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
     assert view_shown(w) == "Preview" and p.title.text() == suspect.removesuffix(".txt")
-    original = (tmp_path / "notes" / suspect).read_text(encoding="utf-8")
-    assert p.original.textCursor().selectedText() == original[a:b]
-    label = what.rsplit("(", 1)[-1].rstrip(")")
+    assert " ".join(p.original.textCursor().selectedText().split()) == \
+        re.search(r"\[(.*)\]", in_context).group(1)
+    label = what.rsplit("flags ", 1)[-1]
     labels = [p.miss_label.itemText(i) for i in range(p.miss_label.count())]
     pick(qtbot, p.miss_label, label if label in labels else "PERSON")
     click(qtbot, p.miss_button)
@@ -100,7 +100,7 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
 
     # Export again into the same folder: that note is redone and the suspicion gone.
     wizard = export(qtbot, w, monkeypatch, out)
-    assert [suspect, what, where] not in table_rows(wizard.suspicion_table)
+    assert [in_context, suspect, what] not in table_rows(wizard.suspicion_table)
     assert "1 written before, redone: its annotations changed" in wizard.summary_label.text()
     screenshot(wizard, "export_summary")
     wizard.close()

@@ -97,7 +97,7 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     p = w.preview
     qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
     redacted = p.redacted.toPlainText()
-    assert p.status.text().startswith("4 span(s) replaced")
+    assert p.status.text().startswith("4 identifiers replaced")
     assert not any(word in redacted for word in LISTED), redacted
     # Next, span by span (least sure first): the listed ones say where they
     # come from, and are sure (last), not "found by 0 of 3 members".

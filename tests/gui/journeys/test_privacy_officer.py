@@ -57,24 +57,29 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     screenshot(wizard, "leak_review")
 
     # A suspicion of a known name opens the note in Preview, side by side, at its place
-    # (the summary's table: note, what, where in the original; the report: where written).
-    row = next(r for r, (_, what, _) in enumerate(table_rows(table))
-               if "known identifier" in what or "known name" in what)
-    note, what, where = table_rows(table)[row]
-    in_start, in_end = map(int, re.fullmatch(r"characters (\d+)–(\d+)", where).groups())
+    # (the summary's table: the words in context on this screen, the notes, why; the
+    # report: where, never the text).
+    row = next(r for r, (_, notes, what) in enumerate(table_rows(table))
+               if ("known identifier" in what or "known name" in what) and notes.endswith(".txt"))
+    in_context, note, what = table_rows(table)[row]
+    words = re.search(r"\[(.*)\]", in_context).group(1)
     report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
-    # Every suspicion is listed (not the first 10 of them), one count everywhere.
+    # Every suspicion is listed (not the first 10 of them), a repeat as one row
+    # that counts it, one count everywhere.
     leaks = report["totals"]["leaks"]
-    assert table.rowCount() == leaks == sum(len(n["suspicions"]) for n in report["per_note"])
+    assert sum(int(re.search(r"(\d+)×", n).group(1)) if "×" in n else 1
+               for _, n, _ in table_rows(table)) == \
+        leaks == sum(len(n["suspicions"]) for n in report["per_note"])
     assert f"Leak scan: {leaks} suspected identifier(s) in " \
         f"{report['totals']['notes_with_leaks']} note(s)" in wizard.summary_label.text()
-    first = next(s for n in report["per_note"] if n["note"] == note
-                 for s in n["suspicions"] if (s["in_start"], s["in_end"]) == (in_start, in_end))
+    original = (tmp_path / "notes" / note).read_text(encoding="utf-8")     # what was imported
+    first = next(s for n in report["per_note"] if n["note"] == note for s in n["suspicions"]
+                 if " ".join(original[s["in_start"]:s["in_end"]].split()) == words)
+    in_start, in_end = first["in_start"], first["in_end"]
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(row, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
     assert view_shown(w) == "Preview" and w.preview.title.text() == note.removesuffix(".txt")
-    original = (tmp_path / "notes" / note).read_text(encoding="utf-8")     # what was imported
     assert w.preview.original.textCursor().selectedText() == original[in_start:in_end]
     qtbot.waitUntil(lambda: not w.preview.status.text().startswith("Predicting"), timeout=60000)
     assert w.preview.original.textCursor().selectedText() == \
@@ -82,7 +87,7 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert w.preview.redacted.textCursor().selectedText() == \
         (out / note).read_text(encoding="utf-8")[first["start"]:first["end"]]
     # It says what is selected and what to do, the suspicion's label ready to flag.
-    category = re.search(r"\((\w+)\)$", what).group(1)
+    category = what.rsplit("flags ", 1)[-1]
     assert w.preview.info.text().startswith(
         f"Selected on both sides: a suspected leak ({category}). If it identifies someone")
     assert w.preview.miss_label.currentText() == category
@@ -138,7 +143,8 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
 
     # The audit report now leads with the measured residual risk.
     opened = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)         # the browser
+    monkeypatch.setattr(QDesktopServices, "openUrl",
+                        lambda url: opened.append(url) or True)          # the browser
     click(qtbot, review.report_button)
     html = (out / "deid-report.html").read_text(encoding="utf-8")
     assert opened and opened[0].toLocalFile().endswith("deid-report.html")

@@ -51,7 +51,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t.stage_label.text().startswith("Done in")
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     selected = t.reason_label.text()
-    assert selected.startswith("<b>Selected: ")
+    assert selected.startswith("<b>The model used from now on is ")
     # A couple of dev notes: the scores say they rest on too few (issue 18 item 7).
     assert "Small sample: the dev scores come from " in selected
     names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]

@@ -1,0 +1,107 @@
+"""Which trained model predicts, and why, in plain words.
+
+``plain_choice`` is the one sentence the Train view's results and ``deid
+train`` lead with (the selection's own reason, with its F1 and F2, stays
+the details). ``activate_unless_worse`` decides whether a finished run
+becomes the one that predicts: a run does not replace an active run that
+learned from the same notes and does better on them (a Quick run after a
+Standard one replaced a better model without a word).
+"""
+from __future__ import annotations
+
+from app.services.runs import TrainedRun, active_run_id, set_active_run
+
+#: The F-beta of binary-token scores the privacy objective falls back on
+#: when no candidate meets the target (``app.ensemble.selection``).
+_FALLBACK_BETA = 2.0
+
+
+def _f(precision: float, recall: float, beta: float) -> float:
+    b2 = beta * beta
+    return (1 + b2) * precision * recall / (b2 * precision + recall) if precision + recall else 0.0
+
+
+def _standing(row: dict, objective: str) -> tuple:
+    """How ``row`` ranks under ``objective``, comparable across runs: meeting
+    the target first, then the objective's score (token F2 for a privacy
+    candidate that misses the target, as the selection ranks them)."""
+    eligible = bool(row.get("eligible", True))
+    if objective == "privacy" and not eligible:
+        token = row.get("token") or {}
+        return (0, _f(token.get("precision", 0.0), token.get("recall", 0.0), _FALLBACK_BETA))
+    return (int(eligible), float(row.get("score", row.get("f1", 0.0))))
+
+
+def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
+    """One sentence saying which model ``run`` chose and why, without the
+    experts' words (F2, token recall); ``used``: whether it predicts now."""
+    selection = run.selection
+    row = run.row(run.selected or "") or {}
+    if not run.selected or not row:
+        return "No model was chosen."
+    objective = selection.get("objective", "f1")
+    target = selection.get("target")
+    token = (row.get("token") or {}).get("recall")
+    hides = f" It hides {token:.1%} of them." if token is not None else ""
+    head = (f"The model used from now on is {run.selected}" if used
+            else f"This run's best model is {run.selected}")
+    share = f"{target:.0%}" if target else ""
+    if objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
+        why = (f"no model hid {share} of the identifier words of the dev notes, so the one that "
+               + ("hides the most of them without hiding too many ordinary words"
+                  " (a missed identifier counts four times a wrongly hidden word)"
+                  if objective == "privacy" else "hides the most of them")
+               + f" was taken.{hides}")
+    elif objective == "privacy":
+        why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
+               f"it finds the identifiers most exactly (F1 {row.get('f1', 0.0):.3f}).{hides}")
+    elif objective == "precision_at_token_recall":
+        why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
+               f"it hides the fewest ordinary words.{hides}")
+    elif objective == "f2":
+        why = ("it finds the identifiers of the dev notes best, a missed identifier counting four "
+               "times a wrong find.")
+    elif objective in ("precision_at_recall", "recall_at_precision"):
+        why = ("it does best on the dev notes of the models that meet the target you set"
+               if row.get("eligible", True) else
+               "no model meets the target you set on the dev notes; it comes closest")
+        why += "."
+    else:
+        why = f"it finds the identifiers of the dev notes most exactly (F1 {row.get('f1', 0.0):.3f})."
+    better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
+    if better and row.get("eligible", True):
+        why += (f" {better[0]['name']} scores a little higher but is slower to run, and the "
+                "difference is within the noise of the dev notes.")
+    return f"{head}: {why}"
+
+
+def _same_notes(a: TrainedRun, b: TrainedRun) -> bool:
+    """Whether two runs learned from, and were scored on, the same notes
+    (the same split of some data variant)."""
+    old, new = a.split_hashes, b.split_hashes
+    shared = set(old) & set(new)
+    return bool(shared) and all(old[v] == new[v] for v in shared)
+
+
+def activate_unless_worse(project, run: TrainedRun) -> str | None:
+    """Make ``run`` the run that predicts, unless the active run learned from
+    the same notes and its selected model does better on their dev part
+    under ``run``'s objective: that one stays active.
+
+    Returns ``None`` when ``run`` is now active, else the sentence saying
+    which run stays active and why (for the run's notes)."""
+    current_id = active_run_id(project)
+    record = project.run(current_id) if current_id not in (None, run.id) else None
+    if record is not None and record.status == "done":
+        current = TrainedRun.of(record)
+        objective = run.selection.get("objective", "f1")
+        mine, theirs = run.row(run.selected or ""), current.row(current.selected or "")
+        if mine and theirs and _same_notes(current, run) and \
+                objective == current.selection.get("objective", "f1") and \
+                _standing(theirs, objective) > _standing(mine, objective):
+            budget = current.train_config().budget
+            return (f"Run {current.id} ({budget}, {current.selected}) stays in use: on the same "
+                    f"dev notes it does better than this run's {run.selected} (F1 "
+                    f"{theirs.get('f1', 0.0):.3f} against {mine.get('f1', 0.0):.3f}).")
+    set_active_run(project, run.id)
+    return None
