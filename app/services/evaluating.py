@@ -66,11 +66,12 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
 
     Members run once; the ensembles combine their outputs. ``name`` holds
     what `deid annotate` writes (after the finishing steps of
-    app.services.finishing and the hospital lists' floor) and ``"NAME" +
-    RAW`` the candidate's own spans. ``patients``: each text's patient id (the
-    lists' patient table).
+    app.services.finishing and the hospital lists' floor), every other
+    candidate its spans after the floor's fixed steps its dev kept, and
+    ``"CANDIDATE" + RAW`` each candidate's own spans. ``patients``: each
+    text's patient id (the lists' patient table).
     """
-    from app.services.finishing import finish
+    from app.services.finishing import finish, worded
     from app.services.predictor import Predictor, run_ensembles
 
     segs = [segment(t) for t in texts]
@@ -101,15 +102,28 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = outputs[name]
         labels, rules, unmarked, edges = pred.propagate, pred.fill, pred.unmarked, pred.edges
         lists, list_labels = pred.lists, pred.list_labels
-    spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
-    raw = spans_by[name]
+    raw_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-    final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked,
-                    edges) for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
-    if lists is not None:
-        final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]
-    spans_by[name + RAW], spans_by[name] = raw, final
+    spans_by = {}
+    for c, raw in raw_by.items():
+        if c == name:
+            final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels,
+                            unmarked, edges) for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+        else:
+            final = [worded(t, sp) for t, sp in zip(texts, raw)]
+        if lists is not None:
+            steps = run.fixed_steps(c)
+            final = [lists.settle(t, sp, list_labels, p, steps=steps)
+                     for t, sp, p in zip(texts, final, patients)]
+        spans_by[c], spans_by[c + RAW] = final, raw
     return spans_by
+
+
+def table_candidates(spans_by: dict[str, list], name: str) -> dict[str, list]:
+    """The rows of a table of `candidate_spans`: every candidate with its
+    steps, and without them the selected ``name`` alone (the other rows are
+    what each would write if it were selected)."""
+    return {c: spans for c, spans in spans_by.items() if not c.endswith(RAW) or c == name + RAW}
 
 
 def evaluate_project(project, *, split: str = "test", model: str | None = None,
@@ -132,7 +146,7 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []
     if table:
-        for c, spans in spans_by.items():
+        for c, spans in table_candidates(spans_by, name).items():
             rows.append(_prf_row(c, micro(texts, gold, spans)))
         rows.sort(key=lambda r: -r["strict"]["f1"])
     progress(Progress(1.0, "evaluate"))
