@@ -220,3 +220,43 @@ def add_rules(project, entries: list[dict]) -> list[str]:
         project.set_setting(RULES_KEY, overrides)
         project.log("rules_added", {"rules": names})
     return names
+
+
+def kind_label(kind: str, labels: Iterable[str]) -> str | None:
+    """The project label a rule's ``kind`` takes (`app.lists.labels`); for
+    a veto's kind ("name", "place", "date", "phone") the label of its first
+    category; None when the labels have none (the rule's hits are left to
+    the leak scan)."""
+    from app.lists.labels import label_map
+    mapping, _ = label_map(labels)
+    first = {"name": "patient_name", "place": "place"}.get(kind, kind)
+    return mapping.get(first)
+
+
+def rule_lines(rules: RuleSet, labels: Iterable[str]) -> list[str]:
+    """One line a rule: name, on/off, what it does, the label it gives."""
+    labels = list(labels)
+    out = []
+    for r in rules.rules:
+        label = kind_label(r.kind, labels) or "no label: left to the leak scan"
+        out.append(f"{r.name:28} {'on ' if r.enabled else 'off'} {r.action} {r.kind} "
+                   f"-> {label}  [{r.step}{', site' if r.site else ''}]")
+    return out
+
+
+def rule_detail(rule: Rule, labels: Iterable[str]) -> list[str]:
+    """Every field of ``rule``, one a line, with the project label it gives."""
+    label = kind_label(rule.kind, labels)
+    lines = [f"name:     {rule.name} ({'on' if rule.enabled else 'off'}"
+             f"{', added by this project' if rule.site else ', shipped'})",
+             f"action:   {rule.action} {rule.kind} -> "
+             f"{label or 'no label in this project: left to the leak scan'}",
+             f"step:     {rule.step}"]
+    if rule.function:
+        lines.append(f"code:     {rule.function}")
+    lines += [f"pattern:  {p}" for p in rule.patterns]
+    if rule.context:
+        lines.append(f"context:  {', '.join(rule.context)} (within {CONTEXT_CHARS} characters "
+                     f"before a hit)")
+    lines += [f"example:  {rule.example}", f"evidence: {rule.evidence}"]
+    return lines
