@@ -692,6 +692,7 @@ def project_note_sources(project, infos) -> list:
     redoes a document whose annotations changed.
     """
     from app.deid import NoteSource
+    from app.deid.folder import span_rows, spans_of
     sources, used = [], set()
     for info in infos:
         rel = f"{_safe_stem(info.name)}.txt"
@@ -701,9 +702,7 @@ def project_note_sources(project, infos) -> list:
         doc_id = info.id
         sources.append(NoteSource(
             rel, document_patient_key(info), lambda d=doc_id: project.document(d).text,
-            adjust=lambda spans, d=doc_id: [
-                (s.start, s.end, s.label) for s in document_spans(
-                    project, d, [Span(a, b, label) for a, b, label in spans])],
+            adjust=lambda spans, d=doc_id: span_rows(document_spans(project, d, spans_of(spans))),
             version=_decisions_digest(project, doc_id)))
     return sources
 
