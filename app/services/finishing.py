@@ -312,10 +312,13 @@ def unmarked_summary(record: dict | None) -> str:
 
 
 def _dev_change(record: dict) -> str:
-    """What a precision step did on dev: its score before and after, the tokens it unhid."""
+    """What a step did on dev: its score before and after, the tokens it unhid
+    (or hid: a step that finds identifiers)."""
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
-    return (f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; "
-            f"{record.get('dev_tokens_lost', 0)} identifier tokens of dev less hidden")
+    lost = record.get("dev_tokens_lost", 0)
+    tokens = (f"{lost} identifier tokens of dev less hidden" if lost >= 0
+              else f"{-lost} identifier tokens of dev more hidden")
+    return f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; {tokens}"
 
 
 def edges_summary(record: dict | None) -> str:

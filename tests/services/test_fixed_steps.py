@@ -62,3 +62,16 @@ def test_the_demo_selects_what_it_writes_and_no_step_hides_less(tmp_path):
     assert with_steps[run.selected]["strict"].f1 >= best - 0.005
     for c, s in with_steps.items():
         assert s["token"].recall >= scores[c + RAW]["token"].recall, c
+
+
+def test_the_run_says_which_fixed_steps_dev_turned_off_and_what_they_did():
+    from app.services.finishing import fixed_summary
+    record = {"steps": [SHAPES], "tried": {
+        VETOES: {"changed": True, "kept": False, "beta": 1.0, "dev_before": 0.99,
+                 "dev_after": 0.98, "dev_tokens_lost": 33},
+        SHAPES: {"changed": True, "kept": True, "beta": 1.0, "dev_before": 0.98,
+                 "dev_after": 0.985, "dev_tokens_lost": -2}}}
+    assert fixed_summary(record) == (
+        "Fixed steps off, as dev does not agree with them: vetoes.v1 (dev strict F1 0.9900 -> "
+        "0.9800; 33 identifier tokens of dev less hidden).")
+    assert fixed_summary({"steps": list(FIXED_STEPS), "tried": {}}) == ""
