@@ -64,3 +64,14 @@ def test_a_wrong_site_rule_is_refused_with_what_is_wrong(tmp_path, entry, says):
     path.write_text(json.dumps([entry]))
     with pytest.raises(UserError, match=says):
         registry.read_site_rules(path)
+
+
+def test_the_word_sets_of_the_rules_live_in_the_shipped_file_with_their_evidence():
+    import importlib
+    from app.rules.lexicon import _lexicon, words
+    lexicon = _lexicon()
+    assert len(lexicon) >= 33
+    for name, entry in lexicon.items():
+        module, _, attr = entry["used_by"].rpartition(".")
+        assert getattr(importlib.import_module(module), attr) == words(name), name
+        assert entry["evidence"] and entry["words"] == sorted(set(entry["words"])), name
