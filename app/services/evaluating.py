@@ -16,7 +16,13 @@ little more than the selected model alone.
     fill_rules            [[member, label], ...] applied where it found nothing
     evaluation            the model's report, app.eval.report (deid.evaluation/1)
     candidates            [{name, strict: PRF, relaxed: PRF, token: PRF}, ...]
-                          every candidate on the split, best strict F1 first
+                          every candidate on the split as it would write (after
+                          the floor's fixed steps its dev kept; the selected one
+                          after its finishing steps too), and the selected one
+                          without them (``RAW``), best strict F1 first
+
+The selection's dev rows score the candidates in the same way (after the
+fixed steps each one's dev kept: app.services.training.settle_candidates).
 """
 from __future__ import annotations
 
