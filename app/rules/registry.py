@@ -144,6 +144,16 @@ def project_rules(project) -> RuleSet:
     return merge(shipped_rules(), None if project is None else project.get_setting(RULES_KEY))
 
 
+def overrides_digest(project) -> str:
+    """A digest of ``project``'s switches and own rules ("" when it has none):
+    part of what an export's resume fingerprint names."""
+    import hashlib
+    overrides = project.get_setting(RULES_KEY)
+    if not overrides:
+        return ""
+    return hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def set_enabled(project, name: str, on: bool) -> Rule:
     """Switch rule ``name`` on or off for ``project`` (logged); the rule."""
     rule = project_rules(project).get(name)
