@@ -20,6 +20,9 @@ from app.rules import registry
 
 #: The columns of the rules table.
 COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step")
+INTRO = ("Rules that run after the models on English notes. A trained model keeps a step "
+         "only where your dev notes agree with it; switch a rule off here when it eats your "
+         "identifiers or hides words that are none, or add your own pattern.")
 #: How many hits the test lists (the count is of all).
 SHOWN_HITS = 8
 
@@ -33,10 +36,7 @@ class RulesView(QWidget):
         super().__init__(parent)
         self.project = None
         self.note: tuple[str, str] | None = None         # (name, text) open in Annotate
-        self.intro = QLabel(
-            "Rules that run after the models on English notes. A trained model keeps a step "
-            "only where your dev notes agree with it; switch a rule off here when it eats your "
-            "identifiers or hides words that are none, or add your own pattern.")
+        self.intro = QLabel(INTRO)
         self.intro.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -110,6 +110,9 @@ class RulesView(QWidget):
         for widget in (self.name, self.kind, self.pattern, self.context, self.add_button):
             widget.setEnabled(editable)
         self.test_button.setEnabled(project is not None)
+        english = project is None or project.language == "en"
+        self.intro.setText(INTRO if english else INTRO + f" This project's notes are "
+                           f"{project.language!r}: these rules do not run on them.")
         self.hits.clear()
         self.reload()
 
