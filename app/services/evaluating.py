@@ -14,6 +14,8 @@ little more than the selected model alone.
                            counts were kept have no ``token``)
     propagated_labels     labels propagated in the model's output
     fill_rules            [[member, label], ...] applied where it found nothing
+    fixed_steps           the floor's fixed steps run after the model (its dev kept
+                          them); null: every one (a run from before they were chosen)
     evaluation            the model's report, app.eval.report (deid.evaluation/1)
     candidates            [{name, strict: PRF, relaxed: PRF, token: PRF}, ...]
                           every candidate on the split as it would write (after
@@ -45,11 +47,13 @@ class EvaluationResult:
     selection: dict
     propagated: list[str] = field(default_factory=list)   # labels propagated in the model's output
     filled: list[list[str]] = field(default_factory=list)  # fill rules [member, label] applied
+    fixed_steps: list[str] | None = None   # the floor's fixed steps kept (None: every one)
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
                 "split": self.split, "selection_on_dev": self.selection,
                 "propagated_labels": self.propagated, "fill_rules": self.filled,
+                "fixed_steps": self.fixed_steps,
                 "evaluation": self.report.to_dict(), "candidates": self.table}
 
 
@@ -159,7 +163,8 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
     return EvaluationResult(run.id, name, split, report, rows, run.selection,
-                            run.propagation_labels(name), [list(r) for r in run.fill_rules(name)])
+                            run.propagation_labels(name), [list(r) for r in run.fill_rules(name)],
+                            None if (steps := run.fixed_steps(name)) is None else list(steps))
 
 
 def render_table(rows: list[dict], selected: str) -> str:

@@ -41,7 +41,7 @@ def test_the_date_shapes_never_become_dates_of_birth():
 def test_the_demo_selects_what_it_writes_and_no_step_hides_less(tmp_path):
     from app.project import Project
     from app.services.demo import SAMPLE_PATIENT_REGEX
-    from app.services.evaluating import RAW, candidate_spans
+    from app.services.evaluating import RAW, candidate_spans, evaluate_project
     from app.services.importing import import_path
     from app.services.runs import active_run
     from app.services.splits import assign_splits
@@ -56,6 +56,8 @@ def test_the_demo_selects_what_it_writes_and_no_step_hides_less(tmp_path):
         texts, gold = [d.text for d in docs], [d.spans for d in docs]
         spans_by = candidate_spans(p, active_run(p), texts, name=run.selected,
                                    patients=[d.patient_id for d in docs])
+        said = evaluate_project(p, table=False, bootstrap=10).to_dict()["fixed_steps"]
+    assert said == list(run.fixed["steps"]) and set(said) < set(FIXED_STEPS)   # dev chose
     scores = {c: micro(texts, gold, spans) for c, spans in spans_by.items()}
     with_steps = {c: s for c, s in scores.items() if not c.endswith(RAW)}
     best = max(s["strict"].f1 for s in with_steps.values())
