@@ -50,7 +50,7 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         F1 first (only the selected one with ``only_selected``).
     """
     from app.eval.report import evaluate
-    from app.services.evaluating import RAW, candidate_spans
+    from app.services.evaluating import RAW, candidate_spans, table_candidates
     from app.services.runs import active_run
     from app.services.training import gold_documents
 
@@ -66,8 +66,8 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
     gold = [d.spans for d in docs]
     spans_by = candidate_spans(project, run, texts, name=selected, every=not only_selected,
                                patients=[d.patient_id for d in docs])
-    if only_selected:
-        spans_by = {selected: spans_by[selected]}
+    spans_by = {selected: spans_by[selected]} if only_selected \
+        else table_candidates(spans_by, selected)
 
     labels = [label.name for label in project.labels()]
     rows = []

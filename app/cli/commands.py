@@ -197,6 +197,29 @@ def cmd_lists(args) -> int:
     return 0
 
 
+def cmd_rules(args) -> int:
+    from app.rules import registry
+    with open_project(args.project, fall_back_to_readonly=args.rules_action in ("list", "show")
+                      ) as project:
+        labels = [label.name for label in project.labels()]
+        if args.rules_action == "list":
+            lines = registry.rule_lines(registry.project_rules(project), labels)
+            if project.language != "en":
+                lines.append(f"(these rules run on English notes; this project's are "
+                             f"{project.language!r})")
+        elif args.rules_action == "show":
+            lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
+        elif args.rules_action == "add":
+            names = registry.add_rules(project, registry.read_site_rules(args.file))
+            lines = [f"added {len(names)} rule(s): {', '.join(names)}"]
+        else:
+            rule = registry.set_enabled(project, args.name, args.rules_action == "on")
+            lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project"]
+    for line in lines:
+        _print(line)
+    return 0
+
+
 def cmd_demo(args) -> int:
     from app.services.demo import run_demo
     run_demo(Path(args.out_dir), progress=TerminalProgress(quiet=args.quiet), echo=_print)

@@ -227,6 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     r = lsub.add_parser("remove", help="delete every entry of one kind")
     r.add_argument("--kind", required=True, choices=kinds)
 
+    s = sub.add_parser("rules", help="the English rules after the models: list, read, switch, add")
+    s.add_argument("project")
+    rsub = s.add_subparsers(dest="rules_action", metavar="ACTION")
+    rsub.required = True
+    rsub.add_parser("list", help="every rule, on or off, and the label it gives")
+    for action, what in (("show", "every field of one rule"), ("on", "switch a rule on"),
+                         ("off", "switch a rule off for this project")):
+        rsub.add_parser(action, help=what).add_argument("name")
+    rsub.add_parser("add", help="add the site's own rules (a JSON file: name, kind, patterns, "
+                                "context, example, evidence)").add_argument("file")
+
     s = sub.add_parser("demo", help="whole learning loop on the bundled sample notes")
     s.add_argument("out_dir", nargs="?", default="deid-demo")
 

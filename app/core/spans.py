@@ -23,12 +23,18 @@ class Span:
         Label name (e.g. ``"PERSON"``).
     confidence
         Model confidence in ``[0, 1]`` when a model offers one, else ``None``.
+    origin
+        For a predicted span, the name of what made it: the candidate
+        (member or ensemble), or the step and rule after it
+        (``"english-floor.v1: pager"``); ``None`` when unknown. Neither
+        compared nor ordered on.
     """
 
     start: int
     end: int
     label: str
     confidence: float | None = field(default=None, compare=False)
+    origin: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not (0 <= self.start < self.end):

@@ -83,6 +83,13 @@ class NoteOutcome:
     # Where the leak scan suspects an identifier: output and input offsets,
     # source and category, never the text (see app.deid.rescan.Leak).
     suspicions: list[dict] = field(default_factory=list)
+    # How many of the note's spans each candidate, member, step or rule made
+    # (`Span.origin`; "not named" for spans that carry none, e.g. annotations).
+    made_by: dict[str, int] = field(default_factory=dict)
+
+
+#: What `NoteOutcome.made_by` counts a span under when it names nothing.
+NOT_NAMED = "not named"
 
 
 @dataclass
@@ -126,8 +133,21 @@ class RedactionSummary:
 BATCH_NOTES = 16
 
 
+def span_rows(spans: Iterable[Span]) -> list[tuple]:
+    """Spans as the rows a batch's predictions travel in between processes:
+    ``(start, end, label, origin)`` (`spans_of` reads them back)."""
+    return [(s.start, s.end, s.label, s.origin) for s in spans]
+
+
+def spans_of(rows: Iterable[tuple], length: int | None = None) -> list[Span]:
+    """The spans of ``rows`` (`span_rows`; rows without their origin too),
+    those outside a text of ``length`` left out."""
+    return [Span(r[0], r[1], r[2], origin=r[3] if len(r) > 3 else None) for r in rows
+            if length is None or 0 <= r[0] < r[1] <= length]
+
+
 def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
-                   ) -> list[list[tuple[int, int, str]]]:
+                   ) -> list[list[tuple]]:
     """Spans of each text; ``patients`` are patient ids (or ``None``) for the
     patient table of a predictor holding hospital lists."""
     with_lists = getattr(predictor, "lists", None) is not None
@@ -136,10 +156,9 @@ def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
         # A `Predictor`: segments batched through the models across notes; the
         # members loaded only for the leak scan are not run for the spans.
         preds = predictor.predict(texts, patients=ids, spans_only=True)
-        return [[(s.start, s.end, s.label) for s in p.spans] for p in preds]
+        return [span_rows(p.spans) for p in preds]
     fn = getattr(predictor, "predict_spans", None) or predictor
-    return [[(s.start, s.end, s.label) for s in (fn(t, pid) if pid is not None else fn(t))]
-            for t, pid in zip(texts, ids)]
+    return [span_rows(fn(t, pid) if pid is not None else fn(t)) for t, pid in zip(texts, ids)]
 
 
 def predictor_doubts(predictor: Any, texts: list[str],
@@ -574,7 +593,7 @@ class NoteSource:
     # What a person decided about the note's spans (a project document):
     # applied to the predicted spans in this process, and part of the note's
     # version so that changed decisions redo the note.
-    adjust: Callable[[list[tuple[int, int, str]]], list[tuple[int, int, str]]] | None = None
+    adjust: Callable[[list[tuple]], list[tuple]] | None = None
     version: str = ""
 
 
@@ -663,7 +682,7 @@ class _Pending:
     # sees is the one an uninterrupted run would have built.
     kept: dict | None = None
     spans: list[tuple[int, int, str]] | None = None
-    adjust: Callable[[list[tuple[int, int, str]]], list[tuple[int, int, str]]] | None = None
+    adjust: Callable[[list[tuple]], list[tuple]] | None = None
     version: str = ""
 
 
@@ -1076,11 +1095,11 @@ class _Redacted:
     worded_replaced: tuple[tuple[int, int], ...] = ()
 
 
-def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
+def _redact_note(item: _Pending, raw_spans: Iterable[tuple],
                  ctx: _Context) -> "_Redacted | NoteOutcome":
     """Redact one note (in order: surrogate memory and the run's identifiers
     grow note by note); a note kept from an earlier run is done here."""
-    spans = [Span(s, e, label) for s, e, label in raw_spans if 0 <= s < e <= len(item.text)]
+    spans = spans_of(raw_spans, len(item.text))
     result = ctx.redactor.redact(item.text, spans, patient_key=item.patient)
     policy = ctx.redactor.policy
     for m in result.span_map:
@@ -1093,7 +1112,8 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple[int, int, str]],
         still = [sp for sp in entry.get("suspicions", []) if sp.get("id") not in ctx.dismissed]
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
-                           entry.get("strategies", {}), len(still), suspicions=still)
+                           entry.get("strategies", {}), len(still), suspicions=still,
+                           made_by=entry.get("made_by", {}))
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
     names = tuple((m.out_start, m.out_end) for m in result.span_map
@@ -1135,9 +1155,13 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
     categories: dict[str, int] = {}
     for lk in leaks:
         categories[lk.category] = categories.get(lk.category, 0) + 1
+    made_by: dict[str, int] = {}
+    for s in spans:
+        made_by[s.origin or NOT_NAMED] = made_by.get(s.origin or NOT_NAMED, 0) + 1
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
-                          len(found) - len(leaks), redone=item.redo, suspicions=suspicions)
+                          len(found) - len(leaks), redone=item.redo, suspicions=suspicions,
+                          made_by=made_by)
     if leaks and out.strict:
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome
@@ -1156,6 +1180,6 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
         "spans_sha256": hashlib.sha256(payload).hexdigest(),
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
-        "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
+        "made_by": made_by, "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
                               used)})
     return outcome

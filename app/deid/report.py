@@ -63,6 +63,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
     if version is None:
         from app import __version__ as version
     per_label: dict[str, dict[str, Any]] = {}
+    made_by: dict[str, int] = {}       # spans by the candidate, member, step or rule that made them
     per_note = []
     for n in summary.notes:
         for label, c in n.labels.items():
@@ -76,7 +77,10 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
                          "spans": sum(n.labels.values()), "labels": dict(sorted(n.labels.items())),
                          "strategies": dict(sorted(n.strategies.items())), "leaks": n.leaks,
                          "coincidences": n.coincidences, "redone": n.redone,
-                         "suspicions": list(n.suspicions)})
+                         "suspicions": list(n.suspicions),
+                         "made_by": dict(sorted(n.made_by.items()))})
+        for origin, c in n.made_by.items():
+            made_by[origin] = made_by.get(origin, 0) + c
     statuses = ("done", "resumed", "bad", "failed", "leak")
     written = [n for n in summary.notes if n.status in ("done", "resumed")]
     totals = {
@@ -102,6 +106,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
         "evaluation": dict(evaluation) if evaluation else None,
         "totals": totals,
         "per_label": dict(sorted(per_label.items())),
+        "made_by": dict(sorted(made_by.items(), key=lambda kv: (-kv[1], kv[0]))),
         "per_note": per_note,
         "timings": all_timings,
     }
@@ -232,6 +237,12 @@ def render_html(report: Mapping[str, Any]) -> str:
     removed = ("<p>No identifier was found.</p>" if not label_rows else
                "<table><tr><th>Kind of identifier</th><th>What was done</th>"
                f"<th>Replaced</th><th>In notes</th></tr>{label_rows}</table>")
+    made_rows = "".join(f"<tr><td>{_e(k)}</td><td class='n'>{v}</td></tr>"
+                        for k, v in (report.get("made_by") or {}).items())
+    if made_rows:
+        # The model, member, step or rule behind the replacements (rule names, never text).
+        removed += ("<table><tr><th>Found by (model, step or rule)</th><th>Spans</th></tr>"
+                    f"{made_rows}</table>")
 
     suspects = [n for n in report["per_note"] if n.get("leaks")]
     if suspects:

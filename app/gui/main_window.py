@@ -20,6 +20,7 @@ from app.gui.export_wizard import ExportWizard
 from app.gui.guidelines_view import GuidelinesView
 from app.gui.lists_dialog import open_lists_dialog
 from app.gui.preview_view import PreviewView
+from app.gui.rules_view import RulesView
 from app.gui.training_view import TrainingView
 from app.gui.qt import (QAction, QFileDialog, QFrame, QHBoxLayout,
                         QKeySequence, QLabel, QListWidget, QMainWindow, QMessageBox,
@@ -127,6 +128,7 @@ class MainWindow(QMainWindow):
         self.guidelines = GuidelinesView()
         self.training = TrainingView()
         self.preview = PreviewView()
+        self.rules = RulesView()
         self.export_wizard: ExportWizard | None = None
         self.audit_dialog = None
         self.add_view("Documents", self.documents)
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
         self.add_view("Agreement", self.agreement)
         self.add_view("Adjudicate", self.adjudication)
         self.add_view("Guidelines", self.guidelines)
+        self.add_view("Rules", self.rules)
         self.sidebar.currentRowChanged.connect(self._on_view_changed)
 
         self.documents.documentActivated.connect(self.open_document)
@@ -154,6 +157,8 @@ class MainWindow(QMainWindow):
         self.training.message.connect(self._show_message)
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)
+        # A rule switched or added changes what predicts: Preview predicts again.
+        self.rules.rulesChanged.connect(self.preview.model_changed)
         self._build_menus()
         self._build_suggest_bar()
         self._set_project_actions(False)
@@ -193,6 +198,10 @@ class MainWindow(QMainWindow):
         name = list(self.views)[index]
         if name == "Preview":
             self._preview_current()
+        elif name == "Rules":
+            session = self.editor.session
+            doc = self.project.document(session.doc_id) if session is not None else None
+            self.rules.set_note(doc.name if doc else None, doc.text if doc else None)
         elif name == "Annotate" and self.editor.session is not None:
             # The text takes the keys at once: focus given while the view was
             # hidden does not stick, and a first label key went nowhere.
@@ -386,6 +395,7 @@ class MainWindow(QMainWindow):
         self.guidelines.set_project(project)
         self.training.set_project(project)
         self.preview.set_project(project, annotator)
+        self.rules.set_project(project)
         ro = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.path.name}{ro} — DeID Studio")
         self._set_project_actions(True)
@@ -422,6 +432,8 @@ class MainWindow(QMainWindow):
         self.guidelines.set_project(None)
         self.training.set_project(None)
         self.preview.set_project(None)
+        self.rules.set_project(None)
+        self.rules.set_note(None, None)
         self.project.close()
         self.project = None
         self.setWindowTitle("DeID Studio")

@@ -64,6 +64,8 @@ def describe(info: SpanInfo, replacement: str) -> str:
         lines.append(f"Accepted annotation{who}")
     else:
         lines.append(f"Suggestion awaiting review{conf}")
+    if info.made_by:
+        lines.append(f"Made by {_html(info.made_by)}")
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
@@ -142,6 +144,7 @@ class PreviewView(QWidget):
         self.strategy_boxes: dict[str, QComboBox] = {}
         self.predictions: dict[int, object] = {}
         self.missed: list[Span] = []
+        self.vetoed: list[tuple[Span, str]] = []  # removed after the model, with the rule
         self._predictor = None
         self._model = "rules"                    # what predicts: model, starter or rules
         self._wanted: int | None = None          # document waiting for a prediction
@@ -363,8 +366,8 @@ class PreviewView(QWidget):
         self._model = predicts_with(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
         shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
-        self.result, self.infos, self.order, self.missed = \
-            shown.result, shown.infos, shown.order, shown.missed
+        self.result, self.infos, self.order, self.missed, self.vetoed = \
+            shown.result, shown.infos, shown.order, shown.missed, shown.vetoed
         top = self.original.top_offset()
         self.redacted.set_text(self.result.text)
         self.current = next((i for i, s in enumerate(self.infos) if s.key == keep), None)
@@ -409,15 +412,20 @@ class PreviewView(QWidget):
                     sel.format.setUnderlineStyle(
                         QTextCharFormat.SingleUnderline if s.certainty >= 1.0
                         else QTextCharFormat.DashUnderline)
-                sel.format.setToolTip(m.label)
+                sel.format.setToolTip(f"{m.label} — {s.made_by}" if s.made_by else m.label)
                 out.append(sel)
-        for g in self.missed:
+        marks = [(span, QTextCharFormat.DotLine, "#777777",
+                  f"{span.label} found by {span.origin or 'the model'}, kept in clear by {why}")
+                 for span, why in self.vetoed]
+        marks += [(g, QTextCharFormat.WaveUnderline, "#d00000",
+                   f"{g.label} — annotated, but {PREDICTED_BY[self._model]} missed it")
+                  for g in self.missed]
+        for span, style, colour, tip in marks:
             sel = QTextEdit.ExtraSelection()
-            sel.cursor = self.original.cursor_for(g.start, g.end)
-            sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
-            sel.format.setUnderlineColor(QColor("#d00000"))
-            sel.format.setToolTip(f"{g.label} — annotated, but "
-                                  f"{PREDICTED_BY[self._model]} missed it")
+            sel.cursor = self.original.cursor_for(span.start, span.end)
+            sel.format.setUnderlineStyle(style)
+            sel.format.setUnderlineColor(QColor(colour))
+            sel.format.setToolTip(tip)
             left.append(sel)
         self.original.setExtraSelections(left)
         self.redacted.setExtraSelections(right)

@@ -29,11 +29,24 @@ lists still missed.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from dataclasses import replace
+from typing import Collection, Mapping, Sequence
 
 from app.core.spans import Span
 
 from .matcher import ListHit, ListMatcher
+
+#: The fixed steps of an English project's floor (`Floor.settle`), by their
+#: registered names, in the order they run: the vetoes, the identifying
+#: shapes of ward notes, the completion of names, the punctuation cuts. A
+#: trained run keeps each only where its own dev agrees
+#: (app.services.finishing.fit_fixed_steps); the hospital lists' hits are
+#: no step: they are always in the output.
+VETOES = "vetoes.v1"
+SHAPES = "english-floor.v1"
+NAME_COMPLETION = "name-completion.v1"
+PUNCTUATION_CUTS = "punctuation-cuts.v1"
+FIXED_STEPS = (VETOES, SHAPES, NAME_COMPLETION, PUNCTUATION_CUTS)
 
 
 class Floor:
@@ -47,12 +60,25 @@ class Floor:
     is applied.
     """
 
-    def __init__(self, lists: ListMatcher | None, *, shapes: bool) -> None:
+    def __init__(self, lists: ListMatcher | None, *, shapes: bool, rules=None) -> None:
+        from app.rules.registry import project_rules
+
         self.lists = lists
         self.shapes = shapes
+        # The named rules (app.rules.registry.RuleSet): the shipped ones by default.
+        self.rules = project_rules(None) if rules is None and shapes else rules
+        self._recent: dict[tuple, list[ListHit]] = {}
 
     def find(self, text: str, patient_id: str | None = None) -> list[ListHit]:
         return self._with_shapes(text, self._listed(text, patient_id))
+
+    def steps(self, kept: Collection[str] | None) -> tuple[str, ...]:
+        """The fixed steps that run: ``kept`` (a run's, in `FIXED_STEPS`
+        order), every one when ``kept`` is None (day one: the shipped
+        defaults), none without the shapes (not an English project)."""
+        if not self.shapes:
+            return ()
+        return FIXED_STEPS if kept is None else tuple(s for s in FIXED_STEPS if s in kept)
 
     def _listed(self, text: str, patient_id: str | None) -> list[ListHit]:
         return self.lists.find(text, patient_id) if self.lists is not None else []
@@ -60,59 +86,61 @@ class Floor:
     def _with_shapes(self, text: str, hits: list[ListHit]) -> list[ListHit]:
         if not self.shapes:
             return hits
-        from app.rules.nursing import (find_cued_places, find_history_years, find_home_places,
-                                       find_month_dates, find_moved_to_places, find_numeric_dates,
-                                       find_old_ages, find_pagers, find_phones,
-                                       find_reference_numbers,
-                                       find_sure_care_places, find_written_years,
-                                       find_yearless_dates)
-        from app.rules.nursing_names import (find_contact_names, find_credentialed_names,
-                                             find_initialed_names, find_relative_names,
-                                             find_titled_names)
-
         taken = [(h.start, h.end) for h in hits]
-        extra = [ListHit(a, b, "phone") for a, b in find_pagers(text) + find_phones(text)]
-        extra += [ListHit(a, b, "age") for a, b in find_old_ages(text)]
-        extra += [ListHit(a, b, "other") for a, b in find_reference_numbers(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_written_years(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_month_dates(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_history_years(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_numeric_dates(text)]
-        extra += [ListHit(a, b, "date") for a, b in find_yearless_dates(text)]
-        extra += [ListHit(a, b, "staff_name") for a, b in find_titled_names(text)]
-        extra += [ListHit(a, b, "staff_name") for a, b in find_credentialed_names(text)]
-        extra += [ListHit(a, b, "staff_name") for a, b in find_initialed_names(text)]
-        extra += [ListHit(a, b, "patient_name") for a, b in find_relative_names(text)]
-        extra += [ListHit(a, b, "patient_name") for a, b in find_contact_names(text)]
-        extra += [ListHit(a, b, "place") for a, b in find_home_places(text)]
-        extra += [ListHit(a, b, "hospital") for a, b in find_sure_care_places(text)]
-        extra += [ListHit(a, b, "place") for a, b in find_cued_places(text)]
-        extra += [ListHit(a, b, "hospital") for a, b in find_moved_to_places(text)]
+        extra = [ListHit(a, b, rule.kind, rule.name)
+                 for rule, find in self.rules.finders(SHAPES) for a, b in find(text)]
         # A name the shapes found stops where a name does ("DR. OKONJO [AWARE-ORDER]");
         # a country is no identifier ("CALLED FROM BERMUDA").
         from app.rules.vetoes import country, name_part
-        extra = [ListHit(*name_part(text, h.start, h.end), h.category)
+        extra = [ListHit(*name_part(text, h.start, h.end), h.category, h.rule)
                  if h.category in ("staff_name", "patient_name") else h for h in extra
                  if not (h.category in ("place", "hospital") and country(text, h.start, h.end))]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
     def settle(self, text: str, spans: Sequence[Span], labels: Mapping[str, str],
-               patient_id: str | None = None) -> list[Span]:
-        """A note's predicted ``spans`` as the output holds them: vetoed
-        (English shapes only), then with every floor hit covered.
+               patient_id: str | None = None, steps: Collection[str] | None = None,
+               removed: list | None = None) -> list[Span]:
+        """A note's predicted ``spans`` as the output holds them: vetoed,
+        then with every floor hit covered, names completed and cut around
+        their punctuation (the fixed steps of ``steps``: see `steps`; the
+        rules switched off for the project skipped). A span the floor made
+        names its rule (``Span.origin``); ``removed`` receives ``(span,
+        rule)`` for each span vetoed.
         ``labels``: the project label of each hit category (`label_map`)."""
-        if self.shapes:
-            spans = veto(text, spans, labels)
+        run = self.steps(steps)
+        off = self.rules.off() if self.rules is not None else frozenset()
+        if VETOES in run:
+            spans = veto(text, spans, labels, off=off, removed=removed)
         listed = self._listed(text, patient_id)
-        spans = apply_floor(spans, floor_spans(self._with_shapes(text, listed), labels), text)
+        hits = self._shape_hits(text, listed) if SHAPES in run else listed
+        spans = apply_floor(spans, floor_spans(hits, labels), text)
         spans = take_listed_labels(spans, floor_spans(listed, labels))
-        if not self.shapes:
-            return spans
-        return without_punctuation(text, complete_names(text, spans, labels), labels)
+        if NAME_COMPLETION in run and "initials-and-joined-names" not in off:
+            spans = complete_names(text, spans, labels)
+        if PUNCTUATION_CUTS in run and "punctuation-cuts" not in off:
+            spans = without_punctuation(text, spans, labels)
+        return spans
+
+    def _shape_hits(self, text: str, listed: list[ListHit]) -> list[ListHit]:
+        """`_with_shapes`, remembered for the last notes: the selection
+        settles each dev note once per candidate and step, and the shapes
+        do not depend on the spans."""
+        key = (text, tuple(listed))
+        hits = self._recent.get(key)
+        if hits is None:
+            if len(self._recent) >= _RECENT_NOTES:
+                self._recent.clear()
+            hits = self._recent[key] = self._with_shapes(text, listed)
+        return list(hits)
 
 
-def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
+# How many notes' shape hits a floor remembers (`Floor._shape_hits`).
+_RECENT_NOTES = 4096
+
+
+def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
+         off: Collection[str] = frozenset(), removed: list | None = None) -> list[Span]:
     """``spans`` less what cannot be the identifier its label says
     (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
     that can be one), phone numbers that are measurements, names and places
@@ -124,38 +152,45 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Sp
     words that end it ("HOLY CROSS [HOSPITAL]"), a name what no name holds
     ("OKONJO [AWARE-ORDER]").
     ``labels``: the project label of each hit category (`label_map`), which
-    says which labels are dates, phones, names and places."""
+    says which labels are dates, phones, names and places; ``off``: the
+    names of the vetoes switched off (`app.rules.registry`); ``removed``
+    receives ``(span, "vetoes.v1: RULE")`` for each span dropped."""
     from app.rules.vetoes import (abbreviation_letter, date_part, eponym, glued_letter,
                                   implausible_phone, lone_lower_case_name, name_part,
                                   ordinary_words, place_name_part, unlisted_lower_place)
 
-    date, phone = labels.get("date"), labels.get("phone")
+    # A date of birth is a date: what no calendar holds is no DOB either.
+    dates = {labels.get("date"), labels.get("dob")} - {None}
+    phone = labels.get("phone")
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
     places = {labels.get(c) for c in ("place", "hospital", "ward")} - {None} - names
     out = []
     for s in spans:
-        if s.label == date:
-            part = date_part(text, s.start, s.end)
-            if part is None:
-                continue
-            if part != (s.start, s.end):
-                s = Span(part[0], part[1], s.label, s.confidence)
-        elif s.label == phone and implausible_phone(text, s.start, s.end):
+        reason, part = None, (s.start, s.end)
+        if s.label in dates:
+            if "not-a-date" not in off:
+                part = date_part(text, s.start, s.end)
+                reason = "not-a-date" if part is None else None
+        elif s.label == phone:
+            if "measurement-phone" not in off and implausible_phone(text, s.start, s.end):
+                reason = "measurement-phone"
+        elif s.label in names | places:
+            place, a, b = s.label in places, s.start, s.end
+            checks = (("ordinary-words", lambda: ordinary_words(text, a, b, place=place)),
+                      ("eponym", lambda: eponym(text, b)),
+                      ("unlisted-lower-place", lambda: place and unlisted_lower_place(text, a, b)),
+                      ("lone-lower-case-name",
+                       lambda: not place and lone_lower_case_name(text, a, b, spans)),
+                      ("abbreviation-letter", lambda: not place and abbreviation_letter(text, a, b)),
+                      ("glued-letter", lambda: not place and glued_letter(text, a, b)))
+            reason = next((name for name, check in checks if name not in off and check()), None)
+            if reason is None and "name-part" not in off:
+                part = (place_name_part if place else name_part)(text, a, b)
+        if reason is not None:
+            if removed is not None:
+                removed.append((s, f"{VETOES}: {reason}"))
             continue
-        elif s.label in names | places and ordinary_words(text, s.start, s.end,
-                                                          place=s.label in places):
-            continue
-        elif s.label in names | places and eponym(text, s.end) \
-                or s.label in places and unlisted_lower_place(text, s.start, s.end) \
-                or s.label in names and (lone_lower_case_name(text, s.start, s.end, spans)
-                                         or abbreviation_letter(text, s.start, s.end)
-                                         or glued_letter(text, s.start, s.end)):
-            continue
-        elif s.label in places | names:
-            part = (place_name_part if s.label in places else name_part)(text, s.start, s.end)
-            if part != (s.start, s.end):
-                s = Span(part[0], part[1], s.label, s.confidence)
-        out.append(s)
+        out.append(s if part == (s.start, s.end) else replace(s, start=part[0], end=part[1]))
     return out
 
 
@@ -174,10 +209,11 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
             continue
         start = initial_before(text, s.start)
         if start is not None and not any(o.start < s.start and start < o.end for o in out):
-            out[i] = s = Span(start, s.end, s.label, s.confidence)
+            out[i] = s = replace(s, start=start)
         for a, b in names_beside(text, s.start, s.end):
             if not any(o.start < b and a < o.end for o in out):
-                out.append(Span(a, b, s.label, s.confidence))
+                out.append(Span(a, b, s.label, s.confidence,
+                                f"{NAME_COMPLETION}: initials-and-joined-names"))
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
@@ -230,14 +266,20 @@ def cut_out(text: str, span: Span, cuts: Sequence[int]) -> list[Span]:
         piece = text[start:cut]
         if piece.strip():
             a = start + len(piece) - len(piece.lstrip())
-            out.append(Span(a, a + len(piece.strip()), span.label, span.confidence))
+            out.append(replace(span, start=a, end=a + len(piece.strip())))
         start = cut + 1
     return out
 
 
 def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span]:
     """List hits as spans with the project's labels (categories without a label dropped)."""
-    return [Span(h.start, h.end, labels[h.category], 1.0) for h in hits if h.category in labels]
+    return [Span(h.start, h.end, labels[h.category], 1.0,
+                 f"{SHAPES}: {h.rule}" if h.rule else LISTED)
+            for h in hits if h.category in labels]
+
+
+#: The origin of a span a hospital list's entry made.
+LISTED = "hospital lists"
 
 
 def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Span]:
@@ -250,7 +292,7 @@ def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Sp
     for s in spans:
         inside = [f for f in listed if f.start <= s.start and s.end <= f.end]
         if inside and s.label != inside[0].label:
-            s = Span(s.start, s.end, inside[0].label, s.confidence)
+            s = replace(s, label=inside[0].label)
         out.append(s)
     return out
 
@@ -281,7 +323,7 @@ def apply_floor(spans: Sequence[Span], floor: Sequence[Span],
             if covered >= f.end:
                 continue
             merged = Span(min(f.start, hit[0].start), max(f.end, hit[-1].end), hit[0].label,
-                          hit[0].confidence)
+                          hit[0].confidence, f"{hit[0].origin or 'model'}, widened by {f.origin}")
             out = [s for s in out if s not in hit] + [merged]
         out.sort(key=lambda s: (s.start, s.end))
     return out

@@ -19,7 +19,11 @@ _PREFERENCES = {
     "dob": ("DOB", "DATE", "FECHAS"),
     "record_number": ("IDN", "ID", "ID_SUJETO_ASISTENCIA", "MRN", "OTHER"),
     "phone": ("PHONE", "CONTACT", "NUMERO_TELEFONO"),
-    "date": ("DATE", "FECHAS", "DOB"),           # a year of the shape floor (app.lists.floor)
+    # A date of the shape floor (app.lists.floor). Never the date of birth:
+    # with the paper's five labels a date of admission is no DOB, and
+    # calling every date one gave the demo DOB precision 0.31; without a
+    # date label the floor leaves dates to the leak scan (`describe` says so).
+    "date": ("DATE", "FECHAS"),
     # a reference number of the shape floor; with no such label, an ID
     "other": ("OTHER", "OTROS_SUJETO_ASISTENCIA", "IDN", "ID"),
     # an age over 89 of the shape floor; with no such label, a date (HIPAA

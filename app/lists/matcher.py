@@ -43,7 +43,7 @@ Patient table fields
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Iterable, NamedTuple, Sequence
 
@@ -85,11 +85,13 @@ _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augu
 
 @dataclass(frozen=True, slots=True)
 class ListHit:
-    """An occurrence of a listed identifier: ``text[start:end]`` (token bounds)."""
+    """An occurrence of a listed identifier: ``text[start:end]`` (token bounds).
+    ``rule``: the name of the floor's rule that found it (None: a list entry)."""
 
     start: int
     end: int
     category: str
+    rule: str | None = field(default=None, compare=False)
 
 
 class _Unit(NamedTuple):

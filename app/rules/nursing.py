@@ -25,25 +25,13 @@ from __future__ import annotations
 import re
 from itertools import chain
 
+from app.rules.lexicon import words
+
 _SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
 _APOSTROPHE_YEAR_RE = re.compile(r"(?<=[A-Za-z\s(,;:/-])['\u2019](\d{2})(?![\w'])")
 _YEAR_APOSTROPHE_RE = re.compile(r"(?i)\b(?:in|since)\s+(\d{2})['\u2019](?![\w'])")
-# Words before a number pair that make it a measurement, a setting or a score.
-_RATIO_BEFORE = frozenset({
-    "bp", "sbp", "dbp", "nbp", "abp", "cpap", "bipap", "ps", "peep", "pap", "pa", "pas", "cvp",
-    "pcwp", "wedge", "map", "maps", "hr", "rr", "tv", "ie", "i:e", "ratio", "pain", "scale",
-    "strength", "str", "abg", "vbg", "gas", "settings", "set", "vent", "ac", "simv", "imv",
-    "mae", "grip", "grips", "bs", "k", "bun", "cr", "creat", "plt", "hct", "lytes",
-    "murmur", "grade", "o2", "fio2", "sats", "sat",
-    "c/o", "rated", "rates", "rating", "level", "levels", "dose", "doses", "ett", "psv", "spo2",
-    "tvs", "vt", "mv", "vent", "pip", "plat",
-    "lasix", "ns", "d5", "dextrose", "saline", "art", "aline", "pressures", "pressure"})
-# Words after a number pair that make it a measurement or a fraction.
-_RATIO_AFTER = frozenset({
-    "ns", "nss", "strength", "pain", "peep", "ps", "cpap", "mmhg", "mg", "ml", "cc", "units",
-    "u", "l", "lpm", "liters", "nc", "fm", "x", "bilat", "bilaterally", "mae", "grips",
-    "tabs", "tab", "amp", "amps", "hrs", "hr", "min", "mins", "sec", "cm", "mm", "kg", "lb",
-    "lbs", "beats", "bpm", "murmur", "sem", "dose", "of", "ratio", "pressure", "systolic"})
+_RATIO_BEFORE = words("ratio_before")
+_RATIO_AFTER = words("ratio_after")
 _WORD_RE = re.compile(r"[a-z0-9:/]+")
 
 
@@ -128,17 +116,8 @@ _FRACTIONS = frozenset({(1, 2), (1, 3), (2, 3), (1, 4), (3, 4), (1, 8)})
 _CARE_KINDS_RE = re.compile(
     r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
     r"nursing home|health center|infirmary|campus|vamc)\b", re.I)
-# Kinds that are also everyday clinical words ("CARDIAC REHAB", "REGIONAL
-# ANESTHESIA"): their name needs a word that is not a common word.
-_WEAK_KINDS = frozenset({"rehab", "memorial", "regional", "campus"})
-# Words that cannot be part of a name before a kind ("THE HOSPITAL", "OUTSIDE HOSP").
-_NOT_A_NAME = frozenset({
-    "the", "a", "an", "to", "from", "at", "in", "into", "and", "or", "was", "is", "pt", "patient",
-    "transferred", "transfered", "transfer", "taken", "went", "sent", "admitted", "per", "report",
-    "with", "by", "for", "outside", "other", "another", "this", "that", "local", "previous",
-    "referring", "same", "home", "her", "his", "their", "general", "community", "county", "city",
-    "state", "day", "acute", "chronic", "rehab", "hospital", "hosp", "osh", "d/c", "dc", "tx",
-    "arrived", "back", "while", "during", "since", "after", "before", "on", "s/p", "of"})
+_WEAK_KINDS = words("weak_kinds")
+_NOT_A_NAME = words("not_a_name")
 _CARE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'-]*")
 # A unit named after someone or somewhere, with its floor: "TRANSFER TO FELDMAN 2".
 _NAMED_WARD_RE = re.compile(
@@ -155,17 +134,7 @@ _HOSPITAL_INITIALS_RE = re.compile(
     r"\b(?i:to|from|at|by|in)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
 # A general hospital's initials in capitals, wherever they stand ("-> BGH EW").
 _GENERAL_HOSPITAL_RE = re.compile(r"\b([A-Z]{0,4}GH)\b")
-# Unit types every hospital has (not identifiers; see app.synth.icu).
-_UNIT_TYPES = frozenset({
-    "micu", "sicu", "ccu", "csru", "icu", "nicu", "tsicu", "cvicu", "picu", "floor", "unit",
-    "bed", "room", "rm", "step", "stepdown", "rehab", "pacu", "cath", "north", "south", "east",
-    "west", "tower", "level", "pod", "ward", "wing", "building", "bldg", "floors",
-    # drips titrated "to"/"from" a rate
-    "neo", "levo", "levophed", "dopa", "dopamine", "dobutamine", "dobut", "propofol", "prop",
-    "fentanyl", "versed", "ativan", "lasix", "insulin", "heparin", "nitro", "ntg", "amio",
-    "dilt", "pressors", "vaso", "vasopressin", "epi", "milrinone", "nipride", "esmolol",
-    "peep", "cpap", "fio2", "rate", "tidal", "psv", "simv", "imv", "bipap", "trach", "mask",
-    "high", "low", "mid", "upper", "lower"})
+_UNIT_TYPES = words("unit_types")
 
 
 def find_care_places(text: str) -> list[tuple[int, int]]:
@@ -185,9 +154,7 @@ _FLOOR_KINDS_RE = re.compile(
     r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
     r"nursing home|nursing agency|nursing facility|assisted living|health center|heart center|"
     r"infirmary|campus|vamc)\b", re.I)
-# Kinds that are part of a hospital's name ("UNION MEMORIAL"); the others
-# only say what the named place is.
-_NAMING_KINDS = frozenset({"memorial", "regional", "vamc"})
+_NAMING_KINDS = words("naming_kinds")
 # Words before a place that say it is one: "FROM", "TO", "AT", "IN", "BY".
 _PLACE_CUE_RE = re.compile(r"(?i)(?:\b(?:from|to|at|in|by|on)|@)[ \t]+$")
 

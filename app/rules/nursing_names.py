@@ -18,6 +18,7 @@ import re
 from itertools import chain
 
 from app.rules.nursing import _NAME_WORD
+from app.rules.lexicon import words
 
 _NAME_WORD_RE = re.compile(_NAME_WORD)
 
@@ -30,16 +31,8 @@ _TITLED_MANY_RE = re.compile(
     rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+"
     rf"({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
 _MS_RE = re.compile(rf"\b(?:ms|miss)\b\.?[ \t]*({_NAME_WORD})", re.I)
-# Words after a title that are no name ("DR AWARE", "MR AS ABOVE"). "MS" is
-# no title here: in ward notes it is mental status, morphine or the valve.
-# Words after a name that say what the person did, never their surname
-# ("Dr. Jo Will see", "Dr. Ann And team").
-_NOT_AFTER_NAME = frozenset({
-    "and", "or", "will", "was", "is", "has", "had", "here", "said", "says", "states", "stated",
-    "visited", "informed", "updated", "spoke", "came", "to", "in", "at", "of", "on", "by",
-    "with", "from", "for", "re", "regarding", "about", "the", "who", "team", "service"})
-_AFTER_TITLE = frozenset({"as", "rt", "con't", "contin", "to", "at", "in", "on", "and", "aware",
-                          "notified", "made", "called", "paged", "here", "called-pt"})
+_NOT_AFTER_NAME = words("not_after_name")
+_AFTER_TITLE = words("after_title")
 
 
 def find_titled_names(text: str) -> list[tuple[int, int]]:
@@ -114,14 +107,7 @@ _TOLD_FULL_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+({_NAME_WORD})
 _ROLE_NAME_RE = re.compile(
     rf"\b(?:per|by|with|to|called|paged|notified)[ \t]+"
     rf"(?:md|np|rn|pa|ho|resident|fellow|attending)[ \t]+({_NAME_WORD})", re.I)
-# Words before a credential that say which clinician, not who: "OSTOMY RN".
-_ROLE_WORDS = frozenset({
-    "ostomy", "wound", "charge", "float", "resource", "primary", "covering", "night", "unit",
-    "floor", "team", "resident", "attending", "fellow", "staff", "agency", "hospice", "psych",
-    "renal", "cardiology", "cards", "neuro", "ortho", "surgical", "surgery", "vascular",
-    "transplant", "pulmonary", "pulm", "oncology", "onc", "rehab", "admitting", "consulting",
-    "infusion", "dialysis", "hd", "iv", "picc", "nurse", "nursing", "case", "pain", "ent",
-    "stoma", "enterostomal"})
+_ROLE_WORDS = words("role_words")
 
 
 def _clinician_name_like(word: str, initial: bool = False) -> bool:
@@ -255,17 +241,7 @@ _NAME_THEN_RELATION_RE = re.compile(
     r"(?:\([ \t]*(?:pt'?s[ \t]+|his[ \t]+|her[ \t]+)?|(?:,[ \t]*|[ \t]+)(?:pt'?s|his|her)[ \t]+)"
     r"(?:sons?|daughters?|dtr|wife|husband|friend|brother|sister|niece|neice|nephew|mother|"
     r"father|mom|dad|aunt|uncle|cousin|grandson|granddaughter)\b", re.I)
-# Relatives, roles and words of grammar after a relation: never its name
-# ("SON AND DAUGHTER", "SOCIAL: SON", "WIFE WILL CALL", "SISTER SAID").
-_NOT_A_RELATIVE = frozenset({
-    "son", "sons", "daughter", "daughters", "dtr", "dtrs", "wife", "husband", "friend", "friends",
-    "brother", "brothers", "sister", "sisters", "niece", "nephew", "mother", "father", "mom",
-    "dad", "aunt", "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "family",
-    "children", "child", "kids", "grand", "step", "close", "in", "law", "dr", "drs", "mr", "mrs",
-    "ms", "miss", "pt", "pt's", "patient", "case", "will", "may", "can", "would", "could",
-    "should", "must", "did", "does", "said", "says", "states", "stated", "as", "work", "worker",
-    "services", "service", "hx", "history", "married", "widowed", "single", "divorced", "lives",
-    "none", "unable", "aware"})
+_NOT_A_RELATIVE = words("not_a_relative")
 # What follows a relative's name that is also a common word ("son mark
 # called", "wife, iris, left", "son ned 555-..."): a stop, a phone number, a
 # word saying what they did.

@@ -21,45 +21,24 @@ import re
 
 from app.rules.cues import MOVES, PLACE_BEFORE
 from app.rules.nursing import _RATIO_AFTER, _word_after
+from app.rules.lexicon import words
 
-_MONTHS = frozenset({
-    "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
-    "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov",
-    "november", "dec", "december"})
-_WEEKDAYS = frozenset({
-    "mon", "monday", "tue", "tues", "tuesday", "wed", "wednesday", "thu", "thur", "thurs",
-    "thursday", "fri", "friday", "sat", "saturday", "sun", "sunday"})
-_HOLIDAYS = frozenset({
-    "christmas", "xmas", "thanksgiving", "easter", "halloween", "new", "year", "years", "eve",
-    "day", "spring", "summer", "fall", "autumn", "winter"})
-# Words that may stand inside a date beside its month or numbers.
-_DATE_GLUE = frozenset({"st", "nd", "rd", "th", "of", "the", "and", "to", "from", "through",
-                        "thru"})
+_MONTHS = words("months")
+_WEEKDAYS = words("weekdays")
+_HOLIDAYS = words("holidays")
+_DATE_GLUE = words("date_glue")
 _NAMING = _MONTHS | _WEEKDAYS | _HOLIDAYS
 _PART_RE = re.compile(r"[A-Za-z]+|\d+|\S")
-# Words before a four-digit number that make it a time of day ("AT 2030").
-# (On the PhysioNet training notes every four-digit number after these that
-# is no date is a time; "since", "until", "by" come before years as often.)
-_TIME_BEFORE = frozenset({"at", "@", "approx", "aprox", "approximately", "around", "~"})
+_TIME_BEFORE = words("time_before")
 _TIME_AFTER_RE = re.compile(r"\s*(?:-|to|until|till)\s*(\d{3,4})\b|\s*(?:hrs?|h|pm|am)\b", re.I)
 # Numbers joined by the signs of a date: "8/14", "8-14-92", "10.3.19".
 _DATE_RUN_RE = re.compile(r"\d+(?:[/.-]\d+)*")
-# Scores out of ten: pain and the like ("PAIN 5/10", "8/10 CP", "rated 3/10").
-_SCORE_WORDS = frozenset({
-    "pain", "cp", "discomfort", "ache", "aching", "rated", "rates", "rating", "scale", "score",
-    "incisional", "c/o", "headache", "ha", "soreness", "sore", "hurts"})
-# Breathing support: a pair after these is a setting ("WEANED TO 10/5", "ON 5/5").
-_VENT_WORDS = frozenset({
-    "cpap", "bipap", "ps", "psv", "peep", "peeps", "settings", "setting",
-    "simv", "imv", "cmv", "pcv", "prvc", "fio2", "flowby", "mode", "cpap/ps", "peep/ps",
-    "ps/peep"})
-# Changes of a setting: "WEANED DOWN TO 10/5", "TRIALED ON 5/5", "REMAINS ON 5/5".
-_SETTING_CHANGE = frozenset({
-    "wean", "weaned", "weaning", "changed", "returned", "decreased", "increased"})
-_SETTING_KEPT = frozenset({"trial", "trialed", "weaning", "remains", "remained"})
-_SETTING_AFTER = frozenset({"fio2", "bipap", "cpap", "ps", "peep", "psv", "imv", "simv"})
-# Fractions written in orders far more often than these dates (app.rules.nursing).
-_FRACTIONS = frozenset({"1/2", "1/3", "2/3", "1/4", "3/4", "1/8"})
+_SCORE_WORDS = words("score_words")
+_VENT_WORDS = words("vent_words")
+_SETTING_CHANGE = words("setting_change")
+_SETTING_KEPT = words("setting_kept")
+_SETTING_AFTER = words("setting_after")
+_FRACTIONS = words("fractions")
 # Digits as a phone number groups them: an identifier whatever its label.
 _PHONE_GROUPS = ([3, 4], [3, 3, 4], [1, 3, 3, 4])
 # A number glued to a bigger expression: "CI>2", "5/5", "(10/5)", "4:30".
@@ -68,14 +47,7 @@ _GLUED_AFTER_RE = re.compile(r"[/<>=:+%]|\.\d")
 _WORD_RE = re.compile(r"[a-z0-9@~/]+")
 _PHRASE_BREAK_RE = re.compile(r"[.,;]\s|\n")
 _LINE_BREAK_RE = re.compile(r"\n|;")
-# Words before a number pair that make it a pressure, a ventilator setting,
-# a score or a gas ("BP 120/80", "PS 10/5", "PAIN 5/10"): the words that
-# stand before such pairs on the PhysioNet training notes and never before a
-# date there, and their kind. (Lab names are not: "HCT 8/14" may be the day.)
-_MEASURE_BEFORE = frozenset({
-    "bp", "sbp", "dbp", "nbp", "abp", "map", "cvp", "pa", "pas", "pap", "pcwp", "wedge", "cpap",
-    "bipap", "ps", "psv", "peep", "pip", "plat", "vent", "abg", "vbg", "d5", "pain", "c/o",
-    "rating", "rated", "ratio", "i:e", "ie", "strength", "grip", "grips", "co/ci", "ci"})
+_MEASURE_BEFORE = words("measure_before")
 # Measurements whose values a model may take for a date or a phone ("SET 16",
 # "SPO2 97", "SVR 1500-2250").
 _VALUE_BEFORE = _MEASURE_BEFORE | {
@@ -152,9 +124,7 @@ def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
-# Month and weekday names that ward notes write as words: "MAY REINTUBATE",
-# "LASIX DEC TO 10", "SAT 94%".
-_WORD_MONTHS = frozenset({"may", "dec", "march", "mar", "sat", "sun", "wed"})
+_WORD_MONTHS = words("word_months")
 # A day or a year beside a month's name (not the digit of "FIO2", "X2"):
 # "MAY 16", "MARCH OF 1993", "OCT, 89", "20TH OCT".
 _NUMBER_AFTER_RE = re.compile(r"[ \t,.]*(?:(?:of|the)[ \t]+)?\d+(?![\d.]*[ \t]*%)", re.I)
@@ -287,72 +257,15 @@ def implausible_phone(text: str, start: int, end: int) -> bool:
 
 # ------------------------------------------------------------ ordinary words
 
-# Words before a name that make it one: titles, roles, relatives, naming.
-# Not "MS": in ward notes it is the mental status or morphine far more often
-# than a title ("MONITOR MS. REPLETE LYTES"; on the PhysioNet training notes
-# 1 of 28 common words after it is a name).
-_NAME_BEFORE = frozenset({
-    "dr", "drs", "doctor", "mr", "mrs", "miss", "md", "np", "rn", "rrt", "son", "sons",
-    "daughter", "daughters", "dtr", "wife", "husband", "hus", "brother", "sister", "mother",
-    "father", "mom", "dad", "friend", "girlfriend", "boyfriend", "niece", "nephew", "aunt",
-    "uncle", "cousin", "grandson", "granddaughter", "grandaughter", "law", "fiance", "fiancee",
-    "partner", "neighbor", "neighbour", "hcp", "proxy", "named", "called", "name", "sw"})
-# Words after a name that make it one ("SMITH AWARE", "BILL CALLED"), never
-# a name themselves. ("PA" is as often the pulmonary artery: "PA LINE".)
-_NAME_AFTER = frozenset({
-    "aware", "notified", "paged", "called", "informed", "updated", "md", "rn", "np", "rrt", "crt",
-    "said", "says", "states", "stated", "visited", "visiting"})
-# Relatives and roles: never a name themselves ("PER SON", "GRAND DAUGHTER").
-_KIN = frozenset({
-    "son", "sons", "daughter", "daughters", "dtr", "wife", "husband", "brother", "sister",
-    "mother", "father", "mom", "dad", "friend", "family", "grand", "close", "step", "niece",
-    "nephew", "aunt", "uncle", "cousin", "grandson", "granddaughter", "resident", "attending"})
-# Words of grammar, never a name even where a name list holds them ("PER MD").
-_FUNCTION_WORDS = frozenset({
-    "per", "as", "at", "by", "for", "from", "in", "into", "of", "on", "to", "with", "via", "the",
-    "and", "or", "but", "if", "so", "than", "then", "when", "while", "until", "after", "before",
-    "during", "since", "about", "over", "under", "up", "down", "out", "off", "is", "was", "are",
-    "were", "be", "been", "has", "had", "have", "not", "no", "yes", "he", "she", "it", "they",
-    "we", "you", "his", "her", "him", "them", "this", "that", "these", "those", "there", "here"})
-# Kinds of care places: a place beside one is a hospital's name ("UNION MEMORIAL");
-# the generic ones alone name no place ("THE HOSPITAL", "PRIOR MEDICAL CENTER").
-_GENERIC_KINDS = frozenset({
-    "hospital", "hosp", "medical", "med", "center", "ctr", "centre", "clinic", "rehab", "nursing",
-    "home", "house", "campus", "college", "institute", "infirmary", "facility", "osh"})
+_NAME_BEFORE = words("name_before")
+_NAME_AFTER = words("name_after")
+_KIN = words("kin")
+_FUNCTION_WORDS = words("function_words")
+_GENERIC_KINDS = words("generic_kinds")
 _KINDS = _GENERIC_KINDS | {"memorial", "regional", "general", "university", "vamc", "manor", "st",
                            "saint", "mt", "ft"}
-# Languages and nationalities: no place ("SPEAKING IN RUSSIAN", "SPANISH/ENGLISH
-# SPEAKING"), and no identifier (HIPAA).
-_LANGUAGES = frozenset({
-    "english", "spanish", "french", "german", "italian", "portuguese", "russian", "ukrainian",
-    "polish", "greek", "turkish", "arabic", "hebrew", "yiddish", "farsi", "persian", "iranian",
-    "chinese", "mandarin", "cantonese", "japanese", "korean", "vietnamese", "tagalog", "filipino",
-    "hindi", "urdu", "bengali", "punjabi", "haitian", "creole", "somali", "amharic", "swahili",
-    "american", "african", "asian", "european", "hispanic", "latino", "latina", "asl"})
-# Countries (and the nations of the UK): no identifier under HIPAA, which
-# keeps places above a state; the annotators of English ward notes leave
-# them out ("DAUGHTER HERE FROM ENGLAND", "CATH IN BAHAMAS").
-_COUNTRIES = frozenset({
-    "afghanistan", "albania", "algeria", "argentina", "armenia", "australia", "austria",
-    "bahamas", "bangladesh", "barbados", "belarus", "belgium", "belize", "bermuda", "bolivia",
-    "bosnia", "brazil", "bulgaria", "cambodia", "cameroon", "canada", "chile", "china",
-    "colombia", "costa rica", "croatia", "cuba", "cyprus", "czech republic", "denmark",
-    "dominican republic", "ecuador", "egypt", "el salvador", "england", "eritrea", "estonia",
-    "ethiopia", "fiji", "finland", "france", "germany", "ghana", "great britain", "greece",
-    "grenada", "guatemala", "guyana", "haiti", "honduras", "hungary", "iceland", "india",
-    "indonesia", "iran", "iraq", "ireland", "israel", "italy", "jamaica", "japan", "jordan",
-    "kenya", "korea", "kosovo", "kuwait", "laos", "latvia", "lebanon", "liberia", "libya",
-    "lithuania", "luxembourg", "malaysia", "mali", "malta", "mexico", "moldova", "mongolia",
-    "morocco", "nepal", "netherlands", "holland", "new zealand", "nicaragua", "niger", "nigeria",
-    "north korea", "south korea", "northern ireland", "norway", "pakistan", "panama",
-    "paraguay", "peru", "philippines", "poland", "portugal", "puerto rico", "romania", "russia",
-    "rwanda", "saudi arabia", "scotland", "senegal", "serbia", "sierra leone", "singapore",
-    "slovakia", "slovenia", "somalia", "south africa", "spain", "sri lanka", "sudan", "sweden",
-    "switzerland", "syria", "taiwan", "tanzania", "thailand", "trinidad", "tunisia", "turkey",
-    "uganda", "ukraine", "united kingdom", "uk", "united states", "usa", "us", "america",
-    "uruguay", "venezuela", "vietnam", "wales", "yemen", "zambia", "zimbabwe", "europe",
-    "africa", "asia", "south america", "central america", "caribbean", "the caribbean",
-    "the bahamas", "the philippines", "the netherlands", "the uk", "the us", "the usa"})
+_LANGUAGES = words("languages")
+_COUNTRIES = words("countries")
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 
 
@@ -367,10 +280,7 @@ def country(text: str, start: int, end: int) -> bool:
 # tokens of them names: "(e.g. hypertension", "H.O. aware".)
 _ABBREVIATION = r"(?<![A-Za-z.])(?:[A-Za-z]\.)+[A-Za-z](?![A-Za-z'\u2019])\.?"
 _WORD_OR_ABBREVIATION_RE = re.compile(_ABBREVIATION + r"|[A-Za-z][A-Za-z'\u2019]*")
-# The states' postal codes, written in capitals ("HOME TO NH").
-_STATE_CODES = frozenset(
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
-    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
+_STATE_CODES = words("state_codes")
 _VALUE_AFTER_RE = re.compile(r"[ \t]*\d")
 _INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
 # The end of letters glued by stops: "B.S. ", "C.O. ".
@@ -412,12 +322,7 @@ def _name_like(word: str) -> bool:
     return len(word) > 2 and not _ordinary(word) and word.isalpha()
 
 
-# The words that say what kind of care place a name is. A note's hospital
-# is its name; "HOSPITAL" after it identifies nothing, and the annotators of
-# English ward notes leave it out ("[HOLY CROSS] HOSPITAL"). Not "rehab",
-# "home" or "house": those are often part of the name ("BALTIMORE REHAB").
-CARE_SUFFIX = frozenset({"hospital", "hosp", "medical", "med", "center", "ctr", "centre",
-                          "campus", "clinic", "infirmary"})
+CARE_SUFFIX = words("care_suffix")
 
 
 # Words around a name written in lower case that make it one: a title, a
@@ -637,15 +542,7 @@ def abbreviation_letter(text: str, start: int, end: int) -> bool:
     return False
 
 
-# Things named after someone: a name right before one is no person's
-# ("DOUGLAS POUCH", "puritan bennett vent", "Destin lotion", "ashman
-# phenomenon"), nor before "care" ("HEATH CARE PROXY", misspelt). Not "scale" or "procedure" ("U Maryland scale", "Dr.
-# Murphy- procedure").
-_EPONYM_NOUNS = frozenset({
-    "pouch", "drain", "drains", "tube", "tubes", "catheter", "catheters", "vent", "lotion",
-    "cream", "phenomenon", "sign", "signs", "syndrome", "disease", "stockings", "boots",
-    "mattress", "collar", "splint", "valve", "criteria", "maneuver", "reflex", "mask", "bag",
-    "pump", "filter", "bolt", "hose", "gown", "care"})
+_EPONYM_NOUNS = words("eponym_nouns")
 _EPONYM_AFTER_RE = re.compile(r"[ \t]+([A-Za-z]+)\b")
 
 

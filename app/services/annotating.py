@@ -9,8 +9,8 @@ from pathlib import Path
 
 from app.core.parallel import InProcess, forget, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
-from app.core.spans import Document, Span
-from app.deid.folder import predict_task
+from app.core.spans import Document
+from app.deid.folder import predict_task, spans_of
 from app.errors import UserError
 
 
@@ -158,7 +158,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
             yield pending
 
     def write(pending: list, spans: list) -> None:
-        docs = [Document(d.name, d.text, [Span(*s) for s in found],
+        docs = [Document(d.name, d.text, spans_of(found),
                          meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
                 for d, (found, _) in zip(pending, spans)]
         if fmt == "brat":

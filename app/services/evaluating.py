@@ -14,9 +14,17 @@ little more than the selected model alone.
                            counts were kept have no ``token``)
     propagated_labels     labels propagated in the model's output
     fill_rules            [[member, label], ...] applied where it found nothing
+    fixed_steps           the floor's fixed steps run after the model (its dev kept
+                          them); null: every one (a run from before they were chosen)
     evaluation            the model's report, app.eval.report (deid.evaluation/1)
     candidates            [{name, strict: PRF, relaxed: PRF, token: PRF}, ...]
-                          every candidate on the split, best strict F1 first
+                          every candidate on the split as it would write (after
+                          the floor's fixed steps its dev kept; the selected one
+                          after its finishing steps too), and the selected one
+                          without them (``RAW``), best strict F1 first
+
+The selection's dev rows score the candidates in the same way (after the
+fixed steps each one's dev kept: app.services.training.settle_candidates).
 """
 from __future__ import annotations
 
@@ -39,11 +47,13 @@ class EvaluationResult:
     selection: dict
     propagated: list[str] = field(default_factory=list)   # labels propagated in the model's output
     filled: list[list[str]] = field(default_factory=list)  # fill rules [member, label] applied
+    fixed_steps: list[str] | None = None   # the floor's fixed steps kept (None: every one)
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
                 "split": self.split, "selection_on_dev": self.selection,
                 "propagated_labels": self.propagated, "fill_rules": self.filled,
+                "fixed_steps": self.fixed_steps,
                 "evaluation": self.report.to_dict(), "candidates": self.table}
 
 
@@ -66,11 +76,12 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
 
     Members run once; the ensembles combine their outputs. ``name`` holds
     what `deid annotate` writes (after the finishing steps of
-    app.services.finishing and the hospital lists' floor) and ``"NAME" +
-    RAW`` the candidate's own spans. ``patients``: each text's patient id (the
-    lists' patient table).
+    app.services.finishing and the hospital lists' floor), every other
+    candidate its spans after the floor's fixed steps its dev kept, and
+    ``"CANDIDATE" + RAW`` each candidate's own spans. ``patients``: each
+    text's patient id (the lists' patient table).
     """
-    from app.services.finishing import finish
+    from app.services.finishing import finish, worded
     from app.services.predictor import Predictor, run_ensembles
 
     segs = [segment(t) for t in texts]
@@ -101,15 +112,28 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = outputs[name]
         labels, rules, unmarked, edges = pred.propagate, pred.fill, pred.unmarked, pred.edges
         lists, list_labels = pred.lists, pred.list_labels
-    spans_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
-    raw = spans_by[name]
+    raw_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
-    final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels, unmarked,
-                    edges) for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
-    if lists is not None:
-        final = [lists.settle(t, sp, list_labels, p) for t, sp, p in zip(texts, final, patients)]
-    spans_by[name + RAW], spans_by[name] = raw, final
+    spans_by = {}
+    for c, raw in raw_by.items():
+        if c == name:
+            final = [finish(t, sp, ss, {m: h[i] for m, h in helpers.items()}, rules, labels,
+                            unmarked, edges) for i, (t, sp, ss) in enumerate(zip(texts, raw, segs))]
+        else:
+            final = [worded(t, sp) for t, sp in zip(texts, raw)]
+        if lists is not None:
+            steps = run.fixed_steps(c)
+            final = [lists.settle(t, sp, list_labels, p, steps=steps)
+                     for t, sp, p in zip(texts, final, patients)]
+        spans_by[c], spans_by[c + RAW] = final, raw
     return spans_by
+
+
+def table_candidates(spans_by: dict[str, list], name: str) -> dict[str, list]:
+    """The rows of a table of `candidate_spans`: every candidate with its
+    steps, and without them the selected ``name`` alone (the other rows are
+    what each would write if it were selected)."""
+    return {c: spans for c, spans in spans_by.items() if not c.endswith(RAW) or c == name + RAW}
 
 
 def evaluate_project(project, *, split: str = "test", model: str | None = None,
@@ -134,14 +158,15 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []
     if table:
-        for c, spans in spans_by.items():
+        for c, spans in table_candidates(spans_by, name).items():
             rows.append(_prf_row(c, micro(texts, gold, spans)))
         rows.sort(key=lambda r: -r["strict"]["f1"])
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
     return EvaluationResult(run.id, name, split, report, rows, run.selection,
-                            run.propagation_labels(name), [list(r) for r in run.fill_rules(name)])
+                            run.propagation_labels(name), [list(r) for r in run.fill_rules(name)],
+                            None if (steps := run.fixed_steps(name)) is None else list(steps))
 
 
 def render_table(rows: list[dict], selected: str) -> str:

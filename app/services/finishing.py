@@ -15,7 +15,8 @@ annotate` writes.
 """
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple, Sequence
+from dataclasses import replace
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from app.core.spans import Span
 from app.core.tokenize import Segment
@@ -30,6 +31,12 @@ from app.ensemble.unmarked import drop_unmarked, unmarked_words
 UNMARKED_RECALL_COST = 0.001
 
 
+#: ``settle(text, spans, steps)``: a note's spans after the hospital lists
+#: and the fixed steps ``steps`` (`app.lists.floor.Floor.settle`, bound to a
+#: project's floor and labels).
+Settle = Callable[[str, Sequence[Span], Sequence[str]], list[Span]]
+
+
 class Finishing(NamedTuple):
     """The records of the finishing steps (None: the step did not run)."""
 
@@ -37,11 +44,64 @@ class Finishing(NamedTuple):
     propagation: dict | None
     unmarked: dict | None = None
     edges: dict | None = None
+    fixed: dict | None = None
+
+
+def dev_notes(dev, seqs, member_seqs: Mapping[str, Sequence] | None = None) -> list[dict]:
+    """A candidate's dev predictions ``seqs`` (one per item of ``dev``)
+    gathered by note: ``{"text", "pred" (worded), "gold", "segs", "items"
+    (the indices into ``dev``), "members" (each of ``member_seqs``' spans)}``."""
+    from app.core.bio import tags_to_spans
+
+    member_seqs = member_seqs or {}
+    notes: dict[str, dict] = {}
+    for i, (item, seq) in enumerate(zip(dev, seqs)):
+        note = notes.setdefault(item.doc_id, {"text": item.text, "pred": [], "gold": [],
+                                              "segs": [], "items": [],
+                                              "members": {m: [] for m in member_seqs}})
+        toks = item.segment.tokens
+        note["pred"] += worded(item.text, tags_to_spans(toks, seq.tags, seq.confidences))
+        note["gold"] += tags_to_spans(toks, item.tags)
+        note["segs"].append(item.segment)
+        note["items"].append(i)
+        for m, out in member_seqs.items():
+            note["members"][m] += tags_to_spans(toks, out[i].tags, out[i].confidences)
+    return list(notes.values())
+
+
+def fit_fixed_steps(notes: list[dict], settle: Settle, beta: float,
+                    steps: Sequence[str]) -> dict:
+    """The fixed ``steps`` (`app.lists.floor.FIXED_STEPS`) the dev ``notes``
+    (`dev_notes`) agree with, tried one by one in their order on top of
+    those kept: a step is kept when it raises dev strict micro-F-beta and
+    hides at most `UNMARKED_RECALL_COST` fewer identifier tokens, as the
+    learned steps are, or when it changes nothing on dev (no evidence
+    against the shipped default). Returns the record ``{"steps": [kept],
+    "tried": {step: figures}}``; each note's ``"pred"`` becomes its output
+    with the kept steps."""
+    kept: list[str] = []
+    current = [settle(n["text"], n["pred"], ()) for n in notes]
+    tried = {}
+    for step in steps:
+        trial = [settle(n["text"], n["pred"], (*kept, step)) for n in notes]
+        if trial == current:
+            tried[step] = {"changed": False}
+            kept.append(step)
+            continue
+        keep, record = _compare(notes, beta, current, trial)
+        tried[step] = {"changed": True, "kept": keep, **record}
+        if keep:
+            kept.append(step)
+            current = trial
+    for n, pred in zip(notes, current):
+        n["pred"] = pred
+    return {"steps": kept, "tried": tried}
 
 
 def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], beta: float, *,
                   use_fill: bool = True, use_propagation: bool = True,
-                  train_docs: Sequence[tuple[str, Sequence[Span]]] | None = None) -> Finishing:
+                  train_docs: Sequence[tuple[str, Sequence[Span]]] | None = None,
+                  settle: Settle | None = None, fixed_steps: Sequence[str] = ()) -> Finishing:
     """Fill rules, then propagated labels, then the unmarked words, of
     candidate ``name`` learned from its dev predictions ``seqs``
     (out-of-fold for an ensemble) and the members' dev predictions
@@ -49,22 +109,10 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     are read off ``train_docs`` (``(text, gold spans)`` of the training
     split; none: these steps do not run), each kept when applying it raises
     dev strict micro-F-beta and hides at most `UNMARKED_RECALL_COST` fewer
-    identifier tokens.
+    identifier tokens. Last, with ``settle``, the ``fixed_steps`` dev agrees
+    with on top of the learned ones (`fit_fixed_steps`).
     """
-    from app.core.bio import tags_to_spans
-
-    member_seqs = member_seqs if use_fill else {}      # only the fill reads them
-    notes: dict[str, dict] = {}
-    for i, (item, seq) in enumerate(zip(dev, seqs)):
-        note = notes.setdefault(item.doc_id, {"text": item.text, "pred": [], "gold": [],
-                                              "segs": [], "members": {m: [] for m in member_seqs}})
-        toks = item.segment.tokens
-        note["pred"] += worded(item.text, tags_to_spans(toks, seq.tags, seq.confidences))
-        note["gold"] += tags_to_spans(toks, item.tags)
-        note["segs"].append(item.segment)
-        for m, out in member_seqs.items():
-            note["members"][m] += tags_to_spans(toks, out[i].tags, out[i].confidences)
-    notes_list = list(notes.values())
+    notes_list = dev_notes(dev, seqs, member_seqs if use_fill else {})  # only the fill reads them
     fill_record = None
     if use_fill:
         rules, before, after = fit_fill([(n["pred"], n["gold"], n["members"]) for n in notes_list],
@@ -82,8 +130,20 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
         if labels:
             for n in notes_list:
                 n["pred"] = propagate(n["text"], n["pred"], labels, token_bounds(n["segs"]))
-    if train_docs is None:
-        return Finishing(fill_record, propagation)
+    unmarked = edges_record = None
+    if train_docs is not None:
+        unmarked, edges_record = _fit_words(name, notes_list, train_docs, beta)
+    fixed = None
+    if settle is not None:
+        fixed = {"candidate": name, "beta": beta,
+                 **fit_fixed_steps(notes_list, settle, beta, fixed_steps)}
+    return Finishing(fill_record, propagation, unmarked, edges_record, fixed)
+
+
+def _fit_words(name: str, notes_list: list[dict], train_docs, beta: float
+               ) -> tuple[dict, dict]:
+    """The records of the unmarked words and the edge words (see
+    `fit_finishing`); the notes' predictions become those after the kept ones."""
     learned = edge_words(train_docs)
     edges = _fit_edge_words(notes_list, learned, beta)
     keep, record = _dev_agrees(notes_list, beta, lambda text, spans: trim_edges(text, spans, edges))
@@ -98,7 +158,10 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
     keep, record = _dev_agrees(notes_list, beta, lambda text, spans: drop_unmarked(text, spans, words))
     unmarked = {"candidate": name, "words": sorted(words) if keep else [], "learned": len(words),
                 **record}
-    return Finishing(fill_record, propagation, unmarked, edges_record)
+    if keep:
+        for n in notes_list:
+            n["pred"] = drop_unmarked(n["text"], n["pred"], words)
+    return unmarked, edges_record
 
 
 def _fit_edge_words(notes: list[dict], edges: Edges, beta: float) -> Edges:
@@ -138,17 +201,25 @@ def _dev_agrees(notes: list[dict], beta: float, step) -> tuple[bool, dict]:
     """Whether ``step(text, spans)`` on the dev notes' predictions raises
     strict F-beta and costs at most `UNMARKED_RECALL_COST` of the identifier
     tokens; and the figures for the record."""
+    return _compare(notes, beta, [n["pred"] for n in notes],
+                    [step(n["text"], n["pred"]) for n in notes])
+
+
+def _compare(notes: list[dict], beta: float, before_spans: Sequence[Sequence[Span]],
+             after_spans: Sequence[Sequence[Span]]) -> tuple[bool, dict]:
+    """Whether the dev ``notes``' predictions ``after_spans`` raise strict
+    F-beta over ``before_spans`` and cost at most `UNMARKED_RECALL_COST` of
+    the identifier tokens; and the figures for the record."""
     from app.eval.metrics import PRF, f_beta, strict_counts, token_counts
 
-    def score(apply: bool) -> tuple[float, PRF]:
+    def score(preds) -> tuple[float, PRF]:
         strict = tokens = PRF(0, 0, 0)
-        for n in notes:
-            pred = step(n["text"], n["pred"]) if apply else n["pred"]
+        for n, pred in zip(notes, preds):
             strict += strict_counts(n["gold"], pred)
             tokens += token_counts(n["text"], n["gold"], pred)
         return f_beta(strict.precision, strict.recall, beta), tokens
 
-    (before, tok_before), (after, tok_after) = score(False), score(True)
+    (before, tok_before), (after, tok_after) = score(before_spans), score(after_spans)
     lost = tok_before.tp - tok_after.tp
     keep = after > before and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
     return keep, {"beta": beta, "dev_before": round(before, 4), "dev_after": round(after, 4),
@@ -160,23 +231,42 @@ def worded(text: str, spans: Sequence[Span]) -> list[Span]:
     return [s for s in spans if any(c.isalnum() for c in text[s.start:s.end])]
 
 
+#: The registered names of the learned steps, as spans and removals name them.
+WORDED, FILL, PROPAGATION, EDGE_WORDS, UNMARKED = (
+    "worded.v1", "recall-fill.v1", "propagation.v1", "edge-words.v1", "unmarked-words.v1")
+
+
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            member_spans: Mapping[str, Sequence[Span]], rules: Sequence[tuple[str, str]],
            labels: Sequence[str], unmarked: frozenset[str] = frozenset(),
-           edges: Edges | None = None) -> list[Span]:
+           edges: Edges | None = None, removed: list | None = None) -> list[Span]:
     """A candidate's spans of one note, ``worded``, after the fill ``rules``,
     the propagation of ``labels`` (``segments``: the parts that were
     tagged), trimmed of their ``edges`` words and without the spans made
-    only of ``unmarked`` words."""
-    spans = worded(text, spans)
-    out = fill(spans, member_spans, rules) if rules else spans
+    only of ``unmarked`` words. A span a step made or changed names it
+    (``Span.origin``, where the span had none: a filled span keeps its
+    member's); ``removed`` receives ``(span, step)`` for each span dropped."""
+    out = _named(WORDED, spans, worded(text, spans), removed)
+    if rules:
+        out = _named(FILL, out, fill(out, member_spans, rules), removed)
     if labels:
-        out = propagate(text, out, labels, token_bounds(segments))
+        out = _named(PROPAGATION, out, propagate(text, out, labels, token_bounds(segments)),
+                     removed)
     if edges:
-        out = trim_edges(text, out, edges)
+        out = _named(EDGE_WORDS, out, trim_edges(text, out, edges), removed)
     if unmarked:
-        out = drop_unmarked(text, out, unmarked)
+        out = _named(UNMARKED, out, drop_unmarked(text, out, unmarked), removed)
     return out
+
+
+def _named(step: str, before: Sequence[Span], after: list[Span], removed: list | None
+           ) -> list[Span]:
+    """``after`` (``step``'s output from ``before``) with the spans it made
+    from nothing named naming it, and the spans it dropped (none of
+    ``after`` overlaps them) added to ``removed``."""
+    if removed is not None:
+        removed += [(s, step) for s in before if not any(o.overlaps(s) for o in after)]
+    return [s if s.origin else replace(s, origin=step) for s in after]
 
 
 def describe_rules(rules) -> str:
@@ -222,10 +312,13 @@ def unmarked_summary(record: dict | None) -> str:
 
 
 def _dev_change(record: dict) -> str:
-    """What a precision step did on dev: its score before and after, the tokens it unhid."""
+    """What a step did on dev: its score before and after, the tokens it unhid
+    (or hid: a step that finds identifiers)."""
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
-    return (f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; "
-            f"{record.get('dev_tokens_lost', 0)} identifier tokens of dev less hidden")
+    lost = record.get("dev_tokens_lost", 0)
+    tokens = (f"{lost} identifier tokens of dev less hidden" if lost >= 0
+              else f"{-lost} identifier tokens of dev more hidden")
+    return f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; {tokens}"
 
 
 def edges_summary(record: dict | None) -> str:
@@ -241,6 +334,17 @@ def edges_summary(record: dict | None) -> str:
     return (f"Edge words: spans lose the {len(record['starts'])} words your annotators never "
             f"start one with and the {len(record['ends'])} they never end one with "
             f"({_dev_change(record)}).")
+
+
+def fixed_summary(record: dict | None) -> str:
+    """One line on the fixed steps of the floor dev turned off ("" when
+    they were not chosen on dev or dev agreed with every one)."""
+    off = {step: r for step, r in ((record or {}).get("tried") or {}).items()
+           if r.get("changed") and not r.get("kept")}
+    if not off:
+        return ""
+    return "Fixed steps off, as dev does not agree with them: " + "; ".join(
+        f"{step} ({_dev_change(r)})" for step, r in off.items()) + "."
 
 
 def refit_summary(members: dict) -> str:
@@ -260,4 +364,4 @@ def finishing_summary(run) -> list[str]:
     `app.services.runs.TrainedRun`), the refit last."""
     return [line for line in (fill_summary(run.fill), propagation_summary(run.propagation),
                               edges_summary(run.edges), unmarked_summary(run.unmarked),
-                              refit_summary(run.members)) if line]
+                              fixed_summary(run.fixed), refit_summary(run.members)) if line]

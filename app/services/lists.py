@@ -146,9 +146,13 @@ def project_matcher(project) -> tuple[Floor | None, dict[str, str]]:
     """The project's floor (`app.lists.floor.Floor`: its compiled lists and,
     for English notes, the identifying shapes) and the label of each hit
     category; ``(None, {})`` when there is neither."""
+    from app.rules.registry import RULES_KEY, project_rules
+
     shapes = project.language == "en"
     labels = tuple(l.name for l in project.labels())
-    key = (project.lists_version(), labels, shapes)
+    # The project's switches and own rules change what the floor runs.
+    key = (project.lists_version(), labels, shapes,
+           repr(project.get_setting(RULES_KEY)) if shapes else None)
     cached = _MATCHERS.get(project)
     if cached is not None and cached[0] == key:
         floor, mapping = cached[1]
@@ -157,7 +161,8 @@ def project_matcher(project) -> tuple[Floor | None, dict[str, str]]:
         found = None, {}
     else:
         lists = ListMatcher(project.hospital_lists()) if project.has_lists() else None
-        found = Floor(lists, shapes=shapes), label_map(labels)[0]
+        found = (Floor(lists, shapes=shapes, rules=project_rules(project) if shapes else None),
+                 label_map(labels)[0])
     _MATCHERS[project] = (key, found)
     return found[0], dict(found[1])
 

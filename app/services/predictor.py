@@ -12,7 +12,7 @@ patient table entries apply when its patient id is given.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from app.core.bio import tags_to_spans
@@ -34,6 +34,8 @@ class Prediction:
     member_spans: dict[str, list[Span]] = field(default_factory=dict)
     #: The hospital lists' hits (labelled), for the preview: with ``with_members`` only.
     listed: list[Span] = field(default_factory=list)
+    #: ``(span, step or rule)`` for each span a step after the model removed.
+    removed: list[tuple[Span, str]] = field(default_factory=list)
 
 
 def run_ensembles(project, run_id: int) -> dict:
@@ -61,7 +63,8 @@ class Predictor:
                  fill: Sequence[tuple[str, str]] = (), lists=None,
                  list_labels: dict[str, str] | None = None,
                  candidate_members: Sequence[str] | None = None,
-                 unmarked: frozenset[str] = frozenset(), edges=None) -> None:
+                 unmarked: frozenset[str] = frozenset(), edges=None,
+                 fixed_steps: Sequence[str] | None = None) -> None:
         self.name = name
         self.members = members
         # The members the candidate's spans need (its ensemble's, the fill's);
@@ -81,6 +84,8 @@ class Predictor:
         self.unmarked = frozenset(unmarked)
         # ... and the words they never start or end one with (app.ensemble.edges).
         self.edges = edges
+        # ... and the fixed steps of the floor its dev agreed with (None: all, day one).
+        self.fixed_steps = None if fixed_steps is None else tuple(fixed_steps)
         self._private = private
         self._patients: dict[str, str | None] = {}
         self.use_lists(lists, list_labels)
@@ -158,7 +163,8 @@ class Predictor:
             raise
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
                    *project_matcher(project), candidate_members=candidate,
-                   unmarked=run.unmarked_words(name), edges=run.edge_words(name))
+                   unmarked=run.unmarked_words(name), edges=run.edge_words(name),
+                   fixed_steps=run.fixed_steps(name))
 
     def close(self) -> None:
         if self._private is not None:
@@ -220,18 +226,21 @@ class Predictor:
             for i, text, segs in pending:
                 doc_final = final[k:k + len(segs)]
                 doc_out = {m: o[k:k + len(segs)] for m, o in outputs.items()}
-                spans = [sp for seg, seq in zip(segs, doc_final)
+                # Each span names what made it: the candidate, a member, a step.
+                spans = [replace(sp, origin=self.name) for seg, seq in zip(segs, doc_final)
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                 # Every member's spans for the preview; else only the fill's.
                 member_spans = {
-                    m: [sp for seg, seq in zip(segs, o)
+                    m: [replace(sp, origin=m) for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
+                removed: list[tuple[Span, str]] = []
                 spans = finish(text, spans, segs, member_spans, self.fill, self.propagate,
-                               self.unmarked, self.edges)
+                               self.unmarked, self.edges, removed)
                 if self.lists is not None:
-                    spans = self.lists.settle(text, spans, self.list_labels, patient_of[i])
-                pred = Prediction(spans)
+                    spans = self.lists.settle(text, spans, self.list_labels, patient_of[i],
+                                              steps=self.fixed_steps, removed=removed)
+                pred = Prediction(spans, removed=removed)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))
                 if with_members:

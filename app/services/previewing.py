@@ -51,6 +51,7 @@ class SpanInfo:
     partial: list[str] = field(default_factory=list)       # found an overlapping one
     n_members: int = 0
     listed: bool = False                   # a hospital list hit: always replaced
+    made_by: str | None = None             # the candidate, member, step or rule (Span.origin)
 
     @property
     def key(self) -> tuple[int, int, str]:
@@ -87,7 +88,8 @@ def span_infos(project, doc_id: int, span_map, prediction=None,
         else:
             origin = "accepted" if annotation == "accepted" else "suggestion"
             confidence = r.confidence if r is not None else None
-        info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None)
+        info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None,
+                        made_by=p.origin if origin == "model" and p is not None else None)
         probe = Span(m.in_start, m.in_end, m.label)
         for name, spans in sorted(members.items()):
             if key in {s.key for s in spans}:
@@ -99,6 +101,17 @@ def span_infos(project, doc_id: int, span_map, prediction=None,
             s.overlaps(probe) for s in prediction.listed)
         infos.append(info)
     return infos
+
+
+def kept_in_clear(prediction, replaced) -> list[tuple[Span, str]]:
+    """The spans a step after the model removed (``(span, step or rule)``:
+    `app.services.predictor.Prediction.removed`) that no replacement of
+    ``replaced`` (``MappedSpan``s) covers: what the preview marks as left
+    in clear, and by which rule."""
+    if prediction is None:
+        return []
+    return [(s, why) for s, why in prediction.removed
+            if not any(m.in_start < s.end and s.start < m.in_end for m in replaced)]
 
 
 def review_order(infos: list[SpanInfo]) -> list[int]:
@@ -150,6 +163,8 @@ class NotePreview:
     infos: list[SpanInfo]                   # one per replacement, in span_map order
     order: list[int]                        # indices of infos, least certain first
     missed: list[Span]                      # accepted spans the prediction missed
+    # (span, step or rule) a step after the model removed, left in clear (`kept_in_clear`)
+    vetoed: list[tuple[Span, str]] = field(default_factory=list)
 
 
 def preview_note(project, doc_id: int, policy, mode: str = "model",
@@ -162,7 +177,8 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
     infos = span_infos(project, doc_id, result.span_map, prediction, mode)
     missed = (missed_annotations(project, doc_id, prediction.spans)
               if mode == "model" and prediction is not None else [])
-    return NotePreview(result, infos, review_order(infos), missed)
+    vetoed = kept_in_clear(prediction, result.span_map) if mode == "model" else []
+    return NotePreview(result, infos, review_order(infos), missed, vetoed)
 
 
 def predict_note(project, doc_id: int, predictor=None):

@@ -541,14 +541,21 @@ def model_identity(project, *, rules_only: bool = False, annotations: "Annotatio
         return f"annotations {digest[:16]}"
     if rules_only:
         return "rules " + _rules_mapping_digest(project)
+    from app.rules.registry import overrides_digest
     from app.services.runs import active_run
     from app.services.starter import starter_identity, uses_starter
+    # The rules a project switched or added, and the fixed steps a run kept,
+    # change the spans; named only when there are some (an older export resumes).
+    rules = overrides_digest(project)
     if uses_starter(project):
-        return starter_identity()
+        return starter_identity() + (f" rules {rules}" if rules else "")
     run = active_run(project)
     name = run.selected
+    fixed = run.fixed_steps(name)
     return json.dumps({"run": run.id, "candidate": name, "fill": run.fill_rules(name),
-                       "propagate": run.propagation_labels(name)}, sort_keys=True)
+                       "propagate": run.propagation_labels(name),
+                       **({"fixed": list(fixed)} if fixed is not None else {}),
+                       **({"rules": rules} if rules else {})}, sort_keys=True)
 
 
 def _rules_mapping_digest(project) -> str:
@@ -727,6 +734,7 @@ def project_note_sources(project, infos) -> list:
     redoes a document whose annotations changed.
     """
     from app.deid import NoteSource
+    from app.deid.folder import span_rows, spans_of
     sources, used = [], set()
     for info in infos:
         rel = f"{_safe_stem(info.name)}.txt"
@@ -736,9 +744,7 @@ def project_note_sources(project, infos) -> list:
         doc_id = info.id
         sources.append(NoteSource(
             rel, document_patient_key(info), lambda d=doc_id: project.document(d).text,
-            adjust=lambda spans, d=doc_id: [
-                (s.start, s.end, s.label) for s in document_spans(
-                    project, d, [Span(a, b, label) for a, b, label in spans])],
+            adjust=lambda spans, d=doc_id: span_rows(document_spans(project, d, spans_of(spans))),
             version=_decisions_digest(project, doc_id)))
     return sources
 

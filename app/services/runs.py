@@ -104,6 +104,10 @@ class TrainedRun:
     propagation: dict | None = None
     unmarked: dict | None = None
     edges: dict | None = None
+    # The fixed steps of the floor kept on dev (app.services.finishing.fit_fixed_steps):
+    # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
+    # for a run without a floor, or stored before they were chosen on dev.
+    fixed: dict | None = None
     notes: list[str] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
@@ -123,7 +127,7 @@ class TrainedRun:
             ensembles={n: EnsembleRecord(list(v.get("members", [])), v.get("description", ""))
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
-            edges=m.get("edges"), notes=list(m.get("notes") or []),
+            edges=m.get("edges"), fixed=m.get("fixed"), notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
@@ -179,6 +183,16 @@ class TrainedRun:
         return Edges(frozenset(self._learned(self.edges, "starts", name)),
                      frozenset(self._learned(self.edges, "ends", name)))
 
+    def fixed_steps(self, name: str) -> tuple[str, ...] | None:
+        """The fixed steps of the floor that run after candidate ``name``
+        (`app.lists.floor.FIXED_STEPS`): those its dev agreed with; None
+        (every one: the shipped defaults) for a run that did not choose them."""
+        record = self.fixed or {}
+        if record.get("candidate") == name:
+            return tuple(record.get("steps", ()))
+        steps = (record.get("by_candidate") or {}).get(name)
+        return None if steps is None else tuple(steps)
+
     @staticmethod
     def _learned(record: dict | None, items: str, name: str) -> list:
         # A step is learned for one candidate: none for any other.
@@ -206,7 +220,7 @@ class TrainedRun:
             "version": RECORD_VERSION,
             "selected": self.selected, "selection": self.selection,
             "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
-            "edges": self.edges,
+            "edges": self.edges, "fixed": self.fixed,
             "notes": self.notes,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},

@@ -17,13 +17,16 @@ as five named stages (``train_project`` runs them in order):
    over dev *documents* (tuned on K-1 folds, predicted on the held-out
    fold), so a tuned ensemble does not win selection by having seen the
    answers; the deployed ensemble is then fitted on the whole dev set;
-4. *select* (``select_candidate``): selection on dev by the chosen objective;
+4. *select* (``settle_candidates``, ``select_candidate``): each candidate's
+   dev output after the fixed steps of the project's floor its dev agrees
+   with (app.lists.floor), then selection on dev by the chosen objective;
 5. *refit* (``refit_members``): the members whose training reads dev for
    nothing (the CRF) fitted again on train + dev with the params their
    search chose, stored beside the scored ones; they are what predicts;
 6. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
-   fill, propagation; app.services.finishing) learned on dev for the
-   selected candidate; ensembles, the table and the reason stored in the
+   fill, propagation, edge and unmarked words; app.services.finishing)
+   learned on dev for the selected candidate, then the fixed steps chosen
+   again on top of them; ensembles, the table and the reason stored in the
    project (run + artifacts, app.services.runs), the run made active.
 
 Every dev figure of a run (members, ensembles, the selection, the finishing
@@ -405,6 +408,38 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
     return ensembles, oof
 
 
+def settle_candidates(project, plan: RunPlan, candidates: dict, beta: float
+                      ) -> tuple[dict, dict[str, list[str]]]:
+    """Each candidate's dev predictions as they would be output: after the
+    hospital lists and the fixed steps of the project's floor that its dev
+    agrees with (`app.services.finishing.fit_fixed_steps`), tagged again on
+    the dev segments; so the selection and its dev table score what
+    `deid annotate` writes. Returns ``({name: tag sequences}, {name: kept
+    steps})``; the candidates as they are when the project has no floor."""
+    from app.core.bio import spans_to_tags
+    from app.services.finishing import dev_notes, fit_fixed_steps
+    from app.services.lists import project_matcher
+
+    floor, labels = project_matcher(project)
+    if floor is None:
+        return candidates, {}
+    steps = floor.steps(None)
+
+    def settle(text, spans, kept):
+        return floor.settle(text, spans, labels, None, steps=kept)
+
+    settled, kept = {}, {}
+    for name, seqs in candidates.items():
+        notes = dev_notes(plan.dev, seqs)
+        kept[name] = fit_fixed_steps(notes, settle, beta, steps)["steps"]
+        tags: list = [None] * len(seqs)
+        for n in notes:
+            for i, seg in zip(n["items"], n["segs"]):
+                tags[i] = spans_to_tags(seg.tokens, n["pred"])[0]
+        settled[name] = tags
+    return settled, kept
+
+
 def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
     """Stage *select*: the candidate the objective picks on dev (cheapest
     within the cost tolerance); a note when it tags mostly non-identifiers."""
@@ -497,18 +532,26 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 
 
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
-               candidates: dict, costs: dict, selection, work, started: float) -> TrainedRun:
+               candidates: dict, costs: dict, selection, work, started: float,
+               fixed_by_candidate: dict[str, list[str]] | None = None) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
     store the ensembles and the run record, make the run the active one."""
     from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
+    from app.services.lists import project_matcher
 
     config = plan.config
     in_train = set(next(iter(plan.builds.values())).train_docs)      # the training split's names
     train_docs = [(d.text, d.spans) for d in plan.docs if d.name in in_train]
-    fill, propagation, unmarked, edges = fit_finishing(
+    floor, labels = project_matcher(project)
+    settle = None if floor is None else (
+        lambda text, spans, kept: floor.settle(text, spans, labels, None, steps=kept))
+    fill, propagation, unmarked, edges, fixed = fit_finishing(
         selection.best_name, candidates[selection.best_name], plan.dev, members.dev_out, dev.beta,
-        use_fill=config.fill, use_propagation=config.propagate, train_docs=train_docs)
+        use_fill=config.fill, use_propagation=config.propagate, train_docs=train_docs,
+        settle=settle, fixed_steps=floor.steps(None) if floor is not None else ())
+    if fixed is not None:
+        fixed["by_candidate"] = fixed_by_candidate
     for ename, ens in ensembles.items():
         edir = work / "ensembles" / _safe(ename)
         ens.save(edir)
@@ -518,7 +561,8 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         run_id, "done", plan.stored_config(), selected=selection.best_name,
         selection=selection.as_dict(), members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
-        fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, notes=plan.notes,
+        fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
+        notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})
@@ -562,10 +606,11 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         costs = {name: members.dev_seconds[name] for name in members.dev_out}
         costs.update({name: sum(members.dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})
-        selection = select_candidate(plan, dev, candidates, costs)
+        settled, fixed_by_candidate = settle_candidates(project, plan, candidates, dev.beta)
+        selection = select_candidate(plan, dev, settled, costs)
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
-                         selection, private.path, started)
+                         selection, private.path, started, fixed_by_candidate)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
                            TrainedRun(run_id, "cancelled", members=members.records).metrics())

@@ -330,7 +330,7 @@ def test_a_predictor_serving_the_scan_predicts_with_the_candidates_members_only(
     text = "Zed met Ann."
     [(spans, error, doubts)] = predict_task(lambda: predictor, "candidate-only", [text], [None],
                                             0.5)
-    assert error == "" and [text[s:e] for s, e, _ in spans] == ["Zed"]
+    assert error == "" and [text[s:e] for s, e, *_ in spans] == ["Zed"]
     assert [text[s:e] for s, e, _ in doubts] == ["Zed"]
     assert scan_only.calls == 0
     found = {text[s:e] for s, e, _ in scan_spans(predictor, [text])[0]}

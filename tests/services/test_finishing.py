@@ -59,7 +59,7 @@ def test_training_learns_the_labels_on_dev_notes():
             tags, _ = spans_to_tags(seg.tokens, gold_spans)
             dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
     seqs = FirstMentionOnly().predict([(it.text, it.segment) for it in dev])
-    fill, learned, unmarked, edges = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    fill, learned, unmarked, edges, _ = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
     assert unmarked is edges is None      # no training notes given: these steps do not run
     assert fill["rules"] == []            # its own spans add nothing where it found nothing
     assert learned["candidate"] == "m" and learned["labels"] == ["PERSON"]

@@ -81,3 +81,22 @@ def test_a_project_open_read_only_with_no_secret_yet_previews_with_one_of_its_ow
         assert preview_note(p, doc, policy, "annotations").result.text == first
         assert preview_secret(p) == preview_secret(p)
         assert p.get_setting(SECRET_KEY) is None
+
+
+def test_the_preview_names_the_rule_behind_a_replacement_and_behind_a_span_kept_in_clear(
+        tmp_path):
+    from app.gui.preview_view import describe
+    from app.services.predictor import Prediction
+    p, doc = _project(tmp_path)
+    mrn = TEXT.index("1234567")
+    name = Span(8, 15, "PERSON", 0.9, "crf-balanced")
+    prediction = Prediction([Span(mrn, mrn + 7, "IDN", 1.0, "english-floor.v1: mrn")],
+                            removed=[(name, "vetoes.v1: ordinary-words")])
+    with p:
+        session = CorrectionSession(p, doc, "ann")
+        session.flag_false_hit(8, 15, "PERSON")              # nothing replaces the name now
+        shown = preview_note(p, doc, project_policy(p), "model", prediction)
+    info = next(i for i in shown.infos if i.mapped.label == "IDN")
+    assert info.made_by == "english-floor.v1: mrn"
+    assert "Made by english-floor.v1: mrn" in describe(info, "<**IDN**>")
+    assert shown.vetoed == [(name, "vetoes.v1: ordinary-words")]

@@ -123,6 +123,22 @@ def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str | None 
     qtbot.keyClick(window.summary_dialog, Qt.Key_Return)            # OK
 
 
+def window_with_note(qtbot, settings, tmp_path, monkeypatch, note: str,
+                     pattern: str = r"^(P\d+)_"):
+    """A main window, File › New (HIPAA labels), then ``note`` imported as
+    ``P1_a.txt`` with the patient ``pattern``."""
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(note, encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes, pattern=pattern)
+    return w
+
+
 def open_row(qtbot, window, name: str) -> None:
     """Documents, then a double-click on the note's row."""
     go(qtbot, window, "Documents")

@@ -11,7 +11,7 @@ import json
 from app.gui.qt import QFileDialog, Qt
 
 from journey import (choose, click, export, go, import_folder, key, new_project, pick, screenshot, shown,
-                     spans_shown)
+                     spans_shown, window_with_note)
 
 # A made-up ICU note: the starter finds the unit, not the patient's name or
 # the nurse (the lists do: all made up too).
@@ -38,16 +38,7 @@ def _add(qtbot, dialog, monkeypatch, kind: str, path, mapping: str = "",
 
 def _icu_project(qtbot, settings, tmp_path, monkeypatch, pattern: str = r"^(P\d+)_"):
     """The main window, File › New (HIPAA labels), NOTE imported with ``pattern``."""
-    from app.gui.main_window import MainWindow
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
-    import_folder(qtbot, w, monkeypatch, notes, pattern=pattern)
-    return w
+    return window_with_note(qtbot, settings, tmp_path, monkeypatch, NOTE, pattern)
 
 
 def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tmp_path,

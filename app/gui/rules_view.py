@@ -1,0 +1,216 @@
+"""Rules: the English rules that run after the models, read, switched and
+extended per project.
+
+Presents `app.rules.registry` (the same calls as `deid rules`): every rule
+with its switch, what it finds or vetoes and the label it gives in this
+project; the selected rule's fields and evidence; and a form for a site's
+own pattern, with a test that shows its hits in the note open in Annotate
+before it is added. ``rulesChanged`` after a switch or an addition (the
+window then predicts again).
+"""
+from __future__ import annotations
+
+from html import escape
+
+from app.errors import UserError
+from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                        QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+                        Signal, Slot)
+from app.rules import registry
+
+#: The columns of the rules table.
+COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step")
+INTRO = ("Rules that run after the models on English notes. A trained model keeps a step "
+         "only where your dev notes agree with it; switch a rule off here when it eats your "
+         "identifiers or hides words that are none, or add your own pattern.")
+#: How many hits the test lists (the count is of all).
+SHOWN_HITS = 8
+
+
+class RulesView(QWidget):
+    """The rules table, the selected rule's fields, and a site's own rule."""
+
+    rulesChanged = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.project = None
+        self.note: tuple[str, str] | None = None         # (name, text) open in Annotate
+        self.intro = QLabel(INTRO)
+        self.intro.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.detail = QLabel()
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.detail.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("e.g. site-mrn")
+        self.kind = QComboBox()
+        self.kind.addItems(list(registry.SITE_KINDS))
+        self.pattern = QLineEdit()
+        self.pattern.setPlaceholderText(r"a regular expression, e.g. \bQ\d{6}\b")
+        self.context = QLineEdit()
+        self.context.setPlaceholderText("words of which one must stand just before a hit "
+                                        "(comma between; empty: none needed)")
+        self.kind_label = QLabel()
+        self.test_button = QPushButton("&Test on the open note")
+        self.add_button = QPushButton("&Add rule")
+        self.hits = QLabel()
+        self.hits.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Name", self.name)
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.kind)
+        kind_row.addWidget(self.kind_label, 1)
+        form.addRow("Finds", kind_row)
+        form.addRow("Pattern", self.pattern)
+        form.addRow("Context", self.context)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.test_button)
+        buttons.addWidget(self.add_button)
+        buttons.addStretch(1)
+        form.addRow(buttons)
+        form.addRow(self.hits)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addWidget(QLabel("<b>A rule of your own</b>"))
+        right_layout.addLayout(form)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.intro)
+        layout.addWidget(split, 1)
+
+        self.table.currentCellChanged.connect(lambda row, *_: self._show(row))
+        self.table.itemChanged.connect(self._on_item_changed)
+        self.kind.currentTextChanged.connect(self._show_kind_label)
+        self.test_button.clicked.connect(self.test_pattern)
+        self.add_button.clicked.connect(self.add_rule)
+        self._rules: registry.RuleSet | None = None
+        self._filling = False
+        self.set_project(None)
+
+    # ---------------------------------------------------------------- state
+    def set_project(self, project) -> None:
+        self.project = project
+        editable = project is not None and not project.readonly
+        for widget in (self.name, self.kind, self.pattern, self.context, self.add_button):
+            widget.setEnabled(editable)
+        self.test_button.setEnabled(project is not None)
+        english = project is None or project.language == "en"
+        self.intro.setText(INTRO if english else INTRO + f" This project's notes are "
+                           f"{project.language!r}: these rules do not run on them.")
+        self.hits.clear()
+        self.reload()
+
+    def set_note(self, name: str | None, text: str | None) -> None:
+        """The note the test runs on (the one open in Annotate)."""
+        self.note = (name, text) if text is not None else None
+
+    def _labels(self) -> list[str]:
+        return [label.name for label in self.project.labels()] if self.project else []
+
+    def reload(self) -> None:
+        """Fill the table from the project's rules, keeping the selected row."""
+        row = max(self.table.currentRow(), 0)
+        self._rules = registry.project_rules(self.project) if self.project is not None else None
+        rules = self._rules.rules if self._rules is not None else ()
+        labels = self._labels()
+        self._filling = True
+        self.table.setRowCount(len(rules))
+        editable = self.project is not None and not self.project.readonly
+        for i, rule in enumerate(rules):
+            switch = QTableWidgetItem()
+            flags = Qt.ItemIsSelectable | Qt.ItemIsEnabled
+            switch.setFlags(flags | Qt.ItemIsUserCheckable if editable else flags)
+            switch.setCheckState(Qt.Checked if rule.enabled else Qt.Unchecked)
+            label = registry.kind_label(rule.kind, labels) or "none: left to the leak scan"
+            cells = [switch] + [QTableWidgetItem(t) for t in (
+                rule.name + (" (yours)" if rule.site else ""), f"{rule.action} {rule.kind}",
+                label, rule.step)]
+            for c, item in enumerate(cells):
+                item.setToolTip(rule.evidence)
+                self.table.setItem(i, c, item)
+        self._filling = False
+        self.table.resizeColumnsToContents()
+        if rules:
+            self.table.setCurrentCell(min(row, len(rules) - 1), 1)
+        self._show(self.table.currentRow())
+        self._show_kind_label(self.kind.currentText())
+
+    def _show(self, row: int) -> None:
+        if self._rules is None or not 0 <= row < len(self._rules.rules):
+            self.detail.setText("Open a project to see its rules." if self.project is None
+                                else "")
+            return
+        lines = registry.rule_detail(self._rules.rules[row], self._labels())
+        self.detail.setText("<br>".join(escape(line) for line in lines))
+
+    def _show_kind_label(self, kind: str) -> None:
+        label = registry.kind_label(kind, self._labels()) if self.project else None
+        self.kind_label.setText(f"→ {label}" if label else "→ no label in this project")
+
+    # -------------------------------------------------------------- actions
+    @Slot(QTableWidgetItem)
+    def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or item.column() != 0 or self._rules is None:
+            return
+        rule = self._rules.rules[item.row()]
+        on = item.checkState() == Qt.Checked
+        if on == rule.enabled:
+            return
+        registry.set_enabled(self.project, rule.name, on)
+        self.reload()
+        self.rulesChanged.emit()
+
+    def _entry(self) -> dict:
+        """The form as a checked site rule (``UserError`` saying what is wrong)."""
+        context = [c.strip() for c in self.context.text().split(",") if c.strip()]
+        return registry.check_site_rule(
+            {"name": self.name.text().strip(), "kind": self.kind.currentText(),
+             "patterns": [self.pattern.text()], "context": context},
+            where="your rule")
+
+    @Slot()
+    def test_pattern(self) -> None:
+        """Show the form's hits in the note open in Annotate."""
+        try:
+            entry = self._entry()
+        except UserError as exc:
+            self.hits.setText(str(exc))
+            return
+        if self.note is None:
+            self.hits.setText("Open a note in Annotate to test the rule on it.")
+            return
+        name, text = self.note
+        found = registry.merge([], {"added": [entry]}).rules[0].finder()(text)
+        shown = ", ".join(repr(text[a:b]) for a, b in found[:SHOWN_HITS])
+        more = f" and {len(found) - SHOWN_HITS} more" if len(found) > SHOWN_HITS else ""
+        self.hits.setText(f"{len(found)} hit(s) in {name}" + (f": {shown}{more}" if found else "."))
+
+    @Slot()
+    def add_rule(self) -> None:
+        try:
+            names = registry.add_rules(self.project, [self._entry()])
+        except UserError as exc:
+            self.hits.setText(f"Not added: {exc}")
+            return
+        self.hits.setText(f"Added {names[0]}: it runs from now on, in Preview and every export.")
+        for box in (self.name, self.pattern, self.context):
+            box.clear()
+        self.reload()
+        self.table.setCurrentCell(self.table.rowCount() - 1, 1)
+        self.rulesChanged.emit()

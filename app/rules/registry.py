@@ -1,0 +1,272 @@
+"""The rules after the models as named data: the shipped file
+(``resources/rules/en.json``) merged with a project's overrides.
+
+Each rule finds identifiers or vetoes predicted spans, belongs to one fixed
+step of the floor (`app.lists.floor.FIXED_STEPS`) and can be switched off
+for a project; a site adds its own finding rules (regular expressions with
+optional context words) without editing code. `app.lists.floor.Floor`
+runs what a `RuleSet` says; `deid rules` and the desktop app's Rules page
+read and change it through :func:`project_rules`, :func:`set_enabled` and
+:func:`add_rules`.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+from app.errors import UserError
+
+#: Project setting holding ``{"enabled": {name: bool}, "added": [entry, ...]}``.
+RULES_KEY = "rules"
+FINDS, VETOES = "finds", "vetoes"
+#: How far before a site rule's hit one of its context words may stand.
+CONTEXT_CHARS = 40
+#: The kinds a site's rule may find: the categories of a floor hit.
+SITE_KINDS = ("patient_name", "staff_name", "place", "hospital", "ward", "address", "dob",
+              "record_number", "phone", "date", "other", "age")
+_SITE_FIELDS = {"name", "kind", "patterns", "context", "example", "evidence", "enabled"}
+
+
+def shipped_path() -> Path:
+    """The shipped rules file."""
+    from app import paths
+    return paths.resources_dir() / "rules" / "en.json"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule (see the module docstring and the shipped file's ``about``)."""
+
+    name: str
+    action: str
+    step: str
+    kind: str
+    function: str | None = None
+    patterns: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()
+    example: str = ""
+    evidence: str = ""
+    enabled: bool = True
+    site: bool = False               # added by the project, not shipped
+
+    def finder(self) -> Callable[[str], list[tuple[int, int]]]:
+        """``text -> [(start, end), ...]``: the built-in function, or the
+        site's patterns (each hit kept when a context word, if any, stands
+        before it)."""
+        if self.function:
+            module, name = self.function.split(":")
+            return getattr(importlib.import_module(module), name)
+        compiled = [re.compile(p) for p in self.patterns]
+        cue = (re.compile(r"(?i)\b(?:" + "|".join(re.escape(c) for c in self.context) + r")\b")
+               if self.context else None)
+
+        def find(text: str) -> list[tuple[int, int]]:
+            out = []
+            for rx in compiled:
+                for m in rx.finditer(text):
+                    if m.end() > m.start() and (
+                            cue is None or cue.search(text, max(0, m.start() - CONTEXT_CHARS),
+                                                      m.start())):
+                        out.append(m.span())
+            return out
+        return find
+
+    def as_dict(self) -> dict:
+        out = {"name": self.name, "action": self.action, "step": self.step, "kind": self.kind,
+               "function": self.function, "patterns": list(self.patterns),
+               "context": list(self.context), "example": self.example,
+               "evidence": self.evidence, "enabled": self.enabled, "site": self.site}
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules that apply to one project, in the shipped order, site rules last."""
+
+    rules: tuple[Rule, ...]
+    _finders: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def get(self, name: str) -> Rule:
+        rule = next((r for r in self.rules if r.name == name), None)
+        if rule is None:
+            raise UserError(f"no rule called {name!r} (see `deid rules PROJECT list`)")
+        return rule
+
+    def enabled(self, name: str) -> bool:
+        """Whether rule ``name`` runs (an unknown name: yes; the code's own checks)."""
+        return next((r.enabled for r in self.rules if r.name == name), True)
+
+    def finders(self, step: str) -> list[tuple[Rule, Callable]]:
+        """The enabled finding rules of ``step`` with their functions."""
+        out = []
+        for r in self.rules:
+            if r.enabled and r.action == FINDS and r.step == step and (r.function or r.patterns):
+                if r.name not in self._finders:
+                    self._finders[r.name] = r.finder()
+                out.append((r, self._finders[r.name]))
+        return out
+
+    def off(self) -> frozenset[str]:
+        """The names of the rules switched off."""
+        return frozenset(r.name for r in self.rules if not r.enabled)
+
+
+def _rule(entry: dict, *, site: bool) -> Rule:
+    return Rule(name=entry["name"], action=entry.get("action", FINDS),
+                step=entry.get("step", "english-floor.v1"), kind=entry["kind"],
+                function=entry.get("function"), patterns=tuple(entry.get("patterns", ())),
+                context=tuple(entry.get("context", ())), example=entry.get("example", ""),
+                evidence=entry.get("evidence", ""), enabled=bool(entry.get("enabled", True)),
+                site=site)
+
+
+def shipped_rules() -> list[dict]:
+    """The entries of the shipped file."""
+    return json.loads(shipped_path().read_text(encoding="utf-8"))["rules"]
+
+
+def merge(shipped: Iterable[dict], overrides: dict | None) -> RuleSet:
+    """The shipped entries with a project's ``overrides`` (the
+    ``RULES_KEY`` setting): its switches, then its own rules."""
+    overrides = overrides or {}
+    switched = overrides.get("enabled") or {}
+    rules = [_rule(e, site=False) for e in shipped]
+    rules += [_rule(e, site=True) for e in overrides.get("added") or []]
+    return RuleSet(tuple(replace(r, enabled=switched.get(r.name, r.enabled)) for r in rules))
+
+
+def project_rules(project) -> RuleSet:
+    """The rules of ``project`` (``None``: the shipped ones alone)."""
+    return merge(shipped_rules(), None if project is None else project.get_setting(RULES_KEY))
+
+
+def overrides_digest(project) -> str:
+    """A digest of ``project``'s switches and own rules ("" when it has none):
+    part of what an export's resume fingerprint names."""
+    import hashlib
+    overrides = project.get_setting(RULES_KEY)
+    if not overrides:
+        return ""
+    return hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def set_enabled(project, name: str, on: bool) -> Rule:
+    """Switch rule ``name`` on or off for ``project`` (logged); the rule."""
+    rule = project_rules(project).get(name)
+    overrides = dict(project.get_setting(RULES_KEY) or {})
+    overrides["enabled"] = {**(overrides.get("enabled") or {}), name: bool(on)}
+    with project.transaction():
+        project.set_setting(RULES_KEY, overrides)
+        project.log("rule_switched", {"rule": name, "enabled": bool(on)})
+    return replace(rule, enabled=bool(on))
+
+
+def read_site_rules(path) -> list[dict]:
+    """A site's rules file: a JSON list of entries (or ``{"rules": [...]}``),
+    checked; ``UserError`` saying what is wrong."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path.name} is no JSON rules file: {exc}") from None
+    entries = data.get("rules") if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not entries:
+        raise UserError(f"{path.name} holds no rules (a JSON list of entries)")
+    return [check_site_rule(e, where=f"{path.name}, rule {i + 1}") for i, e in enumerate(entries)]
+
+
+def check_site_rule(entry, *, where: str = "rule") -> dict:
+    """A site's rule entry, checked and normalised (``UserError`` if wrong)."""
+    if not isinstance(entry, dict):
+        raise UserError(f"{where}: an entry is an object with name, kind and patterns")
+    unknown = set(entry) - _SITE_FIELDS
+    if unknown:
+        raise UserError(f"{where}: unknown field(s) {', '.join(sorted(unknown))} "
+                        f"(fields: {', '.join(sorted(_SITE_FIELDS))})")
+    name = entry.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        raise UserError(f"{where}: a name of letters, digits, '.', '_' or '-' is needed")
+    if entry.get("kind") not in SITE_KINDS:
+        raise UserError(f"{where} ({name}): kind must be one of {', '.join(SITE_KINDS)}")
+    patterns = entry.get("patterns")
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if not patterns or not all(isinstance(p, str) and p for p in patterns):
+        raise UserError(f"{where} ({name}): patterns (regular expressions) are needed")
+    for p in patterns:
+        try:
+            if re.compile(p).fullmatch(""):
+                raise UserError(f"{where} ({name}): pattern {p!r} matches nothing at all")
+        except re.error as exc:
+            raise UserError(f"{where} ({name}): pattern {p!r} is no regular expression: "
+                            f"{exc}") from None
+    context = entry.get("context") or []
+    if not isinstance(context, list) or not all(isinstance(c, str) and c for c in context):
+        raise UserError(f"{where} ({name}): context is a list of words")
+    return {"name": name, "action": FINDS, "step": "english-floor.v1", "kind": entry["kind"],
+            "patterns": list(patterns), "context": context,
+            "example": str(entry.get("example", "")), "evidence": str(entry.get("evidence", "")),
+            "enabled": bool(entry.get("enabled", True))}
+
+
+def add_rules(project, entries: list[dict]) -> list[str]:
+    """Add a site's rules (checked entries: `read_site_rules`,
+    `check_site_rule`) to ``project``; their names. A name already taken is
+    refused (nothing is added)."""
+    taken = {r.name for r in project_rules(project).rules}
+    names = [e["name"] for e in entries]
+    clash = sorted({n for n in names if n in taken or names.count(n) > 1})
+    if clash:
+        raise UserError(f"rule name(s) already taken: {', '.join(clash)}")
+    overrides = dict(project.get_setting(RULES_KEY) or {})
+    overrides["added"] = [*(overrides.get("added") or []), *entries]
+    with project.transaction():
+        project.set_setting(RULES_KEY, overrides)
+        project.log("rules_added", {"rules": names})
+    return names
+
+
+def kind_label(kind: str, labels: Iterable[str]) -> str | None:
+    """The project label a rule's ``kind`` takes (`app.lists.labels`); for
+    a veto's kind ("name", "place", "date", "phone") the label of its first
+    category; None when the labels have none (the rule's hits are left to
+    the leak scan)."""
+    from app.lists.labels import label_map
+    mapping, _ = label_map(labels)
+    first = {"name": "patient_name", "place": "place"}.get(kind, kind)
+    return mapping.get(first)
+
+
+def rule_lines(rules: RuleSet, labels: Iterable[str]) -> list[str]:
+    """One line a rule: name, on/off, what it does, the label it gives."""
+    labels = list(labels)
+    out = []
+    for r in rules.rules:
+        label = kind_label(r.kind, labels) or "no label: left to the leak scan"
+        out.append(f"{r.name:28} {'on ' if r.enabled else 'off'} {r.action} {r.kind} "
+                   f"-> {label}  [{r.step}{', site' if r.site else ''}]")
+    return out
+
+
+def rule_detail(rule: Rule, labels: Iterable[str]) -> list[str]:
+    """Every field of ``rule``, one a line, with the project label it gives."""
+    label = kind_label(rule.kind, labels)
+    lines = [f"name:     {rule.name} ({'on' if rule.enabled else 'off'}"
+             f"{', added by this project' if rule.site else ', shipped'})",
+             f"action:   {rule.action} {rule.kind} -> "
+             f"{label or 'no label in this project: left to the leak scan'}",
+             f"step:     {rule.step}"]
+    if rule.function:
+        lines.append(f"code:     {rule.function}")
+    lines += [f"pattern:  {p}" for p in rule.patterns]
+    if rule.context:
+        lines.append(f"context:  {', '.join(rule.context)} (within {CONTEXT_CHARS} characters "
+                     f"before a hit)")
+    lines += [f"example:  {rule.example}", f"evidence: {rule.evidence}"]
+    return lines

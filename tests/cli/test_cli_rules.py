@@ -1,0 +1,62 @@
+"""`deid rules`: list, show, switch and add the rules after the models; a
+site's own pattern is in what `deid annotate` writes."""
+from __future__ import annotations
+
+import json
+
+from app.cli.main import main
+from app.project import Project
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(tmp_path, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    site = tmp_path / "site.json"
+    # "kestrel": the site's name for a ward pod, which no shipped rule or model knows.
+    site.write_text(json.dumps([{"name": "kestrel-pod", "kind": "ward",
+                                 "patterns": [r"\bkestrel\b"], "context": ["to", "in"],
+                                 "example": "MOVED TO kestrel POD", "evidence": "our pod names"}]))
+    capsys.readouterr()
+    assert run("rules", proj, "off", "ordinary-words") == 0
+    assert run("rules", proj, "add", site) == 0
+    assert "added 1 rule(s): kestrel-pod" in capsys.readouterr().out
+    assert run("rules", proj, "list") == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("ordinary-words") and " off " in line for line in out.splitlines())
+    assert any(line.startswith("kestrel-pod") and "-> LOCATION" in line and "site" in line
+               for line in out.splitlines())
+    assert run("rules", proj, "show", "kestrel-pod") == 0
+    assert "pattern:  \\bkestrel\\b" in capsys.readouterr().out
+    notes, out_dir = tmp_path / "notes", tmp_path / "out"
+    notes.mkdir()
+    text = "PT MOVED TO kestrel POD OVERNIGHT.\n"
+    (notes / "n1.txt").write_text(text, encoding="utf-8")
+    assert run("annotate", proj, notes, out_dir) == 0
+    ann = (out_dir / "n1.ann").read_text(encoding="utf-8")
+    at = text.index("kestrel")
+    assert f"LOCATION {at} {at + 7}\tkestrel" in ann
+    # The audit report names the rule behind the replacement (its name, never the text).
+    report = tmp_path / "report.json"
+    assert run("redact", proj, notes, tmp_path / "redacted", "--report", report) == 0
+    made_by = json.loads(report.read_text(encoding="utf-8"))["per_note"][0]["made_by"]
+    assert made_by == {"english-floor.v1: kestrel-pod": 1}
+    html = report.with_suffix(".html").read_text(encoding="utf-8")
+    assert "english-floor.v1: kestrel-pod" in html and "kestrel " not in html
+
+
+def test_a_wrong_rules_file_or_name_exits_1_and_changes_nothing(tmp_path, capsys):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"name": "x", "kind": "record_number", "patterns": ["("]}]))
+    capsys.readouterr()
+    assert run("rules", proj, "add", bad) == 1
+    assert "no regular expression" in capsys.readouterr().err
+    assert run("rules", proj, "off", "no-such-rule") == 1
+    assert run("rules", proj, "add", tmp_path / "missing.json") == 1
+    with Project.open(proj, readonly=True) as p:
+        assert p.get_setting("rules") is None

@@ -1,0 +1,56 @@
+"""Rules journey: a new English project on day one, a note imported and
+opened; Go › Rules shows every rule after the models with its switch and
+the label it gives; a click switches one off; the site's own pattern is
+typed, tested on the open note, added; Preview then replaces what it finds
+and its tooltip names the rule. Menus, keys, clicks, answered dialogs."""
+from __future__ import annotations
+
+from app.gui.qt import QPoint, Qt
+
+from journey import click, go, key, pick, window_with_note
+
+# A made-up ICU note: "kestrel" is the site's name for a ward pod, which no
+# shipped rule or model knows.
+NOTE = "NPN 7P-7A\nPT MOVED TO kestrel POD OVERNIGHT. Pager #12345 PAGED.\n"
+
+
+def _row(view, name: str) -> int:
+    return next(r for r in range(view.table.rowCount())
+                if view.table.item(r, 1).text().split(" ")[0] == name)
+
+
+def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tmp_path,
+                                                            monkeypatch):
+    w = window_with_note(qtbot, settings, tmp_path, monkeypatch, NOTE)
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
+
+    go(qtbot, w, "Rules")
+    view = w.rules
+    pager = _row(view, "pager")
+    assert [view.table.item(pager, c).text() for c in (2, 3)] == ["finds phone", "CONTACT"]
+    assert view.table.item(pager, 0).checkState() == Qt.Checked
+    cell = view.table.visualItemRect(view.table.item(pager, 0))
+    with qtbot.waitSignal(view.rulesChanged):                       # a click on its box
+        qtbot.mouseClick(view.table.viewport(), Qt.LeftButton,
+                         pos=QPoint(cell.left() + 10, cell.center().y()))
+    assert view.table.item(_row(view, "pager"), 0).checkState() == Qt.Unchecked
+    assert "pager (off, shipped)" in view.detail.text()
+
+    # The site's own pattern: tested on the open note, then added.
+    qtbot.keyClicks(view.name, "kestrel-pod")
+    pick(qtbot, view.kind, "ward")
+    assert view.kind_label.text() == "→ LOCATION"
+    qtbot.keyClicks(view.pattern, r"\bkestrel\b")
+    click(qtbot, view.test_button)
+    assert view.hits.text() == "1 hit(s) in P1_a: 'kestrel'"
+    with qtbot.waitSignal(view.rulesChanged):
+        click(qtbot, view.add_button)
+    assert view.table.item(view.table.rowCount() - 1, 1).text() == "kestrel-pod (yours)"
+
+    go(qtbot, w, "Preview")
+    p = w.preview
+    qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
+    assert "kestrel" not in p.redacted.toPlainText()
+    tips = [sel.format.toolTip() for sel in p.redacted.extraSelections()]
+    assert "LOCATION — english-floor.v1: kestrel-pod" in tips, tips
+    w.close()

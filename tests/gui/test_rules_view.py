@@ -1,0 +1,13 @@
+"""Go › Rules on a project whose notes are not English says the rules do not run."""
+from __future__ import annotations
+
+from journeys.journey import choose
+
+
+def test_the_rules_page_of_a_spanish_project_says_they_do_not_run(window, qtbot, tmp_path):
+    assert window.new_project(tmp_path / "p.deid", "meddocan", language="es")
+    choose(qtbot, window, "Go", "Rules")
+    assert window.current_view() == "Rules"
+    assert "This project's notes are 'es': these rules do not run on them." in \
+        window.rules.intro.text()
+    assert window.rules.table.rowCount() > 0

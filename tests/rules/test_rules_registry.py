@@ -1,0 +1,89 @@
+"""The rules after the models as named data: the shipped file, a project's
+switches and its own patterns, and the names spans and removals carry."""
+import json
+
+import pytest
+
+from app.core.spans import Span
+from app.errors import UserError
+from app.lists.floor import SHAPES, Floor
+from app.lists.labels import label_map
+from app.rules import registry
+
+LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "PHONE", "ID", "AGE"])
+
+
+def test_every_shipped_rule_is_documented_and_its_code_exists():
+    rules = registry.project_rules(None).rules
+    assert len({r.name for r in rules}) == len(rules)
+    for r in rules:
+        assert r.action in (registry.FINDS, registry.VETOES) and r.evidence and r.example
+        if r.function:
+            assert callable(r.finder())
+
+
+def test_a_span_names_the_rule_that_made_it_and_a_removal_its_veto():
+    text = "Pager #12345. Seen by HIGH FIELDS today."
+    removed: list = []
+    out = Floor(None, shapes=True).settle(text, [Span(22, 33, "NAME", origin="crf")], LABELS,
+                                          removed=removed)
+    assert [(text[s.start:s.end], s.origin) for s in out] == [("12345", f"{SHAPES}: pager")]
+    assert [(text[s.start:s.end], why) for s, why in removed] == \
+        [("HIGH FIELDS", "vetoes.v1: ordinary-words")]
+
+
+def test_a_rule_switched_off_no_longer_runs():
+    text = "Pager #12345. Seen by HIGH FIELDS today."
+    rules = registry.merge(registry.shipped_rules(),
+                           {"enabled": {"pager": False, "ordinary-words": False}})
+    out = Floor(None, shapes=True, rules=rules).settle(text, [Span(22, 33, "NAME")], LABELS)
+    assert [text[s.start:s.end] for s in out] == ["HIGH FIELDS"]
+
+
+def test_a_site_pattern_finds_with_its_context_and_takes_its_kind_label(tmp_path):
+    path = tmp_path / "site.json"
+    path.write_text(json.dumps([{"name": "site-mrn", "kind": "record_number",
+                                 "patterns": [r"\bQ\d{6}\b"], "context": ["mrn"],
+                                 "example": "MRN Q123456", "evidence": "our MRN format"}]))
+    rules = registry.merge(registry.shipped_rules(),
+                           {"added": registry.read_site_rules(path)})
+    text = "MRN Q123456 seen by the team today, later moved to bed Q654321."
+    out = Floor(None, shapes=True, rules=rules).settle(text, [], LABELS)
+    assert [(text[s.start:s.end], s.label, s.origin) for s in out] == \
+        [("Q123456", "ID", f"{SHAPES}: site-mrn")]
+
+
+@pytest.mark.parametrize("entry, says", [
+    ({"name": "x", "kind": "record_number", "patterns": ["("]}, "no regular expression"),
+    ({"name": "x", "kind": "dates", "patterns": ["a"]}, "kind must be one of"),
+    ({"name": "x", "kind": "date", "patterns": ["a*"]}, "matches nothing"),
+    ({"name": "x", "kind": "date", "patterns": ["a"], "colour": 1}, "unknown field"),
+])
+def test_a_wrong_site_rule_is_refused_with_what_is_wrong(tmp_path, entry, says):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([entry]))
+    with pytest.raises(UserError, match=says):
+        registry.read_site_rules(path)
+
+
+def test_the_word_sets_of_the_rules_live_in_the_shipped_file_with_their_evidence():
+    import importlib
+    from app.rules.lexicon import _lexicon, words
+    lexicon = _lexicon()
+    assert len(lexicon) >= 33
+    for name, entry in lexicon.items():
+        module, _, attr = entry["used_by"].rpartition(".")
+        assert getattr(importlib.import_module(module), attr) == words(name), name
+        assert entry["evidence"] and entry["words"] == sorted(set(entry["words"])), name
+
+
+def test_a_rule_switched_off_makes_an_export_redo_its_notes(tmp_path):
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.redaction import model_identity
+    with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"]), language="en") as p:
+        before = model_identity(p)
+        registry.set_enabled(p, "pager", False)
+        assert model_identity(p) != before            # in the resume fingerprint
+        assert [e.detail for e in p.audit_entries() if e.event == "rule_switched"] == \
+            [{"rule": "pager", "enabled": False}]
