@@ -334,6 +334,10 @@ def _print_redaction(summary, out_dir, report_path) -> None:
            f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
     for reason, count in summary.redone().items():
         _print(f"  {count} note(s) written before were redone: {reason}")
+    renamed = sum(1 for n in summary.notes if n.renamed and n.status != "bad")
+    if renamed:
+        _print(f"  {renamed} note(s) whose file name holds an identifier were written under "
+               "a pseudonymous name (note-<code>.txt)")
     for n in summary.notes:
         if n.status in ("bad", "failed"):
             _print(f"  skipped {n.note}: {n.reason}")

@@ -58,6 +58,9 @@ from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sy
 
 MANIFEST = ".deid-manifest.jsonl"
 NAMINGS = ("same", "pseudonymous")
+#: Why a note is refused in strict mode when its file name holds an identifier.
+NAME_HOLDS_IDENTIFIER = ("the file name holds an identifier (rename the file, or use "
+                         "pseudonymous naming)")
 SPANS_FORMATS = ("jsonl", "brat")
 
 
@@ -83,6 +86,9 @@ class NoteOutcome:
     # Where the leak scan suspects an identifier: output and input offsets,
     # source and category, never the text (see app.deid.rescan.Leak).
     suspicions: list[dict] = field(default_factory=list)
+    # The input's file name held an identifier: the note took its
+    # pseudonymous name under ``naming="same"`` (`name_holds_identifier`).
+    renamed: bool = False
 
 
 @dataclass
@@ -553,6 +559,28 @@ def output_name(rel: str, naming: str, secret: str | bytes) -> str:
     return f"note-{keyed_hex(secret, 'output-name', rel, length=16)}.txt"
 
 
+def name_holds_identifier(rel: str, patient: str | None = None, *,
+                          known: KnownIdentifiers | None = None,
+                          rules_fn: RulesFn | None = None) -> bool:
+    """Whether the file name ``rel`` holds an identifier, searched like a
+    note's text: the ``known`` identifiers (of ``patient`` and the project,
+    the hospital lists) and the ``rules_fn`` hits.
+
+    A name is read as its words: separators become spaces, and each word is
+    also read capitalised (a name is written "smith_john" as often as
+    "Smith John"; a lowercase word alone is never taken for a name).
+    Only ``True``/``False``: the identifier itself is never returned.
+    """
+    words = re.sub(r"[\W_]+", " ", _stem(rel)).strip()
+    if not words:
+        return False
+    if known is not None:
+        for text in (words, " ".join(w[:1].upper() + w[1:] for w in words.split())):
+            if known.find(text, patient):
+                return True
+    return bool(rules_fn is not None and rules_fn(words))
+
+
 def _stem(name: str) -> str:
     return name[:-4] if name.lower().endswith(".txt") else name
 
@@ -821,6 +849,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     manifest = _read_manifest(manifest_path)
     outcomes: list[NoteOutcome] = []
     items: list[_Pending] = []
+    renamed_names: set[str] = set()
     sources = list(sources)
     for source in sources:
         rel = source.rel
@@ -831,6 +860,15 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
             continue
         key = keyed_hex(secret, "note", rel, length=32)
         out_name = output_name(rel, naming, secret)
+        renamed = naming == "same" and name_holds_identifier(
+            rel, source.patient, known=known, rules_fn=rules_fn)
+        if renamed:
+            # Neither the output nor a report may carry the name: the note
+            # takes its pseudonymous name (the audit finds it under that).
+            out_name = output_name(rel, "pseudonymous", secret)
+            if strict:
+                outcomes.append(NoteOutcome(out_name, "bad", NAME_HOLDS_IDENTIFIER, renamed=True))
+                continue
         try:
             data = source.read()
         except OSError as exc:
@@ -845,6 +883,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         except UnreadableNote as exc:
             outcomes.append(NoteOutcome(out_name, "bad", str(exc)))
             continue
+        if renamed:
+            renamed_names.add(out_name)
         item = _Pending(rel, key, out_name, source.patient or "note:" + key[:16], digest, text,
                         redo or "", adjust=source.adjust, version=source.version)
         if redo is None:
@@ -898,6 +938,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
+    for outcome in outcomes:
+        outcome.renamed = outcome.note in renamed_names
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
                                engine.workers, time.perf_counter() - t0)
     if strict and leaky:
