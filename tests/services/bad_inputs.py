@@ -84,6 +84,8 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "name-same-in-two-folders": ("txt", lambda d: (_t(d, "a/note1.txt", NOTE),
                                                    _t(d, "b/note1.txt", NOTE + "b"))),
     "name-hidden": ("txt", lambda d: _t(d, ".hidden.txt", NOTE)),
+    # An identifier in the name: no output or report name may carry it.
+    "name-holds-phone": ("txt", lambda d: _t(d, "ring_0412_345_678.txt", NOTE)),
     "folder-named-like-a-note": ("txt", lambda d: os.makedirs(d / "dir.txt")),
     "symlink-loop": ("txt", lambda d: os.symlink(d / "loop", d / "loop")),
     "symlink-dangling": ("txt", lambda d: os.symlink(d / "nowhere.txt", d / "dangling.txt")),

@@ -49,3 +49,6 @@ def test_redact_never_fails_internally_and_redacts_the_control_note(case, corpus
     assert code == 0, capsys.readouterr().err
     out = (tmp_path / "out" / "control.txt").read_text(encoding="utf-8")
     assert "4455667" not in out and out != CONTROL_TEXT
+    # The notes' phone number is in no output name, nor in the report.
+    assert not any("0412" in p.name for p in (tmp_path / "out").rglob("*"))
+    assert "0412" not in (tmp_path / "r.json").read_text(encoding="utf-8")
