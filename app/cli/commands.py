@@ -158,7 +158,7 @@ def cmd_audit(args) -> int:
             _print(f"written to the audit report in {args.folder}")
             return 0
         audit = start_audit(project, args.folder, notes=args.notes, max_rate=args.max_rate,
-                            seed=args.seed)
+                            seed=args.seed, force=args.force)
     _print(f"drew {len(audit['sample'])} of {audit['notes_in_export']} notes (seed {audit['seed']}); "
            f"review each and fill {Path(args.folder) / REVIEW_FILE}, then run with --finish")
     return 0

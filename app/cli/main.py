@@ -201,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--review", help="the filled review file (default: FOLDER/audit-review.tsv)")
     s.add_argument("--reviewer", help="who reviewed the notes (required with --finish)")
     s.add_argument("--seed", type=int, help="seed of the sample (default: a random one, recorded)")
+    s.add_argument("--force", action="store_true",
+                   help="draw a new sample over a review file a reviewer has begun to fill")
 
     s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
     s.add_argument("project")
