@@ -55,13 +55,15 @@ from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_l
 from app.deid.textin import UnreadableNote, decode_note
 from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sync_folder,
                               utf8_name)
+from app.formats.written import MANIFEST, claim_paths
 
-MANIFEST = ".deid-manifest.jsonl"
 NAMINGS = ("same", "pseudonymous")
 #: Why a note is refused in strict mode when its file name holds an identifier.
 NAME_HOLDS_IDENTIFIER = ("the file name holds an identifier (rename the file, or use "
                          "pseudonymous naming)")
 SPANS_FORMATS = ("jsonl", "brat")
+#: The suffix of a note's spans file (beside it), by spans format.
+SPANS_SUFFIXES = {"jsonl": ".spans.jsonl", "brat": ".ann"}
 
 
 @dataclass
@@ -459,7 +461,7 @@ def _spans_payload(result: RedactionResult, fmt: str) -> tuple[str, bytes]:
     if fmt == "jsonl":
         lines = [json.dumps({"start": m.out_start, "end": m.out_end, "label": m.label,
                              "strategy": m.strategy}) for m in result.span_map]
-        return ".spans.jsonl", ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
+        return SPANS_SUFFIXES[fmt], ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
     lines = []
     n = 0
     for m in result.span_map:
@@ -468,7 +470,7 @@ def _spans_payload(result: RedactionResult, fmt: str) -> tuple[str, bytes]:
         n += 1
         frags, shown = _brat_fragments(result.text, m)
         lines.append(f"T{n}\t{m.label} {frags}\t{shown}")
-    return ".ann", ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
+    return SPANS_SUFFIXES[fmt], ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
 
 
 def _brat_fragments(text: str, m: MappedSpan) -> tuple[str, str]:
@@ -762,7 +764,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  model_scan: Callable[[], RulesFn] | None = None,
                  dismissed: Iterable[str] = (),
                  shapes: Iterable[str] = (),
-                 batch: int | None = None) -> RedactionSummary:
+                 batch: int | None = None,
+                 force: bool = False) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -815,6 +818,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         Ids of suspicions a person judged not a leak (``suspicions[i]["id"]``,
         keyed by the note, its version and the place): not reported, and
         no longer withhold the note in strict mode.
+    force
+        Replace files in ``out_dir`` that this tool did not write (a
+        person's own); without it such a file refuses the run with a
+        ``UserError`` before anything is written (``app.formats.written``).
     model_scan
         Picklable factory of the model's recall-biased scan (``text ->
         [(start, end, label)]``), built once in this process when needed.
@@ -892,6 +899,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
             item.spans = _unseal_spans(secret, _replay_nonce(key, digest, fingerprint),
                                        entry.get("replay"))
         items.append(item)
+
+    to_write = [name for it in items if it.kept is None
+                for name in (it.out_name, _stem(it.out_name) + SPANS_SUFFIXES[spans_format])]
+    claim_paths(out_dir, to_write, force=force)
 
     total = len(sources)
     state = {"done": len(outcomes)}

@@ -125,6 +125,21 @@ def read_path(path: str | os.PathLike, fmt: str = "auto", *,
     return READERS[fmt](Path(path), max_bytes=max_bytes, **options)
 
 
+#: What each writer makes for a document named ``name``: ``name`` + these
+#: suffixes (the JSON Lines writer makes one file for all: ``written_paths``).
+SUFFIXES_WRITTEN = {"txt": (".txt",), "brat": (".txt", ".ann"), "conll": (".conll",),
+                    "i2b2": (".xml",)}
+
+
+def written_paths(fmt: str, names: Iterable[str]) -> list[str]:
+    """The relative paths :func:`write_documents` writes in ``fmt`` for
+    documents of these (safe, allocated) ``names``: checked before an export
+    that must not replace what it did not write (``app.formats.written``)."""
+    if fmt == "jsonl":
+        return [jsonl.JSONL_FILENAME]
+    return [name + suffix for name in names for suffix in SUFFIXES_WRITTEN[fmt]]
+
+
 def write_documents(docs: Iterable[Document], out_dir: str | os.PathLike, fmt: str,
                     **options) -> WriteResult:
     """Write ``docs`` under ``out_dir`` in ``fmt`` (one of :data:`FORMATS`).

@@ -527,7 +527,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   cluster: str | None = None, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
                   use_annotations: bool = False, batch: int | None = None,
-                  scan_threshold: float | None = None,
+                  scan_threshold: float | None = None, force: bool = False,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """Redact every note under ``in_dir`` into ``out_dir``; write the audit report.
 
@@ -570,7 +570,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
                             model_scan=model_scan, dismissed=dismissed_suspicions(project),
-                            shapes=scan_shapes(project, policy), batch=batch)
+                            shapes=scan_shapes(project, policy), batch=batch, force=force)
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
@@ -712,7 +712,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                    strategy: str | None = None, report_path: str | None = None,
                    naming: str = "same", strict: bool = False, rules_only: bool = False,
                    spans_format: str = "jsonl", workers: int | None = None,
-                   scan_threshold: float | None = None,
+                   scan_threshold: float | None = None, force: bool = False,
                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """De-identify project documents into ``out_dir``, straight from the store.
 
@@ -754,7 +754,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                            strict=strict, producer=producer,
                            known=project_known_identifiers(project, policy),
                            model_scan=model_scan, dismissed=dismissed_suspicions(project),
-                           shapes=scan_shapes(project, policy))
+                           shapes=scan_shapes(project, policy), force=force)
     seconds = time.perf_counter() - t0
     model_info, evaluation = _model_info(project, rules_only)
     report_data = build_report(summary, model_info, evaluation, policy,
