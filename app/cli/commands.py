@@ -45,6 +45,10 @@ def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bo
         yield project
     finally:
         project.close()
+        if project.saves_in_wal:
+            print(f"deid: warning: another program is reading {p.name}, so its last saves are "
+                  f"still in {p.name}-wal beside it: copy or move the project only once that "
+                  f"program has closed it (or use Save a copy in the app)", file=sys.stderr)
 
 
 def cmd_new(args) -> int:
@@ -117,7 +121,7 @@ def cmd_export(args) -> int:
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = export_project(project, args.out_dir, args.format, split=args.split,
                            include_suggestions=args.include_suggestions,
-                           progress=TerminalProgress(quiet=args.quiet))
+                           progress=TerminalProgress(quiet=args.quiet), force=args.force)
     _print(f"exported {s.documents} documents ({s.spans} spans) as {args.format} to {s.out_dir}")
     if s.renamed:
         _print(f"{s.renamed} documents written under another name (theirs repeat another's or "
@@ -134,7 +138,7 @@ def _export_redacted(args) -> int:
     request = ExportRequest(Path(args.out_dir), "split" if args.split else "all", args.split,
                             naming=args.naming, strategy=args.strategy,
                             rules_only=args.rules_only, strict=args.strict, report=args.report,
-                            scan_threshold=args.scan_threshold)
+                            scan_threshold=args.scan_threshold, force=args.force)
     with open_project(args.project) as project:
         dismiss_suspicions(project, args.dismiss)
         try:          # the export wizard's job: the same notes, policy and report
@@ -374,7 +378,7 @@ def cmd_redact(args) -> int:
                 naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
                 use_annotations=args.use_annotations, scan_threshold=args.scan_threshold,
-                progress=TerminalProgress(quiet=args.quiet))
+                force=args.force, progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
     _print_redaction(summary, args.out_dir, args.report)

@@ -149,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--patient-regex")
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
+    s.add_argument("--force", action="store_true",
+                   help="replace files in OUT_DIR that deid did not write (never done unasked)")
     s.add_argument("--use-annotations", action="store_true",
                    help="redact the spans of brat .ann files beside the notes instead of predicting")
     s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
@@ -169,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "as the preview shows them, and an audit report")
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--include-suggestions", action="store_true")
+    s.add_argument("--force", action="store_true",
+                   help="replace files in OUT_DIR that deid did not write (never done unasked)")
     s.add_argument("--read-only", action="store_true",
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")

@@ -21,7 +21,16 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     # never writes (query_only): as the last one to close it lets SQLite
     # remove the -wal/-shm files, which a mode=ro connection leaves behind.
     ro = readonly and not os.access(path, os.W_OK)
-    uri = f"{path.resolve().as_uri()}?mode={'ro' if ro else 'rw'}"
+    mode = "rw"
+    if ro:
+        # A file we cannot write: a mode=ro connection would create -wal and
+        # -shm files (as read-only as the file) that it cannot remove, and
+        # that later stop whoever may write the project. With no -wal
+        # beside it no one has the file open, and nothing of ours may write
+        # it: read it as immutable, which creates nothing. Else the -wal and
+        # -shm of the process writing it are there already: share them.
+        mode = "ro" if os.path.exists(f"{path}-wal") else "ro&immutable=1"
+    uri = f"{path.resolve().as_uri()}?mode={mode}"
     try:
         db = sqlite3.connect(uri, uri=True, isolation_level=None,
                              check_same_thread=False, timeout=10.0)
