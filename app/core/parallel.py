@@ -18,6 +18,7 @@ so the desktop application and the core never need it.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -29,6 +30,8 @@ from app.errors import UserError
 
 #: What ``--cluster`` takes besides a scheduler address: a local cluster of N processes.
 LOCAL_PREFIX = "local:"
+#: A scheduler address ``--cluster`` takes: ``tcp://`` or ``tls://`` host and port.
+SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://([A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\])(:\d{1,5})?")
 
 
 def default_workers() -> int:
@@ -198,19 +201,29 @@ class DaskEngine(Engine):
                             'pip install "deid-studio[cluster]" (dask and distributed)') from None
         self._cluster = None
         if address.startswith(LOCAL_PREFIX):
-            try:
-                n = int(address[len(LOCAL_PREFIX):])
-            except ValueError:
-                n = 0
+            digits = address[len(LOCAL_PREFIX):]
+            n = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 7 else 0
             if n < 1:
                 raise UserError(f"--cluster {address}: say how many worker processes, "
                                 f"e.g. {LOCAL_PREFIX}4")
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None)
+            # More processes than cores only share them (local:100000 tried
+            # to start 100,000 workers).
+            n = min(n, os.cpu_count() or 1)
+            try:
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                             host="127.0.0.1", dashboard_address=None)
+            except Exception as exc:  # the type only: Dask's messages vary by cause
+                raise UserError(f"--cluster {address}: could not start the local Dask workers "
+                                f"({type(exc).__name__})") from None
             address = self._cluster.scheduler_address
+        elif not SCHEDULER_ADDRESS.fullmatch(address):
+            raise UserError(f"--cluster {address}: give a Dask scheduler address "
+                            f"(tcp://HOST:8786) or {LOCAL_PREFIX}N for N local worker processes")
         try:
             self._client = Client(address, timeout="30s")
-        except (OSError, TimeoutError) as exc:
+        except Exception as exc:
+            # Something that is no scheduler answers in any way (an HTTP
+            # server's reply read as a 3 EiB frame: MemoryError): the type only.
             if self._cluster is not None:
                 self._cluster.close()
             raise UserError(f"cannot reach the Dask scheduler at {address} "

@@ -231,8 +231,7 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
     left = sum(r[2] for r in rows)
     checked = sum(r[1] for r in rows) + left
     report_json = folder / f"{REPORT_STEM}.json"
-    export_report = (json.loads(report_json.read_text(encoding="utf-8"))
-                     if report_json.is_file() else {})
+    export_report = _export_report(report_json)
     result = {
         "reviewer": reviewer.strip(), "reviewed_at": _now(), "export": folder.name,
         "notes_in_export": len(written), "notes_reviewed": n, "notes_leaking": leaking,
@@ -261,6 +260,21 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
         write_report({"audit": result}, folder / "audit-report.json",
                      folder / "audit-report.html")
     return result
+
+
+def _export_report(path: Path) -> dict:
+    """The export's audit report (``{}`` when there is none), refused in one
+    line when damaged: the audit is added to it, and must not replace it."""
+    if not path.is_file():
+        return {}
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        report = None
+    if not isinstance(report, dict):
+        raise UserError(f"{path.name} is damaged (not a DeID Studio report); restore it or "
+                        f"export again")
+    return report
 
 
 def _checked_against_sample(project, folder: Path, rows: list[tuple[str, int, int]],

@@ -88,6 +88,8 @@ def compile_patient_regex(pattern: str | None) -> re.Pattern | None:
         return re.compile(pattern)
     except re.error as exc:
         raise UserError(f"invalid --patient-regex: {exc}") from None
+    except (OverflowError, RecursionError, MemoryError):     # a{99999999999}, deep nesting
+        raise UserError("invalid --patient-regex: too large to compile") from None
 
 
 SPLITS = ("train", "dev", "test")

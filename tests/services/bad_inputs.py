@@ -130,6 +130,8 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "jsonl-bad-split-patient": ("jsonl", lambda d: _t(d, "odd.jsonl", json.dumps(
         {"name": "sp", "text": "Note.", "split": ["x"], "patient_id": {"a": 1}}) + "\n")),
     "jsonl-empty-file": ("jsonl", lambda d: _t(d, "odd.jsonl", "")),
+    "jsonl-5000-digit-int": ("jsonl", lambda d: _t(d, "odd.jsonl", '{"text": "a", "n": '
+                                                   + "7" * 5000 + "}\n")),
     "jsonl-bad-utf8": ("jsonl", lambda d: _b(d, "odd.jsonl", b'{"text": "caf\xe9"}\n')),
     # --- i2b2 / MEDDOCAN XML
     "xml-no-text": ("i2b2", lambda d: _t(d, "odd.xml", "<deIdi2b2><TAGS/></deIdi2b2>")),

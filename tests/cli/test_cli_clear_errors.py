@@ -1,0 +1,96 @@
+"""Input that ended in exit 2 (an internal error) is one clear line and exit
+1 (issue 35 item 13): a huge repetition in --patient-regex, a --cluster
+that is no scheduler address or answers like no scheduler, a damaged
+export report under `deid audit --finish`."""
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from app.cli.main import main
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+def _one_error_line(capsys, code):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and err[0].startswith("deid: error: "), (code, err)
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+@pytest.fixture
+def project(tmp_path):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text("Seen by Dr Jones, ph 0412 345 678.\n", encoding="utf-8")
+    return proj, notes
+
+
+def test_a_patient_regex_too_large_to_compile(project, tmp_path, capsys):
+    proj, notes = project
+    capsys.readouterr()
+    line = _one_error_line(capsys, run("import", proj, notes, "--patient-regex",
+                                       "a{99999999999}"))
+    assert "--patient-regex" in line
+    _one_error_line(capsys, run("redact", proj, notes, tmp_path / "out", "--rules-only",
+                                "--patient-regex", "a{99999999999}"))
+
+
+@pytest.mark.parametrize("address", ["garbage", "file:///etc/passwd", "local:lots",
+                                     "tcp://host name:1"])
+def test_a_cluster_that_is_no_scheduler_address(project, tmp_path, capsys, address):
+    pytest.importorskip("distributed")
+    proj, notes = project
+    capsys.readouterr()
+    line = _one_error_line(capsys, run("redact", proj, notes, tmp_path / "out", "--rules-only",
+                                       "--cluster", address))
+    assert "--cluster" in line
+
+
+def test_a_cluster_address_that_answers_like_no_scheduler(project, tmp_path, capsys):
+    """An HTTP server's reply read as a Dask frame asked for 3 EiB (MemoryError)."""
+    pytest.importorskip("distributed")
+    proj, notes = project
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4)
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        capsys.readouterr()
+        line = _one_error_line(capsys, run("redact", proj, notes, tmp_path / "out",
+                                           "--rules-only", "--cluster", f"tcp://127.0.0.1:{port}"))
+    finally:
+        server.close()
+    assert "cannot reach the Dask scheduler" in line
+
+
+@pytest.mark.parametrize("report", ["{not json", "[" * 100000 + "]" * 100000, "[1, 2]"])
+def test_a_damaged_export_report_under_audit_finish(project, tmp_path, capsys, report):
+    proj, notes = project
+    out = tmp_path / "out"
+    assert run("redact", proj, notes, out, "--rules-only") == 0
+    assert run("audit", proj, out, "--notes", "1") == 0
+    review = out / "audit-review.tsv"
+    rows = [line.split("\t") for line in review.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith(("#", "note\t"))]
+    review.write_text("".join(f"{r[0]}\t{r[1]}\t0\t\n" for r in rows), encoding="utf-8")
+    (out / "deid-report.json").write_text(report, encoding="utf-8")
+    capsys.readouterr()
+    line = _one_error_line(capsys, run("audit", proj, out, "--finish", "--reviewer", "R"))
+    assert "deid-report.json" in line
