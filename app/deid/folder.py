@@ -53,8 +53,8 @@ from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
                              recogniser_leaks)
 from app.deid.textin import UnreadableNote, decode_note
-from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sync_folder,
-                              utf8_name)
+from app.formats.base import (atomic_write, links_inside, printable_path, sweep_temp_files,
+                              sync_folder, utf8_name)
 from app.formats.written import MANIFEST, claim_paths
 
 NAMINGS = ("same", "pseudonymous")
@@ -714,6 +714,8 @@ def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
     for path in sorted(p for p in in_dir.rglob(pattern) if p.is_file()):
         if skip is not None and skip in path.resolve().parents:
             continue
+        if not links_inside(path, in_dir):
+            continue                     # never a file linked from outside the folder
         rel = path.relative_to(in_dir).as_posix()
         patient = None
         if regex is not None:

@@ -89,6 +89,9 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "folder-named-like-a-note": ("txt", lambda d: os.makedirs(d / "dir.txt")),
     "symlink-loop": ("txt", lambda d: os.symlink(d / "loop", d / "loop")),
     "symlink-dangling": ("txt", lambda d: os.symlink(d / "nowhere.txt", d / "dangling.txt")),
+    # Never followed out of the folder: listed, not imported nor redacted.
+    "symlink-out-of-folder": ("txt", lambda d: os.symlink("/etc/hostname", d / "linked.txt")),
+    "note-md-and-no-extension": ("txt", lambda d: (_t(d, "odd.md", NOTE), _t(d, "odd", NOTE))),
     "deep-folders": ("txt", lambda d: _t(d, "/".join(["d"] * 40) + "/deep.txt", NOTE)),
     # --- brat
     "brat-bad-offsets": ("brat", lambda d: (_t(d, "odd.txt", NOTE),
