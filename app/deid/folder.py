@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from app.core.bounded import BoundedPattern
 from app.core.parallel import Engine, forget, loaded, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
@@ -708,7 +709,7 @@ def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
     the input).
     """
     in_dir = Path(in_dir)
-    regex = re.compile(patient_regex) if patient_regex else None
+    regex = BoundedPattern(patient_regex) if patient_regex else None
     skip = Path(exclude).resolve() if exclude is not None else None
     sources = []
     for path in sorted(p for p in in_dir.rglob(pattern) if p.is_file()):

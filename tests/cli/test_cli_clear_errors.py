@@ -94,3 +94,21 @@ def test_a_damaged_export_report_under_audit_finish(project, tmp_path, capsys, r
     capsys.readouterr()
     line = _one_error_line(capsys, run("audit", proj, out, "--finish", "--reviewer", "R"))
     assert "deid-report.json" in line
+
+
+@pytest.mark.timeout(120)
+def test_a_patient_regex_that_backtracks_without_end_is_bounded(project, tmp_path, capsys,
+                                                                 monkeypatch):
+    """`(a+)+$` on a 201-character file name hung import, redact and annotate
+    holding the write lock (issue 35 item 11): each match is bounded."""
+    from app.core import bounded
+    monkeypatch.setattr(bounded, "MATCH_TIMEOUT_S", 0.05)
+    proj, notes = project
+    (notes / ("a" * 201 + "!.txt")).write_text("Seen.\n", encoding="utf-8")
+    # A pattern whose every match takes longer than the bound.
+    slow = r"(?:(?:a|aa|aaa)+)+(?:x|y)$"
+    capsys.readouterr()
+    for argv in (("import", proj, notes), ("redact", proj, notes, tmp_path / "out",
+                                          "--rules-only")):
+        line = _one_error_line(capsys, run(*argv, "--patient-regex", slow))
+        assert "takes too long" in line
