@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing import get_context
@@ -133,13 +134,31 @@ class InProcess(Engine):
 _POOL_WORKER = False
 
 
+#: Seconds between two looks of a pool worker for its parent.
+PARENT_CHECK_S = 0.5
+
+
 def _start_worker(threads: int) -> None:
     """In a fresh worker, before torch or BLAS load: their thread pools share
-    the cores with the other workers instead of each taking all of them."""
+    the cores with the other workers instead of each taking all of them.
+    The worker also ends with its parent (:func:`_die_with_parent`)."""
     global _POOL_WORKER
     _POOL_WORKER = True
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
+    threading.Thread(target=_die_with_parent, args=(os.getppid(),), daemon=True,
+                     name="deid-parent-watch").start()
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker once its parent is gone: a ``kill -9`` of ``deid
+    redact`` left its workers (about 95 MB each, the model loaded) and the
+    resource tracker they keep open alive for good. The parent's death
+    makes this process a child of another (``getppid`` changes)."""
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 @contextmanager
