@@ -353,7 +353,8 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     if len(suspects) > SHOWN_SUSPECTS:
         _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more (see the report)")
     if report_path:
-        _print(f"audit report: {Path(report_path).with_suffix('.json')} and .html")
+        from app.services.redaction import report_paths
+        _print(f"audit report: {report_paths(str(report_path))[0]} and .html")
 
 
 def suspicion_words(suspicions: list[dict]) -> str:

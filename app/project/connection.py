@@ -51,12 +51,26 @@ def check_identity(db: sqlite3.Connection, path: Path) -> int:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError:
+        if _sqlite_header(path):
+            raise ProjectError(
+                f"{path.name} is damaged (an SQLite file cut short or overwritten); nothing was "
+                "changed. Restore it from your last copy") from None
         raise ProjectError(
             f"{path.name} is not a DeID Studio project (not an SQLite database)") from None
     if app_id != APPLICATION_ID:
         raise ProjectError(
             f"{path.name} is an SQLite database but not a DeID Studio project")
     return version
+
+
+def _sqlite_header(path: Path) -> bool:
+    """Whether the file starts as every SQLite database does (a truncated
+    project still does: it is damaged, not something else)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 #: Files up to this size are checked on every open (``quick_check`` reads

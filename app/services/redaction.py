@@ -7,6 +7,7 @@ is ever written to the export.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 import weakref
@@ -547,7 +548,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError("the output folder must not be the input folder or inside it")
     if out.exists() and not out.is_dir():
         raise UserError(f"the output path is a file, not a folder: {out}")
-    report_files = _report_paths(report_path)
+    report_files = report_paths(report_path)
     compile_patient_regex(patient_regex)
     workers = resolve_workers(workers)
     policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
@@ -596,12 +597,15 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     return summary, report_data
 
 
-def _report_paths(report_path: str | None) -> tuple[Path, Path] | None:
+def report_paths(report_path: str | None) -> tuple[Path, Path] | None:
     """The report's .json and .html paths, their folder made now: a bad
     --report is refused before any note is redacted, not after."""
     if not report_path:
         return None
     rp = Path(report_path)
+    if report_path.endswith(("/", os.sep)) or (
+            rp.is_dir() and rp.suffix.lower() not in (".json", ".html")):
+        rp = rp / "deid-report"          # a folder named: the report goes in it, not beside it
     paths = rp.with_suffix(".json"), rp.with_suffix(".html")
     for p in paths:
         if p.is_dir():
@@ -729,7 +733,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UserError(f"the output path is a file, not a folder: {out}")
-    report_files = _report_paths(report_path)
+    report_files = report_paths(report_path)
     workers = resolve_workers(workers)
     infos = project.document_infos()
     if doc_ids is not None:

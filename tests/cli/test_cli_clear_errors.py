@@ -112,3 +112,32 @@ def test_a_patient_regex_that_backtracks_without_end_is_bounded(project, tmp_pat
                                           "--rules-only")):
         line = _one_error_line(capsys, run(*argv, "--patient-regex", slow))
         assert "takes too long" in line
+
+
+def test_smaller_things_of_the_second_probe(project, tmp_path, capsys, monkeypatch):
+    """Issue 35 item 14, in part: `--report DIR` writes into the folder (it
+    wrote DIR.json beside it); a truncated project is damaged, not "not an
+    SQLite database"; the error log is private (0600)."""
+    import os
+    import stat
+    from app.errors import log_internal_error
+    proj, notes = project
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    capsys.readouterr()
+    assert run("redact", proj, notes, tmp_path / "out", "--rules-only", "--report", rep) == 0
+    assert f"audit report: {rep / 'deid-report.json'}" in capsys.readouterr().out
+    assert (rep / "deid-report.json").is_file() and not (tmp_path / "rep.json").exists()
+    cut = tmp_path / "cut.deid"
+    cut.write_bytes(proj.read_bytes()[:1500])
+    line = _one_error_line(capsys, run("import", cut, notes))
+    assert "is damaged" in line and "not an SQLite database" not in line
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "deid-error.log").write_text("", encoding="utf-8")   # an older 0644 one
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError as exc:
+        said = log_internal_error(exc)
+    log = said.rsplit("details in ", 1)[1]
+    assert stat.S_IMODE(os.stat(log).st_mode) == 0o600
