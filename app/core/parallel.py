@@ -219,6 +219,7 @@ class DaskEngine(Engine):
             raise UserError("--cluster needs the optional Dask extra: "
                             'pip install "deid-studio[cluster]" (dask and distributed)') from None
         self._cluster = None
+        self._scratch = None
         if address.startswith(LOCAL_PREFIX):
             digits = address[len(LOCAL_PREFIX):]
             n = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 7 else 0
@@ -228,10 +229,23 @@ class DaskEngine(Engine):
             # More processes than cores only share them (local:100000 tried
             # to start 100,000 workers).
             n = min(n, os.cpu_count() or 1)
+            import dask
+            from app.core.private import PrivateDir
+            # The workers' scratch (spilled data: note text) in a private
+            # folder swept like the others, not a shared /tmp/dask-scratch-space
+            # that a killed run leaves behind.
+            self._scratch = PrivateDir("deid-dask-")
             try:
-                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                             host="127.0.0.1", dashboard_address=None)
+                # No dashboard, and the scheduler's HTTP server, which Dask
+                # always starts, serves nothing on a random loopback port
+                # (it took 127.0.0.1:8787, reachable by every local user).
+                with dask.config.set({"distributed.scheduler.http.routes": []}):
+                    self._cluster = LocalCluster(
+                        n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, local_directory=str(self._scratch.path),
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             except Exception as exc:  # the type only: Dask's messages vary by cause
+                self._scratch.close()
                 raise UserError(f"--cluster {address}: could not start the local Dask workers "
                                 f"({type(exc).__name__})") from None
             address = self._cluster.scheduler_address
@@ -243,8 +257,7 @@ class DaskEngine(Engine):
         except Exception as exc:
             # Something that is no scheduler answers in any way (an HTTP
             # server's reply read as a 3 EiB frame: MemoryError): the type only.
-            if self._cluster is not None:
-                self._cluster.close()
+            self._close_local()
             raise UserError(f"cannot reach the Dask scheduler at {address} "
                             f"({type(exc).__name__})") from None
         threads = sum(w.get("nthreads", 1) for w in
@@ -264,8 +277,13 @@ class DaskEngine(Engine):
 
     def close(self) -> None:
         self._client.close()
+        self._close_local()
+
+    def _close_local(self) -> None:
         if self._cluster is not None:
             self._cluster.close()
+        if self._scratch is not None:
+            self._scratch.close()
 
 
 def _identity(obj: Any) -> Any:
