@@ -99,14 +99,16 @@ def print_import_summary(s) -> None:
 
 def cmd_import(args) -> int:
     """Import, then (as the desktop app does) suggest labels for the new notes to do."""
-    from app.services.annotating import SUGGESTIONS_BY, suggest_new_notes
+    from app.services.annotating import SUGGESTIONS_BY, pending_suggestions, suggest_new_notes
     from app.services.importing import import_path
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
         print_import_summary(s)
-        if s.doc_ids and not args.no_suggest:
+        # Also the notes a killed run left without suggestions (their import
+        # now reads as duplicates).
+        if (s.doc_ids or pending_suggestions(project)) and not args.no_suggest:
             source, n = suggest_new_notes(project, s.doc_ids,
                                           progress=TerminalProgress(quiet=args.quiet))
             if n:
