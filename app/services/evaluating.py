@@ -121,7 +121,11 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
 
     docs = gold_documents(project, splits=(split,))
     if not docs:
-        raise UserError(f"no annotated documents in the {split!r} split to evaluate on")
+        # Notes imported without --split belong to no split: say how to give some.
+        raise UserError(f"no annotated documents in the {split!r} split to evaluate on: "
+                        f"import the annotated notes to evaluate on with `deid import PROJECT "
+                        f"PATH --split {split}` (notes imported without --split are in none), "
+                        f"or name another split with --split")
     run = active_run(project, run_id)
     name = model or run.selected
     texts = [d.text for d in docs]

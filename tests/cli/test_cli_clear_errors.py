@@ -141,3 +141,18 @@ def test_smaller_things_of_the_second_probe(project, tmp_path, capsys, monkeypat
         said = log_internal_error(exc)
     log = said.rsplit("details in ", 1)[1]
     assert stat.S_IMODE(os.stat(log).st_mode) == 0o600
+
+
+def test_evaluate_on_notes_imported_without_a_split_says_how_to_give_one(tmp_path, capsys):
+    """The README's steps (new, import without --split, train, evaluate)
+    ended at "no annotated documents in the 'test' split" with no way out
+    (issue 35 item 14)."""
+    proj, notes = tmp_path / "p.deid", tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text("Seen by Dr Jones.\n", encoding="utf-8")
+    (notes / "P1_a.ann").write_text("T1\tPERSON 11 16\tJones\n", encoding="utf-8")
+    assert run("new", proj) == 0
+    assert run("import", proj, notes, "--no-suggest") == 0
+    capsys.readouterr()
+    line = _one_error_line(capsys, run("evaluate", proj))
+    assert "--split test" in line
