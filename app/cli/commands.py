@@ -142,7 +142,7 @@ def _export_redacted(args) -> int:
                             rules_only=args.rules_only, strict=args.strict, report=args.report,
                             scan_threshold=args.scan_threshold, force=args.force)
     with open_project(args.project) as project:
-        dismiss_suspicions(project, args.dismiss)
+        dismiss_suspicions(project, args.dismiss, listed_in=args.out_dir)
         try:          # the export wizard's job: the same notes, policy and report
             outcome = export_documents(project, request,
                                        progress=TerminalProgress(quiet=args.quiet))
@@ -373,7 +373,7 @@ def cmd_redact(args) -> int:
     from app.deid import LeakError
     from app.services.redaction import dismiss_suspicions, redact_corpus
     with open_project(args.project) as project:
-        dismiss_suspicions(project, args.dismiss)
+        dismiss_suspicions(project, args.dismiss, listed_in=args.out_dir)
         try:
             summary, report = redact_corpus(
                 project, args.in_dir, args.out_dir, strategy=args.strategy,

@@ -506,6 +506,16 @@ def _read_manifest(path: Path) -> dict[str, dict]:
     return entries
 
 
+def suspicion_ids(out_dir: Path) -> set[str]:
+    """The ids of every suspicion the runs into ``out_dir`` recorded (its
+    manifest), those since dismissed too: what ``--dismiss`` may name."""
+    path = Path(out_dir) / MANIFEST
+    if not path.is_file():
+        return set()
+    return {str(sp.get("id")) for entry in _read_manifest(path).values()
+            for sp in entry.get("suspicions") or () if isinstance(sp, dict)}
+
+
 def _append_manifest(path: Path, entries: list[dict]) -> None:
     """Append the entries of a batch with one fsync. The outputs they name
     were written without one: each entry holds its outputs' SHA-256, and a

@@ -462,10 +462,23 @@ def dismissed_suspicions(project) -> frozenset[str]:
     return frozenset(d["id"] for d in project.get_setting(DISMISSED_KEY) or [])
 
 
-def dismiss_suspicions(project, ids, actor: str | None = None) -> int:
+def dismiss_suspicions(project, ids, actor: str | None = None, *, listed_in=None) -> int:
     """Record that the suspicions ``ids`` are not leaks (who and when, no text);
-    the next export no longer reports them. Returns how many were new."""
+    the next export no longer reports them. Returns how many were new.
+
+    ``listed_in``: the output folder whose earlier run listed them (``deid
+    redact/export --dismiss``): an id no suspicion there has (a typo, an id
+    of another folder) is refused with ``UserError`` rather than kept
+    silently while the suspicion it was meant for stays."""
     import datetime as dt
+    from app.deid.folder import suspicion_ids
+    if listed_in is not None and ids:
+        listed = suspicion_ids(Path(listed_in))
+        unknown = [i for i in dict.fromkeys(ids) if i not in listed]
+        if unknown:
+            raise UserError(f"--dismiss: {len(unknown)} id(s) are no suspicion an earlier run "
+                            f"listed in {listed_in} (first: {unknown[0]}); copy them from its "
+                            f"report")
     stored = list(project.get_setting(DISMISSED_KEY) or [])
     known = {d["id"] for d in stored}
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
