@@ -65,7 +65,9 @@ def _table(path: Path):
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    reader = csv.reader(io.StringIO(text), dialect)
+    # Universal newlines: a file whose lines end in CR, CRLF and LF mixed (a
+    # table edited on several systems) reads as lines, not a raw csv error.
+    reader = csv.reader(io.StringIO(text, newline=None), dialect)
     try:
         header = next(reader)
     except StopIteration:
@@ -122,7 +124,8 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
     ``mapping`` names the CSV column(s) of each field; a field it leaves out
     is read from a column with its name or a usual alias (``surname``,
     ``mrn``, ...). Columns mapped to nothing are ignored (:func:`unused_columns`
-    names them). A cell may hold several values separated by ``;`` or ``|``.
+    names them). A cell may hold several values separated by ``;``, ``|`` or
+    line breaks.
     """
     name = Path(path).name
     reader, header = _table(path)
@@ -142,7 +145,9 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
                 if target == "patient_id":
                     continue
                 for i in idx:
-                    for value in row[i].replace("|", ";").split(";"):
+                    # A cell of several lines (a spreadsheet's Alt+Enter) holds
+                    # several values, as one separated by ; or |.
+                    for value in row[i].replace("|", ";").replace("\n", ";").split(";"):
                         if value.strip():
                             rows.append((pid, target, value.strip()))
     except csv.Error as exc:
