@@ -167,6 +167,9 @@ def export_documents(project, request: ExportRequest, *, progress=None,
         report_path=str(report_base), naming=request.naming, strict=request.strict,
         rules_only=request.rules_only, scan_threshold=request.scan_threshold,
         progress=progress or no_progress, cancel=cancel, force=request.force)
-    doc_ids = export_document_ids(project, infos, (request.naming,))
+    # A note whose name holds an identifier is written under its
+    # pseudonymous name whatever the naming (app.deid.folder.name_holds_identifier).
+    doc_ids = export_document_ids(project, infos, tuple(dict.fromkeys((request.naming,
+                                                                        "pseudonymous"))))
     return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
                          len(infos), summary, report, doc_ids)

@@ -59,3 +59,18 @@ def test_strict_refuses_a_note_whose_name_holds_an_identifier(tmp_path, capsys):
     assert "file name holds an identifier" in said and "varga" not in said.casefold()
     assert [p.name for p in out.glob("*.txt")] == ["p1_n2.txt"]
     assert "varga" not in _names_under(out) + _text_under(out)
+
+
+def test_an_export_of_a_document_named_by_an_identifier_opens_from_its_new_name(tmp_path):
+    """The export wizard opens a suspected note in Preview by its output
+    name: a document renamed pseudonymously keeps that link."""
+    from app.project import Project
+    from app.services.exporting import ExportRequest, export_documents
+    proj, notes = _project_listing_a_patient(tmp_path)
+    assert run("import", proj, notes, "--no-suggest") == 0
+    with Project.open(proj) as p:
+        outcome = export_documents(p, ExportRequest(tmp_path / "out", rules_only=True))
+        renamed = [n.note for n in outcome.summary.notes if n.renamed]
+        assert len(renamed) == 1 and renamed[0].startswith("note-")
+        assert p.document(outcome.doc_ids[renamed[0]]).name == "p1_VARGA_OTTOLINE_n1"
+    assert "varga" not in _names_under(tmp_path / "out")
