@@ -579,9 +579,9 @@ def name_holds_identifier(rel: str, patient: str | None = None, *,
     note's text: the ``known`` identifiers (of ``patient`` and the project,
     the hospital lists) and the ``rules_fn`` hits.
 
-    A name is read as its words: separators become spaces, and each word is
-    also read capitalised (a name is written "smith_john" as often as
-    "Smith John"; a lowercase word alone is never taken for a name).
+    A name is read as its words: separators become spaces, and the words
+    are also read capitalised (a file is named "smith_john" as often as
+    "Smith_John", and in text a lowercase word alone is no name).
     Only ``True``/``False``: the identifier itself is never returned.
     """
     words = re.sub(r"[\W_]+", " ", _stem(rel)).strip()
