@@ -154,6 +154,14 @@ def _count(cell: str) -> int:
     return int(cell)
 
 
+def _count_or(cell: str, default: int | None) -> int | None:
+    """The count in ``cell``, or ``default`` where there is none (yet)."""
+    try:
+        return _count(cell)
+    except ValueError:
+        return default
+
+
 def export_document_ids(project, infos=None, namings=("same", "pseudonymous")) -> dict[str, int]:
     """Output name -> project document id, for the names an export of the
     project's documents gives them (``namings``: those that may have been
@@ -190,9 +198,7 @@ def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
     rows = []
     for _, line in _review_lines(path):
         cells = (line.split("\t") + ["", "", ""])[:3]
-        left = cells[2].strip()
-        rows.append((cells[0], int(cells[1] or 0) if cells[1].strip().isdigit() else 0,
-                     int(left) if left.isdigit() else None))
+        rows.append((cells[0], _count_or(cells[1], 0), _count_or(cells[2], None)))
     return rows
 
 

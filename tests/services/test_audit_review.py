@@ -102,3 +102,13 @@ def test_a_binary_review_file_is_one_clear_error(export, capsys):
     (out / "audit-review.tsv").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 20)
     code, _, err = _finish(proj, out, capsys)
     assert code == 1 and len(err) == 1 and err[0].startswith("deid: error: "), err
+
+
+def test_the_review_window_reads_a_count_of_thousands_of_digits_as_none(export):
+    """The GUI's review reads the file too: int() of 5000 digits raised."""
+    from app.services.auditing import sampled_notes
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "2") == 0
+    rows = _rows(out)
+    _write(out, [rows[0][:2] + ["7" * 5000, ""], rows[1][:2] + ["1", ""]])
+    assert [left for *_, left in sampled_notes(out)] == [None, 1]
