@@ -156,3 +156,24 @@ def test_evaluate_on_notes_imported_without_a_split_says_how_to_give_one(tmp_pat
     capsys.readouterr()
     line = _one_error_line(capsys, run("evaluate", proj))
     assert "--split test" in line
+
+
+def test_local_workers_are_capped_at_the_cores_and_a_failed_start_is_one_line(
+        project, tmp_path, capsys, monkeypatch):
+    """`--cluster local:100000` tried to start 100,000 workers; `local:2`
+    with no network ended in exit 2 (issue 35 items 11 and 13)."""
+    import os
+    distributed = pytest.importorskip("distributed")
+    asked = []
+
+    def no_network(**kw):
+        asked.append(kw["n_workers"])
+        raise OSError("no network")
+
+    monkeypatch.setattr(distributed, "LocalCluster", no_network)
+    proj, notes = project
+    capsys.readouterr()
+    line = _one_error_line(capsys, run("redact", proj, notes, tmp_path / "out", "--rules-only",
+                                       "--cluster", "local:100000"))
+    assert "could not start the local Dask workers (OSError)" in line
+    assert asked == [min(100000, os.cpu_count() or 1)]
