@@ -1,5 +1,7 @@
 """Errors shared by services and front ends."""
 
+import os
+
 
 class UserError(Exception):
     """A problem the user can fix (bad path, bad option, bad file).
@@ -50,6 +52,9 @@ def log_internal_error(exc: BaseException) -> str:
 
     from app.paths import user_data_dir
     log = user_data_dir() / "deid-error.log"
-    with open(log, "a", encoding="utf-8") as fh:
+    # Private like the data it may quote: created 0600 (it was 0644).
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)                 # one an older version made 0644 too
+    with open(fd, "a", encoding="utf-8") as fh:
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
     return f"internal error ({type(exc).__name__}); details in {log}"

@@ -45,6 +45,10 @@ def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bo
         yield project
     finally:
         project.close()
+        if project.saves_in_wal:
+            print(f"deid: warning: another program is reading {p.name}, so its last saves are "
+                  f"still in {p.name}-wal beside it: copy or move the project only once that "
+                  f"program has closed it (or use Save a copy in the app)", file=sys.stderr)
 
 
 def cmd_new(args) -> int:
@@ -95,14 +99,16 @@ def print_import_summary(s) -> None:
 
 def cmd_import(args) -> int:
     """Import, then (as the desktop app does) suggest labels for the new notes to do."""
-    from app.services.annotating import SUGGESTIONS_BY, suggest_new_notes
+    from app.services.annotating import SUGGESTIONS_BY, pending_suggestions, suggest_new_notes
     from app.services.importing import import_path
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
         print_import_summary(s)
-        if s.doc_ids and not args.no_suggest:
+        # Also the notes a killed run left without suggestions (their import
+        # now reads as duplicates).
+        if (s.doc_ids or pending_suggestions(project)) and not args.no_suggest:
             source, n = suggest_new_notes(project, s.doc_ids,
                                           progress=TerminalProgress(quiet=args.quiet))
             if n:
@@ -117,7 +123,7 @@ def cmd_export(args) -> int:
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         s = export_project(project, args.out_dir, args.format, split=args.split,
                            include_suggestions=args.include_suggestions,
-                           progress=TerminalProgress(quiet=args.quiet))
+                           progress=TerminalProgress(quiet=args.quiet), force=args.force)
     _print(f"exported {s.documents} documents ({s.spans} spans) as {args.format} to {s.out_dir}")
     if s.renamed:
         _print(f"{s.renamed} documents written under another name (theirs repeat another's or "
@@ -134,9 +140,9 @@ def _export_redacted(args) -> int:
     request = ExportRequest(Path(args.out_dir), "split" if args.split else "all", args.split,
                             naming=args.naming, strategy=args.strategy,
                             rules_only=args.rules_only, strict=args.strict, report=args.report,
-                            scan_threshold=args.scan_threshold)
+                            scan_threshold=args.scan_threshold, force=args.force)
     with open_project(args.project) as project:
-        dismiss_suspicions(project, args.dismiss)
+        dismiss_suspicions(project, args.dismiss, listed_in=args.out_dir)
         try:          # the export wizard's job: the same notes, policy and report
             outcome = export_documents(project, request,
                                        progress=TerminalProgress(quiet=args.quiet))
@@ -158,7 +164,7 @@ def cmd_audit(args) -> int:
             _print(f"written to the audit report in {args.folder}")
             return 0
         audit = start_audit(project, args.folder, notes=args.notes, max_rate=args.max_rate,
-                            seed=args.seed)
+                            seed=args.seed, force=args.force)
     _print(f"drew {len(audit['sample'])} of {audit['notes_in_export']} notes (seed {audit['seed']}); "
            f"review each and fill {Path(args.folder) / REVIEW_FILE}, then run with --finish")
     return 0
@@ -379,6 +385,10 @@ def _print_redaction(summary, out_dir, report_path) -> None:
            f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
     for reason, count in summary.redone().items():
         _print(f"  {count} note(s) written before were redone: {reason}")
+    renamed = sum(1 for n in summary.notes if n.renamed and n.status != "bad")
+    if renamed:
+        _print(f"  {renamed} note(s) whose file name holds an identifier were written under "
+               "a pseudonymous name (note-<code>.txt)")
     for n in summary.notes:
         if n.status in ("bad", "failed"):
             _print(f"  skipped {n.note}: {n.reason}")
@@ -390,7 +400,8 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     if len(suspects) > SHOWN_SUSPECTS:
         _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more (see the report)")
     if report_path:
-        _print(f"audit report: {Path(report_path).with_suffix('.json')} and .html")
+        from app.services.redaction import report_paths
+        _print(f"audit report: {report_paths(str(report_path))[0]} and .html")
 
 
 def suspicion_words(suspicions: list[dict]) -> str:
@@ -407,7 +418,7 @@ def cmd_redact(args) -> int:
     from app.deid import LeakError
     from app.services.redaction import dismiss_suspicions, redact_corpus
     with open_project(args.project) as project:
-        dismiss_suspicions(project, args.dismiss)
+        dismiss_suspicions(project, args.dismiss, listed_in=args.out_dir)
         try:
             summary, report = redact_corpus(
                 project, args.in_dir, args.out_dir, strategy=args.strategy,
@@ -415,7 +426,7 @@ def cmd_redact(args) -> int:
                 naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
                 use_annotations=args.use_annotations, scan_threshold=args.scan_threshold,
-                progress=TerminalProgress(quiet=args.quiet))
+                force=args.force, progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
     _print_redaction(summary, args.out_dir, args.report)

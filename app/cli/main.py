@@ -157,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--patient-regex")
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
+    s.add_argument("--force", action="store_true",
+                   help="replace files in OUT_DIR that deid did not write (never done unasked)")
     s.add_argument("--use-annotations", action="store_true",
                    help="redact the spans of brat .ann files beside the notes instead of predicting")
     s.add_argument("--dismiss", nargs="+", metavar="ID", default=(),
@@ -177,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "as the preview shows them, and an audit report")
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--include-suggestions", action="store_true")
+    s.add_argument("--force", action="store_true",
+                   help="replace files in OUT_DIR that deid did not write (never done unasked)")
     s.add_argument("--read-only", action="store_true",
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
@@ -209,6 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--review", help="the filled review file (default: FOLDER/audit-review.tsv)")
     s.add_argument("--reviewer", help="who reviewed the notes (required with --finish)")
     s.add_argument("--seed", type=int, help="seed of the sample (default: a random one, recorded)")
+    s.add_argument("--force", action="store_true",
+                   help="draw a new sample over a review file a reviewer has begun to fill")
 
     s = sub.add_parser("lists", help="the hospital's lists: patient table, staff, places, ...")
     s.add_argument("project")

@@ -18,8 +18,10 @@ so the desktop application and the core never need it.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing import get_context
@@ -29,6 +31,8 @@ from app.errors import UserError
 
 #: What ``--cluster`` takes besides a scheduler address: a local cluster of N processes.
 LOCAL_PREFIX = "local:"
+#: A scheduler address ``--cluster`` takes: ``tcp://`` or ``tls://`` host and port.
+SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://([A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\])(:\d{1,5})?")
 
 
 def default_workers() -> int:
@@ -130,13 +134,31 @@ class InProcess(Engine):
 _POOL_WORKER = False
 
 
+#: Seconds between two looks of a pool worker for its parent.
+PARENT_CHECK_S = 0.5
+
+
 def _start_worker(threads: int) -> None:
     """In a fresh worker, before torch or BLAS load: their thread pools share
-    the cores with the other workers instead of each taking all of them."""
+    the cores with the other workers instead of each taking all of them.
+    The worker also ends with its parent (:func:`_die_with_parent`)."""
     global _POOL_WORKER
     _POOL_WORKER = True
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
+    threading.Thread(target=_die_with_parent, args=(os.getppid(),), daemon=True,
+                     name="deid-parent-watch").start()
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker once its parent is gone: a ``kill -9`` of ``deid
+    redact`` left its workers (about 95 MB each, the model loaded) and the
+    resource tracker they keep open alive for good. The parent's death
+    makes this process a child of another (``getppid`` changes)."""
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 @contextmanager
@@ -197,22 +219,45 @@ class DaskEngine(Engine):
             raise UserError("--cluster needs the optional Dask extra: "
                             'pip install "deid-studio[cluster]" (dask and distributed)') from None
         self._cluster = None
+        self._scratch = None
         if address.startswith(LOCAL_PREFIX):
-            try:
-                n = int(address[len(LOCAL_PREFIX):])
-            except ValueError:
-                n = 0
+            digits = address[len(LOCAL_PREFIX):]
+            n = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 7 else 0
             if n < 1:
                 raise UserError(f"--cluster {address}: say how many worker processes, "
                                 f"e.g. {LOCAL_PREFIX}4")
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None)
+            # More processes than cores only share them (local:100000 tried
+            # to start 100,000 workers).
+            n = min(n, os.cpu_count() or 1)
+            import dask
+            from app.core.private import PrivateDir
+            # The workers' scratch (spilled data: note text) in a private
+            # folder swept like the others, not a shared /tmp/dask-scratch-space
+            # that a killed run leaves behind.
+            self._scratch = PrivateDir("deid-dask-")
+            try:
+                # No dashboard, and the scheduler's HTTP server, which Dask
+                # always starts, serves nothing on a random loopback port
+                # (it took 127.0.0.1:8787, reachable by every local user).
+                with dask.config.set({"distributed.scheduler.http.routes": []}):
+                    self._cluster = LocalCluster(
+                        n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, local_directory=str(self._scratch.path),
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            except Exception as exc:  # the type only: Dask's messages vary by cause
+                self._scratch.close()
+                raise UserError(f"--cluster {address}: could not start the local Dask workers "
+                                f"({type(exc).__name__})") from None
             address = self._cluster.scheduler_address
+        elif not SCHEDULER_ADDRESS.fullmatch(address):
+            raise UserError(f"--cluster {address}: give a Dask scheduler address "
+                            f"(tcp://HOST:8786) or {LOCAL_PREFIX}N for N local worker processes")
         try:
             self._client = Client(address, timeout="30s")
-        except (OSError, TimeoutError) as exc:
-            if self._cluster is not None:
-                self._cluster.close()
+        except Exception as exc:
+            # Something that is no scheduler answers in any way (an HTTP
+            # server's reply read as a 3 EiB frame: MemoryError): the type only.
+            self._close_local()
             raise UserError(f"cannot reach the Dask scheduler at {address} "
                             f"({type(exc).__name__})") from None
         threads = sum(w.get("nthreads", 1) for w in
@@ -232,8 +277,13 @@ class DaskEngine(Engine):
 
     def close(self) -> None:
         self._client.close()
+        self._close_local()
+
+    def _close_local(self) -> None:
         if self._cluster is not None:
             self._cluster.close()
+        if self._scratch is not None:
+            self._scratch.close()
 
 
 def _identity(obj: Any) -> Any:

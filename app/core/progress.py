@@ -116,6 +116,10 @@ class CancelToken:
         if self._event.is_set():
             raise Cancelled()
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until cancelled or ``timeout`` seconds pass; returns whether cancelled."""
+        return self._event.wait(timeout)
+
     def wrap(self, fn: ProgressFn) -> ProgressFn:
         """A ``ProgressFn`` that checks for cancellation before forwarding."""
         def wrapped(p: Progress) -> None:

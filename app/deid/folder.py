@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from app.core.bounded import BoundedPattern
 from app.core.parallel import Engine, forget, loaded, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
@@ -53,12 +54,17 @@ from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
                              recogniser_leaks)
 from app.deid.textin import UnreadableNote, decode_note
-from app.formats.base import (atomic_write, printable_path, sweep_temp_files, sync_folder,
-                              utf8_name)
+from app.formats.base import (atomic_write, links_inside, printable_path, sweep_temp_files,
+                              sync_folder, utf8_name)
+from app.formats.written import MANIFEST, claim_paths
 
-MANIFEST = ".deid-manifest.jsonl"
 NAMINGS = ("same", "pseudonymous")
+#: Why a note is refused in strict mode when its file name holds an identifier.
+NAME_HOLDS_IDENTIFIER = ("the file name holds an identifier (rename the file, or use "
+                         "pseudonymous naming)")
 SPANS_FORMATS = ("jsonl", "brat")
+#: The suffix of a note's spans file (beside it), by spans format.
+SPANS_SUFFIXES = {"jsonl": ".spans.jsonl", "brat": ".ann"}
 
 
 @dataclass
@@ -83,6 +89,9 @@ class NoteOutcome:
     # Where the leak scan suspects an identifier: output and input offsets,
     # source and category, never the text (see app.deid.rescan.Leak).
     suspicions: list[dict] = field(default_factory=list)
+    # The input's file name held an identifier: the note took its
+    # pseudonymous name under ``naming="same"`` (`name_holds_identifier`).
+    renamed: bool = False
     # How many of the note's spans each candidate, member, step or rule made
     # (`Span.origin`; "not named" for spans that carry none, e.g. annotations).
     made_by: dict[str, int] = field(default_factory=dict)
@@ -472,7 +481,7 @@ def _spans_payload(result: RedactionResult, fmt: str) -> tuple[str, bytes]:
     if fmt == "jsonl":
         lines = [json.dumps({"start": m.out_start, "end": m.out_end, "label": m.label,
                              "strategy": m.strategy}) for m in result.span_map]
-        return ".spans.jsonl", ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
+        return SPANS_SUFFIXES[fmt], ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
     lines = []
     n = 0
     for m in result.span_map:
@@ -481,7 +490,7 @@ def _spans_payload(result: RedactionResult, fmt: str) -> tuple[str, bytes]:
         n += 1
         frags, shown = _brat_fragments(result.text, m)
         lines.append(f"T{n}\t{m.label} {frags}\t{shown}")
-    return ".ann", ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
+    return SPANS_SUFFIXES[fmt], ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
 
 
 def _brat_fragments(text: str, m: MappedSpan) -> tuple[str, str]:
@@ -514,6 +523,16 @@ def _read_manifest(path: Path) -> dict[str, dict]:
         if isinstance(entry, dict) and "key" in entry:
             entries[entry["key"]] = entry
     return entries
+
+
+def suspicion_ids(out_dir: Path) -> set[str]:
+    """The ids of every suspicion the runs into ``out_dir`` recorded (its
+    manifest), those since dismissed too: what ``--dismiss`` may name."""
+    path = Path(out_dir) / MANIFEST
+    if not path.is_file():
+        return set()
+    return {str(sp.get("id")) for entry in _read_manifest(path).values()
+            for sp in entry.get("suspicions") or () if isinstance(sp, dict)}
 
 
 def _append_manifest(path: Path, entries: list[dict]) -> None:
@@ -570,6 +589,28 @@ def output_name(rel: str, naming: str, secret: str | bytes) -> str:
     if naming == "same":
         return rel
     return f"note-{keyed_hex(secret, 'output-name', rel, length=16)}.txt"
+
+
+def name_holds_identifier(rel: str, patient: str | None = None, *,
+                          known: KnownIdentifiers | None = None,
+                          rules_fn: RulesFn | None = None) -> bool:
+    """Whether the file name ``rel`` holds an identifier, searched like a
+    note's text: the ``known`` identifiers (of ``patient`` and the project,
+    the hospital lists) and the ``rules_fn`` hits.
+
+    A name is read as its words: separators become spaces, and the words
+    are also read capitalised (a file is named "smith_john" as often as
+    "Smith_John", and in text a lowercase word alone is no name).
+    Only ``True``/``False``: the identifier itself is never returned.
+    """
+    words = re.sub(r"[\W_]+", " ", _stem(rel)).strip()
+    if not words:
+        return False
+    if known is not None:
+        for text in (words, " ".join(w[:1].upper() + w[1:] for w in words.split())):
+            if known.find(text, patient):
+                return True
+    return bool(rules_fn is not None and rules_fn(words))
 
 
 def _stem(name: str) -> str:
@@ -697,12 +738,14 @@ def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
     the input).
     """
     in_dir = Path(in_dir)
-    regex = re.compile(patient_regex) if patient_regex else None
+    regex = BoundedPattern(patient_regex) if patient_regex else None
     skip = Path(exclude).resolve() if exclude is not None else None
     sources = []
     for path in sorted(p for p in in_dir.rglob(pattern) if p.is_file()):
         if skip is not None and skip in path.resolve().parents:
             continue
+        if not links_inside(path, in_dir):
+            continue                     # never a file linked from outside the folder
         rel = path.relative_to(in_dir).as_posix()
         patient = None
         if regex is not None:
@@ -753,7 +796,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
                  model_scan: Callable[[], RulesFn] | None = None,
                  dismissed: Iterable[str] = (),
                  shapes: Iterable[str] = (),
-                 batch: int | None = None) -> RedactionSummary:
+                 batch: int | None = None,
+                 force: bool = False) -> RedactionSummary:
     """De-identify ``sources`` into ``out_dir``, in the order given.
 
     Parameters
@@ -806,6 +850,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         Ids of suspicions a person judged not a leak (``suspicions[i]["id"]``,
         keyed by the note, its version and the place): not reported, and
         no longer withhold the note in strict mode.
+    force
+        Replace files in ``out_dir`` that this tool did not write (a
+        person's own); without it such a file refuses the run with a
+        ``UserError`` before anything is written (``app.formats.written``).
     model_scan
         Picklable factory of the model's recall-biased scan (``text ->
         [(start, end, label)]``), built once in this process when needed.
@@ -840,6 +888,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     manifest = _read_manifest(manifest_path)
     outcomes: list[NoteOutcome] = []
     items: list[_Pending] = []
+    renamed_names: set[str] = set()
     sources = list(sources)
     for source in sources:
         rel = source.rel
@@ -850,6 +899,15 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
             continue
         key = keyed_hex(secret, "note", rel, length=32)
         out_name = output_name(rel, naming, secret)
+        renamed = naming == "same" and name_holds_identifier(
+            rel, source.patient, known=known, rules_fn=rules_fn)
+        if renamed:
+            # Neither the output nor a report may carry the name: the note
+            # takes its pseudonymous name (the audit finds it under that).
+            out_name = output_name(rel, "pseudonymous", secret)
+            if strict:
+                outcomes.append(NoteOutcome(out_name, "bad", NAME_HOLDS_IDENTIFIER, renamed=True))
+                continue
         try:
             data = source.read()
         except OSError as exc:
@@ -864,6 +922,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         except UnreadableNote as exc:
             outcomes.append(NoteOutcome(out_name, "bad", str(exc)))
             continue
+        if renamed:
+            renamed_names.add(out_name)
         item = _Pending(rel, key, out_name, source.patient or "note:" + key[:16], digest, text,
                         redo or "", adjust=source.adjust, version=source.version)
         if redo is None:
@@ -871,6 +931,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
             item.spans = _unseal_spans(secret, _replay_nonce(key, digest, fingerprint),
                                        entry.get("replay"))
         items.append(item)
+
+    to_write = [name for it in items if it.kept is None
+                for name in (it.out_name, _stem(it.out_name) + SPANS_SUFFIXES[spans_format])]
+    claim_paths(out_dir, to_write, force=force)
 
     total = len(sources)
     state = {"done": len(outcomes)}
@@ -917,6 +981,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
+    for outcome in outcomes:
+        outcome.renamed = outcome.note in renamed_names
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
                                engine.workers, time.perf_counter() - t0)
     if strict and leaky:

@@ -77,7 +77,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
                          "spans": sum(n.labels.values()), "labels": dict(sorted(n.labels.items())),
                          "strategies": dict(sorted(n.strategies.items())), "leaks": n.leaks,
                          "coincidences": n.coincidences, "redone": n.redone,
-                         "suspicions": list(n.suspicions),
+                         "renamed": n.renamed, "suspicions": list(n.suspicions),
                          "made_by": dict(sorted(n.made_by.items()))})
         for origin, c in n.made_by.items():
             made_by[origin] = made_by.get(origin, 0) + c
@@ -92,6 +92,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
         "notes_with_leaks": sum(1 for n in summary.notes if n.leaks),
         "leaks": sum(n.leaks for n in summary.notes),
         "coincidences": sum(n.coincidences for n in summary.notes),
+        "notes_renamed": sum(1 for n in summary.notes if n.renamed),
     }
     all_timings = dict(timings or {})
     all_timings.setdefault("redact_total", round(summary.elapsed_s, 3))

@@ -79,12 +79,31 @@ def iter_files(root: Path, suffixes: Iterable[str]) -> Iterator[Path]:
     if root.is_file():
         yield root
         return
+    for path in walk_files(root):
+        if path.suffix.lower() in suffixes and links_inside(path, root):
+            yield path
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every file under the folder ``root`` (links too), sorted, less the
+    hidden ones and macOS ``__MACOSX`` archives (what :func:`iter_files` reads from)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames
                              if not d.startswith(".") and d != "__MACOSX")
         for fn in sorted(filenames):
-            if not fn.startswith(".") and Path(fn).suffix.lower() in suffixes:
+            if not fn.startswith("."):
                 yield Path(dirpath) / fn
+
+
+def links_inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` is no link, or a link to somewhere under ``root``:
+    a link out of the folder a person chose is never followed (a note
+    linked to ``/etc/shadow`` was imported)."""
+    if not path.is_symlink():
+        return True
+    target = path.resolve()
+    top = root.resolve()
+    return target == top or top in target.parents
 
 
 def printable_path(path: str | os.PathLike) -> str:

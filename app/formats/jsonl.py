@@ -106,9 +106,13 @@ def _records(path: Path, max_bytes: int) -> Iterator[tuple[int, Any] | ImportPro
                 yield line_no, json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError:
                 yield ImportProblem(path, f"line {line_no}: not valid UTF-8")
-            except ValueError as exc:
-                # The message of JSONDecodeError quotes no input, only positions.
+            except json.JSONDecodeError as exc:
+                # Its message quotes no input, only positions.
                 yield ImportProblem(path, f"line {line_no}: bad JSON ({exc.msg})")
+            except ValueError:
+                # int() refusing a number of thousands of digits: its message
+                # would quote them.
+                yield ImportProblem(path, f"line {line_no}: a number too long to read")
             except RecursionError:
                 yield ImportProblem(path, f"line {line_no}: JSON nested too deeply")
 

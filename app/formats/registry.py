@@ -2,13 +2,15 @@
 ``write_documents``."""
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from app.core.spans import Document
 from app.formats import brat, conll, i2b2, jsonl, txt
-from app.formats.base import ImportedDoc, ImportProblem, WriteResult
+from app.formats.base import (ImportedDoc, ImportProblem, WriteResult, links_inside,
+                              walk_files)
 from app.formats.errors import BadInputError
 from app.formats.textio import DEFAULT_MAX_BYTES
 
@@ -120,9 +122,54 @@ def read_path(path: str | os.PathLike, fmt: str = "auto", *,
         fmt = detect_format(path)
     if fmt not in READERS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
-    if not Path(path).exists():
+    root = Path(path)
+    if not root.exists():
         raise BadInputError("path not found")
-    return READERS[fmt](Path(path), max_bytes=max_bytes, **options)
+    docs = READERS[fmt](root, max_bytes=max_bytes, **options)
+    if not root.is_dir():
+        return docs
+    return itertools.chain(docs, unread_files(root, fmt))
+
+
+#: The suffixes each reader reads in a folder.
+READ_SUFFIXES = {"txt": (".txt",), "brat": (".txt", ".ann"), "conll": conll.SUFFIXES,
+                 "jsonl": jsonl.SUFFIXES, "i2b2": (".xml",)}
+
+
+def unread_files(root: Path, fmt: str) -> Iterator[ImportProblem]:
+    """A problem for every file under the folder ``root`` that reading it as
+    ``fmt`` leaves out, with why: another format's file beside (a folder of
+    notes and one ``.xml`` imported only the XML, saying "0 files skipped"),
+    a file of no note format (``.md``, no extension), a link out of the folder."""
+    suffixes = {s.lower() for s in READ_SUFFIXES[fmt]}
+    for path in walk_files(root):
+        suffix = path.suffix.lower()
+        if suffix in suffixes:
+            if not links_inside(path, root):
+                yield ImportProblem(path, "a link to a file outside the folder: not followed")
+            continue
+        kind = _BY_SUFFIX.get(suffix)
+        if kind is not None and kind != fmt:
+            yield ImportProblem(path, f"a {kind} file, and the folder was read as {fmt}: "
+                                      f"import it on its own (--format {kind})")
+        else:
+            yield ImportProblem(path, f"not a note format ({suffix or 'no extension'}): "
+                                      f"rename it to .txt to import it as a plain note")
+
+
+#: What each writer makes for a document named ``name``: ``name`` + these
+#: suffixes (the JSON Lines writer makes one file for all: ``written_paths``).
+SUFFIXES_WRITTEN = {"txt": (".txt",), "brat": (".txt", ".ann"), "conll": (".conll",),
+                    "i2b2": (".xml",)}
+
+
+def written_paths(fmt: str, names: Iterable[str]) -> list[str]:
+    """The relative paths :func:`write_documents` writes in ``fmt`` for
+    documents of these (safe, allocated) ``names``: checked before an export
+    that must not replace what it did not write (``app.formats.written``)."""
+    if fmt == "jsonl":
+        return [jsonl.JSONL_FILENAME]
+    return [name + suffix for name in names for suffix in SUFFIXES_WRITTEN[fmt]]
 
 
 def write_documents(docs: Iterable[Document], out_dir: str | os.PathLike, fmt: str,

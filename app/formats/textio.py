@@ -139,7 +139,7 @@ def read_text_file(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTE
         size = path.stat().st_size
         if size > max_bytes:
             raise BadInputError(
-                f"file too large ({size / 1e6:.1f} MB > limit {max_bytes / 1e6:.1f} MB)")
+                f"file too large ({size:,} bytes > limit {max_bytes:,} bytes)")
         data = path.read_bytes()
     except OSError as exc:
         raise BadInputError(f"cannot read file ({exc.strerror or type(exc).__name__})") from None

@@ -161,7 +161,8 @@ class AuditReviewDialog(QDialog):
                 return rows
         except UserError:
             pass
-        start_audit(self.project, self.folder, seed=seed)
+        # A review whose every note has its count is done with: a new sample.
+        start_audit(self.project, self.folder, seed=seed, force=True)
         return sampled_notes(self.folder)
 
     def _scroll_with(self, source: QPlainTextEdit, target: QPlainTextEdit) -> None:

@@ -7,6 +7,7 @@ import platform
 import sys
 
 from app import __version__
+from app.errors import UserError
 from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QComboBox, QDialog,
                         QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
                         QLineEdit, QSpinBox, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout)
@@ -205,21 +206,24 @@ class ImportOptionsDialog(QDialog):
         return self.split.currentData()
 
     def _update_examples(self) -> None:
-        import re
+        from app.core.bounded import BoundedPattern
         from app.services.importing import patient_id_from
         ok = self.buttons.button(QDialogButtonBox.Ok)
         try:
-            regex = re.compile(self.patient_regex()) if self.patient_regex() else None
-        except re.error as exc:
-            self.examples.setText(f"Not a valid pattern: {exc}")
+            # Matched in bounded time: a pattern that backtracks without end
+            # must not freeze the window as it is typed.
+            regex = BoundedPattern(self.patient_regex(), "pattern") if self.patient_regex() \
+                else None
+            said = "   ".join(f"{name} → {patient_id_from(name, regex) or '(none)'}"
+                               for name in self.names) if regex is not None else ""
+        except UserError as exc:
+            self.examples.setText(f"Not a valid pattern ({exc})")
             ok.setEnabled(False)
             return
         ok.setEnabled(True)
         if regex is None:
             self.examples.setText("No patient ids.")
             return
-        said = "   ".join(f"{name} → {patient_id_from(name, regex) or '(none)'}"
-                           for name in self.names)
         if self.guessed and self.patient_regex() == self.guessed:
             said += "   (read off the file names; clear it for no patient ids)"
         self.examples.setText(said)

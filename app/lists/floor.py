@@ -28,6 +28,7 @@ lists still missed.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 from typing import Collection, Mapping, Sequence
@@ -310,20 +311,38 @@ def apply_floor(spans: Sequence[Span], floor: Sequence[Span],
     floor hit "NADIA OKONJO".
     """
     out = sorted(spans, key=lambda s: (s.start, s.end))
+    keys = [(s.start, s.end) for s in out]
+    # Linear in the note, not quadratic (every floor hit compared with every
+    # span, and the spans sorted again after each: a 400 kB note spent most
+    # of its suggestions here): the spans stay sorted, and those meeting a
+    # floor hit are found by bisection, none being longer than ``longest``.
+    longest = max((s.end - s.start for s in out), default=0)
+
+    def insert(span: Span) -> None:
+        k = bisect.bisect_right(keys, (span.start, span.end))
+        keys.insert(k, (span.start, span.end))
+        out.insert(k, span)
+
     for f in floor:
-        hit = [s for s in out if s.start < f.end and f.start < s.end]
+        lo = bisect.bisect_left(keys, (f.start - longest + 1,))
+        hi = bisect.bisect_left(keys, (f.end,))
+        idx = [j for j in range(lo, hi) if out[j].end > f.start]
+        hit = [out[j] for j in idx]
         if not hit:
-            out.append(f)
-        else:
-            covered = f.start
-            for s in hit:
-                if s.start > covered and (text is None or text[covered:s.start].strip()):
-                    break
-                covered = max(covered, s.end)
-            if covered >= f.end:
-                continue
-            merged = Span(min(f.start, hit[0].start), max(f.end, hit[-1].end), hit[0].label,
-                          hit[0].confidence, f"{hit[0].origin or 'model'}, widened by {f.origin}")
-            out = [s for s in out if s not in hit] + [merged]
-        out.sort(key=lambda s: (s.start, s.end))
+            insert(f)
+            longest = max(longest, f.end - f.start)
+            continue
+        covered = f.start
+        for s in hit:
+            if s.start > covered and (text is None or text[covered:s.start].strip()):
+                break
+            covered = max(covered, s.end)
+        if covered >= f.end:
+            continue
+        merged = Span(min(f.start, hit[0].start), max(f.end, hit[-1].end), hit[0].label,
+                      hit[0].confidence, f"{hit[0].origin or 'model'}, widened by {f.origin}")
+        for j in reversed(idx):
+            del out[j], keys[j]
+        insert(merged)
+        longest = max(longest, merged.end - merged.start)
     return out

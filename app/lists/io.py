@@ -65,7 +65,9 @@ def _table(path: Path):
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    reader = csv.reader(io.StringIO(text), dialect)
+    # Universal newlines: a file whose lines end in CR, CRLF and LF mixed (a
+    # table edited on several systems) reads as lines, not a raw csv error.
+    reader = csv.reader(io.StringIO(text, newline=None), dialect)
     try:
         header = next(reader)
     except StopIteration:
@@ -81,18 +83,10 @@ def read_header(path: Path) -> list[str]:
     return [h.strip() for h in _table(path)[1]]
 
 
-def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
-                       ) -> list[tuple[str, str, str]]:
-    """Rows ``(patient_id, field, value)`` of a patient table CSV.
-
-    ``mapping`` names the CSV column(s) of each field; a field it leaves out
-    is read from a column with its name or a usual alias (``surname``,
-    ``mrn``, ...). Columns mapped to nothing are ignored. A cell may hold
-    several values separated by ``;`` or ``|``.
-    """
+def _fields(name: str, header: list[str], mapping: dict[str, list[str]] | None
+            ) -> dict[str, list[int]]:
+    """Field -> the indices of its columns: as ``mapping`` says, else by name or alias."""
     mapping = dict(mapping or {})
-    name = Path(path).name
-    reader, header = _table(path)
     columns = {h.strip(): i for i, h in enumerate(header)}
     lower = {h.strip().lower().replace(" ", "_"): i for i, h in enumerate(header)}
     for target, cols in mapping.items():
@@ -112,6 +106,30 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
     if not any(f in fields for f in PATIENT_FIELDS):
         raise ListFileError(f"{name} has no column for any of {', '.join(PATIENT_FIELDS)}: "
                             "map them with --map FIELD=COLUMN")
+    return fields
+
+
+def unused_columns(path: Path, mapping: dict[str, list[str]] | None = None) -> list[str]:
+    """The columns of a patient table that :func:`read_patient_table` reads
+    into no field (``HOME`` beside ``ID,FIRST,SURNAME``): names, not values."""
+    header = read_header(path)
+    used = {i for idx in _fields(Path(path).name, header, mapping).values() for i in idx}
+    return [h for i, h in enumerate(header) if i not in used and h]
+
+
+def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
+                       ) -> list[tuple[str, str, str]]:
+    """Rows ``(patient_id, field, value)`` of a patient table CSV.
+
+    ``mapping`` names the CSV column(s) of each field; a field it leaves out
+    is read from a column with its name or a usual alias (``surname``,
+    ``mrn``, ...). Columns mapped to nothing are ignored (:func:`unused_columns`
+    names them). A cell may hold several values separated by ``;``, ``|`` or
+    line breaks.
+    """
+    name = Path(path).name
+    reader, header = _table(path)
+    fields = _fields(name, header, mapping)
     rows = []
     try:
         for line_no, row in enumerate(reader, start=2):
@@ -127,7 +145,9 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
                 if target == "patient_id":
                     continue
                 for i in idx:
-                    for value in row[i].replace("|", ";").split(";"):
+                    # A cell of several lines (a spreadsheet's Alt+Enter) holds
+                    # several values, as one separated by ; or |.
+                    for value in row[i].replace("|", ";").replace("\n", ";").split(";"):
                         if value.strip():
                             rows.append((pid, target, value.strip()))
     except csv.Error as exc:

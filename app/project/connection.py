@@ -21,7 +21,16 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     # never writes (query_only): as the last one to close it lets SQLite
     # remove the -wal/-shm files, which a mode=ro connection leaves behind.
     ro = readonly and not os.access(path, os.W_OK)
-    uri = f"{path.resolve().as_uri()}?mode={'ro' if ro else 'rw'}"
+    mode = "rw"
+    if ro:
+        # A file we cannot write: a mode=ro connection would create -wal and
+        # -shm files (as read-only as the file) that it cannot remove, and
+        # that later stop whoever may write the project. With no -wal
+        # beside it no one has the file open, and nothing of ours may write
+        # it: read it as immutable, which creates nothing. Else the -wal and
+        # -shm of the process writing it are there already: share them.
+        mode = "ro" if os.path.exists(f"{path}-wal") else "ro&immutable=1"
+    uri = f"{path.resolve().as_uri()}?mode={mode}"
     try:
         db = sqlite3.connect(uri, uri=True, isolation_level=None,
                              check_same_thread=False, timeout=10.0)
@@ -42,12 +51,26 @@ def check_identity(db: sqlite3.Connection, path: Path) -> int:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError:
+        if _sqlite_header(path):
+            raise ProjectError(
+                f"{path.name} is damaged (an SQLite file cut short or overwritten); nothing was "
+                "changed. Restore it from your last copy") from None
         raise ProjectError(
             f"{path.name} is not a DeID Studio project (not an SQLite database)") from None
     if app_id != APPLICATION_ID:
         raise ProjectError(
             f"{path.name} is an SQLite database but not a DeID Studio project")
     return version
+
+
+def _sqlite_header(path: Path) -> bool:
+    """Whether the file starts as every SQLite database does (a truncated
+    project still does: it is damaged, not something else)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 #: Files up to this size are checked on every open (``quick_check`` reads

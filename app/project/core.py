@@ -20,6 +20,12 @@ def loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+#: How long closing a project waits for another process's readers to let
+#: the last saves be folded into the ``.deid`` file (seconds; SQLite's busy
+#: handler retries the checkpoint meanwhile).
+CLOSE_CHECKPOINT_WAIT_S = 10.0
+
+
 class ProjectCore:
     """The shared base of :class:`app.project.store.Project` and its mixins.
 
@@ -38,6 +44,10 @@ class ProjectCore:
         self._readonly = readonly
         self._mutex = threading.RLock()
         self._depth = 0
+        #: Set by :meth:`close` when another process's reader kept the last
+        #: saves in the ``-wal`` file: the ``.deid`` file alone does not hold
+        #: them yet (a copy of it alone would miss them).
+        self.saves_in_wal = False
 
     @property
     def path(self) -> Path:
@@ -165,7 +175,9 @@ class ProjectCore:
             try:
                 if not self._readonly:
                     self.reclaim_space()
-                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    self._db.execute(f"PRAGMA busy_timeout = {int(CLOSE_CHECKPOINT_WAIT_S * 1000)}")
+                    busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                    self.saves_in_wal = busy != 0
             finally:
                 self._db.close()
                 self._db = None

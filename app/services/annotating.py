@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.parallel import InProcess, forget, open_engine, resolve_workers
-from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
+from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_progress
 from app.core.spans import Document
 from app.deid.folder import predict_task, spans_of
 from app.errors import UserError
@@ -313,13 +313,39 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
     return len(infos)
 
 
+#: The notes whose suggestions a run began and did not finish (a killed
+#: import): a project setting, so that the next run does them too.
+SUGGESTIONS_PENDING = "suggestions_pending"
+
+
+def pending_suggestions(project) -> list[int]:
+    """Ids of the notes a killed run left without their suggestions."""
+    return list(project.get_setting(SUGGESTIONS_PENDING) or [])
+
+
 def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_progress,
                       cancel: CancelToken | None = None) -> tuple[str, int]:
     """Suggestions for notes just imported, so they arrive ready to review:
     the active model's predictions in a trained project, the starter model's
     in a new English one (`app.services.starter`), else the rules'.
-    Returns ``(what suggested: "model", "starter" or "rules", notes processed)``."""
-    source = predicts_with(project)
-    if source != "rules":
-        return source, preannotate(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
-    return "rules", suggest_rules(project, doc_ids=doc_ids, progress=progress, cancel=cancel)
+    Returns ``(what suggested: "model", "starter" or "rules", notes processed)``.
+
+    The notes are recorded as pending first and cleared when done or
+    cancelled: after a kill, the next call (a re-run of the import whose
+    notes are all duplicates now) suggests for those left too."""
+    ids = sorted(set(pending_suggestions(project)) | set(doc_ids))
+    if not project.readonly:
+        project.set_setting(SUGGESTIONS_PENDING, ids)
+    try:
+        source = predicts_with(project)
+        if source != "rules":
+            done = preannotate(project, doc_ids=ids, progress=progress, cancel=cancel)
+        else:
+            done = suggest_rules(project, doc_ids=ids, progress=progress, cancel=cancel)
+    except Cancelled:
+        if not project.readonly:              # a person stopped them: the rest wait
+            project.set_setting(SUGGESTIONS_PENDING, [])
+        raise
+    if not project.readonly:
+        project.set_setting(SUGGESTIONS_PENDING, [])
+    return source, done

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import secrets
+from collections import Counter
 from pathlib import Path
 
 from app.errors import UserError
@@ -27,6 +28,9 @@ from app.errors import UserError
 REVIEW_FILE = "audit-review.tsv"
 REPORT_STEM = "deid-report"
 AUDITS_KEY = "audit_reviews"
+#: The samples drawn and not yet finished, by export folder (its resolved
+#: path): what ``finish_audit`` checks a review file against.
+SAMPLES_KEY = "audit_samples"
 _MANIFEST = ".deid-manifest.jsonl"
 _HEADER = ("# Residual-risk review. Open each note below in this folder, read it whole, and "
            "write in 'identifiers_left' how many identifiers you find in clear (0 if none).\n"
@@ -54,12 +58,20 @@ def _export_notes(folder: Path) -> dict[str, int]:
 
 
 def start_audit(project, folder, *, notes: int | None = None, max_rate: float = 0.05,
-                confidence: float = 0.95, seed: int | None = None) -> dict:
-    """Draw the sample and write the review file; returns the open audit."""
+                confidence: float = 0.95, seed: int | None = None, force: bool = False) -> dict:
+    """Draw the sample, keep it in the project and write the review file;
+    returns the open audit.
+
+    A review file a reviewer has begun to fill (a count or a comment) is
+    not replaced unless ``force``: drawing again would lose that work.
+    """
     from app.deid.audit import draw_sample, sample_size
 
     folder = Path(folder)
     written = _export_notes(folder)
+    if not force and _review_begun(folder / REVIEW_FILE):
+        raise UserError(f"{folder / REVIEW_FILE} holds a reviewer's counts or comments: finish "
+                        f"that audit (--finish), or draw a new sample over it with --force")
     try:
         n = notes if notes is not None else sample_size(max_rate, confidence)
     except ValueError as exc:
@@ -75,8 +87,37 @@ def start_audit(project, folder, *, notes: int | None = None, max_rate: float = 
     audit = {"export": folder.name, "started_at": _now(), "seed": seed, "sample": sample,
              "notes_in_export": len(written), "target_rate": max_rate,
              "confidence": confidence, "status": "open"}
+    samples = dict(project.get_setting(SAMPLES_KEY) or {})
+    samples[_folder_key(folder)] = {"seed": seed, "sample": sample}
+    project.set_setting(SAMPLES_KEY, samples)
     project.log("audit_started", {"sample": len(sample), "notes": len(written)})
     return audit
+
+
+def _folder_key(folder: Path) -> str:
+    return str(folder.resolve())
+
+
+def _review_begun(path: Path) -> bool:
+    """Whether the review file at ``path`` holds a count or a comment."""
+    if not path.is_file():
+        return False
+    try:
+        lines = _review_lines(path)
+    except UserError:
+        return True                  # not ours to read: not ours to replace either
+    return any(any(c.strip() for c in line.split("\t")[2:]) for _, line in lines)
+
+
+def _review_lines(path: Path) -> list[tuple[int, str]]:
+    """``(line number, line)`` of the rows of a review file: not the header
+    nor the comments. A BOM (as a spreadsheet saves the file) is skipped."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{path.name} is not a review file (not UTF-8 text)") from None
+    return [(i, line) for i, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.startswith("#") and not line.startswith("note\t")]
 
 
 def read_review(path: Path) -> list[tuple[str, int, int]]:
@@ -84,16 +125,14 @@ def read_review(path: Path) -> list[tuple[str, int, int]]:
     if not path.is_file():
         raise UserError(f"no review file {path}: start the audit first")
     rows = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#") or line.startswith("note\t"):
-            continue
+    for i, line in _review_lines(path):
         cells = line.split("\t")
         if len(cells) < 3:
             raise UserError(f"{path.name} line {i}: expected note, identifiers_replaced, "
                             f"identifiers_left")
         try:
-            left = int(cells[2].strip())
-            replaced = int(cells[1].strip() or 0)
+            left = _count(cells[2])
+            replaced = _count(cells[1] or "0")
         except ValueError:
             raise UserError(f"{path.name} line {i}: write how many identifiers are left in "
                             f"clear in {cells[0]} (a number, 0 if none)") from None
@@ -103,6 +142,24 @@ def read_review(path: Path) -> list[tuple[str, int, int]]:
     if not rows:
         raise UserError(f"{path.name} lists no notes")
     return rows
+
+
+def _count(cell: str) -> int:
+    """A count written in a review cell: digits only, and few of them (a
+    400-digit number is no count of identifiers, and ``int`` of a long one
+    is slow or refused)."""
+    cell = cell.strip()
+    if not cell.isascii() or not cell.isdigit() or len(cell) > 9:
+        raise ValueError(cell)
+    return int(cell)
+
+
+def _count_or(cell: str, default: int | None) -> int | None:
+    """The count in ``cell``, or ``default`` where there is none (yet)."""
+    try:
+        return _count(cell)
+    except ValueError:
+        return default
 
 
 def export_document_ids(project, infos=None, namings=("same", "pseudonymous")) -> dict[str, int]:
@@ -139,13 +196,9 @@ def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
     if not path.is_file():
         raise UserError(f"no review file in {folder}: start the audit first")
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#") or line.startswith("note\t"):
-            continue
+    for _, line in _review_lines(path):
         cells = (line.split("\t") + ["", "", ""])[:3]
-        left = cells[2].strip()
-        rows.append((cells[0], int(cells[1] or 0) if cells[1].strip().isdigit() else 0,
-                     int(left) if left.isdigit() else None))
+        rows.append((cells[0], _count_or(cells[1], 0), _count_or(cells[2], None)))
     return rows
 
 
@@ -178,17 +231,13 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
     folder = Path(folder)
     rows = read_review(Path(review_file) if review_file else folder / REVIEW_FILE)
     written = _export_notes(folder)
-    unknown = [name for name, _, _ in rows if name not in written]
-    if unknown:
-        raise UserError(f"the review names {len(unknown)} note(s) this export does not hold "
-                        f"(first: {unknown[0]})")
+    rows = _checked_against_sample(project, folder, rows, written)
     n = len(rows)
     leaking = sum(1 for _, _, left in rows if left)
     left = sum(r[2] for r in rows)
     checked = sum(r[1] for r in rows) + left
     report_json = folder / f"{REPORT_STEM}.json"
-    export_report = (json.loads(report_json.read_text(encoding="utf-8"))
-                     if report_json.is_file() else {})
+    export_report = _export_report(report_json)
     result = {
         "reviewer": reviewer.strip(), "reviewed_at": _now(), "export": folder.name,
         "notes_in_export": len(written), "notes_reviewed": n, "notes_leaking": leaking,
@@ -205,6 +254,9 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
     audits = list(project.get_setting(AUDITS_KEY) or [])
     audits.append(result)
     project.set_setting(AUDITS_KEY, audits)
+    samples = dict(project.get_setting(SAMPLES_KEY) or {})
+    samples.pop(_folder_key(folder), None)
+    project.set_setting(SAMPLES_KEY, samples)
     project.log("audit_finished", {"notes_reviewed": n, "notes_leaking": leaking,
                                    "identifiers_left": left}, actor=reviewer.strip())
     if export_report:
@@ -214,6 +266,61 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
         write_report({"audit": result}, folder / "audit-report.json",
                      folder / "audit-report.html")
     return result
+
+
+def _export_report(path: Path) -> dict:
+    """The export's audit report (``{}`` when there is none), refused in one
+    line when damaged: the audit is added to it, and must not replace it."""
+    if not path.is_file():
+        return {}
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        report = None
+    if not isinstance(report, dict):
+        raise UserError(f"{path.name} is damaged (not a DeID Studio report); restore it or "
+                        f"export again")
+    return report
+
+
+def _checked_against_sample(project, folder: Path, rows: list[tuple[str, int, int]],
+                            written: dict[str, int]) -> list[tuple[str, int, int]]:
+    """``rows`` of a review checked against the sample the project keeps
+    for ``folder``: exactly the notes drawn, once each, each count within
+    the words of its note. ``replaced`` comes from the export's manifest,
+    not from the file a person can edit. The bound signed from these rows
+    cannot be talked down by a duplicated, dropped, added or edited row."""
+    stored = (project.get_setting(SAMPLES_KEY) or {}).get(_folder_key(folder))
+    if not stored:
+        raise UserError(f"no sample drawn for {folder} in this project: start the audit first "
+                        f"(deid audit PROJECT FOLDER)")
+    sample = list(stored["sample"])
+    names = Counter(name for name, _, _ in rows)
+    twice = sorted(name for name, k in names.items() if k > 1)
+    if twice:
+        raise UserError(f"the review lists {len(twice)} note(s) more than once "
+                        f"(first: {twice[0]})")
+    drawn = set(sample)
+    extra = [name for name in names if name not in drawn]
+    if extra:
+        raise UserError(f"the review names {len(extra)} note(s) outside the sample drawn "
+                        f"(first: {extra[0]})")
+    missing = [name for name in sample if name not in names]
+    if missing:
+        raise UserError(f"the review leaves out {len(missing)} sampled note(s) "
+                        f"(first: {missing[0]})")
+    gone = [name for name in sample if name not in written]
+    if gone:
+        raise UserError(f"{len(gone)} sampled note(s) are no longer in the export "
+                        f"(first: {gone[0]})")
+    checked = []
+    for name, _, left in rows:
+        words = len((folder / name).read_text(encoding="utf-8", errors="replace").split())
+        if left > words:
+            raise UserError(f"the review counts {left} identifiers left in {name}, which "
+                            f"holds {words} words")
+        checked.append((name, written[name], left))
+    return checked
 
 
 def _now() -> str:

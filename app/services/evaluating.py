@@ -147,7 +147,9 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     if not docs:
         from app.services.splits import split_offer
         raise UserError(split_offer(project, split)
-                        or f"no annotated documents in the {split!r} split to evaluate on")
+                        or f"no annotated documents in the {split!r} split to evaluate on: "
+                           f"import annotated notes with `deid import PROJECT PATH --split {split}`"
+                           f", or name another split with --split")
     run = active_run(project, run_id)
     name = model or run.selected
     texts = [d.text for d in docs]

@@ -36,10 +36,18 @@ def project_documents(project, *, split: str | None = None, include_suggestions:
 
 
 def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None = None,
-                   include_suggestions: bool = False, progress: ProgressFn = no_progress
-                   ) -> ExportSummary:
+                   include_suggestions: bool = False, progress: ProgressFn = no_progress,
+                   force: bool = False) -> ExportSummary:
+    """Write the project's documents (of ``split``) and their gold spans
+    (with the suggestions if asked) under ``out_dir`` in ``fmt``.
+
+    A file there that this tool did not write and the export would replace
+    refuses the export (``UserError``, nothing written) unless ``force``.
+    """
     from app.formats import FORMATS, write_documents
     from app.formats.base import NameAllocator, sweep_temp_files
+    from app.formats.registry import written_paths
+    from app.formats.written import claim_paths
 
     if fmt not in FORMATS or fmt == "txt":
         raise UserError(f"unknown export format {fmt!r}")
@@ -65,6 +73,10 @@ def export_project(project, out_dir: str | Path, fmt: str, *, split: str | None 
             progress(Progress(counts["docs"] / total, "export"))
             yield doc
 
+    planned = NameAllocator()
+    to_write = written_paths(fmt, [planned.allocate(i.name)
+                                   for i in project.document_infos(split=split)])
+    claim_paths(out, to_write, force=force)
     out.mkdir(parents=True, exist_ok=True)
     sweep_temp_files(out)              # what a killed export left there
     write_documents(counted(), out, fmt)
@@ -88,6 +100,8 @@ class ExportRequest:
     #: The audit report's path without suffix (default: ``deid-report`` beside the notes).
     report: str | None = None
     scan_threshold: float | None = None  # the leak scan's (None: its default)
+    #: Replace files in the folder that this tool did not write.
+    force: bool = False
 
 
 @dataclass
@@ -184,7 +198,10 @@ def export_documents(project, request: ExportRequest, *, progress=None,
         project, out, doc_ids=[i.id for i in infos], strategy=request.strategy,
         report_path=str(report_base), naming=request.naming, strict=request.strict,
         rules_only=request.rules_only, scan_threshold=request.scan_threshold,
-        progress=progress or no_progress, cancel=cancel)
-    doc_ids = export_document_ids(project, infos, (request.naming,))
+        progress=progress or no_progress, cancel=cancel, force=request.force)
+    # A note whose name holds an identifier is written under its
+    # pseudonymous name whatever the naming (app.deid.folder.name_holds_identifier).
+    doc_ids = export_document_ids(project, infos, tuple(dict.fromkeys((request.naming,
+                                                                        "pseudonymous"))))
     return ExportOutcome(out, report_base.with_suffix(".html"), report_base.with_suffix(".json"),
                          len(infos), summary, report, doc_ids)

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.bounded import BoundedPattern
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.errors import UserError
 from app.formats.errors import BadInputError
@@ -51,7 +52,7 @@ class ImportSummary:
 PATIENT_REGEX = "patient_regex"
 
 
-def patient_id_from(name: str, regex: re.Pattern | None) -> str | None:
+def patient_id_from(name: str, regex: BoundedPattern | None) -> str | None:
     """Patient id from a document name: group 1 of ``regex``, else the whole match."""
     if regex is None:
         return None
@@ -81,13 +82,12 @@ def guess_patient_regex(names: list[str]) -> str | None:
     return None
 
 
-def compile_patient_regex(pattern: str | None) -> re.Pattern | None:
+def compile_patient_regex(pattern: str | None) -> BoundedPattern | None:
+    """``pattern`` compiled, matched in bounded time (``None`` for none);
+    ``UserError`` when it is not a valid pattern."""
     if not pattern:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise UserError(f"invalid --patient-regex: {exc}") from None
+    return BoundedPattern(pattern)
 
 
 SPLITS = ("train", "dev", "test")

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from app.errors import UserError
 from app.lists import LIST_KINDS, ListFileError, ListMatcher
+from app.lists.entries import PATIENT_FIELDS
 from app.lists.floor import Floor
-from app.lists.io import parse_mapping, read_header, read_patient_table, read_plain_list
+from app.lists.io import (parse_mapping, read_header, read_patient_table, read_plain_list,
+                          unused_columns)
 from app.lists.labels import describe, label_map
 
 
@@ -24,6 +26,7 @@ class ListAddSummary:
     patients: int = 0         # patient table: patients in the file
     fields: list[str] = field(default_factory=list)
     linked: int = 0           # notes with no patient that now have theirs (link_patients)
+    unused: list[str] = field(default_factory=list)   # patient table columns read into no field
 
     def sentence(self) -> str:
         """What was read and added, in counts and field names (never an
@@ -32,8 +35,11 @@ class ListAddSummary:
                if self.kind == "patients" else "")
         linked = (f"; {self.linked} notes with no patient now have the one their file name "
                   f"names" if self.linked else "")
+        unused = (f"; columns not read: {', '.join(self.unused)} (to read one, add it again "
+                  f"with --map FIELD={self.unused[0]}, FIELD one of {', '.join(PATIENT_FIELDS)})"
+                  if self.unused else "")
         return (f"{self.kind}: read {self.read} entries{who}; {self.added} new, "
-                f"{self.read - self.added} already there{linked}")
+                f"{self.read - self.added} already there{linked}{unused}")
 
 
 def add_list_file(project, path, kind: str, mapping: list[str] | None = None) -> ListAddSummary:
@@ -51,8 +57,10 @@ def add_list_file(project, path, kind: str, mapping: list[str] | None = None) ->
     if mapping and kind != "patients":
         raise UserError("--map is for the patient table (--kind patients) only")
     try:
+        unused: list[str] = []
         if kind == "patients":
             rows = read_patient_table(path, parse_mapping(mapping))
+            unused = unused_columns(path, parse_mapping(mapping))
         else:
             rows = [("", "name", v) for v in read_plain_list(path)]
     except ListFileError as exc:
@@ -65,7 +73,7 @@ def add_list_file(project, path, kind: str, mapping: list[str] | None = None) ->
         project.log("list_added", {"kind": kind, "entries": len(rows), "new": added,
                                    "notes_linked": linked})
     return ListAddSummary(kind, len(rows), added, len({r[0] for r in rows}) if kind == "patients"
-                          else 0, sorted({r[1] for r in rows}), linked)
+                          else 0, sorted({r[1] for r in rows}), linked, unused)
 
 
 def link_patients(project, doc_ids: list[int] | None = None) -> int:

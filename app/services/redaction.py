@@ -7,6 +7,7 @@ is ever written to the export.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 import weakref
@@ -496,10 +497,23 @@ def dismissed_suspicions(project) -> frozenset[str]:
     return frozenset(d["id"] for d in project.get_setting(DISMISSED_KEY) or [])
 
 
-def dismiss_suspicions(project, ids, actor: str | None = None) -> int:
+def dismiss_suspicions(project, ids, actor: str | None = None, *, listed_in=None) -> int:
     """Record that the suspicions ``ids`` are not leaks (who and when, no text);
-    the next export no longer reports them. Returns how many were new."""
+    the next export no longer reports them. Returns how many were new.
+
+    ``listed_in``: the output folder whose earlier run listed them (``deid
+    redact/export --dismiss``): an id no suspicion there has (a typo, an id
+    of another folder) is refused with ``UserError`` rather than kept
+    silently while the suspicion it was meant for stays."""
     import datetime as dt
+    from app.deid.folder import suspicion_ids
+    if listed_in is not None and ids:
+        listed = suspicion_ids(Path(listed_in))
+        unknown = [i for i in dict.fromkeys(ids) if i not in listed]
+        if unknown:
+            raise UserError(f"--dismiss: {len(unknown)} id(s) are no suspicion an earlier run "
+                            f"listed in {listed_in} (first: {unknown[0]}); copy them from its "
+                            f"report")
     stored = list(project.get_setting(DISMISSED_KEY) or [])
     known = {d["id"] for d in stored}
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
@@ -569,7 +583,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   cluster: str | None = None, naming: str = "same",
                   patient_regex: str | None = None, strict: bool = False, rules_only: bool = False,
                   use_annotations: bool = False, batch: int | None = None,
-                  scan_threshold: float | None = None,
+                  scan_threshold: float | None = None, force: bool = False,
                   progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """Redact every note under ``in_dir`` into ``out_dir``; write the audit report.
 
@@ -589,7 +603,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
         raise UserError("the output folder must not be the input folder or inside it")
     if out.exists() and not out.is_dir():
         raise UserError(f"the output path is a file, not a folder: {out}")
-    report_files = _report_paths(report_path)
+    report_files = report_paths(report_path)
     compile_patient_regex(patient_regex)
     workers = resolve_workers(workers)
     policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
@@ -612,7 +626,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             strict=strict, producer=producer,
                             known=project_known_identifiers(project, policy),
                             model_scan=model_scan, dismissed=dismissed_suspicions(project),
-                            shapes=scan_shapes(project, policy), batch=batch)
+                            shapes=scan_shapes(project, policy), batch=batch, force=force)
     seconds = time.perf_counter() - t0
     model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
         else _model_info(project, rules_only)
@@ -638,12 +652,15 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     return summary, report_data
 
 
-def _report_paths(report_path: str | None) -> tuple[Path, Path] | None:
+def report_paths(report_path: str | None) -> tuple[Path, Path] | None:
     """The report's .json and .html paths, their folder made now: a bad
     --report is refused before any note is redacted, not after."""
     if not report_path:
         return None
     rp = Path(report_path)
+    if report_path.endswith(("/", os.sep)) or (
+            rp.is_dir() and rp.suffix.lower() not in (".json", ".html")):
+        rp = rp / "deid-report"          # a folder named: the report goes in it, not beside it
     paths = rp.with_suffix(".json"), rp.with_suffix(".html")
     for p in paths:
         if p.is_dir():
@@ -753,7 +770,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                    strategy: str | None = None, report_path: str | None = None,
                    naming: str = "same", strict: bool = False, rules_only: bool = False,
                    spans_format: str = "jsonl", workers: int | None = None,
-                   scan_threshold: float | None = None,
+                   scan_threshold: float | None = None, force: bool = False,
                    progress: ProgressFn = no_progress, cancel: CancelToken | None = None):
     """De-identify project documents into ``out_dir``, straight from the store.
 
@@ -770,7 +787,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UserError(f"the output path is a file, not a folder: {out}")
-    report_files = _report_paths(report_path)
+    report_files = report_paths(report_path)
     workers = resolve_workers(workers)
     infos = project.document_infos()
     if doc_ids is not None:
@@ -795,7 +812,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                            strict=strict, producer=producer,
                            known=project_known_identifiers(project, policy),
                            model_scan=model_scan, dismissed=dismissed_suspicions(project),
-                           shapes=scan_shapes(project, policy))
+                           shapes=scan_shapes(project, policy), force=force)
     seconds = time.perf_counter() - t0
     model_info, evaluation = _model_info(project, rules_only)
     report_data = build_report(summary, model_info, evaluation, policy,

@@ -63,3 +63,33 @@ def test_lists_bad_input_exits_1_with_one_clear_line(tmp_path, capsys):
         f"deid: error: no such list file: {tmp_path / 'missing.txt'}",
         "deid: error: --map is for the patient table (--kind patients) only"]
     assert proj.read_bytes() == before                    # nothing stored
+
+
+def test_columns_read_into_no_field_are_named_with_the_mapping_to_read_them(tmp_path, capsys):
+    """`ID,FIRST,SURNAME,HOME` lost the phones without a word (issue 35 item 12)."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    table = tmp_path / "pt.csv"
+    table.write_text("ID,FIRST,SURNAME,HOME\np1,Ottoline,Varga,0412 345 678\n", encoding="utf-8")
+    capsys.readouterr()
+    assert run("lists", proj, "add", table, "--kind", "patients") == 0
+    out = capsys.readouterr().out
+    assert "columns not read: HOME (to read one, add it again with --map FIELD=HOME" in out
+    assert "phones" in out and "0412" not in out and "Varga" not in out
+    assert run("lists", proj, "add", table, "--kind", "patients", "--map", "phones=HOME") == 0
+    out = capsys.readouterr().out
+    assert "columns not read" not in out and "1 new" in out
+
+
+def test_mixed_line_endings_and_a_cell_of_two_lines_are_read(tmp_path, capsys):
+    """Mixed CR/CRLF/LF gave csv's raw "new-line character seen in unquoted
+    field" message; a cell of two lines (a spreadsheet's Alt+Enter) holds two
+    values (issue 35 item 12)."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    table = tmp_path / "pt.csv"
+    table.write_bytes(b'ID,FIRST,SURNAME,PHONE\rp1,Ottoline,Varga,"0412 345 678\r\n'
+                      b'0412 345 679"\r\np2,Ivo,Hargreave,\n')
+    capsys.readouterr()
+    assert run("lists", proj, "add", table, "--kind", "patients") == 0
+    assert "read 6 entries of 2 patients (first_name, last_name, phones)" in capsys.readouterr().out

@@ -41,3 +41,46 @@ def test_the_pool_workers_know_they_are_one_jobs_workers():
     with ProcessPool(1) as pool:
         assert pool.submit(_is_pool_worker).result() is True
     assert parallel._POOL_WORKER is False
+
+
+_PARENT = """
+import os, sys, time
+from app.core.parallel import ProcessPool
+pool = ProcessPool(2)
+pids = {pool.submit(os.getpid).result() for _ in range(8)}
+print(" ".join(map(str, sorted(pids))), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"     # a zombie is dead
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_pool_workers_end_with_a_parent_killed_by_sigkill():
+    """`kill -9` of `deid redact` left its workers alive for good (issue 35
+    item 10): each worker watches its parent and ends with it."""
+    import os
+    import signal
+    import subprocess
+    import time
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert workers and all(_alive(p) for p in workers)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 60          # a bound for a loaded machine, not a timing
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in workers if _alive(p)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left

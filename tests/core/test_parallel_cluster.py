@@ -143,3 +143,29 @@ def test_local_cluster_from_the_command_line(tmp_path, capsys, loopback_only):
     assert main(["-q", "redact", str(project), str(notes), str(tmp_path / "out"),
                  "--cluster", "local:0"]) == 1
     assert "local:4" in capsys.readouterr().err
+
+
+def _worker_scratch() -> str:
+    from distributed import get_worker
+    return get_worker().local_directory
+
+
+def test_a_local_cluster_serves_nothing_on_8787_and_keeps_its_scratch_private(
+        tmp_path, monkeypatch, loopback_only):
+    """`--cluster local:N` opened Dask's dashboard on 127.0.0.1:8787, which
+    every local user can reach, and wrote to a shared /tmp/dask-scratch-space
+    a killed run left behind (issue 35 item 2)."""
+    import psutil
+    from app.core.parallel import DaskEngine
+    from app.core.private import private_root
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    engine = DaskEngine("local:1")
+    try:
+        scratch = Path(engine.submit(_worker_scratch).result())
+        listening = [c.laddr for c in psutil.Process().net_connections(kind="inet")
+                     if c.status == psutil.CONN_LISTEN]
+    finally:
+        engine.close()
+    assert private_root() in scratch.parents
+    assert listening and all(a.ip == "127.0.0.1" and a.port != 8787 for a in listening)
+    assert not [p for p in private_root().iterdir() if p.name.startswith("deid-dask-")]

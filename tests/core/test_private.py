@@ -112,4 +112,5 @@ def test_a_file_being_written_never_sits_in_the_output_folder(tmp_path, monkeypa
         p.add_document("n1", "Alex Quill was seen.", spans=[Span(0, 10, "PERSON")])
         export_project(p, out, "brat")
     assert renamed_from and all(os.path.dirname(a) != str(out) for a in renamed_from)
-    assert sorted(x.name for x in out.iterdir()) == ["n1.ann", "n1.txt"]
+    # Beside the notes, only the record of what the export wrote (issue 35 item 4).
+    assert sorted(x.name for x in out.iterdir()) == [".deid-written.jsonl", "n1.ann", "n1.txt"]

@@ -80,3 +80,11 @@ def test_reason_never_contains_content(tmp_path):
     with pytest.raises(BadInputError) as err:
         read_text_file(path)
     assert "SECRET" not in str(err.value)
+
+
+def test_a_file_just_over_the_limit_says_by_how_much(tmp_path):
+    """"file too large (52.4 MB > limit 52.4 MB)" (issue 35 item 14): bytes."""
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"a" * 1_000_001)
+    with pytest.raises(BadInputError, match=r"1,000,001 bytes > limit 1,000,000 bytes"):
+        read_text_file(path, max_bytes=1_000_000)

@@ -28,3 +28,20 @@ def write_brat(folder: Path) -> Path:
 
 def doc_id(window, name: str) -> int:
     return next(i.id for i in window.project.document_infos() if i.name == name)
+
+
+def held_until_cancelled(fn, hold):
+    """``fn(*args, progress=..., cancel=...)`` (a service a worker runs) whose
+    progress holds the worker, from the first event for which ``hold(p)`` is
+    true, until the run is cancelled: a test's Stop or Cancel then always
+    finds the run under way. Without it, a quiet machine finished the run
+    before the click, and the test failed on speed alone (issue 35 item 15).
+    The hold gives up after two minutes so that a broken Stop fails the
+    test's own wait instead of hanging the suite."""
+    def held(*args, progress, cancel, **kwargs):
+        def gated(p):
+            progress(p)
+            if hold(p):
+                cancel.wait(120)
+        return fn(*args, progress=gated, cancel=cancel, **kwargs)
+    return held

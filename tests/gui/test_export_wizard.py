@@ -11,7 +11,9 @@ import pytest
 from app.core.labels import PRESETS
 from app.core.progress import CancelToken, Cancelled
 from app.services.exporting import ExportRequest, export_documents, select_documents
+from app.gui import export_wizard
 from app.gui.export_wizard import ExportWizard
+from gui_helpers import held_until_cancelled
 from app.project import Project
 from app.synth import generate
 
@@ -101,7 +103,7 @@ def test_pseudonymous_names(wizard, qtbot, project, tmp_path):
     assert len(names) == 12 and all(n.startswith("note-") for n in names)
 
 
-def test_cancel_then_resume_skips_finished_notes(wizard, qtbot, project, tmp_path):
+def test_cancel_then_resume_skips_finished_notes(wizard, qtbot, project, tmp_path, monkeypatch):
     out = tmp_path / "out"
     # Deterministic partial export: cancel after the first note is written.
     token = CancelToken()
@@ -109,12 +111,16 @@ def test_cancel_then_resume_skips_finished_notes(wizard, qtbot, project, tmp_pat
         export_documents(project, ExportRequest(out, rules_only=True),
                          progress=lambda p: token.cancel(), cancel=token)
     assert len(_notes(out)) == 1
-    # The wizard's Cancel stops its worker too and offers to resume.
+    # The wizard's Cancel stops its worker too and offers to resume. The
+    # worker waits for Cancel at its first event, however fast the machine.
+    monkeypatch.setattr(export_wizard, "export_documents",
+                        held_until_cancelled(export_documents, lambda p: True))
     wizard.folder_edit.setText(str(out))
     with qtbot.waitSignal(wizard.cancelled, timeout=120000):        # not a failure
         wizard.start_export()
         wizard.cancel()
     assert wizard.start_button.text() == "Resume export"
+    monkeypatch.setattr(export_wizard, "export_documents", export_documents)
     with qtbot.waitSignal(wizard.exported, timeout=120000) as blocker:
         wizard.start_export()
     totals = blocker.args[0].report["totals"]

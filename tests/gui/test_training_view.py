@@ -180,10 +180,16 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
     assert blocker.args == [missed.doc_id, missed.start, missed.end]
 
 
-def test_cancel_stops_training_and_keeps_the_project_consistent(trained, qtbot):
+def test_cancel_stops_training_and_keeps_the_project_consistent(trained, qtbot, monkeypatch):
+    import app.services.training as training
+    from gui_helpers import held_until_cancelled
     view, project, _, finished = trained
     active = project.get_setting(ACTIVE_RUN)
     selected = view.selected_name()
+    # The worker waits for Cancel once a member is under way, however fast
+    # the machine (a run that ended first made Cancel a no-op).
+    monkeypatch.setattr(training, "train_project", held_until_cancelled(
+        training.train_project, lambda p: p.model is not None))
     with qtbot.waitSignal(view.runner.progress, timeout=300000,
                           check_params_cb=lambda p: p.model is not None):
         assert view.start_training()

@@ -166,3 +166,53 @@ def test_lock_held_by_other_process_then_stale(tmp_path):
     with Project.open(path) as proj:                      # ...and does not block
         proj.add_document("a", "text a")
     assert not (tmp_path / "p.deid.lock").exists()
+
+
+def test_a_read_only_open_of_a_file_it_cannot_write_leaves_nothing_beside_it(
+        tmp_path, monkeypatch):
+    """-wal/-shm files left by a read-only open (as read-only as the project)
+    later stopped whoever could write it (issue 35 item 6). Root may write
+    any file: the test takes that right away as a user without it has."""
+    from app.core.labels import PRESETS
+    from app.project import connection
+    path = tmp_path / "p.deid"
+    Project.create(path, PRESETS["paper"]).close()
+    path.chmod(0o444)
+    real = os.access
+    monkeypatch.setattr(connection.os, "access",
+                        lambda p, mode, **k: False if mode == os.W_OK else real(p, mode, **k))
+    with Project.open(path, readonly=True) as p:
+        assert p.schema_version > 0 and p.document_infos() == []
+    monkeypatch.undo()
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["p.deid"]
+    path.chmod(0o644)
+    with Project.open(path) as p:                  # writable again, and written
+        p.set_setting("after", 1)
+
+
+def test_saves_another_readers_snapshot_keeps_in_the_wal_are_said(tmp_path, monkeypatch, capsys):
+    """While another process reads, a writer's last saves stay in the -wal:
+    `deid import` said nothing, and a copy of the .deid alone (as users move
+    a project) missed the notes (issue 35 item 5). The close retries the
+    checkpoint, then says so."""
+    from app.cli.main import main
+    from app.project import core
+    monkeypatch.setattr(core, "CLOSE_CHECKPOINT_WAIT_S", 0.2)
+    path = tmp_path / "p.deid"
+    assert main(["-q", "new", str(path)]) == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen today.\n", encoding="utf-8")
+    reader = sqlite3.connect(path)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM sqlite_master").fetchone()   # holds a snapshot
+        capsys.readouterr()
+        assert main(["-q", "import", str(path), str(notes), "--no-suggest"]) == 0
+        err = capsys.readouterr().err
+        assert "deid: warning: another program is reading p.deid" in err and "-wal" in err
+    finally:
+        reader.close()
+    assert main(["-q", "import", str(path), str(notes), "--no-suggest"]) == 0
+    assert "warning" not in capsys.readouterr().err      # nobody reading: all in the file
+    assert not (tmp_path / "p.deid-wal").exists() or not (tmp_path / "p.deid-wal").stat().st_size

@@ -84,9 +84,14 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "name-same-in-two-folders": ("txt", lambda d: (_t(d, "a/note1.txt", NOTE),
                                                    _t(d, "b/note1.txt", NOTE + "b"))),
     "name-hidden": ("txt", lambda d: _t(d, ".hidden.txt", NOTE)),
+    # An identifier in the name: no output or report name may carry it.
+    "name-holds-phone": ("txt", lambda d: _t(d, "ring_0412_345_678.txt", NOTE)),
     "folder-named-like-a-note": ("txt", lambda d: os.makedirs(d / "dir.txt")),
     "symlink-loop": ("txt", lambda d: os.symlink(d / "loop", d / "loop")),
     "symlink-dangling": ("txt", lambda d: os.symlink(d / "nowhere.txt", d / "dangling.txt")),
+    # Never followed out of the folder: listed, not imported nor redacted.
+    "symlink-out-of-folder": ("txt", lambda d: os.symlink("/etc/hostname", d / "linked.txt")),
+    "note-md-and-no-extension": ("txt", lambda d: (_t(d, "odd.md", NOTE), _t(d, "odd", NOTE))),
     "deep-folders": ("txt", lambda d: _t(d, "/".join(["d"] * 40) + "/deep.txt", NOTE)),
     # --- brat
     "brat-bad-offsets": ("brat", lambda d: (_t(d, "odd.txt", NOTE),
@@ -128,6 +133,8 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "jsonl-bad-split-patient": ("jsonl", lambda d: _t(d, "odd.jsonl", json.dumps(
         {"name": "sp", "text": "Note.", "split": ["x"], "patient_id": {"a": 1}}) + "\n")),
     "jsonl-empty-file": ("jsonl", lambda d: _t(d, "odd.jsonl", "")),
+    "jsonl-5000-digit-int": ("jsonl", lambda d: _t(d, "odd.jsonl", '{"text": "a", "n": '
+                                                   + "7" * 5000 + "}\n")),
     "jsonl-bad-utf8": ("jsonl", lambda d: _b(d, "odd.jsonl", b'{"text": "caf\xe9"}\n')),
     # --- i2b2 / MEDDOCAN XML
     "xml-no-text": ("i2b2", lambda d: _t(d, "odd.xml", "<deIdi2b2><TAGS/></deIdi2b2>")),

@@ -124,3 +124,37 @@ def test_suggesting_says_how_many_notes_are_done(tmp_path):
         shown = []
         assert suggest_rules(p, doc_ids=docs, progress=shown.append) == 20
     assert [r.message for r in shown] == ["16 of 20 notes", "20 of 20 notes"]
+
+
+def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsys):
+    """A kill during the suggestion step of `deid import` left the notes not
+    yet reached without suggestions, and the re-run said "N duplicates
+    skipped" and did nothing (issue 35 item 9)."""
+    from app.services.annotating import pending_suggestions, suggest_new_notes
+    from app.services.importing import import_path
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(40):
+        (notes / f"n{i:02d}.txt").write_text(f"Call 0412 345 6{i:02d} about the results.\n",
+                                             encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert main(["-q", "new", str(proj), "--labels", "meddocan", "--language", "es"]) == 0
+
+    class Killed(BaseException):
+        """Where the process died (nothing after it runs)."""
+
+    def die_after_the_first_notes(p):
+        raise Killed
+
+    with Project.open(proj) as p:
+        ids = import_path(p, notes).doc_ids
+        with pytest.raises(Killed):
+            suggest_new_notes(p, ids, progress=die_after_the_first_notes)
+        suggested = {i.id for i in p.document_infos() if p.span_records(i.id, status="suggested")}
+        assert 0 < len(suggested) < 40 and pending_suggestions(p) == sorted(ids)
+    capsys.readouterr()
+    assert main(["-q", "import", str(proj), str(notes)]) == 0
+    assert "40 new notes have the rules' suggestions to review" in capsys.readouterr().out
+    with Project.open(proj, readonly=True) as p:
+        assert all(p.span_records(i.id, status="suggested") for i in p.document_infos())
+        assert pending_suggestions(p) == []

@@ -35,6 +35,7 @@ def test_import_never_fails_internally_and_keeps_the_control_note(case, corpus, 
         assert len(kept) == 1, [i.name for i in p.document_infos()]
         names = [i.name.casefold() for i in p.document_infos()]
         assert len(names) == len(set(names))
+        assert "linked" not in names               # a link out of the folder is not followed
 
 
 @pytest.mark.parametrize("case", sorted(c for c, (fmt, _) in CASES.items() if fmt in ("txt", "brat")))
@@ -49,3 +50,7 @@ def test_redact_never_fails_internally_and_redacts_the_control_note(case, corpus
     assert code == 0, capsys.readouterr().err
     out = (tmp_path / "out" / "control.txt").read_text(encoding="utf-8")
     assert "4455667" not in out and out != CONTROL_TEXT
+    assert not (tmp_path / "out" / "linked.txt").exists()
+    # The notes' phone number is in no output name, nor in the report.
+    assert not any("0412" in p.name for p in (tmp_path / "out").rglob("*"))
+    assert "0412" not in (tmp_path / "r.json").read_text(encoding="utf-8")

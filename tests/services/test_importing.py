@@ -44,6 +44,33 @@ def test_mixed_folder_imports_good_files_and_reports_each_bad_one(tmp_path, proj
     assert project.document(infos["latin"].id).text.startswith("Patient José Núñez")
 
 
+def test_every_file_left_out_is_listed_and_no_link_leads_out_of_the_folder(tmp_path, project):
+    """A folder of notes and one i2b2 .xml imported only the XML saying "0
+    files skipped"; .md and extension-less files went unlisted; a link to a
+    file outside the folder was followed and imported (issue 35 item 8)."""
+    outside = tmp_path / "elsewhere.xml"
+    outside.write_text("<deIdi2b2><TEXT><![CDATA[Not a note of this folder.]]></TEXT><TAGS>"
+                       "</TAGS></deIdi2b2>", encoding="utf-8")
+    d = tmp_path / "notes"
+    (d / "s").mkdir(parents=True)
+    (d / "a.txt").write_text("Seen today.\n", encoding="utf-8")
+    (d / "b.xml").write_text("<deIdi2b2><TEXT><![CDATA[Seen by Dr Smith.]]></TEXT><TAGS>"
+                             "</TAGS></deIdi2b2>", encoding="utf-8")
+    (d / "c.md").write_text("Seen again.\n", encoding="utf-8")
+    (d / "d").write_text("Seen once more.\n", encoding="utf-8")
+    os.symlink(outside, d / "s" / "p1.xml")
+
+    s = import_path(project, d)
+
+    assert s.imported == 1 and [i.name for i in project.document_infos()] == ["b"]
+    reasons = {Path(p).name: reason for p, reason in s.problems}
+    assert set(reasons) == {"a.txt", "c.md", "d", "p1.xml"}
+    assert "--format txt" in reasons["a.txt"] and "(.md)" in reasons["c.md"]
+    assert "no extension" in reasons["d"] and "outside the folder" in reasons["p1.xml"]
+    s = import_path(project, d, fmt="txt")
+    assert s.imported == 1 and "a" in [i.name for i in project.document_infos()]
+
+
 def test_duplicates_are_skipped_and_counted(tmp_path, project):
     d = tmp_path / "n"
     d.mkdir()

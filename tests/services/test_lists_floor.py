@@ -136,6 +136,49 @@ def test_apply_floor_adds_and_widens():
                                          Span(20, 25, "LOCATION")]
 
 
+def _floor_by_comparing_all(spans, floor, text=None):
+    """`apply_floor` as it was: every floor hit compared with every span."""
+    out = sorted(spans, key=lambda s: (s.start, s.end))
+    for f in floor:
+        hit = [s for s in out if s.start < f.end and f.start < s.end]
+        if not hit:
+            out.append(f)
+        else:
+            covered = f.start
+            for s in hit:
+                if s.start > covered and (text is None or text[covered:s.start].strip()):
+                    break
+                covered = max(covered, s.end)
+            if covered >= f.end:
+                continue
+            merged = Span(min(f.start, hit[0].start), max(f.end, hit[-1].end), hit[0].label,
+                          hit[0].confidence)
+            out = [s for s in out if s not in hit] + [merged]
+        out.sort(key=lambda s: (s.start, s.end))
+    return out
+
+
+def test_apply_floor_found_by_bisection_is_the_floor_compared_with_every_span():
+    """The floor, linear in the note now (a 400 kB note spent most of its
+    suggestions comparing every list hit with every span: issue 35 item 11),
+    gives what comparing with every span gave."""
+    import random
+    rng = random.Random(35)
+    text = "".join(rng.choice("ab  ") for _ in range(400))
+
+    def some(n, labels):
+        out = []
+        for _ in range(n):
+            a = rng.randrange(0, 390)
+            out.append(Span(a, a + rng.randrange(1, 12), rng.choice(labels)))
+        return out
+
+    for _ in range(300):
+        spans, floor = some(rng.randrange(0, 30), "NP"), some(rng.randrange(0, 30), "LD")
+        for t in (None, text):
+            assert apply_floor(spans, floor, t) == _floor_by_comparing_all(spans, floor, t)
+
+
 def test_floor_in_redact_with_the_patient_of_each_file(tmp_path):
     proj, notes = _project(tmp_path)
     with Project.open(proj) as p:

@@ -138,6 +138,9 @@ def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, c
     assert "suspected identifier leak" in capsys.readouterr().err
     # A person judges them: dismissed suspicions close, strict then finishes.
     ids = [s["id"] for n in per_note for s in n["suspicions"]]
+    # An id no run here listed (a typo) is refused, not kept silently (issue 35 item 14).
+    assert main(args + ["--strict", "--dismiss", ids[0], "0123456789abcdef"]) == 1
+    assert "1 id(s) are no suspicion" in capsys.readouterr().err
     assert main(args + ["--strict", "--dismiss", *ids]) == 0
     assert "leak re-scan: 0 possible leftovers in 0 notes" in capsys.readouterr().out
 

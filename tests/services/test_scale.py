@@ -46,7 +46,7 @@ def test_batched_workers_write_what_one_note_at_a_time_writes(day_one, tmp_path,
     assert one.workers == 1 and many.workers == 2
     assert one.count("done") == many.count("done") == 40
     a, b = _files(tmp_path / "one"), _files(tmp_path / "many")
-    assert len(a) == 2 * 40 + 1                          # notes, spans files, manifest
+    assert len(a) == 2 * 40 + 2              # notes, spans files, manifest, what was written
     assert a == b                                        # byte for byte, manifest included
     assert sum(n.leaks for n in one.notes) == sum(n.leaks for n in many.notes)
 

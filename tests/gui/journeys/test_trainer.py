@@ -59,6 +59,11 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t.estimate_label.text().startswith("The last quick run here took")
     assert (w.width(), w.height()) == (1280, 720)      # results never widen the window
     # A second run, cancelled as it starts: the first model stays active.
+    # Its worker waits for Cancel, however fast the machine.
+    import app.services.training as training
+    from gui_helpers import held_until_cancelled
+    monkeypatch.setattr(training, "train_project",
+                        held_until_cancelled(training.train_project, lambda p: True))
     click(qtbot, t.train_button)
     assert t.cancel_button.isEnabled()
     click(qtbot, t.cancel_button)

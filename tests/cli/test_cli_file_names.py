@@ -1,0 +1,76 @@
+"""An identifier in an input file name reaches no output name, report or
+review file: `deid redact` writes such a note under its pseudonymous name
+and says so, or refuses it under --strict (issue 35 item 1)."""
+from __future__ import annotations
+
+from app.cli.main import main
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+def _project_listing_a_patient(tmp_path):
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    table = tmp_path / "pt.csv"
+    table.write_text("ID,FIRST,SURNAME\np1,Ottoline,Varga\n", encoding="utf-8")
+    assert run("lists", proj, "add", table, "--kind", "patients", "--map", "patient_id=ID",
+               "first_name=FIRST", "last_name=SURNAME") == 0
+    notes = tmp_path / "fn"
+    notes.mkdir()
+    (notes / "p1_VARGA_OTTOLINE_n1.txt").write_text("Ms Varga was seen today.\n", encoding="utf-8")
+    (notes / "p1_n2.txt").write_text("Patient resting, no complaints.\n", encoding="utf-8")
+    return proj, notes
+
+
+def _names_under(folder) -> str:
+    return " ".join(p.name for p in folder.rglob("*")).casefold()
+
+
+def _text_under(folder) -> str:
+    return " ".join(p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()
+                    ).casefold()
+
+
+def test_a_name_holding_a_listed_patient_is_written_pseudonymously_and_reported_so(
+        tmp_path, capsys):
+    proj, notes = _project_listing_a_patient(tmp_path)
+    out, rep = tmp_path / "out", tmp_path / "rep"
+    capsys.readouterr()
+    assert run("redact", proj, notes, out, "--rules-only", "--report", rep / "r.json") == 0
+    said = capsys.readouterr().out
+    assert "1 note(s) whose file name holds an identifier were written under a pseudonymous" \
+        in said and "varga" not in said.casefold()
+    assert (out / "p1_n2.txt").is_file()                 # a name without one is kept
+    assert len(list(out.glob("note-*.txt"))) == 1
+    assert run("audit", proj, out, "--notes", "2") == 0
+    for where in (_names_under(out), _names_under(rep), _text_under(out), _text_under(rep)):
+        assert "varga" not in where and "ottoline" not in where
+    assert "notes_renamed" in (rep / "r.json").read_text(encoding="utf-8")
+
+
+def test_strict_refuses_a_note_whose_name_holds_an_identifier(tmp_path, capsys):
+    proj, notes = _project_listing_a_patient(tmp_path)
+    out = tmp_path / "out"
+    capsys.readouterr()
+    run("redact", proj, notes, out, "--rules-only", "--strict")
+    said = capsys.readouterr().out
+    assert "file name holds an identifier" in said and "varga" not in said.casefold()
+    assert [p.name for p in out.glob("*.txt")] == ["p1_n2.txt"]
+    assert "varga" not in _names_under(out) + _text_under(out)
+
+
+def test_an_export_of_a_document_named_by_an_identifier_opens_from_its_new_name(tmp_path):
+    """The export wizard opens a suspected note in Preview by its output
+    name: a document renamed pseudonymously keeps that link."""
+    from app.project import Project
+    from app.services.exporting import ExportRequest, export_documents
+    proj, notes = _project_listing_a_patient(tmp_path)
+    assert run("import", proj, notes, "--no-suggest") == 0
+    with Project.open(proj) as p:
+        outcome = export_documents(p, ExportRequest(tmp_path / "out", rules_only=True))
+        renamed = [n.note for n in outcome.summary.notes if n.renamed]
+        assert len(renamed) == 1 and renamed[0].startswith("note-")
+        assert p.document(outcome.doc_ids[renamed[0]]).name == "p1_VARGA_OTTOLINE_n1"
+    assert "varga" not in _names_under(tmp_path / "out")

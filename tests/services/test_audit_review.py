@@ -1,0 +1,114 @@
+"""`deid audit`: a review file a reviewer has begun is never replaced
+unasked, and the signed bound comes from the sample the project drew and
+the export's manifest, not from whatever the editable file says (issue 35
+items 3 and 7)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli.main import main
+
+
+def run(*argv):
+    return main(["-q", *map(str, argv)])
+
+
+@pytest.fixture
+def export(tmp_path):
+    """A project and a folder it redacted (rules only): 6 notes."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(6):
+        (notes / f"n{i}.txt").write_text(f"Seen by Dr Alex Quill on 03/04/2021, MRN 44556{i}7. "
+                                         f"Call 0412 345 67{i}.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("redact", proj, notes, out, "--rules-only") == 0
+    return proj, out
+
+
+def _rows(out):
+    lines = (out / "audit-review.tsv").read_text(encoding="utf-8").splitlines()
+    return [line.split("\t") for line in lines
+            if line and not line.startswith("#") and not line.startswith("note\t")]
+
+
+def _write(out, rows, prefix=""):
+    body = "".join("\t".join(r) + "\n" for r in rows)
+    (out / "audit-review.tsv").write_text(
+        prefix + "note\tidentifiers_replaced\tidentifiers_left\tcomment\n" + body,
+        encoding="utf-8")
+
+
+def _finish(proj, out, capsys):
+    capsys.readouterr()
+    code = run("audit", proj, out, "--finish", "--reviewer", "R. Officer")
+    said = capsys.readouterr()
+    return code, said.out, said.err.strip().splitlines()
+
+
+def test_a_begun_review_is_not_replaced_without_force(export, capsys):
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "3") == 0
+    assert run("audit", proj, out, "--notes", "3") == 0      # untouched: drawn again freely
+    rows = _rows(out)
+    _write(out, [[r[0], r[1], "0", "read twice"] for r in rows])
+    before = (out / "audit-review.tsv").read_bytes()
+    capsys.readouterr()
+    assert run("audit", proj, out, "--notes", "3") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--force" in err[0]
+    assert (out / "audit-review.tsv").read_bytes() == before
+    assert run("audit", proj, out, "--notes", "3", "--force") == 0
+    assert all(r[2] == "" for r in _rows(out))
+
+
+@pytest.mark.parametrize("forge", ["duplicated", "dropped", "added", "huge", "over-words"])
+def test_a_review_that_is_not_the_sample_drawn_is_refused(export, capsys, forge):
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "3", "--seed", "1") == 0
+    rows = [[r[0], r[1], "0", ""] for r in _rows(out)]
+    drawn = {r[0] for r in rows}
+    outside = next(p.name for p in sorted(out.glob("*.txt")) if p.name not in drawn)
+    forged = {"duplicated": rows + [rows[0]] * 50,
+              "dropped": rows[1:],
+              "added": rows + [[outside, "3", "0", ""]],
+              "huge": [rows[0][:2] + ["9" * 400, ""]] + rows[1:],
+              "over-words": [rows[0][:2] + ["5000", ""]] + rows[1:]}[forge]
+    _write(out, forged)
+    code, said, err = _finish(proj, out, capsys)
+    assert code == 1 and len(err) == 1 and err[0].startswith("deid: error: "), err
+    assert "at most" not in said
+
+
+def test_identifiers_replaced_come_from_the_manifest_and_a_bom_is_read(export, capsys):
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "3", "--seed", "1") == 0
+    true_counts = [int(r[1]) for r in _rows(out)]
+    # Spreadsheet-saved (a BOM), with the replaced counts talked up.
+    _write(out, [[r[0], "99", "0", ""] for r in _rows(out)], prefix="\ufeff")
+    code, said, err = _finish(proj, out, capsys)
+    assert code == 0, err
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["audit"]["identifiers_checked"] == sum(true_counts)
+
+
+def test_a_binary_review_file_is_one_clear_error(export, capsys):
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "3") == 0
+    (out / "audit-review.tsv").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 20)
+    code, _, err = _finish(proj, out, capsys)
+    assert code == 1 and len(err) == 1 and err[0].startswith("deid: error: "), err
+
+
+def test_the_review_window_reads_a_count_of_thousands_of_digits_as_none(export):
+    """The GUI's review reads the file too: int() of 5000 digits raised."""
+    from app.services.auditing import sampled_notes
+    proj, out = export
+    assert run("audit", proj, out, "--notes", "2") == 0
+    rows = _rows(out)
+    _write(out, [rows[0][:2] + ["7" * 5000, ""], rows[1][:2] + ["1", ""]])
+    assert [left for *_, left in sampled_notes(out)] == [None, 1]
