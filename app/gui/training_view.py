@@ -36,7 +36,7 @@ from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
-from app.services.training import TrainConfig, cost_notes, member_name, starter_usable
+from app.services.training import TrainConfig, member_name, starter_usable, transformer_cost
 
 #: Columns of the results table (dev from the selection, test on request).
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
@@ -211,9 +211,10 @@ class TrainingView(QWidget):
                 box.setToolTip("Slow on a CPU (hours on the standard budget): "
                                "ticked by default only with a GPU")
             if kind == "transformer":
-                # The estimate for this machine, in the words `deid train` prints.
-                box.setToolTip("\n".join([*cost_notes(TrainConfig(models=[kind])),
-                                          "Ticked by default only with a GPU."]))
+                # In the words `deid train` prints; the CPU's figure, since the
+                # devices are probed only once the view is shown.
+                box.setToolTip(transformer_cost("standard", len(VARIANTS), "cpu")
+                               + "\nTicked by default only with a GPU.")
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
         self.variant_checks: dict[str, QCheckBox] = {}

@@ -31,7 +31,7 @@ CPU_MODELS: tuple[str, ...] = ("crf", "rules", "starter")
 #: The neural kinds, slow without a GPU (what the training view warns of).
 NEURAL_KINDS: tuple[str, ...] = tuple(k for k in PICKABLE_KINDS if k not in CPU_MODELS)
 KIND_LABELS = {"rules": "rules (no training)", "crf": "crf (features, fast)",
-               "transformer": "transformer (fine-tuned MiniLM)",
+               "transformer": "transformer (MiniLM)",
                "starter": "starter (shipped, English)"}
 
 VARIANTS = ("balanced", "imbalanced")

@@ -192,23 +192,30 @@ def _duration(seconds: float) -> str:
     return f"about {seconds / 3600:.0f} hours"
 
 
+def transformer_cost(budget: str, variants: int, device: str) -> str:
+    """How long the transformer trains on ``device`` (``"cpu"``/``"cuda"``),
+    in one plain sentence; on a CPU, with the GPU's time beside it."""
+    from app.models.transformer_ner import estimate_fit_seconds
+
+    here = estimate_fit_seconds(budget, device) * variants
+    where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
+    note = (f"The transformer will train for {_duration(here)} on {where} "
+            f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget)")
+    if device != "cuda":
+        note += f"; with a GPU it takes {_duration(estimate_fit_seconds(budget, 'cuda') * variants)}"
+    return note + "."
+
+
 def cost_notes(config: TrainConfig) -> list[str]:
     """Plain sentences, said before a run starts, on the members that take
     long on the device it will use (the transformer on a CPU)."""
     from app.models.device import resolve_device
-    from app.models.transformer_ner import KIND, estimate_fit_seconds
+    from app.models.transformer_ner import KIND
 
     device, _ = resolve_device(config.device)
     if KIND not in (config.models or default_models(device)):
         return []
-    n = len(config.variants)
-    here = estimate_fit_seconds(config.budget, device) * n
-    where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
-    note = (f"The transformer will train for {_duration(here)} on {where} "
-            f"({n} data variant{'s' if n != 1 else ''}, {config.budget} budget)")
-    if device != "cuda":
-        note += f"; with a GPU it takes {_duration(estimate_fit_seconds(config.budget, 'cuda') * n)}"
-    return [note + "."]
+    return [transformer_cost(config.budget, len(config.variants), device)]
 
 
 def starter_usable(project) -> bool:

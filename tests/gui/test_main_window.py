@@ -434,7 +434,7 @@ def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_p
         return {k for k, b in boxes.items() if b.isChecked()}
 
     cpu = {"crf", "rules", "starter"}
-    neural = {"spacy", "stanza", "flair"}
+    neural = {"spacy", "stanza", "flair", "transformer"}
     assert set(boxes) == cpu | neural
     assert all("hours" in boxes[k].toolTip() and boxes[k].isEnabled() for k in neural)
     force_cpu = next(b for b in view.findChildren(QCheckBox) if b.text() == "Force CPU")
