@@ -29,9 +29,9 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.annotating import predicts_with
 from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
                                      preview_note, store_locale, store_strategies)
+from app.services.prediction import resolve
 from app.services.redaction import project_policy
 
 MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
@@ -44,7 +44,7 @@ DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/20
 LOCALE_CHOICES = (("Australian English", "en_AU"), ("British English", "en_GB"),
                   ("American English", "en_US"), ("Spanish (Spain)", "es_ES"))
 SPAN_ALPHA = 90
-#: Who predicts, as the status line says it (app.services.annotating.predicts_with).
+#: Who predicts, as the status line says it (`PredictorSpec.kind`, app.services.prediction).
 PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
 
 
@@ -294,6 +294,7 @@ class PreviewView(QWidget):
             self._update_buttons()
             return
         self.policy = project_policy(project)
+        self._model = resolve(project).kind
         self.colours = {l.name: l.colour for l in project.labels()}
         for label in project.labels():
             self.miss_label.addItem(label.name)
@@ -363,7 +364,6 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
-        self._model = predicts_with(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
         shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
         self.result, self.infos, self.order, self.missed, self.vetoed = \

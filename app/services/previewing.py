@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.spans import Span
-from app.services.annotating import predicts_with
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.errors import UserError
 from app.services.redaction import LOCALES, POLICY_KEY, document_spans, preview_document
@@ -184,19 +183,16 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
 def predict_note(project, doc_id: int, predictor=None):
     """What an export runs on one note: ``(prediction, predictor)``.
 
-    What an export runs (:func:`~app.services.annotating.predicts_with`):
-    the active run's model with every member, the starter model on day one
-    (``predictor``: loaded when ``None``; pass it back in for the next note,
-    loading is the slow part), else the rules.
-    The patient selects its hospital-list entries (app.lists).
+    What an export runs (`app.services.prediction.resolve`): the active
+    run's model with every member, the starter model on day one, else the
+    rules (``predictor``: loaded when ``None``; pass it back in for the next
+    note, loading is the slow part). The patient selects its hospital-list
+    entries (app.lists).
     """
-    from app.services.predictor import Prediction, Predictor
-    from app.services.redaction import rules_predictor
+    from app.services.prediction import resolve
     doc = project.document(doc_id)
-    if predicts_with(project) == "rules":
-        return Prediction(rules_predictor(project).predict_spans(doc.text, doc.patient_id)), None
     if predictor is None:
-        predictor = Predictor.from_project(project, all_members=True)
+        predictor = resolve(project, all_members=True).load(project)
     return predictor.predict([doc.text], patients=[doc.patient_id], with_members=True)[0], \
         predictor
 
