@@ -66,7 +66,7 @@ def cmd_new(args) -> int:
     try:
         settings = {}
         if args.locale:
-            from app.services.redaction import locale_policy
+            from app.services.settings import locale_policy
             settings = locale_policy(args.locale)
         Project.create(path, labels, language=args.language, settings=settings).close()
     except ProjectError as exc:

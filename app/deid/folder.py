@@ -717,13 +717,35 @@ class _Pending:
     version: str = ""
 
 
+def patient_in_name(regex: BoundedPattern, name: str) -> str | None:
+    """The patient a note's ``name`` names, by the one patient-pattern rule
+    of `deid import`, `annotate` and `redact`.
+
+    ``name`` is the note's path relative to its folder, ``/``-separated,
+    with its extension. ``regex`` is searched in the file name, then in the
+    file name without its extension, then in the whole path (a folder per
+    patient), then in it without the extension; the first
+    that matches names the patient: group ``patient``, else group 1, else
+    the whole match."""
+    base = name.rsplit("/", 1)[-1]
+    stem, dot, _ = base.rpartition(".")
+    places = [base, stem if dot else base, name, name[:len(name) - len(base)] + stem if dot
+              else name]
+    for where in dict.fromkeys(places):
+        m = regex.search(where)
+        if m:
+            return m.group("patient") if "patient" in regex.groupindex \
+                else m.group(1) if regex.groups else m.group(0)
+    return None
+
+
 def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
                    patient_regex: str | None = None,
                    exclude: str | os.PathLike | None = None) -> list[NoteSource]:
     """The notes under ``in_dir`` (recursive ``pattern``), sorted by path.
 
-    ``patient_regex`` is applied to the relative POSIX path; group
-    ``patient`` (or group 1, or the whole match) names the patient.
+    ``patient_regex`` names each note's patient (`patient_in_name`, on the
+    relative POSIX path).
     ``exclude``: a folder whose files are skipped (an output folder inside
     the input).
     """
@@ -739,10 +761,8 @@ def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
         rel = path.relative_to(in_dir).as_posix()
         patient = None
         if regex is not None:
-            m = regex.search(rel)
-            if m:
-                patient = patient_key(m.group("patient") if "patient" in regex.groupindex
-                                      else m.group(1) if regex.groups else m.group(0))
+            found = patient_in_name(regex, rel)
+            patient = patient_key(found) if found is not None else None
         sources.append(NoteSource(rel, patient, path.read_bytes))
     return sources
 
@@ -754,7 +774,7 @@ def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
     """De-identify every note under ``in_dir`` into ``out_dir``.
 
     ``in_dir`` is searched recursively for ``pattern``; ``patient_regex``
-    (applied to the relative POSIX path, group ``patient`` or group 1 or
+    (`patient_in_name`: the file name, else the relative path; group ``patient`` or group 1 or
     the whole match) names each note's patient, else each note is its own
     patient. ``out_dir`` must differ from ``in_dir``. Everything else is
     ``redact_notes``.

@@ -23,7 +23,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileD
 from app.gui.workers import TaskRunner
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
                                     select_documents)
-from app.services.prediction import resolve
+from app.services.prediction import predicts_by
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 #: The model an export runs, in the plan's words (`PredictorSpec.kind`, app.services.prediction).
@@ -202,7 +202,7 @@ class ExportWizard(QDialog):
         form.addRow("", hint)
         # Day one an English project exports with the starter model, as
         # Preview shows and deid export does; with neither, the rules.
-        self.predictor = resolve(self.project).kind
+        self.predictor = predicts_by(self.project)
         if self.predictor == "rules":
             self.rules_only.setChecked(True)
             self.rules_only.setEnabled(False)

@@ -29,10 +29,9 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
-                                     preview_note, store_locale, store_strategies)
-from app.services.prediction import resolve
-from app.services.redaction import project_policy
+from app.services.prediction import predicts_by
+from app.services.previewing import CorrectionSession, SpanInfo, predict_note, preview_note
+from app.services.settings import project_policy, store_locale, store_strategies
 
 MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
@@ -294,7 +293,6 @@ class PreviewView(QWidget):
             self._update_buttons()
             return
         self.policy = project_policy(project)
-        self._model = resolve(project).kind
         self.colours = {l.name: l.colour for l in project.labels()}
         for label in project.labels():
             self.miss_label.addItem(label.name)
@@ -364,6 +362,7 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
+        self._model = predicts_by(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
         shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
         self.result, self.infos, self.order, self.missed, self.vetoed = \

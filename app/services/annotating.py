@@ -96,7 +96,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files, sweep_temp_files
-    from app.services.importing import PATIENT_REGEX, compile_patient_regex
+    from app.services.settings import PATIENT_REGEX, compile_patient_regex, note_path
     from app.services.lists import patient_namer
     from app.services.prediction import resolve
 
@@ -173,7 +173,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
             for pending in batches():
                 ahead.append((pending, engine.submit(
                     predict_task, factory, key, [d.text for d in pending],
-                    [patient_of(d.name) for d in pending])))
+                    [patient_of(note_path(d)) for d in pending])))
                 while len(ahead) > 2 * engine.workers:
                     pending, fut = ahead.popleft()
                     write(pending, _checked(fut.result()))
@@ -312,8 +312,8 @@ def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_
     if not project.readonly:
         project.set_setting(SUGGESTIONS_PENDING, ids)
     try:
-        from app.services.prediction import resolve
-        source = resolve(project).kind
+        from app.services.prediction import predicts_by
+        source = predicts_by(project)
         if source != "rules":
             done = preannotate(project, doc_ids=ids, progress=progress, cancel=cancel)
         else:

@@ -139,6 +139,20 @@ def uses_starter(project) -> bool:
             and starter_manifest() is not None)
 
 
+def predicts_by(project) -> str:
+    """The kind of predictor `resolve` gives ``project`` (``"model"``,
+    ``"starter"`` or ``"rules"``), without loading or digesting anything:
+    what a window says after every edit."""
+    if uses_starter(project):
+        return "starter"
+    from app.services.runs import active_run
+    try:
+        active_run(project)
+    except UserError:
+        return "rules"
+    return "model"
+
+
 def resolve(project, *, rules_only: bool = False, annotations: "AnnotationSpans | None" = None,
             model: str | None = None, run_id: int | None = None, all_members: bool = False,
             untrained: str = "rules", device: str = "auto") -> PredictorSpec:
@@ -160,7 +174,7 @@ def resolve(project, *, rules_only: bool = False, annotations: "AnnotationSpans 
     if rules_only:
         return _rules_spec(project, path)
     from app.rules.registry import overrides_digest
-    if run_id is None and model is None and uses_starter(project):
+    if run_id is None and model is None and predicts_by(project) == "starter":
         from app.services.starter import STARTER_NAME, STARTER_REASON, starter_identity
         # The rules a project switched or added change the spans; named only
         # when there are some (an older export resumes).
@@ -170,12 +184,10 @@ def resolve(project, *, rules_only: bool = False, annotations: "AnnotationSpans 
                              STARTER_NAME, STARTER_REASON, all_members=all_members,
                              device=device, scan_threshold=STARTER_SCAN_THRESHOLD)
     from app.services.runs import active_run
-    try:
-        run = active_run(project, run_id)
-    except UserError:
-        if untrained == "rules" and run_id is None and model is None:
-            return _rules_spec(project, path)
-        raise
+    if untrained == "rules" and run_id is None and model is None \
+            and predicts_by(project) == "rules":
+        return _rules_spec(project, path)
+    run = active_run(project, run_id)
     name = model or run.selected
     rules = overrides_digest(project)
     fixed = run.fixed_steps(name)
