@@ -12,7 +12,7 @@ from app.core.prediction import SpanPredictor
 from app.errors import UserError
 from app.project import Project
 from app.services.prediction import (SCAN_THRESHOLD, STARTER_SCAN_THRESHOLD, model_scan_factory,
-                                     resolve, uses_starter)
+                                     predicts_by, resolve, uses_starter)
 from app.services.starter import STARTER_SETTING
 
 APP = Path(__file__).resolve().parents[2] / "app"
@@ -30,7 +30,9 @@ def test_an_untrained_project_predicts_with_the_starter_else_the_rules(tmp_path)
         assert (spec.kind, spec.description, spec.scan_threshold) == \
             ("starter", "starter model", STARTER_SCAN_THRESHOLD)
         assert spec.reason                    # the report says why
+        assert predicts_by(p) == "starter"
         p.set_setting(STARTER_SETTING, False)
+        assert predicts_by(p) == "rules"          # the window's words follow at once
         rules = resolve(p)
         assert (rules.kind, rules.description, rules.scan_threshold) == ("rules", "rules", None)
         assert rules.identity.startswith("rules ") and model_scan_factory(rules) is None
