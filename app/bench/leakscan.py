@@ -43,7 +43,7 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     from app.deid.redact import map_offset
     from app.deid.policy import WORDED_KINDS
     from app.deid.rescan import KnownIdentifiers, _WORD, rescan
-    from app.services.predictor import Predictor
+    from app.services.prediction import resolve
     from app.services.redaction import (_KEPT_KINDS, ModelScanFactory, document_patient_key,
                                         project_known_identifiers, project_policy,
                                         rule_leak_scan, scan_shapes)
@@ -59,16 +59,16 @@ def measure(project, split: str = "test", *, model_scan: bool = True, limit: int
     seen = KnownIdentifiers(common, own_patient_only=True)
     rules = rule_leak_scan(project)
     shapes = scan_shapes(project, kinds)
-    from app.services.redaction import default_scan_threshold
-    threshold = default_scan_threshold(project) if threshold is None else threshold
-    scan = ModelScanFactory(str(project.path), model)() if model_scan else None
+    spec = resolve(project, model=model, untrained="error")
+    threshold = spec.scan_threshold if threshold is None else threshold
+    scan = ModelScanFactory(spec.with_all_members(), threshold)() if model_scan else None
     redactor = Redactor(policy)
     counts: Counter = Counter()
     sources: Counter = Counter()
     unflagged: Counter = Counter()
     by_category: Counter = Counter()
     t0 = time.perf_counter()
-    with Predictor.from_project(project, model=model) as predictor:
+    with spec.load(project) as predictor:
         for info in infos:
             text = project.document(info.id).text
             spans = predictor.predict_spans(text)
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", help="a candidate of the active run (default: the selected one)")
     ap.add_argument("--threshold", type=float,
                     help="the scan's CRF threshold (default: the product's, "
-                         "default_scan_threshold)")
+                         "PredictorSpec.scan_threshold)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     with Project.open(Path(args.project), readonly=True) as project:

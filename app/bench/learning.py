@@ -96,9 +96,9 @@ def take(order: Sequence[Document], chosen: list[Document], n_identified: int) -
 
 def _by_uncertainty(project, pool: Sequence[Document]) -> list[Document]:
     """``pool`` most uncertain first under the project's trained members."""
-    from app.services.predictor import Predictor
+    from app.services.prediction import resolve
 
-    with Predictor.from_project(project, all_members=True) as predictor:
+    with resolve(project, all_members=True, untrained="error").load(project) as predictor:
         preds = predictor.predict([d.text for d in pool], patients=[d.patient_id for d in pool],
                                   with_members=True)
     ranked = sorted(range(len(pool)), key=lambda i: (-preds[i].uncertainty, i))

@@ -103,6 +103,7 @@ def measure_device(project, files: Sequence[Path], *, device: str, base_s: float
     import psutil
 
     from app.services.memory import PeakMemory
+    from app.services.prediction import resolve
     from app.services.predictor import Predictor, run_ensembles
 
     texts = _read(files)
@@ -111,7 +112,8 @@ def measure_device(project, files: Sequence[Path], *, device: str, base_s: float
     cuda = device == "cuda"
     if cuda:
         import torch
-    load_s, pred = _timed(lambda: Predictor.from_project(project, all_members=True, device=device))
+    load_s, pred = _timed(lambda: resolve(project, all_members=True, device=device,
+                                          untrained="error").load(project))
     with pred:
         rss_loaded = psutil.Process().memory_info().rss / 2**20
         rows, tag_s, outputs = [], {}, {}
@@ -218,6 +220,7 @@ def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed
     import torch
 
     from app.project import Project
+    from app.services.prediction import resolve
     from app.services.predictor import Predictor, run_ensembles
 
     if project is None:
@@ -267,7 +270,7 @@ def run_speed(*, budget: str, models: list[str], size: Size, out_dir: Path, seed
 
         log("speed: cost growth at 1x, 4x, 16x")
         results["growth"] = {}
-        with Predictor.from_project(proj, device="cpu") as pred:
+        with resolve(proj, device="cpu", untrained="error").load(proj) as pred:
             results["growth"]["selected"] = measure_growth(pred, files, size.growth_base, 1)
         if "rules" in member_kind:
             with Predictor.from_project(proj, model="rules", device="cpu") as pred:

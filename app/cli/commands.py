@@ -66,7 +66,7 @@ def cmd_new(args) -> int:
     try:
         settings = {}
         if args.locale:
-            from app.services.redaction import locale_policy
+            from app.services.settings import locale_policy
             settings = locale_policy(args.locale)
         Project.create(path, labels, language=args.language, settings=settings).close()
     except ProjectError as exc:
@@ -352,9 +352,8 @@ def cmd_annotate(args) -> int:
     rate = s.chars / s.seconds if s.seconds else 0
     _print(f"annotated {s.notes} notes ({s.spans} spans) in {s.seconds:.1f} s "
            f"({rate:,.0f} characters/s) -> {args.out_dir}")
-    from app.services.starter import STARTER_NAME, STARTER_REASON
-    if s.model == STARTER_NAME:
-        _print(f"model: {STARTER_NAME} ({STARTER_REASON})")
+    if s.reason:                         # the starter model: why it predicts
+        _print(f"model: {s.model} ({s.reason})")
     for path, reason in s.problems:
         _print(f"  skipped {path}: {reason}")
     return 0

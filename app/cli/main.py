@@ -15,6 +15,9 @@ from app.errors import UserError
 
 EXIT_OK, EXIT_USER, EXIT_INTERNAL = 0, 1, 2
 
+#: What --patient-regex does (one rule for import, annotate and redact: app.services.settings).
+PATIENT_REGEX_HELP = ("regex naming each note's patient: searched in the file name, then in its "
+                      "path in the folder; group 'patient', else group 1, else the match")
 FORMATS = ("brat", "conll", "jsonl", "i2b2")
 
 
@@ -45,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--format", default="auto", choices=("auto", "txt") + FORMATS)
     s.add_argument("--split", choices=("train", "dev", "test"))
-    s.add_argument("--patient-regex", help="regex on the file name; group 1 (or the match) is the patient id")
+    s.add_argument("--patient-regex", help=PATIENT_REGEX_HELP)
     s.add_argument("--annotator", help="record imported spans as this annotator's")
     s.add_argument("--no-suggest", action="store_true",
                    help="leave the new notes without suggestions (by default they get the "
@@ -126,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("in_dir")
     s.add_argument("out_dir")
     s.add_argument("--patient-regex",
-                   help="regex on the file name naming the note's patient (group 1 or the "
-                        "match), for the hospital lists' patient table; default: the import's")
+                   help=PATIENT_REGEX_HELP + ", for the hospital lists' patient table; "
+                        "default: the import's")
     s.add_argument("--format", default="brat", choices=("brat", "jsonl"))
     s.add_argument("--force", action="store_true",
                    help="replace .ann/.jsonl files already in OUT_DIR (never done unasked)")
@@ -154,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
     _add_scale_options(s)
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
-    s.add_argument("--patient-regex")
+    s.add_argument("--patient-regex", help=PATIENT_REGEX_HELP)
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
     s.add_argument("--force", action="store_true",

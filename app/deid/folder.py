@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from app.core.bounded import BoundedPattern
+from app.core.prediction import SpanPredictor
 from app.core.parallel import Engine, forget, loaded, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
@@ -158,41 +159,30 @@ def spans_of(rows: Iterable[tuple], length: int | None = None) -> list[Span]:
 def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
                    ) -> list[list[tuple]]:
     """Spans of each text; ``patients`` are patient ids (or ``None``) for the
-    patient table of a predictor holding hospital lists."""
-    with_lists = getattr(predictor, "lists", None) is not None
-    ids = [p if with_lists else None for p in patients]
-    if hasattr(predictor, "predict") and hasattr(predictor, "set_patients"):
-        # A `Predictor`: segments batched through the models across notes; the
-        # members loaded only for the leak scan are not run for the spans.
-        preds = predictor.predict(texts, patients=ids, spans_only=True)
+    patient table of a predictor holding hospital lists.
+
+    A `SpanPredictor` (what ``PredictorSpec.load`` gives) batches segments
+    through the models across notes and runs only the members the spans
+    need (those loaded for the leak scan wait); any other predictor is a
+    ``predict_spans(text)`` or a function of the text."""
+    if isinstance(predictor, SpanPredictor):
+        preds = predictor.predict(texts, patients=patients, spans_only=True)
         return [span_rows(p.spans) for p in preds]
     fn = getattr(predictor, "predict_spans", None) or predictor
-    return [span_rows(fn(t, pid) if pid is not None else fn(t)) for t, pid in zip(texts, ids)]
+    return [span_rows(fn(t)) for t in texts]
 
 
 def predictor_doubts(predictor: Any, texts: list[str],
                      threshold: float) -> list[list[tuple[int, int, str]]]:
-    """Tokens of each text that a member reading token probabilities (the
-    CRF's ``suspicions``) gives at least ``threshold`` chance of being part
-    of an identifier: ``(start, end, label)`` in the text, in order.
-    Read on the original text, where the model sees its usual context (on
-    the redacted text the tags confuse it): the leak scan's ``unsure``."""
-    from app.core.tokenize import segment
-    members = getattr(predictor, "members", {})
-    # The candidate's own members (a predictor that also serves the scan holds more).
-    readers = [members[m] for m in getattr(predictor, "candidate_members", members)
-               if hasattr(members[m], "suspicions")]
-    out: list[list[tuple[int, int, str]]] = []
-    for text in texts:
-        found: list[tuple[int, int, str]] = []
-        if readers:
-            segs = segment(text)
-            items = [(text, seg) for seg in segs]
-            for model in readers:
-                for seg, hits in zip(segs, model.suspicions(items, threshold)):
-                    found += [(seg.tokens[i].start, seg.tokens[i].end, label) for i, label in hits]
-        out.append(sorted(set(found)))
-    return out
+    """Tokens of each text that the predictor doubts (`SpanPredictor.doubts`:
+    at least ``threshold`` chance of being part of an identifier), ``(start,
+    end, label)`` in the text, in order; none for a predictor that is no
+    `SpanPredictor`. Read on the original text, where the model sees its
+    usual context (on the redacted text the tags confuse it): the leak
+    scan's ``unsure``."""
+    if isinstance(predictor, SpanPredictor):
+        return predictor.doubts(texts, threshold)
+    return [[] for _ in texts]
 
 
 def doubts_in_output(doubts: Iterable[tuple[int, int, str]],
@@ -727,13 +717,35 @@ class _Pending:
     version: str = ""
 
 
+def patient_in_name(regex: BoundedPattern, name: str) -> str | None:
+    """The patient a note's ``name`` names, by the one patient-pattern rule
+    of `deid import`, `annotate` and `redact`.
+
+    ``name`` is the note's path relative to its folder, ``/``-separated,
+    with its extension. ``regex`` is searched in the file name, then in the
+    file name without its extension, then in the whole path (a folder per
+    patient), then in it without the extension; the first
+    that matches names the patient: group ``patient``, else group 1, else
+    the whole match."""
+    base = name.rsplit("/", 1)[-1]
+    stem, dot, _ = base.rpartition(".")
+    places = [base, stem if dot else base, name, name[:len(name) - len(base)] + stem if dot
+              else name]
+    for where in dict.fromkeys(places):
+        m = regex.search(where)
+        if m:
+            return m.group("patient") if "patient" in regex.groupindex \
+                else m.group(1) if regex.groups else m.group(0)
+    return None
+
+
 def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
                    patient_regex: str | None = None,
                    exclude: str | os.PathLike | None = None) -> list[NoteSource]:
     """The notes under ``in_dir`` (recursive ``pattern``), sorted by path.
 
-    ``patient_regex`` is applied to the relative POSIX path; group
-    ``patient`` (or group 1, or the whole match) names the patient.
+    ``patient_regex`` names each note's patient (`patient_in_name`, on the
+    relative POSIX path).
     ``exclude``: a folder whose files are skipped (an output folder inside
     the input).
     """
@@ -749,10 +761,8 @@ def folder_sources(in_dir: str | os.PathLike, *, pattern: str = "*.txt",
         rel = path.relative_to(in_dir).as_posix()
         patient = None
         if regex is not None:
-            m = regex.search(rel)
-            if m:
-                patient = patient_key(m.group("patient") if "patient" in regex.groupindex
-                                      else m.group(1) if regex.groups else m.group(0))
+            found = patient_in_name(regex, rel)
+            patient = patient_key(found) if found is not None else None
         sources.append(NoteSource(rel, patient, path.read_bytes))
     return sources
 
@@ -764,7 +774,7 @@ def redact_folder(in_dir: str | os.PathLike, out_dir: str | os.PathLike,
     """De-identify every note under ``in_dir`` into ``out_dir``.
 
     ``in_dir`` is searched recursively for ``pattern``; ``patient_regex``
-    (applied to the relative POSIX path, group ``patient`` or group 1 or
+    (`patient_in_name`: the file name, else the relative path; group ``patient`` or group 1 or
     the whole match) names each note's patient, else each note is its own
     patient. ``out_dir`` must differ from ``in_dir``. Everything else is
     ``redact_notes``.

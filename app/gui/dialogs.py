@@ -160,14 +160,17 @@ class ImportOptionsDialog(QDialog):
         super().__init__(parent)
         from pathlib import Path
         from app.formats.base import iter_files
-        from app.services.importing import guess_patient_regex
+        from app.services.settings import guess_patient_regex
         self.setWindowTitle("Import a folder")
-        names = []
+        names, paths = [], []
         for path in iter_files(Path(folder), [".txt", ".xml", ".jsonl", ".conll"]):
             names.append(path.stem)
+            # What the import reads the patient from (app.services.settings).
+            paths.append(path.relative_to(folder).as_posix())
             if len(names) >= _GUESS_FROM:
                 break
         self.names = names[:_EXAMPLES]
+        self.paths = paths[:_EXAMPLES]
         # A pattern the file names suggest is proposed (a clinician need not
         # write one), shown with the ids it reads; clearing it means none.
         self.guessed = guess_patient_regex(names)
@@ -177,9 +180,9 @@ class ImportOptionsDialog(QDialog):
         form.addRow("Folder", folder_label)
         self.pattern = QLineEdit()
         self.pattern.setPlaceholderText(r"e.g. ^(\w+?)_  (group 1 is the patient id)")
-        self.pattern.setToolTip("A regular expression searched in each file name; its first "
-                                "group (or the whole match) is the patient id. Empty: no "
-                                "patient ids.")
+        self.pattern.setToolTip("A regular expression searched in each file name (then in "
+                                "its path in the folder); its first group (or the whole "
+                                "match) is the patient id. Empty: no patient ids.")
         form.addRow("Patient id in file name", self.pattern)
         self.examples = QLabel()
         self.examples.setWordWrap(True)
@@ -207,15 +210,16 @@ class ImportOptionsDialog(QDialog):
 
     def _update_examples(self) -> None:
         from app.core.bounded import BoundedPattern
-        from app.services.importing import patient_id_from
+        from app.services.settings import patient_id_from
         ok = self.buttons.button(QDialogButtonBox.Ok)
         try:
             # Matched in bounded time: a pattern that backtracks without end
             # must not freeze the window as it is typed.
             regex = BoundedPattern(self.patient_regex(), "pattern") if self.patient_regex() \
                 else None
-            said = "   ".join(f"{name} → {patient_id_from(name, regex) or '(none)'}"
-                               for name in self.names) if regex is not None else ""
+            said = "   ".join(f"{name} → {patient_id_from(path, regex) or '(none)'}"
+                               for name, path in zip(self.names, self.paths)) \
+                if regex is not None else ""
         except UserError as exc:
             self.examples.setText(f"Not a valid pattern ({exc})")
             ok.setEnabled(False)

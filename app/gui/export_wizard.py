@@ -21,12 +21,12 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileD
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
-from app.services.annotating import predicts_with
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
                                     select_documents)
+from app.services.prediction import predicts_by
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
-#: The model an export runs, in the plan's words (app.services.annotating.predicts_with).
+#: The model an export runs, in the plan's words (`PredictorSpec.kind`, app.services.prediction).
 MODEL_WORDS = {"model": "the active model", "starter": "the starter model (nothing trained yet)"}
 SPLIT_VALUES = ("train", "dev", "test", "none")
 STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
@@ -202,7 +202,7 @@ class ExportWizard(QDialog):
         form.addRow("", hint)
         # Day one an English project exports with the starter model, as
         # Preview shows and deid export does; with neither, the rules.
-        self.predictor = predicts_with(self.project)
+        self.predictor = predicts_by(self.project)
         if self.predictor == "rules":
             self.rules_only.setChecked(True)
             self.rules_only.setEnabled(False)

@@ -29,10 +29,9 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.annotating import predicts_with
-from app.services.previewing import (CorrectionSession, SpanInfo, predict_note,
-                                     preview_note, store_locale, store_strategies)
-from app.services.redaction import project_policy
+from app.services.prediction import predicts_by
+from app.services.previewing import CorrectionSession, SpanInfo, predict_note, preview_note
+from app.services.settings import project_policy, store_locale, store_strategies
 
 MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
@@ -44,7 +43,7 @@ DATE_ORDER_CHOICES = (("Day first (31/12/2024)", "dmy"), ("Month first (12/31/20
 LOCALE_CHOICES = (("Australian English", "en_AU"), ("British English", "en_GB"),
                   ("American English", "en_US"), ("Spanish (Spain)", "es_ES"))
 SPAN_ALPHA = 90
-#: Who predicts, as the status line says it (app.services.annotating.predicts_with).
+#: Who predicts, as the status line says it (`PredictorSpec.kind`, app.services.prediction).
 PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
 
 
@@ -363,7 +362,7 @@ class PreviewView(QWidget):
         if self.project is None or self.doc_id is None:
             return
         prediction = self.predictions.get(self.doc_id)
-        self._model = predicts_with(self.project)
+        self._model = predicts_by(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
         shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
         self.result, self.infos, self.order, self.missed, self.vetoed = \

@@ -22,17 +22,8 @@ class AnnotateSummary:
     seconds: float = 0.0
     problems: list[tuple[str, str]] = field(default_factory=list)
     model: str = ""           # the candidate that predicted ("starter model" on day one)
+    reason: str = ""          # why that one, when it is not the project's own (the starter)
     workers: int = 1          # processes (or cluster worker threads) that predicted
-
-
-def _model_name(project) -> str:
-    """The candidate that predicts (the starter model on day one); raises
-    ``UserError`` when the project has none, before anything is written."""
-    from app.services.runs import active_run
-    from app.services.starter import STARTER_NAME, uses_starter
-    if uses_starter(project):
-        return STARTER_NAME
-    return str(active_run(project).selected)
 
 
 def _checked(results: list) -> list:
@@ -105,9 +96,9 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files, sweep_temp_files
-    from app.services.importing import PATIENT_REGEX, compile_patient_regex
+    from app.services.settings import PATIENT_REGEX, compile_patient_regex, note_path
     from app.services.lists import patient_namer
-    from app.services.redaction import ProjectPredictorFactory, model_identity
+    from app.services.prediction import resolve
 
     patient_of = patient_namer(project, compile_patient_regex(
         patient_regex or project.get_setting(PATIENT_REGEX)))
@@ -127,14 +118,17 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     if existing:
         raise UserError(f"{out} already holds {len(existing)} file(s) annotate would replace "
                         f"(e.g. {existing[0].name}); choose an empty folder or pass --force")
-    summary = AnnotateSummary(model=_model_name(project))
+    # The candidate that predicts (the starter model on day one); a project
+    # with none is refused here, before anything is written.
+    spec = resolve(project, untrained="error")
+    summary = AnnotateSummary(model=spec.description, reason=spec.reason)
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     sweep_temp_files(out)          # what a killed run left there
     if not project.readonly:
         project.checkpoint()       # workers open the file read-only
-    factory = ProjectPredictorFactory(str(Path(project.path).resolve()))
-    key = f"{project.path}:{model_identity(project)}"
+    factory = spec
+    key = f"{project.path}:{spec.identity}"
     written: list[Document] = []
     # Notes written so far: the bar follows them, not the notes read (reading
     # runs ahead of the workers by a few batches).
@@ -179,7 +173,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
             for pending in batches():
                 ahead.append((pending, engine.submit(
                     predict_task, factory, key, [d.text for d in pending],
-                    [patient_of(d.name) for d in pending])))
+                    [patient_of(note_path(d)) for d in pending])))
                 while len(ahead) > 2 * engine.workers:
                     pending, fut = ahead.popleft()
                     write(pending, _checked(fut.result()))
@@ -210,12 +204,13 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
     ordered by uncertainty, is right afterwards). ``doc_ids`` restricts the
     work to those notes (the ones just imported).
     """
-    from app.services.predictor import Predictor
+    from app.services.prediction import resolve
 
     infos = _to_suggest(project, doc_ids, only_unannotated)
     if limit is not None:
         infos = infos[:limit]
-    with Predictor.from_project(project, all_members=True) as predictor:
+    predictor = resolve(project, all_members=True, untrained="error").load(project)
+    try:
         for k in range(0, len(infos), 16):
             if cancel is not None:
                 cancel.check()
@@ -229,6 +224,8 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                                                 predictor.run_id)
                     project.set_document_fields(info.id, uncertainty=p.uncertainty)
             progress(_notes_done(k + len(chunk), len(infos), "predict"))
+    finally:
+        predictor.close()
     project.log("preannotate", {"notes": len(infos)})
     return len(infos)
 
@@ -259,30 +256,9 @@ def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool) -> l
             and (not only_unannotated or i.status in ("todo", "in_progress"))]
 
 
-def has_model(project) -> bool:
-    """Whether the project has a finished, active training run to predict with."""
-    from app.services.runs import active_run
-    try:
-        active_run(project)
-    except UserError:
-        return False
-    return True
-
-
-#: Whose suggestions, in words, by :func:`predicts_with`'s answer.
+#: Whose suggestions, in words, by ``PredictorSpec.kind``.
 SUGGESTIONS_BY = {"model": "the model's", "starter": "the starter model's",
                   "rules": "the rules'"}
-
-
-def predicts_with(project) -> str:
-    """What predicts a project's notes for its suggestions, exports and
-    Preview: ``"model"`` (an active trained run), ``"starter"`` (the shipped
-    starter model, an English project on day one, `app.services.starter`)
-    or ``"rules"``."""
-    from app.services.starter import uses_starter
-    if has_model(project):
-        return "model"
-    return "starter" if uses_starter(project) else "rules"
 
 
 def suggest_rules(project, *, doc_ids: list[int] | None = None,
@@ -291,10 +267,10 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
     project's labels as *rule suggestions* of the to-do notes; returns notes
     processed. Works in a new project: with no trained run the rules use the
     preset mapping for the project's labels."""
-    from app.services.redaction import rules_predictor
+    from app.services.prediction import resolve
 
     infos = _to_suggest(project, doc_ids, True)
-    predictor = rules_predictor(project)
+    predictor = resolve(project, rules_only=True).load(project)
     try:
         for k in range(0, len(infos), 16):
             if cancel is not None:
@@ -302,13 +278,12 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
             chunk = infos[k:k + 16]
             with project.transaction():
                 for info in chunk:
-                    spans = predictor.predict_spans(project.document(info.id).text)
+                    spans = predictor.predict([project.document(info.id).text])[0].spans
                     project.replace_suggestions(info.id, undecided(project, info.id, spans),
                                                 None, source="rule")
             progress(_notes_done(k + len(chunk), len(infos), "rules"))
     finally:
-        if hasattr(predictor, "close"):
-            predictor.close()
+        predictor.close()
     project.log("suggest_rules", {"notes": len(infos)})
     return len(infos)
 
@@ -337,7 +312,8 @@ def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_
     if not project.readonly:
         project.set_setting(SUGGESTIONS_PENDING, ids)
     try:
-        source = predicts_with(project)
+        from app.services.prediction import predicts_by
+        source = predicts_by(project)
         if source != "rules":
             done = preannotate(project, doc_ids=ids, progress=progress, cancel=cancel)
         else:

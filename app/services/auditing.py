@@ -167,7 +167,8 @@ def export_document_ids(project, infos=None, namings=("same", "pseudonymous")) -
     project's documents gives them (``namings``: those that may have been
     used), so a reviewer sees a written note beside its original."""
     from app.deid.folder import output_name
-    from app.services.redaction import project_note_sources, project_secret
+    from app.services.redaction import project_note_sources
+    from app.services.settings import project_secret
     infos = project.document_infos() if infos is None else infos
     secret = project_secret(project)
     sources = project_note_sources(project, infos)

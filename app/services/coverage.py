@@ -19,7 +19,7 @@ def labels_coverage(labels) -> tuple[list[CoverageRow], list[RuleGap], list[str]
 def project_rule_gaps(project) -> list[RuleGap]:
     """The rule kinds the project's labels leave in clear that the rules
     actually find in its notes, with how often (counts only, never text)."""
-    from app.services.redaction import project_policy
+    from app.services.settings import project_policy
     policy = project_policy(project)
     names = [label.name for label in project.labels()]
     if not rule_gaps(names, policy.kind_for):

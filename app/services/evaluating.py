@@ -82,7 +82,8 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     text's patient id (the lists' patient table).
     """
     from app.services.finishing import finish, worded
-    from app.services.predictor import Predictor, run_ensembles
+    from app.services.prediction import resolve
+    from app.services.predictor import run_ensembles
 
     segs = [segment(t) for t in texts]
     items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
@@ -96,7 +97,7 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         return out
 
     patients = list(patients) if patients is not None else [None] * len(texts)
-    with Predictor.from_project(project, run_id=run.id, model=name, all_members=every) as pred:
+    with resolve(project, run_id=run.id, model=name, all_members=every).load(project) as pred:
         pred.set_patients(texts, patients)
         outputs = {}
         for i, (m, mdl) in enumerate(pred.members.items()):

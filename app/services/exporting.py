@@ -145,7 +145,7 @@ def suspicion_label(project, category: str) -> str | None:
     kind a shape names ("date" -> DATE, or DOB where that is the one date
     label); ``None`` when nothing fits (a person chooses)."""
     from app.models.starter_model import RULE_LABELS, label_map
-    from app.services.redaction import project_policy
+    from app.services.settings import project_policy
     names = [label.name for label in project.labels()]
     by_upper = {n.upper(): n for n in names}
     if category.upper() in by_upper and category not in _CATEGORY_KINDS:

@@ -6,15 +6,15 @@ keeps whole documents only; re-running the import skips what is already in
 """
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.bounded import BoundedPattern
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.errors import UserError
 from app.formats.errors import BadInputError
+from app.services.settings import (PATIENT_REGEX, compile_patient_regex,  # noqa: F401
+                                   guess_patient_regex, note_path, patient_id_from)
 
 BATCH = 50
 
@@ -45,49 +45,6 @@ class ImportSummary:
                 "chars": self.chars, "seconds": round(self.seconds, 3),
                 "left_in_clear": self.left_in_clear,
                 "patients_from_table": self.patients_from_table}
-
-
-#: Setting: the last ``--patient-regex`` given to an import; `deid annotate`
-#: names its notes' patients with it unless told otherwise.
-PATIENT_REGEX = "patient_regex"
-
-
-def patient_id_from(name: str, regex: BoundedPattern | None) -> str | None:
-    """Patient id from a document name: group 1 of ``regex``, else the whole match."""
-    if regex is None:
-        return None
-    m = regex.search(name.rsplit("/", 1)[-1])
-    if not m:
-        return None
-    return m.group(1) if m.groups() else m.group(0)
-
-
-def guess_patient_regex(names: list[str]) -> str | None:
-    """The patient-id pattern a folder's file names suggest, or ``None``:
-    the part before the first "_" (else "-") when every name has one, it
-    holds a digit, and some names share it while others do not (several
-    notes of a patient, several patients: "p001_n001", "p001_n004",
-    "p002_n002"). "note_1", "note_2" (one shared prefix) or names without a
-    separator suggest none."""
-    for sep in "_-":
-        heads = []
-        for name in names:
-            head, found, _ = name.rsplit("/", 1)[-1].partition(sep)
-            if not found or not any(c.isdigit() for c in head):
-                break
-            heads.append(head)
-        else:
-            if 1 < len(set(heads)) < len(heads):
-                return f"^([^{sep}]+){sep}"
-    return None
-
-
-def compile_patient_regex(pattern: str | None) -> BoundedPattern | None:
-    """``pattern`` compiled, matched in bounded time (``None`` for none);
-    ``UserError`` when it is not a valid pattern."""
-    if not pattern:
-        return None
-    return BoundedPattern(pattern)
 
 
 SPLITS = ("train", "dev", "test")
@@ -166,7 +123,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 # A file's own patient and split (JSONL fields, as our export
                 # writes them) unless the command names them.
                 own_patient, own_split = doc.meta.pop("patient_id", None), doc.meta.pop("split", None)
-                patient = patient_id_from(doc.name, regex) if regex else own_patient
+                patient = patient_id_from(note_path(doc), regex) if regex else own_patient
                 doc_split = split or (own_split if own_split in SPLITS else None)
                 spans = _unique_spans(doc, summary)
                 name = names.allocate(doc.name)

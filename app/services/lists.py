@@ -134,12 +134,12 @@ def show_lists(project) -> list[str]:
 
 def patient_namer(project, regex=None):
     """A function giving a note file's patient id from its name: group 1 of
-    ``regex`` (see ``app.services.importing.patient_id_from``), else the
+    ``regex`` (see ``app.services.settings.patient_id_from``), else the
     part of the name (split at anything but letters and digits) that is a
     patient id of the patient table, else ``None``."""
     import re
 
-    from app.services.importing import patient_id_from
+    from app.services.settings import patient_id_from
     if regex is not None:
         return lambda name: patient_id_from(name, regex)
     ids = project.list_patient_ids()

@@ -12,11 +12,12 @@ patient table entries apply when its patient id is given.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Sequence
 
 from app.core.bio import tags_to_spans
 from app.core.parallel import unimportable
+from app.core.prediction import Prediction, member_doubts
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.spans import Span
 from app.core.tokenize import segment
@@ -25,17 +26,6 @@ from app.core.private import PrivateDir
 from app.services.finishing import finish
 from app.services.lists import project_matcher
 from app.services.runs import active_run
-
-
-@dataclass
-class Prediction:
-    spans: list[Span]
-    uncertainty: float = 0.0
-    member_spans: dict[str, list[Span]] = field(default_factory=dict)
-    #: The hospital lists' hits (labelled), for the preview: with ``with_members`` only.
-    listed: list[Span] = field(default_factory=list)
-    #: ``(span, step or rule)`` for each span a step after the model removed.
-    removed: list[tuple[Span, str]] = field(default_factory=list)
 
 
 def run_ensembles(project, run_id: int) -> dict:
@@ -106,17 +96,14 @@ class Predictor:
                      device: str = "auto", all_members: bool = False) -> "Predictor":
         """Load the selected candidate of the run (or ``model`` by name).
 
-        An English project with no trained run predicts with the shipped
-        starter model (`app.services.starter`); its ``run_id`` is None.
+        Which run and candidate predict a project's notes is
+        `app.services.prediction.resolve`'s to say; this loads one.
         ``device="auto"``: the members that predict in batches on a GPU
         (the transformer) go there when there is one, the rest on the CPU.
         """
         from app.ensemble import load_ensemble
         from app.models.base import known_kinds, load_model, spec_class
-        from app.services.starter import starter_predictor, uses_starter
 
-        if run_id is None and model is None and uses_starter(project):
-            return starter_predictor(project)
         run = active_run(project, run_id)
         name = model or run.selected
         member_arts, ensemble_arts = run.member_artifacts(project), run.ensemble_artifacts(project)
@@ -165,6 +152,12 @@ class Predictor:
                    *project_matcher(project), candidate_members=candidate,
                    unmarked=run.unmarked_words(name), edges=run.edge_words(name),
                    fixed_steps=run.fixed_steps(name))
+
+    def doubts(self, texts: Sequence[str], threshold: float) -> list[list[tuple[int, int, str]]]:
+        """The tokens the candidate's own members doubt (`member_doubts`; a
+        predictor that also serves the scan holds more members)."""
+        return member_doubts({m: self.members[m] for m in self.candidate_members}, texts,
+                             threshold)
 
     def close(self) -> None:
         if self._private is not None:

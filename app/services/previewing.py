@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.spans import Span
-from app.services.annotating import predicts_with
 from app.services.editing import AnnotationSession, Edit, state_of
-from app.errors import UserError
-from app.services.redaction import LOCALES, POLICY_KEY, document_spans, preview_document
+from app.services.redaction import document_spans, preview_document
+from app.services.settings import store_locale, store_strategies  # noqa: F401
 
 def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Span]:
     """The spans a preview redacts.
@@ -184,51 +183,15 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
 def predict_note(project, doc_id: int, predictor=None):
     """What an export runs on one note: ``(prediction, predictor)``.
 
-    What an export runs (:func:`~app.services.annotating.predicts_with`):
-    the active run's model with every member, the starter model on day one
-    (``predictor``: loaded when ``None``; pass it back in for the next note,
-    loading is the slow part), else the rules.
-    The patient selects its hospital-list entries (app.lists).
+    What an export runs (`app.services.prediction.resolve`): the active
+    run's model with every member, the starter model on day one, else the
+    rules (``predictor``: loaded when ``None``; pass it back in for the next
+    note, loading is the slow part). The patient selects its hospital-list
+    entries (app.lists).
     """
-    from app.services.predictor import Prediction, Predictor
-    from app.services.redaction import rules_predictor
+    from app.services.prediction import resolve
     doc = project.document(doc_id)
-    if predicts_with(project) == "rules":
-        return Prediction(rules_predictor(project).predict_spans(doc.text, doc.patient_id)), None
     if predictor is None:
-        predictor = Predictor.from_project(project, all_members=True)
+        predictor = resolve(project, all_members=True).load(project)
     return predictor.predict([doc.text], patients=[doc.patient_id], with_members=True)[0], \
         predictor
-
-
-def store_locale(project, locale: str, actor: str | None = None) -> None:
-    """Store where the notes were written (``"en_US"``...: the surrogates'
-    names, places and phone shapes, as ``deid new --locale``) in the
-    project's redaction policy, leaving the rest of it as stored. Logged."""
-    if locale not in LOCALES:
-        raise UserError(f"unknown locale {locale!r} (known: {', '.join(LOCALES)})")
-    stored = project.get_setting(POLICY_KEY) or {}
-    project.set_setting(POLICY_KEY, {**stored, "locale": locale})
-    project.log("policy_changed", {"locale": locale}, actor=actor)
-
-
-def store_strategies(project, policy, actor: str | None = None, *, whole: bool = False) -> None:
-    """Store ``policy``'s strategies (``whole``: the whole policy, date order
-    included) as the project's redaction policy: the one exports apply
-    (issue 18 item 2: a strategy chosen in Preview was lost unless saved).
-    Logged without text."""
-    stored = project.get_setting(POLICY_KEY) or {}
-    if whole:
-        data = policy.to_dict()
-        if "locale" not in stored:
-            # A locale nobody chose stays unstored: it follows the notes
-            # (`default_locale`), as it did before the strategies were saved.
-            data.pop("locale", None)
-        project.set_setting(POLICY_KEY, data)
-    else:
-        project.set_setting(POLICY_KEY, {**stored, "default": policy.default,
-                                         "strategies": dict(policy.strategies)})
-    entry = {"default": policy.default, "strategies": dict(policy.strategies)}
-    if whole:
-        entry["date_order"] = policy.date_order
-    project.log("policy_changed", entry, actor=actor)

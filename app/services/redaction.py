@@ -8,363 +8,30 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 from app import __version__
-from app.core.labels import PRESETS
 from app.core.parallel import resolve_workers
 from app.core.progress import CancelToken, ProgressFn, no_progress
 from app.core.spans import Span
 from app.errors import UserError
-
-SECRET_KEY = "deid_secret"
-POLICY_KEY = "deid_policy"
-
-
-def project_secret(project) -> str:
-    """The project's secret, created on first use."""
-    value = project.get_setting(SECRET_KEY)
-    if not value:
-        value = secrets.token_hex(32)
-        project.set_setting(SECRET_KEY, value)
-    return value
-
-
-#: Secrets of the projects open read-only that hold none yet, while they are open.
-_SESSION_SECRETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def preview_secret(project) -> str:
-    """The secret Preview draws surrogates with: the project's; a project
-    open read-only that holds none yet (nothing exported from it) cannot
-    store one, so Preview draws with one of its own, for as long as the
-    project is open (Preview raised an error and stayed blank; an export
-    creates the project's, which then decides its surrogates)."""
-    if project.get_setting(SECRET_KEY) or not project.readonly:
-        return project_secret(project)
-    return _SESSION_SECRETS.setdefault(project, secrets.token_hex(32))
-
-
-def default_locale(project, date_order: str) -> str:
-    """The surrogates' locale of a project made without one: Spanish for a
-    Spanish project; for an English one, US English when its notes' numeric
-    dates read month first (``date_order`` "mdy", inferred from the notes by
-    the first export: `infer_date_order`), else Australian English (the
-    paper's). Before an export settles the order, or when the notes mix both
-    orders too much to settle it, the project's notes that show one order
-    decide by majority (``notes_month_first``): US notes got Australian names,
-    places and phone shapes, and Preview said "Australian English"."""
-    if project.language == "es":
-        return "es_ES"
-    if date_order:
-        return "en_US" if date_order == "mdy" else "en_AU"
-    return "en_US" if notes_month_first(project) else "en_AU"
-
-
-_ORDER_CACHE: dict[int, tuple] = {}
-
-
-def notes_month_first(project) -> bool:
-    """Whether more of the project's notes (the first :data:`DATE_ORDER_SAMPLE`)
-    write a numeric date only month first can read than day first. Kept
-    while the project holds as many notes: Preview asks after every edit."""
-    from itertools import islice
-
-    from app.deid.dates import order_votes
-    from app.rules import find_hits
-    stamp = project.count_documents()
-    cached = _ORDER_CACHE.get(id(project))
-    if cached is None or cached[0] != stamp:
-        texts = (project.document(info.id).text
-                 for info in islice(project.document_infos(), DATE_ORDER_SAMPLE))
-        day_first, month_first = order_votes(
-            [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
-            for text in texts)
-        cached = (stamp, month_first > day_first)
-        _ORDER_CACHE.clear()
-        _ORDER_CACHE[id(project)] = cached
-    return cached[1]
-
-
-def project_policy(project, strategy: str | None = None):
-    """The project's stored policy (per-label strategies), with an optional
-    default-strategy override from the command line."""
-    from app.deid import Policy
-    stored = project.get_setting(POLICY_KEY) or {}
-    if "locale" not in stored:
-        stored = {**stored, "locale": default_locale(project, stored.get("date_order", ""))}
-    policy = Policy.from_dict(stored)
-    if strategy:
-        policy = Policy.from_dict({**policy.to_dict(), "default": strategy, "strategies": {}})
-    return policy
-
-
-# Locales a project can be made with: surrogate pools and the date order.
-LOCALES = ("en_AU", "en_GB", "en_US", "es_ES")
-
-
-def locale_policy(locale: str) -> dict:
-    """The project settings of ``locale``: its surrogate pools and numeric date order."""
-    from app.deid.policy import day_first_locale
-    if locale not in LOCALES:
-        raise UserError(f"unknown locale {locale!r} (known: {', '.join(LOCALES)})")
-    return {POLICY_KEY: {"locale": locale,
-                         "date_order": "dmy" if day_first_locale(locale) else "mdy"}}
-
-
-# How many notes are read to infer a corpus's date order (enough to see it,
-# few enough that a huge folder is not read twice).
-DATE_ORDER_SAMPLE = 500
-
-
-def infer_date_order(project, policy, in_dir: Path):
-    """``policy`` with the date order settled, and how it was.
-
-    A project whose policy names no date order (``date_order == ""``: an
-    English project made without a locale) reads it off the notes to redact:
-    the first :data:`DATE_ORDER_SAMPLE` notes' numeric dates that only one
-    order can read. A clear answer is stored as the project's setting (and
-    logged), so preview and every later export read dates the same way.
-    Returns ``(policy, source)``, ``source`` a short phrase for the report.
-    """
-    from itertools import islice
-
-    from app.deid import Policy
-    from app.deid.dates import corpus_day_first
-    from app.formats import ImportedDoc, read_path
-    from app.rules import find_hits
-
-    if policy.date_order:
-        return policy, "project setting"
-    notes = (item.text for item in islice(read_path(in_dir, "txt"), DATE_ORDER_SAMPLE)
-             if isinstance(item, ImportedDoc))
-    day_first, votes = corpus_day_first(
-        [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
-        for text in notes)
-    if day_first is None:
-        return policy, f"locale {policy.locale} (the notes do not show one order)"
-    order = "dmy" if day_first else "mdy"
-    stored = project.get_setting(POLICY_KEY) or {}
-    if not project.readonly and not stored.get("date_order"):
-        # The locale stays unstored when the user chose none: it follows the order.
-        project.set_setting(POLICY_KEY, {**stored, "date_order": order})
-        project.log("date_order_inferred", {"date_order": order, "notes": votes})
-    settled = {**policy.to_dict(), "date_order": order}
-    if "locale" not in stored:
-        settled["locale"] = default_locale(project, order)
-    return Policy.from_dict(settled), f"inferred from {votes} notes"
-
-
-@dataclass(frozen=True)
-class ProjectPredictorFactory:
-    """Picklable: builds a predictor in each worker process from the project
-    file, opened read-only (read-only opens take no lock)."""
-
-    project_path: str
-    rules_only: bool = False
-    #: Load every member of the run too (``Predictor.from_project(all_members=True)``):
-    #: the predictor then also serves the model's leak scan (`ModelScanFactory.predictor`),
-    #: so a worker loads the models once, not twice. Its spans are the same.
-    all_members: bool = False
-    model: str | None = None          # a candidate of the run (default: the selected one)
-
-    def __call__(self):
-        from app.project import Project
-        from app.services.predictor import Predictor
-
-        project = Project.open(Path(self.project_path), readonly=True)
-        try:
-            if self.rules_only:
-                return rules_predictor(project)
-            return Predictor.from_project(project, model=self.model,
-                                          all_members=self.all_members)
-        finally:
-            project.close()
-
-
-@dataclass(frozen=True)
-class AnnotationSpans:
-    """Picklable predictor that returns the spans of brat ``.ann`` files found
-    beside the notes (keyed by the SHA-256 of the note text), for redacting a
-    corpus someone has already annotated."""
-
-    by_sha: dict
-
-    @classmethod
-    def from_folder(cls, folder: Path) -> "AnnotationSpans":
-        import hashlib
-        from app.formats import ImportedDoc, read_path
-        by_sha = {}
-        for item in read_path(folder, "brat"):
-            if isinstance(item, ImportedDoc) and item.meta.get("annotated"):
-                key = hashlib.sha256(item.text.encode("utf-8")).hexdigest()
-                by_sha[key] = tuple((sp.start, sp.end, sp.label) for sp in item.spans)
-        if not by_sha:
-            raise UserError(f"no brat .ann annotations found in {folder}")
-        return cls(by_sha)
-
-    def __call__(self) -> "AnnotationSpans":
-        return self
-
-    def predict_spans(self, text: str) -> list[Span]:
-        import hashlib
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        return [Span(s, e, label) for s, e, label in self.by_sha.get(key, ())]
-
-
-class _ModelSpans:
-    """Adapter giving any TrainedModel a ``predict_spans(text)``, with the
-    floor of the project's hospital lists (as a `Predictor` has it)."""
-
-    def __init__(self, model, lists=None, list_labels: dict[str, str] | None = None) -> None:
-        self.model = model
-        self.lists = lists
-        self.list_labels = dict(list_labels or {})
-
-    def predict_spans(self, text: str, patient_id: str | None = None) -> list[Span]:
-        spans = self.model.predict_spans(text)
-        if self.lists is None:
-            return spans
-        return self.lists.settle(text, spans, self.list_labels, patient_id)
-
-
-def _preset_for(project) -> str:
-    names = {l.name for l in project.labels()}
-    for preset in ("paper", "extended", "hipaa", "meddocan"):
-        if names <= {l.name for l in PRESETS[preset]}:
-            return preset
-    return "extended"
-
-
-def rules_predictor(project):
-    """The rules alone: the learned mapping of the active run when it has
-    one, else the preset mapping for the project's labels."""
-    from app.models.rules_model import RulesModel
-    from app.services.predictor import Predictor
-    try:
-        return Predictor.from_project(project, model="rules")
-    except UserError:
-        from app.services.lists import project_matcher
-        return _ModelSpans(RulesModel.from_preset(_preset_for(project)), *project_matcher(project))
-
-
-@dataclass(frozen=True)
-class RuleLeakScan:
-    """Leak re-scan by rules, limited to what the project calls identifiers.
-
-    A rule hit counts only if the rules' mapping sends its (category, cue)
-    to one of the project's labels: with the paper's five labels an
-    admission date is not an identifier, and flagging every date would bury
-    real leftovers. Picklable (worker processes may call it).
-    """
-
-    mapping_rows: tuple
-
-    def __call__(self, text: str) -> list[tuple[int, int, str]]:
-        from app.models.rules_model import RuleMapping
-        from app.rules import find_hits
-        mapping = RuleMapping.from_json(self.mapping_rows)
-        return [(h.start, h.end, h.category) for h in find_hits(text)
-                if mapping.lookup(h.category, h.cue) is not None]
-
-
-def rule_leak_scan(project) -> RuleLeakScan:
-    predictor = rules_predictor(project)
-    try:
-        model = predictor.members["rules"] if hasattr(predictor, "members") else predictor.model
-        return RuleLeakScan(tuple(model.mapping.to_json()))
-    finally:
-        if hasattr(predictor, "close"):
-            predictor.close()
-
-
-#: A token is suspected when a member reading token probabilities gives it at
-#: least this probability of being part of an identifier (the CRF's 1 - P(O),
-#: read on the original text with the prediction: ``predictor_doubts``).
-#: Chosen on the leak-scan bench (BENCHMARKS.md): lower adds false alarms
-#: faster than it adds missed identifiers.
-SCAN_THRESHOLD = 0.05
-
-#: The threshold while the starter model predicts (a new English project, no
-#: trained run): its CRF learnt from synthetic notes only, so its doubts on a
-#: hospital's real notes are not calibrated; at ``SCAN_THRESHOLD`` they were
-#: 395 false alarms for 1 missed word on 583 real ICU notes, at 0.5 18 for
-#: the same word (BENCHMARKS.md, Leak scan). A trained run's CRF learnt from
-#: the project's own notes and keeps ``SCAN_THRESHOLD``.
-STARTER_SCAN_THRESHOLD = 0.5
-
-
-def default_scan_threshold(project) -> float:
-    """The leak scan's threshold for the model's doubts when none is given:
-    ``STARTER_SCAN_THRESHOLD`` while ``project`` predicts with the starter
-    model, else ``SCAN_THRESHOLD``."""
-    from app.services.starter import uses_starter
-    return STARTER_SCAN_THRESHOLD if uses_starter(project) else SCAN_THRESHOLD
-
-
-@dataclass(frozen=True)
-class ModelScanFactory:
-    """Picklable: the model's recall-biased leak scan for a project.
-
-    The scan runs the selected candidate *and every member of the run* over
-    the redacted text and keeps the union of their spans (one member is
-    enough), so it errs towards suspecting: a surrogate is expected where
-    it finds a name, an original-looking name beside it is not.
-    """
-
-    project_path: str
-    model: str | None = None          # a candidate of the run (default: the selected one)
-    #: The prediction's doubts threshold (read by redact_notes with the prediction).
-    threshold: float = SCAN_THRESHOLD
-
-    def __call__(self) -> "_ModelScan":
-        return _ModelScan(self.predictor()())
-
-    def predictor(self) -> ProjectPredictorFactory:
-        """The factory of the predictor this scan reads (every member loaded):
-        given to ``redact_notes`` as the predictor factory too, one loaded
-        predictor per worker predicts the spans and scans the redacted text."""
-        return ProjectPredictorFactory(self.project_path, all_members=True, model=self.model)
-
-
-def model_scan_factory(project, threshold: float | None = None) -> ModelScanFactory:
-    """The model's leak scan for an export; ``threshold`` (default
-    ``default_scan_threshold``) for the model's doubts, checked here."""
-    default = default_scan_threshold(project)
-    threshold = default if threshold is None else threshold
-    if not 0.0 < threshold < 1.0:
-        raise UserError(f"--scan-threshold {threshold}: give a probability between 0 and 1 "
-                        f"(default {default})")
-    # By the absolute path: the workers open it (a cluster worker's folder is not ours).
-    return ModelScanFactory(str(Path(project.path).resolve()), threshold=threshold)
-
+from app.services.prediction import (SCAN_THRESHOLD, STARTER_SCAN_THRESHOLD,  # noqa: F401
+                                     AnnotationSpans, ModelScanFactory, RuleLeakScan,
+                                     model_scan_factory, resolve, rule_leak_scan,
+                                     rules_mapping_digest, rules_predictor)
+from app.services.settings import (DATE_ORDER_SAMPLE, LOCALES, POLICY_KEY,  # noqa: F401
+                                   SECRET_KEY, default_locale, infer_date_order, locale_policy,
+                                   notes_month_first, preview_secret, project_policy,
+                                   project_secret)
 
 def _scan_identity(project, policy, model_scan) -> str:
     """What decides the leak scan (part of the resume fingerprint): a note
     kept from an earlier run carries that run's suspicions."""
     model = "none" if model_scan is None else f"doubts >= {model_scan.threshold}"
-    return (f"rules {_rules_mapping_digest(project)}, model {model}, "
+    return (f"rules {rules_mapping_digest(project)}, model {model}, "
             f"shapes {scan_shapes(project, policy)}")
-
-
-class _ModelScan:
-    def __init__(self, predictor) -> None:
-        self.predictor = predictor
-
-    def __call__(self, text: str) -> list[tuple[int, int, str]]:
-        return self.many([text])[0]
-
-    def many(self, texts: list[str]) -> list[list[tuple[int, int, str]]]:
-        """The scan of several texts, their segments batched through the models."""
-        from app.deid.folder import scan_spans
-        return scan_spans(self.predictor, texts)
-
-    def close(self) -> None:
-        self.predictor.close()
 
 
 def label_coverage(project, policy=None) -> list[dict]:
@@ -544,40 +211,6 @@ def lists_digest(project) -> str:
     return hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()[:16] if rows else ""
 
 
-def model_identity(project, *, rules_only: bool = False, annotations: "AnnotationSpans | None" = None
-                   ) -> str:
-    """What gives the spans, precisely enough that another model, candidate,
-    finishing step or rule mapping gives another string (it goes into the
-    resume fingerprint, hashed). Names and ids only, no identifier."""
-    import hashlib
-    if annotations is not None:
-        digest = hashlib.sha256(json.dumps(sorted(annotations.by_sha.items())).encode()).hexdigest()
-        return f"annotations {digest[:16]}"
-    if rules_only:
-        return "rules " + _rules_mapping_digest(project)
-    from app.rules.registry import overrides_digest
-    from app.services.runs import active_run
-    from app.services.starter import starter_identity, uses_starter
-    # The rules a project switched or added, and the fixed steps a run kept,
-    # change the spans; named only when there are some (an older export resumes).
-    rules = overrides_digest(project)
-    if uses_starter(project):
-        return starter_identity() + (f" rules {rules}" if rules else "")
-    run = active_run(project)
-    name = run.selected
-    fixed = run.fixed_steps(name)
-    return json.dumps({"run": run.id, "candidate": name, "fill": run.fill_rules(name),
-                       "propagate": run.propagation_labels(name),
-                       **({"fixed": list(fixed)} if fixed is not None else {}),
-                       **({"rules": rules} if rules else {})}, sort_keys=True)
-
-
-def _rules_mapping_digest(project) -> str:
-    import hashlib
-    rows = rule_leak_scan(project).mapping_rows
-    return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                   report_path: str | None = None, workers: int | None = None,
                   cluster: str | None = None, naming: str = "same",
@@ -594,7 +227,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     (``redact_notes``).
     """
     from app.deid import build_report, redact_folder, write_report
-    from app.services.importing import compile_patient_regex
+    from app.services.settings import compile_patient_regex
 
     src, out = Path(in_dir), Path(out_dir)
     if not src.is_dir():
@@ -609,12 +242,10 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     policy, date_order_source = infer_date_order(project, project_policy(project, strategy), src)
     secret = project_secret(project)
     annotations = AnnotationSpans.from_folder(src) if use_annotations else None
-    where = str(Path(project.path).resolve())      # as the workers open it (a cluster's too)
-    model_scan = None if (rules_only or use_annotations) else model_scan_factory(
-        project, scan_threshold)
-    factory = annotations or (model_scan.predictor() if model_scan is not None
-                              else ProjectPredictorFactory(where, rules_only=rules_only))
-    producer = {"model": model_identity(project, rules_only=rules_only, annotations=annotations),
+    spec = resolve(project, rules_only=rules_only, annotations=annotations, untrained="error")
+    model_scan = model_scan_factory(spec, scan_threshold)
+    factory = model_scan.predictor() if model_scan is not None else spec
+    producer = {"model": spec.identity,
                 "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
@@ -628,8 +259,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             model_scan=model_scan, dismissed=dismissed_suspicions(project),
                             shapes=scan_shapes(project, policy), batch=batch, force=force)
     seconds = time.perf_counter() - t0
-    model_info, evaluation = ({"model": "annotations (.ann files)"}, None) if use_annotations \
-        else _model_info(project, rules_only)
+    model_info, evaluation = spec.report(project)
     date_order = policy.date_order or ("dmy" if policy.day_first else "mdy")
     report_data = build_report(summary, model_info, evaluation, policy,
                                {"workers": summary.workers, "cluster": bool(cluster),
@@ -671,24 +301,6 @@ def report_paths(report_path: str | None) -> tuple[Path, Path] | None:
         raise UserError(f"--report {report_path}: cannot create its folder "
                         f"({exc.strerror or type(exc).__name__})") from None
     return paths
-
-
-def _model_info(project, rules_only: bool) -> tuple[dict, dict | None]:
-    if rules_only:
-        return {"model": "rules"}, None
-    from app.services.finishing import finishing_summary
-    from app.services.runs import active_run
-    from app.services.starter import STARTER_NAME, STARTER_REASON, uses_starter
-    if uses_starter(project):
-        return {"model": STARTER_NAME, "reason": STARTER_REASON}, None
-    run = active_run(project)
-    best = run.row(run.selected)
-    info = {"model": run.selected, "run": run.id, "reason": run.selection.get("reason")}
-    # Labels and member names only: what was added after the model, for the auditor.
-    finishing = finishing_summary(run)
-    if finishing:
-        info["finishing"] = " ".join(finishing)
-    return info, ({"dev_strict": best} if best else None)
 
 
 def document_spans(project, doc_id: int, predicted: list[Span] | None = None) -> list[Span]:
@@ -796,11 +408,10 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     if not infos:
         raise UserError("no documents to export")
     policy = project_policy(project, strategy)
-    where = str(Path(project.path).resolve())      # as the workers open it
-    model_scan = None if rules_only else model_scan_factory(project, scan_threshold)
-    factory = model_scan.predictor() if model_scan is not None \
-        else ProjectPredictorFactory(where, rules_only=rules_only)
-    producer = {"model": model_identity(project, rules_only=rules_only),
+    spec = resolve(project, rules_only=rules_only, untrained="error")
+    model_scan = model_scan_factory(spec, scan_threshold)
+    factory = model_scan.predictor() if model_scan is not None else spec
+    producer = {"model": spec.identity,
                 "scan": _scan_identity(project, policy, model_scan),
                 "lists": lists_digest(project)}
     project.checkpoint()                 # workers open the file read-only
@@ -814,7 +425,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                            model_scan=model_scan, dismissed=dismissed_suspicions(project),
                            shapes=scan_shapes(project, policy), force=force)
     seconds = time.perf_counter() - t0
-    model_info, evaluation = _model_info(project, rules_only)
+    model_info, evaluation = spec.report(project)
     report_data = build_report(summary, model_info, evaluation, policy,
                                {"documents": len(infos), "naming": naming, "strict": strict,
                                 "rules_only": rules_only, "source": "project documents"},

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from app.models.starter_model import (MANIFEST, MEMBERS, StarterEnsemble, label_map,
-                                      load_members, starter_dir, starter_manifest)
+from app.models.starter_model import (MANIFEST, MEMBERS, label_map, starter_dir,  # noqa: F401
+                                      starter_manifest)
 
 STARTER_NAME = "starter model"
 STARTER_REASON = ("no trained run yet: the starter model that ships with DeID Studio "
@@ -38,18 +38,9 @@ STARTER_REASON = ("no trained run yet: the starter model that ships with DeID St
 DEFAULT_NOTES = 6000
 DEFAULT_SEED = 19
 
-# Project setting: False turns the starter off (no day-one suggestions).
+# Project setting: False turns the starter off (no day-one suggestions;
+# read by app.services.prediction.resolve).
 STARTER_SETTING = "starter_model"
-
-
-def uses_starter(project) -> bool:
-    """True when ``project`` predicts with the starter: English, no trained
-    run, and not turned off (project setting ``starter_model`` False)."""
-    from app.services.runs import active_run_id
-
-    return (active_run_id(project) is None and project.language == "en"
-            and project.get_setting(STARTER_SETTING, True) is not False
-            and starter_manifest() is not None)
 
 
 def starter_identity() -> str:
@@ -58,20 +49,6 @@ def starter_identity() -> str:
 
     digest = hashlib.sha256((starter_dir() / "crf" / "model.crfsuite").read_bytes()).hexdigest()
     return json.dumps({"model": STARTER_NAME, "crf": digest[:16]}, sort_keys=True)
-
-
-def starter_predictor(project):
-    """A `Predictor` over the shipped starter, its labels mapped to ``project``'s."""
-    from app.services.predictor import Predictor, project_matcher
-
-    if starter_manifest() is None:
-        from app.errors import UserError
-        raise UserError("this installation has no starter model: run `deid train` first")
-    members = dict(load_members())
-    mapping = label_map([label.name for label in project.labels()])
-    lists, list_labels = project_matcher(project)       # the hospital lists' floor
-    return Predictor(STARTER_NAME, members, StarterEnsemble(mapping), lists=lists,
-                     list_labels=list_labels)
 
 
 # -------------------------------------------------------------------- build

@@ -269,7 +269,21 @@ class _Doubter:
 
 
 class _DoubtingPredictor(FakePredictor):
-    members = {"crf": _Doubter()}
+    """A `SpanPredictor` whose member doubts."""
+
+    run_id = None
+
+    def predict(self, texts, *, patients=None, with_members=False, progress=None,
+                spans_only=False):
+        from app.core.prediction import Prediction
+        return [Prediction(self.predict_spans(t)) for t in texts]
+
+    def doubts(self, texts, threshold):
+        from app.core.prediction import member_doubts
+        return member_doubts({"crf": _Doubter()}, texts, threshold)
+
+    def close(self):
+        pass
 
 
 def _doubting_predictor():

@@ -80,10 +80,10 @@ def test_the_word_sets_of_the_rules_live_in_the_shipped_file_with_their_evidence
 def test_a_rule_switched_off_makes_an_export_redo_its_notes(tmp_path):
     from app.core.labels import PRESETS
     from app.project import Project
-    from app.services.redaction import model_identity
+    from app.services.prediction import resolve
     with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"]), language="en") as p:
-        before = model_identity(p)
+        before = resolve(p).identity
         registry.set_enabled(p, "pager", False)
-        assert model_identity(p) != before            # in the resume fingerprint
+        assert resolve(p).identity != before            # in the resume fingerprint
         assert [e.detail for e in p.audit_entries() if e.event == "rule_switched"] == \
             [{"rule": "pager", "enabled": False}]

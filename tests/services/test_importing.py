@@ -294,3 +294,37 @@ def test_an_old_project_with_clashing_names_still_exports(tmp_path, project):
     assert s.documents == 3 and s.renamed == 2
     assert sorted(p.name for p in (tmp_path / "out").glob("*.txt")) == [
         "NOTE1-2.txt", "a_b.txt", "note1.txt"]
+
+
+@pytest.mark.parametrize("regex", [r"^(P\d+)_", r"^(P\d+)/", r"_(n\d+)\.txt$", r"_(n\d+)$",
+                                   r"(?P<patient>P\d+)"])
+def test_import_annotate_and_redact_read_one_patient_from_nested_folders(tmp_path, project,
+                                                                          regex):
+    """One patient-pattern rule: the file name (with, then without its
+    extension), then the path in the folder; `deid import`, `deid annotate`
+    and the folder engine of `deid redact` name the same patient."""
+    from app.deid import patient_key
+    from app.deid.folder import folder_sources
+    from app.formats import ImportedDoc, read_path
+    from app.services.lists import patient_namer
+    from app.services.settings import compile_patient_regex, note_path
+
+    src = tmp_path / "nested"
+    for rel in ("P1_n1.txt", "ward/P2_n2.txt", "ward/old/P3_n3.txt", "P4/note_n4.txt",
+                "P5/deep/x.txt"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(f"Note {rel}.\n", encoding="utf-8")
+    import_path(project, src, fmt="txt", patient_regex=regex)
+    imported = {f"{i.name}.txt": i.patient_id for i in project.document_infos()}
+    namer = patient_namer(project, compile_patient_regex(regex))
+    annotated = {note_path(d): namer(note_path(d)) for d in read_path(src, "txt")
+                 if isinstance(d, ImportedDoc)}
+    redacted = {s.rel: s.patient for s in folder_sources(src, patient_regex=regex)}
+    assert set(imported) == set(annotated) == set(redacted) and len(imported) == 5
+    for rel, patient in imported.items():
+        assert annotated[rel] == patient
+        assert redacted[rel] == (patient_key(patient) if patient else None), rel
+    if regex == r"^(P\d+)_":                      # in a sub-folder too
+        assert imported["ward/old/P3_n3.txt"] == "P3"
+    if regex == r"^(P\d+)/":                      # a folder per patient
+        assert imported["P5/deep/x.txt"] == "P5" and imported["P1_n1.txt"] is None

@@ -23,7 +23,8 @@ def test_a_note_previewed_before_training_is_what_a_rules_only_export_writes(tmp
     p, doc = _project(tmp_path)
     with p:
         prediction, predictor = predict_note(p, doc)
-        assert predictor is None                               # no model: the rules
+        from app.services.prediction import RulesPredictor
+        assert isinstance(predictor, RulesPredictor)           # no model: the rules
         assert ("IDN" in {s.label for s in prediction.spans})
         shown = preview_note(p, doc, project_policy(p), "model", prediction)
         assert "Ann Lee" not in shown.result.text and "1234567" not in shown.result.text

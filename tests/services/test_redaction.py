@@ -318,14 +318,14 @@ def test_corpus_words_learn_ordinary_and_always_annotated_words(tmp_path):
 def test_scan_threshold_is_checked_and_part_of_the_fingerprint(rules_trained, tmp_path, capsys):
     """--scan-threshold: a probability or one clear error; another threshold
     is another scan, so the notes are scanned again."""
-    from app.services.redaction import _scan_identity, model_scan_factory, project_policy
+    from app.services.redaction import _scan_identity, model_scan_factory, project_policy, resolve
     with Project.open(rules_trained, readonly=True) as p:
         policy = project_policy(p)
-        a = _scan_identity(p, policy, model_scan_factory(p))
-        b = _scan_identity(p, policy, model_scan_factory(p, 0.01))
+        a = _scan_identity(p, policy, model_scan_factory(resolve(p)))
+        b = _scan_identity(p, policy, model_scan_factory(resolve(p), 0.01))
         assert "doubts >= 0.05" in a and a != b
         with pytest.raises(UserError, match="between 0 and 1"):
-            model_scan_factory(p, 1.5)
+            model_scan_factory(resolve(p), 1.5)
     assert main(["-q", "export", str(rules_trained), str(tmp_path / "o"), "--format", "redacted",
                  "--scan-threshold", "0"]) == 1
     assert "--scan-threshold 0.0: give a probability" in capsys.readouterr().err
@@ -337,14 +337,14 @@ def test_day_one_leak_scan_reads_only_the_starters_likely_doubts(tmp_path):
     predicts the scan reads them from STARTER_SCAN_THRESHOLD; a threshold
     given still chooses (a trained run keeps SCAN_THRESHOLD: the test above)."""
     from app.services.redaction import (SCAN_THRESHOLD, STARTER_SCAN_THRESHOLD, _scan_identity,
-                                        model_scan_factory, project_policy)
+                                        model_scan_factory, project_policy, resolve)
     proj = tmp_path / "p.deid"
     assert main(["-q", "new", str(proj)]) == 0
     with Project.open(proj, readonly=True) as p:
-        assert model_scan_factory(p).threshold == STARTER_SCAN_THRESHOLD > SCAN_THRESHOLD
+        assert model_scan_factory(resolve(p)).threshold == STARTER_SCAN_THRESHOLD > SCAN_THRESHOLD
         assert f"doubts >= {STARTER_SCAN_THRESHOLD}" in _scan_identity(
-            p, project_policy(p), model_scan_factory(p))
-        assert model_scan_factory(p, SCAN_THRESHOLD).threshold == SCAN_THRESHOLD
+            p, project_policy(p), model_scan_factory(resolve(p)))
+        assert model_scan_factory(resolve(p), SCAN_THRESHOLD).threshold == SCAN_THRESHOLD
     notes = tmp_path / "notes"
     notes.mkdir()
     # "UNCHG" (unchanged): the starter gives it a small chance of being a name.

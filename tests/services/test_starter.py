@@ -83,23 +83,28 @@ def test_cli_annotate_on_a_new_project_uses_the_starter(tmp_path, notes, offline
     assert _ann(out / "p1_n2.ann") == []
 
 
+def _starter(project) -> bool:
+    from app.services.prediction import uses_starter
+    return uses_starter(project)
+
+
 def test_a_trained_run_replaces_the_starter(tmp_path):
     from app.services.runs import ACTIVE_RUN
     proj = tmp_path / "p.deid"
     assert run("new", proj, "--labels", "hipaa") == 0
     with Project.open(proj) as p:
-        assert S.uses_starter(p)
+        assert _starter(p)
         p.set_setting(ACTIVE_RUN, 1)
-        assert not S.uses_starter(p)
+        assert not _starter(p)
     with Project.open(proj) as p:
         p.set_setting(ACTIVE_RUN, None)
-        assert S.uses_starter(p)
+        assert _starter(p)
         p.set_setting(S.STARTER_SETTING, False)          # turned off by the user
-        assert not S.uses_starter(p)
+        assert not _starter(p)
     es = tmp_path / "es.deid"
     assert run("new", es, "--labels", "meddocan", "--language", "es") == 0
     with Project.open(es) as p:
-        assert not S.uses_starter(p)       # the starter is English
+        assert not _starter(p)       # the starter is English
 
 
 def test_new_notes_get_the_starters_suggestions(tmp_path, notes, offline):

@@ -1,0 +1,85 @@
+"""One answer to "what predicts this project's notes": `resolve` and its spec."""
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from app.core.labels import PRESETS
+from app.core.prediction import SpanPredictor
+from app.errors import UserError
+from app.project import Project
+from app.services.prediction import (SCAN_THRESHOLD, STARTER_SCAN_THRESHOLD, model_scan_factory,
+                                     predicts_by, resolve, uses_starter)
+from app.services.starter import STARTER_SETTING
+
+APP = Path(__file__).resolve().parents[2] / "app"
+
+
+def _project(tmp_path, language: str = "en", preset: str = "hipaa") -> Project:
+    return Project.create(tmp_path / "p.deid", list(PRESETS[preset]), language=language)
+
+
+def test_an_untrained_project_predicts_with_the_starter_else_the_rules(tmp_path):
+    with _project(tmp_path) as p:
+        if not uses_starter(p):
+            pytest.skip("this installation has no starter model")
+        spec = resolve(p)
+        assert (spec.kind, spec.description, spec.scan_threshold) == \
+            ("starter", "starter model", STARTER_SCAN_THRESHOLD)
+        assert spec.reason                    # the report says why
+        assert predicts_by(p) == "starter"
+        p.set_setting(STARTER_SETTING, False)
+        assert predicts_by(p) == "rules"          # the window's words follow at once
+        rules = resolve(p)
+        assert (rules.kind, rules.description, rules.scan_threshold) == ("rules", "rules", None)
+        assert rules.identity.startswith("rules ") and model_scan_factory(rules) is None
+        # A command that asks for the model says to train first.
+        with pytest.raises(UserError, match="no trained model"):
+            resolve(p, untrained="error")
+        assert resolve(p, rules_only=True) == rules
+
+
+def test_a_spanish_project_uses_the_rules(tmp_path):
+    with _project(tmp_path, "es", "meddocan") as p:
+        assert resolve(p).kind == "rules"           # the starter is English
+        with pytest.raises(UserError):
+            resolve(p, model="crf")                 # a candidate named needs a run
+
+
+def test_a_spec_is_picklable_and_loads_a_span_predictor(tmp_path):
+    with _project(tmp_path) as p:
+        p.set_setting(STARTER_SETTING, False)
+        spec = resolve(p)
+        again = pickle.loads(pickle.dumps(spec))
+        assert again == spec and again.identity == spec.identity
+    predictor = again.load()                  # in a worker: the file, read-only
+    try:
+        assert isinstance(predictor, SpanPredictor)
+        [pred] = predictor.predict(["Call 555-123-4567 now."])
+        assert pred.spans and predictor.doubts(["x"], 0.5) == [[]]
+    finally:
+        predictor.close()
+
+
+def test_a_threshold_given_is_checked_against_the_specs(tmp_path):
+    with _project(tmp_path) as p:
+        if not uses_starter(p):
+            pytest.skip("this installation has no starter model")
+        spec = resolve(p)
+        assert model_scan_factory(spec, SCAN_THRESHOLD).threshold == SCAN_THRESHOLD
+        assert model_scan_factory(spec).spec == spec.with_all_members()
+        with pytest.raises(UserError, match="default 0.5"):
+            model_scan_factory(spec, 2.0)
+
+
+def test_no_caller_decides_starter_or_model_itself():
+    """The question is answered in app/services/prediction.py only."""
+    pattern = re.compile(r"uses_starter|predicts_with|hasattr\(predictor")
+    found = [f"{path.relative_to(APP)}:{n}" for path in sorted(APP.rglob("*.py"))
+             if path.name != "prediction.py" or path.parent.name != "services"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(line)]
+    assert found == []
