@@ -102,12 +102,18 @@ class LineChart(QWidget):
         """The five y-axis labels drawn, bottom to top."""
         return tick_labels(*self.y_range_shown())
 
+    def plot_left(self) -> int:
+        """The x of the y axis: room for the widest y label (a loss of
+        12000 or 0.125 was cut at a fixed margin)."""
+        fm = self.fontMetrics()
+        return max(_MARGIN_L, max(fm.horizontalAdvance(t) for t in self.y_labels()) + 10)
+
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
         p.fillRect(self.rect(), QColor("white"))
         w, h = self.width(), self.height()
-        x0, y0 = _MARGIN_L, h - _MARGIN_B
+        x0, y0 = self.plot_left(), h - _MARGIN_B
         x1, y1 = w - _MARGIN_R, _MARGIN_T
         bold = QFont(self.font())
         bold.setBold(True)
@@ -122,7 +128,7 @@ class LineChart(QWidget):
             p.setPen(QPen(_GRID))
             p.drawLine(x0, int(y), x1, int(y))
             p.setPen(_AXIS)
-            p.drawText(2, int(y) - 7, _MARGIN_L - 6, 14, Qt.AlignRight | Qt.AlignVCenter, label)
+            p.drawText(2, int(y) - 7, x0 - 8, 14, Qt.AlignRight | Qt.AlignVCenter, label)
         p.setPen(QPen(_AXIS))
         p.drawLine(x0, y0, x1, y0)
         p.drawLine(x0, y0, x0, y1)

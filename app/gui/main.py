@@ -24,8 +24,15 @@ def main(argv: list[str] | None = None) -> int:
     shot = os.environ.get("DEID_SCREENSHOT")
     if shot:  # release smoke test (build/smoke_test.sh): save the shown window as PNG, then quit
         from app.gui.qt import QTimer
-        QTimer.singleShot(0, lambda: (window.grab().save(shot), app.quit()))
+        QTimer.singleShot(0, lambda: (window.grab().save(shot), _say_shown(window), app.quit()))
     return app.exec()
+
+
+def _say_shown(window) -> None:
+    """What the screenshot shows, for build/demo_screenshot.sh to check: the
+    window's title (the open project's file name) and its status line."""
+    print(f"window: {window.windowTitle()}")
+    print(f"status: {window.statusBar().currentMessage()}", flush=True)
 
 
 if __name__ == "__main__":

@@ -479,7 +479,7 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         self.export_wizard = ExportWizard(self.project, self)
-        self.export_wizard.show_in_preview.connect(self.show_in_preview)
+        self.export_wizard.show_in_preview.connect(self._show_suspicion)
         self.export_wizard.corrected.connect(self._on_corrected)
         self.export_wizard.review_requested.connect(
             lambda outcome: self.open_audit(outcome.out_dir, outcome.doc_ids))
@@ -519,6 +519,40 @@ class MainWindow(QMainWindow):
         self.preview.show_at(start, end, category)
         self.raise_()
         self.activateWindow()
+
+    @Slot(int, int, int, str)
+    def _show_suspicion(self, doc_id: int, start: int, end: int, category: str = "") -> None:
+        """A suspicion of the export summary opened in Preview: the summary
+        steps beside the main window, so it covers no part of the Preview."""
+        self.show_in_preview(doc_id, start, end, category)
+        if self.export_wizard is not None:
+            self.place_beside(self.export_wizard)
+
+    def place_beside(self, window) -> None:
+        """Move ``window`` (a dialog of this one) where it covers nothing of
+        this window: to its right if the screen has room, else the screen
+        is shared, this window on the left, ``window`` on the right."""
+        screen = self.screen().availableGeometry()
+        if self.isMaximized() or self.isFullScreen():
+            self.setWindowState(self.windowState() & ~(Qt.WindowMaximized | Qt.WindowFullScreen))
+        frame = self.frameGeometry()
+        # The window frames' width and height beside their contents (0 offscreen).
+        dx = frame.width() - self.width()
+        dy = frame.height() - self.height()
+        need = max(window.minimumSizeHint().width(), 360) + dx
+        if screen.right() - frame.right() >= need:
+            x, width = frame.right() + 1, screen.right() - frame.right()
+        else:
+            width = max(need, screen.width() * 2 // 5)
+            x = screen.right() + 1 - width
+            # move() places a window's frame, resize() sizes its contents.
+            self.resize(max(x - screen.left() - dx, self.minimumSizeHint().width()),
+                        screen.height() - dy)
+            self.move(screen.left(), screen.top())
+            frame = self.frameGeometry()
+        window.resize(width - dx, frame.height() - dy)
+        window.move(x, frame.top())
+        window.raise_()
 
     @Slot(int)
     def _on_document_edited(self, doc_id: int) -> None:

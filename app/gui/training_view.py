@@ -780,6 +780,11 @@ class TrainingView(QWidget):
             self.loss_chart.add_point(p.model, float(p.loss), key=step)
         if p.kind == EPOCH and p.dev_f1 is not None and p.model:
             self.f1_chart.add_point(p.model, float(p.dev_f1), key=step)
+        elif p.kind == MEMBER_DONE and p.dev_f1 is not None and p.model \
+                and not self.f1_chart.series.get(p.model):
+            # A member scored on dev only once trained (the CRF, the rules):
+            # its one point, not "no data yet".
+            self.f1_chart.add_point(p.model, float(p.dev_f1), key="done")
         if p.message:
             extra = ""
             if p.loss is not None:

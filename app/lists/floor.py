@@ -91,11 +91,15 @@ class Floor:
         extra = [ListHit(a, b, rule.kind, rule.name)
                  for rule, find in self.rules.finders(SHAPES) for a, b in find(text)]
         # A name the shapes found stops where a name does ("DR. OKONJO [AWARE-ORDER]");
-        # a country is no identifier ("CALLED FROM BERMUDA").
-        from app.rules.vetoes import country, name_part
+        # a country is no identifier ("CALLED FROM BERMUDA"), nor a clinical
+        # abbreviation ("CON'T REHAB", "pump for dopa, her mother").
+        from app.rules.vetoes import clinical_abbreviation, country, name_part
+        abbreviations = "clinical-abbreviation" not in self.rules.off()
         extra = [ListHit(*name_part(text, h.start, h.end), h.category, h.rule)
                  if h.category in ("staff_name", "patient_name") else h for h in extra
-                 if not (h.category in ("place", "hospital") and country(text, h.start, h.end))]
+                 if not (h.category in ("place", "hospital") and country(text, h.start, h.end))
+                 and not (abbreviations and h.category in _WORDED_HITS
+                          and clinical_abbreviation(text, h.start, h.end))]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
@@ -136,6 +140,10 @@ class Floor:
         return list(hits)
 
 
+# The hit categories of names and places (a clinical abbreviation is neither).
+_WORDED_HITS = ("staff_name", "patient_name", "place", "hospital", "ward")
+
+
 # How many notes' shape hits a floor remembers (`Floor._shape_hits`).
 _RECENT_NOTES = 4096
 
@@ -156,7 +164,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
     says which labels are dates, phones, names and places; ``off``: the
     names of the vetoes switched off (`app.rules.registry`); ``removed``
     receives ``(span, "vetoes.v1: RULE")`` for each span dropped."""
-    from app.rules.vetoes import (abbreviation_letter, date_part, eponym, glued_letter,
+    from app.rules.vetoes import (abbreviation_letter, clinical_abbreviation, date_part,
+                                  eponym, glued_letter,
                                   implausible_phone, lone_lower_case_name, name_part,
                                   ordinary_words, place_name_part, unlisted_lower_place)
 
@@ -178,6 +187,7 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
         elif s.label in names | places:
             place, a, b = s.label in places, s.start, s.end
             checks = (("ordinary-words", lambda: ordinary_words(text, a, b, place=place)),
+                      ("clinical-abbreviation", lambda: clinical_abbreviation(text, a, b)),
                       ("eponym", lambda: eponym(text, b)),
                       ("unlisted-lower-place", lambda: place and unlisted_lower_place(text, a, b)),
                       ("lone-lower-case-name",

@@ -546,6 +546,41 @@ _EPONYM_NOUNS = words("eponym_nouns")
 _EPONYM_AFTER_RE = re.compile(r"[ \t]+([A-Za-z]+)\b")
 
 
+_CLINICAL_ABBREVIATIONS = words("clinical_abbreviations")
+# A word with its hyphens and apostrophes: "flo-by", "CON'T".
+_JOINED_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*(?:-[A-Za-z][A-Za-z'\u2019]*)*")
+
+
+def _joined_words(text: str, start: int, end: int) -> list[re.Match]:
+    """The whole words (hyphens and apostrophes joining) that ``text[start:end]`` touches."""
+    return [m for m in _JOINED_WORD_RE.finditer(text, max(0, start - 30), min(len(text), end + 30))
+            if m.start() < end and start < m.end()]
+
+
+def holds_clinical_abbreviation(text: str, start: int, end: int) -> bool:
+    """Does ``text[start:end]`` touch a listed clinical abbreviation (a whole word)?"""
+    return any(m.group().lower().replace("\u2019", "'") in _CLINICAL_ABBREVIATIONS
+               for m in _joined_words(text, start, end))
+
+
+def clinical_abbreviation(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, predicted as a name or a place, is
+    only clinical abbreviations (the lexicon's ``clinical_abbreviations``:
+    "USOH", "CON'T", "flo-by", "NBP") and words of grammar, at least one of
+    them an abbreviation, each read as the whole word around the span (a
+    hyphen joins: "[flo]-by" is "flo-by"), with no title, role or relative
+    right before it. On the PhysioNet training notes none of these words
+    is annotated as an identifier."""
+    joined = _joined_words(text, start, end)
+    low = [m.group().lower().replace("\u2019", "'") for m in joined]
+    if not any(w in _CLINICAL_ABBREVIATIONS for w in low):
+        return False
+    if not all(w in _CLINICAL_ABBREVIATIONS or w in _FUNCTION_WORDS for w in low):
+        return False
+    before = _NAME_WORD_RE.findall(text, max(0, joined[0].start() - 20), joined[0].start())[-1:]
+    return not (before and before[0].lower() in _NAME_BEFORE)
+
+
 def eponym(text: str, end: int) -> bool:
     """True when a name ending at ``end`` names a device, a sign or a
     disease: such a noun follows it ("DOUGLAS POUCH", "bennett vent"). On

@@ -524,8 +524,10 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
         if members.deadline is not None:
             job.time_cap = round(max(_MIN_MEMBER_SECONDS, members.deadline - time.perf_counter()), 1)
         report(Progress(0.0, "refit"))
+        # The fit's own last report is not the end of the refit: the line
+        # saying it is done comes once, below (it came twice).
         fit, model = fit_member(job, lambda p, report=report: report(
-            Progress(p.fraction if p.stage in ("train", "hpo") else 0.0, "refit")))
+            Progress(min(p.fraction, 0.999) if p.stage in ("train", "hpo") else 0.0, "refit")))
         del model
         put_refit(members.project, members.run_id, job.name, job.out_dir,
                   meta={"kind": job.kind, "variant": job.variant, "params": fit.params})

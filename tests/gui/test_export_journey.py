@@ -186,3 +186,25 @@ def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
     _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)                     # a new export: same folder
     assert w.export_wizard.folder_edit.text() == str(out)
     w.export_wizard.close()
+
+
+def test_the_summary_steps_beside_the_preview_it_opens(imported, qtbot, tmp_path, monkeypatch):
+    """Issue 34 item 7: the export summary covered the Preview of the suspicion it opened."""
+    from PySide6.QtCore import QRect
+    w = _shown(imported, qtbot)
+    w.showMaximized()
+    wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    table = wizard.suspicion_table
+    rect = table.visualItemRect(table.item(0, 1))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.keyClick(table, Qt.Key_Return)                   # open the selected suspicion
+    assert w.current_view() == "Preview"
+    preview = w.preview
+
+    def covered():
+        shown = QRect(preview.mapToGlobal(preview.rect().topLeft()), preview.size())
+        return wizard.frameGeometry().intersected(shown.intersected(w.geometry()))
+
+    assert wizard.isVisible()
+    qtbot.waitUntil(lambda: covered().isEmpty(), timeout=3000)
+    assert preview.original.visibleRegion().boundingRect().width() > 100

@@ -251,3 +251,26 @@ def test_members_training_side_by_side_keep_their_own_bars(qapp, tmp_path):
         view.runner.name = None
         view.close()
         project.close()
+
+
+def test_a_member_scored_once_trained_has_its_dev_f1_point(qapp, tmp_path):
+    """Issue 34 item 12: the CRF's Dev F1 chart said "no data yet" (it reports
+    no epochs, only its dev F1 once trained)."""
+    from app.core.progress import EPOCH, MEMBER_DONE, Progress
+    from app.gui.training_view import TrainingView
+    project = make_project(tmp_path / "crf.deid", n=5, todo=0)
+    view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
+    try:
+        view._reset_progress(["crf-balanced", "spacy-balanced"])
+        view.runner.name = "train"
+        view._on_progress(Progress(0.3, "train", model="spacy-balanced", model_fraction=0.5,
+                                   epoch=1, dev_f1=0.4, kind=EPOCH))
+        view._on_progress(Progress(0.6, "train", model="crf-balanced", model_fraction=1.0,
+                                   dev_f1=0.81, message="trained", kind=MEMBER_DONE))
+        view._on_progress(Progress(0.9, "train", model="spacy-balanced", model_fraction=1.0,
+                                   dev_f1=0.6, message="trained", kind=MEMBER_DONE))
+        assert view.f1_chart.series["crf-balanced"] == [0.81]
+        assert view.f1_chart.series["spacy-balanced"] == [0.4]    # its epochs already drawn
+    finally:
+        view.close()
+        project.close()

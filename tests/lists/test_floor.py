@@ -201,3 +201,25 @@ def test_common_words_alone_are_no_date_but_a_month_is():
              Span(text.index("JULY"), text.index("JULY") + 4, "DATE")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [text[s.start:s.end] for s in out] == ["JULY"]
+
+
+def test_a_clinical_abbreviation_is_no_name_nor_place():
+    """Issue 34 item 4: "PT IN USOH UNTIL 8/23" -> "PT IN MACKVILLE", "flo-by" ->
+    "mcknight-by"; the floor's own finders took "CON'T REHAB" for a care place."""
+    text = ("PT IN USOH UNTIL 8/23. ON flo-by. NBP STABLE. P: CON'T REHAB/PT \n"
+            "Flo called. DR. NEO SAW PT.")
+    spans = [Span(text.index(w), text.index(w) + len(w), label)
+             for w, label in (("USOH UNTIL", "LOCATION"), ("flo", "NAME"), ("NBP", "NAME"),
+                              ("Flo", "NAME"), ("NEO", "NAME"))]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    held = [text[s.start:s.end] for s in out]
+    assert held == ["8/23", "Flo", "NEO"]       # the name called and the titled one stay
+
+
+def test_the_clinical_abbreviation_veto_can_be_switched_off():
+    from app.rules.registry import merge, shipped_rules
+    text = "PT IN USOH UNTIL 8/23"
+    spans = [Span(6, 10, "LOCATION")]
+    rules = merge(shipped_rules(), {"enabled": {"clinical-abbreviation": False}})
+    out = Floor(None, shapes=True, rules=rules).settle(text, spans, LABELS)
+    assert "USOH" in [text[s.start:s.end] for s in out]

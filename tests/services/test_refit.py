@@ -24,9 +24,17 @@ CONFIG = dict(models=["crf", "rules"], budget="quick", variants=["imbalanced"],
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     path = make_project(tmp_path_factory.mktemp("refit") / "p.deid", n=30)
+    messages = []
     with Project.open(path) as p:
-        run = train_project(p, TrainConfig(**CONFIG))
-    return path, run
+        run = train_project(p, TrainConfig(**CONFIG),
+                            progress=lambda pr: pr.message and messages.append(pr.message))
+    return path, run, messages
+
+
+def test_the_refit_says_once_that_it_is_done(trained):
+    """Issue 34 item 12: the refit's line came twice in the Train view's log."""
+    _, _, messages = trained
+    assert messages.count("crf-imbalanced: trained again on train + dev") == 1
 
 
 def _dev_f1(project, artifact, dev, folder) -> float:
@@ -37,7 +45,7 @@ def _dev_f1(project, artifact, dev, folder) -> float:
 
 
 def test_the_crf_is_refitted_on_train_and_dev_and_predicts(trained, tmp_path):
-    path, run = trained
+    path, run, _ = trained
     with Project.open(path) as p:
         plan = plan_run(p, TrainConfig(**CONFIG))
         build = plan.builds["imbalanced"]

@@ -14,8 +14,12 @@ from app.gui.qt import QApplication, QFileDialog, Qt, QWidget
 SHOTS = os.environ.get("DEID_JOURNEY_SHOTS")
 
 
-def shown(window, qtbot, size=(1280, 720)):
-    window.resize(*size)
+#: The window size of the journeys, "WIDTHxHEIGHT" (the final screenshots: 1366x768).
+SIZE = tuple(int(n) for n in os.environ.get("DEID_JOURNEY_SIZE", "1280x720").split("x"))
+
+
+def shown(window, qtbot, size=None):
+    window.resize(*(size or SIZE))
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()

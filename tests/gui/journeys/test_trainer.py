@@ -7,7 +7,7 @@ import pytest
 
 from app.gui.qt import Qt
 
-from journey import (click, go, import_folder, new_project, screenshot, shown, wheel,
+from journey import (SIZE, click, go, import_folder, new_project, screenshot, shown, wheel,
                      write_synth)
 
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]
     assert any(n.startswith("★ ") for n in names) and "rules" in " ".join(names)
     assert t.estimate_label.text().startswith("The last quick run here took")
-    assert (w.width(), w.height()) == (1280, 720)      # results never widen the window
+    assert (w.width(), w.height()) == SIZE             # results never widen the window
     # A second run, cancelled as it starts: the first model stays active.
     # Its worker waits for Cancel, however fast the machine.
     import app.services.training as training
