@@ -90,7 +90,7 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     ----------
     interrupted_runs
         Ids of runs a crash had left ``running``, marked ``cancelled`` by this
-        open (tell the user).
+        open (tell the user); a read-only open reads them so without storing it.
     upgraded_from
         The schema version this open upgraded from, or ``None``.
     """
@@ -217,6 +217,8 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
             project.upgraded_from = version
         if not readonly:
             project.interrupted_runs = tuple(project._cancel_interrupted_runs())
+        else:
+            project.interrupted_runs = tuple(project._interrupted_for_reading())
         return project
 
     @property
