@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
         self.assign_action = self._action(file_menu, "&Assign selected note to two annotators…",
                                           self._ask_assign)
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
-        self.save_copy_action = self._action(file_menu, "Save a &copy…", self._ask_save_copy)
+        self.save_copy_action = self._action(file_menu, "Save a co&py…", self._ask_save_copy)
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
         settings_action = self._action(file_menu, "&Settings…", self.open_settings)
@@ -411,7 +411,9 @@ class MainWindow(QMainWindow):
         if project.upgraded_from:
             notes.append(f"upgraded from schema {project.upgraded_from}")
         if project.interrupted_runs:
-            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) marked cancelled")
+            # A read-only open writes nothing: it only reads them so.
+            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) "
+                         + ("read as cancelled" if project.readonly else "marked cancelled"))
         self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
 
