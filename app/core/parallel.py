@@ -81,7 +81,7 @@ def loaded(factory: Callable[[], Any], key: Any) -> tuple[Any, threading.Lock]:
         return _LOADED[key], _USE_LOCKS[key]
 
 
-def forget_all() -> None:
+def forget_all(wait_s: float | None = None) -> None:
     """Close and drop everything :func:`loaded` built in this process.
 
     A pool worker runs it as it exits: a model loaded there keeps its files
@@ -89,11 +89,19 @@ def forget_all() -> None:
     ends without its objects' ``__del__`` being run, which left a
     ``deid-model-*`` folder in the user-data tmp after every ``deid
     redact`` that used workers (issue 35 item 14).
+
+    ``wait_s``: give up after this long if a model is being loaded (a
+    worker whose parent died must end at once; the next command sweeps
+    what it leaves).
     """
-    with _LOAD_LOCK:
+    if not _LOAD_LOCK.acquire(timeout=-1 if wait_s is None else wait_s):
+        return
+    try:
         objs = list(_LOADED.values())
         _LOADED.clear()
         _USE_LOCKS.clear()
+    finally:
+        _LOAD_LOCK.release()
     for obj in objs:
         close = getattr(obj, "close", None)
         if callable(close):
@@ -185,8 +193,10 @@ def _die_with_parent(parent: int) -> None:
             # The loaded models' private folders go too (os._exit runs no
             # atexit); one left by a worker killed itself is swept by the
             # next command, its owner being gone.
-            forget_all()
-            os._exit(1)
+            try:
+                forget_all(wait_s=PARENT_CHECK_S)
+            finally:
+                os._exit(1)
 
 
 @contextmanager
