@@ -41,6 +41,11 @@ def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bo
                   else "it cannot be written here")
         print(f"deid: opened {p.name} read-only ({reason}); this run is not recorded in its "
               "audit log", file=sys.stderr)
+    if project.interrupted_runs:
+        ids = ", ".join(map(str, project.interrupted_runs))
+        print(f"deid: run {ids} of {p.name} was interrupted (the process running it ended "
+              f"before it finished)" + ("" if project.readonly else "; marked cancelled"),
+              file=sys.stderr)
     try:
         yield project
     finally:

@@ -17,6 +17,7 @@ so the desktop application and the core never need it.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import sys
@@ -78,6 +79,36 @@ def loaded(factory: Callable[[], Any], key: Any) -> tuple[Any, threading.Lock]:
             _LOADED[key] = factory()
             _USE_LOCKS[key] = threading.Lock()
         return _LOADED[key], _USE_LOCKS[key]
+
+
+def forget_all(wait_s: float | None = None) -> None:
+    """Close and drop everything :func:`loaded` built in this process.
+
+    A pool worker runs it as it exits: a model loaded there keeps its files
+    in a private folder (:class:`app.core.private.PrivateDir`), and a worker
+    ends without its objects' ``__del__`` being run, which left a
+    ``deid-model-*`` folder in the user-data tmp after every ``deid
+    redact`` that used workers (issue 35 item 14).
+
+    ``wait_s``: give up after this long if a model is being loaded (a
+    worker whose parent died must end at once; the next command sweeps
+    what it leaves).
+    """
+    if not _LOAD_LOCK.acquire(timeout=-1 if wait_s is None else wait_s):
+        return
+    try:
+        objs = list(_LOADED.values())
+        _LOADED.clear()
+        _USE_LOCKS.clear()
+    finally:
+        _LOAD_LOCK.release()
+    for obj in objs:
+        close = getattr(obj, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # one failing close must not keep the others' files
+                pass
 
 
 def forget(key: Any) -> None:
@@ -144,6 +175,7 @@ def _start_worker(threads: int) -> None:
     The worker also ends with its parent (:func:`_die_with_parent`)."""
     global _POOL_WORKER
     _POOL_WORKER = True
+    atexit.register(forget_all)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     threading.Thread(target=_die_with_parent, args=(os.getppid(),), daemon=True,
@@ -158,7 +190,13 @@ def _die_with_parent(parent: int) -> None:
     while True:
         time.sleep(PARENT_CHECK_S)
         if os.getppid() != parent:
-            os._exit(1)
+            # The loaded models' private folders go too (os._exit runs no
+            # atexit); one left by a worker killed itself is swept by the
+            # next command, its owner being gone.
+            try:
+                forget_all(wait_s=PARENT_CHECK_S)
+            finally:
+                os._exit(1)
 
 
 @contextmanager

@@ -115,6 +115,28 @@ def remove_overlaps(spans: Iterable[Span]) -> list[Span]:
     return sort_spans(chosen)
 
 
+def met_by(spans: Iterable[Span], others: Iterable[Span]) -> list[bool]:
+    """For each of ``spans``, whether any of ``others`` overlaps it.
+
+    O((n + m) log m), where comparing every pair (``any(o.overlaps(s) ...)``)
+    grew with the square of a note's spans (issue 35 item 11): ``others``
+    sorted by start, with the running maximum of their ends; ``[start, end)``
+    is met exactly when the greatest end among those starting before
+    ``end`` passes ``start``. ``others`` may overlap each other.
+    """
+    ranges = sorted((o.start, o.end) for o in others)
+    starts = [start for start, _ in ranges]
+    reach, top = [], 0
+    for _, end in ranges:
+        top = max(top, end)
+        reach.append(top)
+    out = []
+    for s in spans:
+        j = bisect_left(starts, s.end)               # others[:j] start before s.end
+        out.append(j > 0 and reach[j - 1] > s.start)
+    return out
+
+
 class Covered:
     """The character ranges a note's spans cover (disjoint, kept sorted):
     whether a new span would overlap one of them, in O(log n).

@@ -1186,9 +1186,11 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple],
     if item.kept is not None:
         entry = item.kept
         still = [sp for sp in entry.get("suspicions", []) if sp.get("id") not in ctx.dismissed]
+        # Entries written before coincidences were recorded have none.
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still,
+                           coincidences=entry.get("coincidences", 0),
                            made_by=entry.get("made_by", {}))
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
@@ -1256,6 +1258,6 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
         "spans_sha256": hashlib.sha256(payload).hexdigest(),
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
-        "made_by": made_by, "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
+        "coincidences": outcome.coincidences, "made_by": made_by, "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
                               used)})
     return outcome

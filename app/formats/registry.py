@@ -142,6 +142,9 @@ def unread_files(root: Path, fmt: str) -> Iterator[ImportProblem]:
     notes and one ``.xml`` imported only the XML, saying "0 files skipped"),
     a file of no note format (``.md``, no extension), a link out of the folder."""
     suffixes = {s.lower() for s in READ_SUFFIXES[fmt]}
+    for path in hidden_notes(root, suffixes):
+        yield ImportProblem(path, "a hidden file (its name starts with a dot): rename it "
+                                  "without the dot to import it")
     for path in walk_files(root):
         suffix = path.suffix.lower()
         if suffix in suffixes:
@@ -155,6 +158,17 @@ def unread_files(root: Path, fmt: str) -> Iterator[ImportProblem]:
         else:
             yield ImportProblem(path, f"not a note format ({suffix or 'no extension'}): "
                                       f"rename it to .txt to import it as a plain note")
+
+
+def hidden_notes(root: Path, suffixes: set[str]) -> Iterator[Path]:
+    """Hidden files of a note format (``.p1.txt``) in the folders
+    :func:`walk_files` reads: skipped like ``.DS_Store``, but unlike it
+    said (an import said "0 files skipped" and left such a note out)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__MACOSX")
+        for fn in sorted(filenames):
+            if fn.startswith(".") and Path(fn).suffix.lower() in suffixes:
+                yield Path(dirpath) / fn
 
 
 #: What each writer makes for a document named ``name``: ``name`` + these

@@ -271,6 +271,7 @@ class MainWindow(QMainWindow):
         self.assign_action = self._action(file_menu, "&Assign selected note to two annotators…",
                                           self._ask_assign)
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
+        self.save_copy_action = self._action(file_menu, "Save a co&py…", self._ask_save_copy)
         self.close_action = self._action(file_menu, "&Close project", self.close_project)
         file_menu.addSeparator()
         settings_action = self._action(file_menu, "&Settings…", self.open_settings)
@@ -294,7 +295,8 @@ class MainWindow(QMainWindow):
 
     def _set_project_actions(self, enabled: bool) -> None:
         for action in (self.import_action, self.export_action, self.audit_action,
-                       self.assign_action, self.close_action, self.next_action,
+                       self.assign_action, self.save_copy_action, self.close_action,
+                       self.next_action,
                        self.previous_action):
             action.setEnabled(enabled)
 
@@ -409,7 +411,9 @@ class MainWindow(QMainWindow):
         if project.upgraded_from:
             notes.append(f"upgraded from schema {project.upgraded_from}")
         if project.interrupted_runs:
-            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) marked cancelled")
+            # A read-only open writes nothing: it only reads them so.
+            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) "
+                         + ("read as cancelled" if project.readonly else "marked cancelled"))
         self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
 
@@ -788,6 +792,28 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "DeID projects (*.deid)")
         if path:
             self.open_project(path, readonly=readonly)
+
+    def _ask_save_copy(self) -> None:
+        """File > Save a copy: the project as one whole file, to move or keep.
+        A copy of the ``.deid`` file alone misses the saves another
+        program's reader keeps in its ``-wal``; this one never does
+        (:meth:`app.project.Project.backup`)."""
+        if self.project is None:
+            return
+        source = self.project.path
+        path, _ = QFileDialog.getSaveFileName(self, "Save a copy of the project",
+                                              str(source.with_name(f"{source.stem} copy.deid")),
+                                              "DeID projects (*.deid)")
+        if not path:
+            return
+        dest = Path(path if path.endswith(".deid") else path + ".deid")
+        try:
+            # The dialog asked before replacing the name it returned.
+            self.project.backup(dest, overwrite=dest == Path(path))
+        except ProjectError as exc:
+            self.show_error("Save a copy", str(exc))
+            return
+        self._show_message(f"Saved a whole copy of {source.name} as {dest}")
 
     def _ask_import(self) -> None:
         """Choose a folder, then its patient-id pattern and split."""

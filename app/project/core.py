@@ -135,7 +135,7 @@ class ProjectCore:
         with self._mutex:
             yield self._conn()
 
-    def checkpoint(self) -> bool:
+    def checkpoint(self, wait_s: float | None = None) -> bool:
         """Fold the WAL into the main file and truncate it.
 
         Call before the ``.deid`` file is copied or exported by file-system
@@ -143,6 +143,9 @@ class ProjectCore:
         full checkpoint: a copy of the ``.deid`` file alone could then miss
         the latest saves (:meth:`backup` has no such limit). No-op when
         read-only.
+
+        ``wait_s``: how long to wait for such a reader (default: the
+        connection's busy timeout, 10 s).
         """
         with self._mutex:
             db = self._conn()
@@ -150,7 +153,15 @@ class ProjectCore:
                 return True
             if self._depth:
                 raise ProjectError("cannot checkpoint inside a transaction")
-            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if wait_s is None:
+                busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                return busy == 0
+            before = db.execute("PRAGMA busy_timeout").fetchone()[0]
+            db.execute(f"PRAGMA busy_timeout = {max(0, int(wait_s * 1000))}")
+            try:
+                busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(before)}")
             return busy == 0
 
     def reclaim_space(self) -> None:

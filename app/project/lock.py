@@ -71,6 +71,27 @@ def _same_file(fd: int, path: Path) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
+def writer_gone(project_path: Path) -> bool:
+    """True when no process can be writing ``project_path`` now: no lock
+    file (a closing writer removes it), or one naming a process of this
+    host that no longer runs (a killed writer leaves it). False when that
+    cannot be told (a writer on another host, a lock file being written).
+
+    For read-only opens, which take no lock: a run they read as
+    ``running`` then belongs to a process that ended without finishing it.
+    """
+    import psutil
+    path = lock_path(Path(project_path).resolve())
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        pid, host = int(info["pid"]), str(info["host"])
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return host == socket.gethostname() and not psutil.pid_exists(pid)
+
+
 class ProjectLock:
     """An acquired write lock; :meth:`release` gives it back and removes the file."""
 

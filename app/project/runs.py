@@ -11,6 +11,7 @@ from typing import BinaryIO
 
 from .core import ProjectCore, dumps, loads
 from .errors import ProjectError
+from .lock import writer_gone
 from .records import ArtifactRecord, RunRecord
 from .schema import NOW, RUN_STATUSES
 
@@ -24,6 +25,22 @@ _ART_COLS = "id, run_id, name, kind, packing, meta_json, size, sha256, created_a
 
 def _run(row) -> RunRecord:
     return RunRecord(row[0], row[1], row[2], loads(row[3]), loads(row[4]), row[5], row[6])
+
+
+#: Stored in ``metrics_json`` of a run whose process ended without finishing it.
+INTERRUPTED = "interrupted"
+
+
+def _as_interrupted(record: RunRecord) -> RunRecord:
+    """A ``running`` record as a writable open stores it once its process is gone."""
+    return RunRecord(record.id, record.kind, "cancelled", record.config,
+                     {**(record.metrics or {}), INTERRUPTED: True}, record.started_at,
+                     record.finished_at)
+
+
+def is_interrupted(record: RunRecord) -> bool:
+    """The run's process ended (killed, crashed) before it finished the run."""
+    return bool((record.metrics or {}).get(INTERRUPTED))
 
 
 def _artifact(row) -> ArtifactRecord:
@@ -148,17 +165,33 @@ class RunsMixin(ProjectCore):
         if kind is not None:
             sql, args = sql + " WHERE kind = ?", [kind]
         with self._read() as db:
-            return [_run(row) for row in db.execute(sql + " ORDER BY id DESC", args)]
+            records = [_run(row) for row in db.execute(sql + " ORDER BY id DESC", args)]
+        return [self._judged(r) for r in records]
 
     def run(self, run_id: int) -> RunRecord:
         with self._read() as db:
             row = db.execute(f"SELECT {_RUN_COLS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise ProjectError(f"no run with id {run_id}")
-        return _run(row)
+        return self._judged(_run(row))
+
+    def _judged(self, record: RunRecord) -> RunRecord:
+        """A read-only open cannot mark a killed run, and read it ``running``
+        for good: it says ``cancelled`` and interrupted, as the next writable
+        open will store, once no process can still be writing the project."""
+        if record.status == "running" and self.readonly and writer_gone(self.path):
+            return _as_interrupted(record)
+        return record
+
+    def _interrupted_for_reading(self) -> list[int]:
+        """Ids of the runs a read-only open reads as interrupted."""
+        with self._read() as db:
+            ids = [row[0] for row in db.execute("SELECT id FROM runs WHERE status = 'running'")]
+        return ids if ids and writer_gone(self.path) else []
 
     def _cancel_interrupted_runs(self) -> list[int]:
-        """Mark runs left ``running`` by a crash as ``cancelled`` (Buzz's pattern).
+        """Mark runs left ``running`` by a crash as ``cancelled`` and
+        interrupted (:func:`is_interrupted`; Buzz's pattern).
 
         Only called on a writable open: the write lock proves no other
         process can still be running them.
@@ -166,8 +199,9 @@ class RunsMixin(ProjectCore):
         with self._write() as db:
             ids = [row[0] for row in db.execute("SELECT id FROM runs WHERE status = 'running'")]
             if ids:
-                db.execute(f"UPDATE runs SET status = 'cancelled', finished_at = {NOW}"
-                           " WHERE status = 'running'")
+                db.execute(f"UPDATE runs SET status = 'cancelled', finished_at = {NOW},"
+                           " metrics_json = json_set(coalesce(metrics_json, '{}'),"
+                           f" '$.{INTERRUPTED}', json('true')) WHERE status = 'running'")
                 db.execute("INSERT INTO audit_log (event, detail_json) VALUES (?, ?)",
                            ("runs_interrupted", dumps({"run_ids": ids})))
             # What a killed run stored before it died (and what files made

@@ -90,7 +90,7 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     ----------
     interrupted_runs
         Ids of runs a crash had left ``running``, marked ``cancelled`` by this
-        open (tell the user).
+        open (tell the user); a read-only open reads them so without storing it.
     upgraded_from
         The schema version this open upgraded from, or ``None``.
     """
@@ -217,6 +217,8 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
             project.upgraded_from = version
         if not readonly:
             project.interrupted_runs = tuple(project._cancel_interrupted_runs())
+        else:
+            project.interrupted_runs = tuple(project._interrupted_for_reading())
         return project
 
     @property
@@ -228,11 +230,16 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     def language(self) -> str:
         return self.get_setting("language", "en")
 
-    def backup(self, dest_path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    def backup(self, dest_path: str | os.PathLike, *, overwrite: bool = False,
+               checkpoint_wait_s: float = 0.0) -> Path:
         """Copy the project to ``dest_path`` with the online backup API.
 
         The copy is a single self-contained file, checked by re-opening it
         before it is renamed into place. Safe while other threads work.
+        It holds every save, also those another process's reader keeps in
+        the ``-wal`` (the backup reads through this connection); the
+        checkpoint before it is housekeeping, so it waits
+        ``checkpoint_wait_s`` for such a reader, not the 10 s it took.
         """
         dest = Path(dest_path)
         if dest.resolve() == self._path.resolve():
@@ -240,7 +247,7 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
         with self._mutex:
             if self._depth:
                 raise ProjectError("cannot back up inside a transaction")
-            self.checkpoint()
+            self.checkpoint(wait_s=checkpoint_wait_s)
             return backup_to(self._conn(), dest, expect_version=self.schema_version,
                              overwrite=overwrite)
 

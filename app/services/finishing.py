@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Mapping, NamedTuple, Sequence
 
-from app.core.spans import Span
+from app.core.spans import Span, met_by
 from app.core.tokenize import Segment
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
@@ -265,7 +265,7 @@ def _named(step: str, before: Sequence[Span], after: list[Span], removed: list |
     from nothing named naming it, and the spans it dropped (none of
     ``after`` overlaps them) added to ``removed``."""
     if removed is not None:
-        removed += [(s, step) for s in before if not any(o.overlaps(s) for o in after)]
+        removed += [(s, step) for s, met in zip(before, met_by(before, after)) if not met]
     return [s if s.origin else replace(s, origin=step) for s in after]
 
 

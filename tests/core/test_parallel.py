@@ -84,3 +84,34 @@ def test_pool_workers_end_with_a_parent_killed_by_sigkill():
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left
+
+
+class _HoldsPrivateFiles:
+    """Stands for a loaded model: its files in a folder until closed. No
+    ``__del__`` on purpose: whether one runs as a worker ends depends on
+    the order the interpreter tears its modules down (the predictor's did not)."""
+
+    def __init__(self) -> None:
+        import tempfile
+        from app.core.private import private_root
+        self.path = tempfile.mkdtemp(prefix="deid-model-", dir=private_root())
+
+    def close(self) -> None:
+        import shutil
+        shutil.rmtree(self.path)
+
+
+def _load_in_worker() -> str:
+    held, _ = parallel.loaded(_HoldsPrivateFiles, ("test-model", 1))
+    return held.path
+
+
+def test_a_model_a_pool_worker_loaded_leaves_no_folder_once_the_pool_closes(
+        tmp_path, monkeypatch):
+    """A normal `deid redact` with a trained model and workers left a
+    ``deid-model-*`` folder per worker in the user-data tmp (issue 35 item 14)."""
+    monkeypatch.setenv("DEID_USER_DIR", str(tmp_path))
+    with ProcessPool(2) as pool:
+        folders = {pool.submit(_load_in_worker).result() for _ in range(4)}
+    assert folders
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == []

@@ -47,3 +47,18 @@ def test_remove_overlaps_scales_to_a_huge_note():
     kept = remove_overlaps(spans)
     assert len(kept) == 200_000
     assert kept == [s for i, s in enumerate(spans) if i % 3 != 1]
+
+
+def test_met_by_says_which_spans_another_list_overlaps_on_random_spans():
+    import random
+    from app.core.spans import met_by
+    rng = random.Random(7)
+    for _ in range(2000):
+        def some():
+            out = []
+            for _ in range(rng.randint(0, 12)):
+                a = rng.randint(0, 60)
+                out.append(Span(a, a + rng.randint(1, 12), "A"))
+            return out
+        spans, others = some(), some()
+        assert met_by(spans, others) == [any(o.overlaps(s) for o in others) for s in spans]

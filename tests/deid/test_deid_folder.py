@@ -428,3 +428,22 @@ def test_a_batch_cut_short_mid_write_leaves_no_temp_file_and_counts_nothing_done
     again = run(tmp_path / "in", out, workers=1)
     assert again.count("done") == 6 and again.count("resumed") == 0
     assert _tree(out) == _tree(tmp_path / "clean")
+
+
+def test_a_resumed_run_reports_the_coincidences_of_the_notes_it_kept(tmp_path, monkeypatch):
+    """A surrogate equal to a real identifier is a coincidence, not a leak; a
+    resumed export's report lost their total (issue 35 item 14)."""
+    from app.deid import folder
+    from app.deid.rescan import Leak
+    real = folder.known_leaks
+
+    def one_coincidence(text, **kw):          # as a shifted date landing on a real one
+        return real(text, **kw) + [Leak(0, 2, "known", "identifier", True)]
+
+    monkeypatch.setattr(folder, "known_leaks", one_coincidence)
+    write_notes(tmp_path / "in")
+    first = run(tmp_path / "in", tmp_path / "out")
+    again = run(tmp_path / "in", tmp_path / "out")
+    assert again.count("resumed") == 6
+    assert [n.coincidences for n in again.notes] == [n.coincidences for n in first.notes] \
+        == [1] * 6

@@ -145,8 +145,11 @@ def test_runs_left_running_are_cancelled_on_open(tmp_path):
         done = proj.start_run("train", {"seed": 1})
         proj.finish_run(done, "done", {"f1": 0.9})
         crashed = proj.start_run("train", {"seed": 2})
-    with Project.open(path, readonly=True) as proj:      # a reader changes nothing
-        assert proj.run(crashed).status == "running"
+    with Project.open(path, readonly=True) as proj:      # a reader changes nothing...
+        assert proj.run(crashed).status == "cancelled"   # ...but reads it as interrupted
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    assert db.execute("SELECT status FROM runs WHERE id = ?", (crashed,)).fetchone() == ("running",)
+    db.close()
     with Project.open(path) as proj:
         assert proj.interrupted_runs == (crashed,)
         assert proj.run(crashed).status == "cancelled"

@@ -71,6 +71,13 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "txt-form-feeds": ("txt", lambda d: _t(d, "odd.txt", NOTE + "\f" + NOTE)),
     "txt-rtl-and-emoji": ("txt", lambda d: _t(d, "odd.txt", "مريض 😀 Sam Reyes\u200f\n")),
     "txt-combining": ("txt", lambda d: _t(d, "odd.txt", "Jose\u0301 Nun\u0303ez\n")),
+    # Issue 35 item 11: every path linear in the note; a line of thousands of
+    # identifiers (every one a span, dropped or kept by each step) and a run
+    # of sentence ends with no space.
+    "txt-thousands-of-spans": ("txt", lambda d: _t(
+        d, "odd.txt", "".join(f"Seen 0{i % 9 + 1}/1{i % 3}/2019 ph 0412 3{i % 10}5 678, "
+                              for i in range(1500)) + "\n")),
+    "txt-run-of-stops": ("txt", lambda d: _t(d, "odd.txt", "Seen" + ".!?" * 20000 + " Then.\n")),
     # --- file names
     "name-latin1-bytes": ("txt", lambda d: _b(d, b"nota_\xe9.txt", NOTE.encode())),
     "name-colon": ("txt", lambda d: _t(d, "a:b.txt", NOTE)),

@@ -1,5 +1,7 @@
 """The finishing steps (recall fill, propagation) learned in training on dev
 notes and applied by the predictor (annotate, redact, evaluate)."""
+import pytest
+
 from app.core.bio import spans_to_tags
 from app.core.spans import Span
 from app.core.tokenize import segment
@@ -159,3 +161,18 @@ def test_training_learns_the_unmarked_words_from_the_training_notes():
     assert kept_off["words"] == [] and "does not gain on dev" in unmarked_summary(kept_off)
     none = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0, train_docs=[]).unmarked
     assert none["learned"] == 0 and "no word often enough" in unmarked_summary(none)
+
+
+@pytest.mark.timeout(120)
+def test_finishing_a_huge_notes_spans_stays_linear():
+    """Issue 35 item 11: which spans a step dropped was found by comparing
+    every span before it with every span after it, the square of a big
+    note's spans. 100,000 spans of punctuation dropped beside 100,000 kept:
+    the quadratic version needs hours."""
+    from app.services.finishing import WORDED, finish
+    text = ", a" * 100_000
+    spans = [Span(3 * i + k, 3 * i + k + 1, "NAME") for i in range(100_000) for k in (0, 2)]
+    removed: list = []
+    kept = finish(text, spans, [], {}, [], [], removed=removed)
+    assert len(kept) == 100_000 and all(text[s.start] == "a" for s in kept)
+    assert len(removed) == 100_000 and {step for _, step in removed} == {WORDED}
