@@ -68,7 +68,7 @@ def _own_times(profile: cProfile.Profile) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     from app.project import Project
-    from app.services.annotating import predicts_with
+    from app.services.prediction import resolve
     ap = argparse.ArgumentParser(prog="python -m app.bench.bignote", description=__doc__.split("\n")[0])
     ap.add_argument("project", type=Path)
     ap.add_argument("notes", type=Path)
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, own = [], []
     with Project.open(args.project, readonly=True) as project, \
             tempfile.TemporaryDirectory(prefix="deid-bench-bignote-") as tmp:
-        model = predicts_with(project)
+        model = resolve(project).description
         for mb in args.sizes:
             text = big_note(args.notes, mb)
             prof = cProfile.Profile() if args.profile else None
