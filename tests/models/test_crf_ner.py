@@ -9,7 +9,7 @@ from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.crf_ner import CrfModel, CrfSpec
 from app.models.datasets import build_corpus
 from app.models.hpo import search
-from models_synth import make_docs
+from models_synth import dev_f1, dev_items, make_docs
 
 
 @pytest.fixture(scope="module")
@@ -24,18 +24,6 @@ def trained(corpus, tmp_path_factory):
     return CrfSpec().fit(corpus, ctx), reports
 
 
-def _items(corpus):
-    return [(it.text, it.segment) for it in corpus.dev]
-
-
-def _dev_f1(model, corpus):
-    tp = fp = fn = 0
-    for it, out in zip(corpus.dev, model.predict(_items(corpus))):
-        gold = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, it.tags)}
-        pred = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, out.tags)}
-        tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
-    return 2 * tp / max(1, 2 * tp + fp + fn)
-
 
 def test_registered_with_its_own_search_space():
     assert spec_class("crf") is CrfSpec
@@ -47,8 +35,8 @@ def test_learns_and_reports_every_iteration(corpus, trained):
     iters = [p for p in reports if p.epoch is not None]
     assert iters and [p.epoch for p in iters] == list(range(1, len(iters) + 1))
     assert all(p.model == "crf" and p.loss is not None for p in iters)
-    assert _dev_f1(model, corpus) > 0.9           # names after "Dr", phones by shape
-    for item, out in zip(corpus.dev, model.predict(_items(corpus))):
+    assert dev_f1(model, corpus) > 0.9           # names after "Dr", phones by shape
+    for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
         assert all(0.0 <= c <= 1.0 + 1e-9 for c in out.confidences)
 
@@ -67,7 +55,7 @@ def test_save_load_identical_and_no_training_word_in_clear(corpus, trained, tmp_
     assert read_meta(tmp_path / "m")["kind"] == "crf"
     loaded = load_model(tmp_path / "m")
     assert isinstance(loaded, CrfModel)
-    assert loaded.predict(_items(corpus)) == model.predict(_items(corpus))
+    assert loaded.predict(dev_items(corpus)) == model.predict(dev_items(corpus))
     blob = b"".join(f.read_bytes() for f in (tmp_path / "m").rglob("*") if f.is_file())
     gold = {it.text[s.start:s.end] for it in corpus.train + corpus.dev
             for s in tags_to_spans(it.segment.tokens, it.tags)}
@@ -92,7 +80,7 @@ def test_time_cap_sizes_the_run_from_the_first_iteration(corpus, tmp_path):
     model = CrfSpec().fit(corpus, ctx)
     assert 1 <= model.info["iterations"] < 300     # full would run 300
     assert model.info["clock_stop"] is True         # and it says the clock stopped it
-    assert model.predict(_items(corpus))           # still a working model
+    assert model.predict(dev_items(corpus))           # still a working model
 
 
 def test_cancel_stops_training(corpus, tmp_path):
@@ -116,7 +104,7 @@ def test_suspicions_read_the_marginals_below_the_decision(corpus, trained):
     """The leak scan's reading: every token the decoder tags is suspected at
     any threshold below its confidence, and a lower threshold only adds."""
     model, _ = trained
-    items = _items(corpus)[:40]
+    items = dev_items(corpus)[:40]
     decided = [{i for i, t in enumerate(out.tags) if t != "O"} for out in model.predict(items)]
     strict = model.suspicions(items, 0.5)
     loose = model.suspicions(items, 0.01)

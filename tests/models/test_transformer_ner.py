@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from app.core.bio import tags_to_spans
 from app.core.progress import EPOCH, Cancelled
 from app.core.tokenize import segment
 from app.models.base import TrainContext, load_model, read_meta, spec_class
@@ -12,7 +11,7 @@ from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
                                         _decode, _read_vocab, base_model_path, cut_vocabulary,
                                         pack_windows, sliding_windows)
-from models_synth import make_docs, offline_single_thread  # noqa: F401
+from models_synth import dev_f1, dev_items, make_docs, offline_single_thread  # noqa: F401
 
 pytest.importorskip("transformers")
 
@@ -35,18 +34,6 @@ def trained(corpus, tmp_path_factory):
     model = TransformerSpec(max_epochs=6, max_length=64).fit(corpus, ctx)
     return model, reports
 
-
-def _items(corpus):
-    return [(it.text, it.segment) for it in corpus.dev]
-
-
-def _dev_f1(model, corpus):
-    tp = fp = fn = 0
-    for it, out in zip(corpus.dev, model.predict(_items(corpus))):
-        gold = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, it.tags)}
-        pred = {(s.start, s.end, s.label) for s in tags_to_spans(it.segment.tokens, out.tags)}
-        tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
-    return 2 * tp / max(1, 2 * tp + fp + fn)
 
 
 def test_registered_without_a_search_and_a_default_only_with_a_gpu():
@@ -118,11 +105,11 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     model, reports = trained
     epochs = [p for p in reports if p.kind == EPOCH]
     assert epochs and all(p.model == "transformer" and p.dev_f1 is not None for p in epochs)
-    assert _dev_f1(model, corpus) > 0.8
+    assert dev_f1(model, corpus) > 0.8
     details = model.fit_details()
     assert details["device"] == "cpu" and 1 <= details["best_epoch"] <= details["epochs_run"] <= 6
     assert 0.0 < details["threshold"] <= 0.5
-    for item, out in zip(corpus.dev, model.predict(_items(corpus))):
+    for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
 
 
@@ -137,7 +124,7 @@ def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, 
     assert meta["tags"][0] == "O" and meta["config"]["threshold"] == model.threshold
     exact = TransformerModel.load(tmp_path / "m", device="cpu", quantize=False)
     assert exact.device == "cpu"
-    items = _items(corpus)
+    items = dev_items(corpus)
     before = [t for o in model.predict(items) for t in o.tags]
     after = [t for o in exact.predict(items) for t in o.tags]
     # fp16 storage moves a borderline token at most.
@@ -145,7 +132,7 @@ def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, 
     # The default load (int8 on a CPU) keeps what it finds.
     quantised = load_model(tmp_path / "m", device="auto")
     assert quantised.device == "cpu"
-    assert _dev_f1(quantised, corpus) > 0.8
+    assert dev_f1(quantised, corpus) > 0.8
 
 
 @pytest.mark.slow
@@ -197,5 +184,5 @@ def test_the_same_seed_fits_the_same_model(corpus, tmp_path):
             corpus, TrainContext(workdir=tmp_path, budget="quick", seed=5))
 
     a, b = fit(), fit()
-    items = _items(corpus)
+    items = dev_items(corpus)
     assert [o.confidences for o in a.predict(items)] == [o.confidences for o in b.predict(items)]
