@@ -149,6 +149,9 @@ class ModelSpec(ABC):
     #: same params can be fitted again on train + dev (``refit`` in
     #: app.services.training) and the result is no worse tuned.
     refits: ClassVar[bool] = False
+    #: The data variants it trains on a CPU (None: every variant the run
+    #: trains): a kind that balances its own data there trains once.
+    cpu_variants: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)

@@ -25,12 +25,17 @@ after every epoch: the epoch kept is the one with the best F2 at its best
 threshold. Below ``0.5`` the member tags more than its argmax would.
 The ensembles then learn how far to trust it, like every member.
 
-Budget. Work, not time: the epochs that reach ``TARGET_STEPS`` of the
-budget, early stopping after ``patience`` epochs without a dev gain,
-keeping the best epoch.
-On a GPU a standard run over the PhysioNet training notes takes seconds;
-on a 2-core CPU it takes hours (``estimate_fit_seconds``), so it is a default
-member only with CUDA (``app.services.schema``).
+Budget. Work, not time. On a GPU: the epochs that reach ``TARGET_STEPS``
+of the budget, early stopping after ``patience`` epochs without a dev gain,
+keeping the best epoch; a standard run over the PhysioNet training notes
+takes about a minute. On a CPU the same recipe would take hours, so a fit
+there reads ``CPU_PIECES`` word pieces of the budget in ``MIN_EPOCHS``
+epochs: windows without overlap, every window that holds an identifier and,
+to fill the rest, identifier-free windows drawn afresh each epoch (the
+recipe the issue measured: 2 epochs on a third of the identifier-free
+windows kept held-out recall). The dev-tuned threshold undoes the shifted
+prior. It is still a default member only with CUDA (``app.services.schema``):
+its prediction on a CPU is slower than the other members' (BENCHMARKS.md).
 
 Storage. The vocabulary is cut to the word pieces the project's notes use
 (plus every single character, so unseen words still split) and the weights
@@ -61,6 +66,9 @@ KIND = "transformer"
 #: early stopping on dev may end sooner. A standard fit of the PhysioNet
 #: training notes is about 2,000 steps of 16 windows (a minute on a GPU).
 TARGET_STEPS = {"quick": 300, "standard": 2000, "full": 5000}
+#: Word pieces a fit on a CPU reads over all its epochs, per budget: about
+#: 5, 20 and 65 minutes on 2 cores (``RATES``).
+CPU_PIECES = {"quick": 120_000, "standard": 480_000, "full": 1_600_000}
 MIN_EPOCHS, MAX_EPOCHS = 2, 40
 DEFAULTS: dict[str, Any] = {
     "learning_rate": 1e-4,
@@ -69,7 +77,8 @@ DEFAULTS: dict[str, Any] = {
     "weight_decay": 0.01,
     "warmup": 0.06,           # share of the steps with a rising learning rate
     "max_epochs": None,       # None: as many as reach TARGET_STEPS[budget]
-    "stride": 0.5,            # training windows start every half window (0: no overlap)
+    "stride": None,           # training windows start every this share of a window
+                              # (0: no overlap); None: 0.5 on a GPU, 0 on a CPU
     "patience": None,         # None: the budget's
     "quantize": True,         # int8 linear layers when predicting on a CPU
 }
@@ -110,14 +119,49 @@ def base_model_path() -> Path:
 
 
 def estimate_fit_seconds(budget: str, device: str) -> float:
-    """About how long one fit takes on ``device`` on ``budget``: its target
-    steps of full windows at ``RATES`` (the 2-core rate scaled to the cores
-    here). An upper bound for small data, where fewer steps reach the epochs."""
+    """About how long one fit takes on ``device`` on ``budget``, at ``RATES``
+    (the 2-core rate scaled to the cores here): on a GPU its target steps of
+    full windows, on a CPU its ``CPU_PIECES``. An upper bound for small
+    data, where fewer pieces reach the epochs."""
     import os
 
-    rate = RATES["cuda"] if device == "cuda" else RATES["cpu"] * max(1, os.cpu_count() or 2) / 2
-    steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
-    return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / rate
+    if device == "cuda":
+        steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
+        return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / RATES["cuda"]
+    rate = RATES["cpu"] * max(1, os.cpu_count() or 2) / 2
+    return CPU_PIECES.get(budget, CPU_PIECES["standard"]) / rate
+
+
+def epoch_plan(windows: Sequence[Window], labels: Sequence[Sequence[int]], pieces: int | None,
+               epochs: int, rng: random.Random) -> list[list[int]]:
+    """The windows each epoch reads, shuffled: every window, or with
+    ``pieces`` (a CPU fit's budget over all epochs) every window holding an
+    identifier (a tag other than ``O``, code 0) plus identifier-free windows
+    drawn afresh each epoch until the epoch's share of ``pieces`` is read.
+    With more identifier windows than the share, those are drawn too."""
+    order = list(range(len(windows)))
+    if pieces is None:
+        plans = []
+        for _ in range(epochs):
+            rng.shuffle(order)
+            plans.append(list(order))
+        return plans
+    share = pieces / max(1, epochs)
+    marked = [i for i in order if any(labels[i])]
+    plain = [i for i in order if not any(labels[i])]
+    plans = []
+    for _ in range(epochs):
+        rng.shuffle(marked)
+        rng.shuffle(plain)
+        chosen, used = [], 0
+        for i in (*marked, *plain):
+            if used >= share:
+                break
+            chosen.append(i)
+            used += len(windows[i].ids)
+        rng.shuffle(chosen)
+        plans.append(chosen)
+    return plans
 
 
 # --------------------------------------------------------------------------- pieces
@@ -417,6 +461,10 @@ class TransformerSpec(ModelSpec):
     kind = KIND
     relative_cost = 8.0
     uses_torch = True
+    # On a CPU the fit balances its own windows (``epoch_plan``), keeping each
+    # note's lines together; a second fit on the balanced lines would double
+    # the longest member's time for a near copy.
+    cpu_variants = ("imbalanced",)
     HPO_GRID = {"learning_rate": (DEFAULTS["learning_rate"],)}
     HPO_DEFAULT = {"learning_rate": DEFAULTS["learning_rate"]}
 
@@ -450,34 +498,42 @@ class TransformerSpec(ModelSpec):
 
         max_length = int(params["max_length"])
         tag_index = {t: i for i, t in enumerate(tags)}
+        stride = params["stride"]
+        stride = float(stride if stride is not None else 0.5 if device == "cuda" else 0.0)
         windows = sliding_windows([(s.text, s.segment) for s in train_items], pieces, max_length,
-                                  float(params["stride"]))
+                                  stride)
         labels = [[tag_index[train_items[i].tags[k]] for i, k in w.where] for w in windows]
         dev_windows = pack_windows([(s.text, s.segment) for s in dev_items], pieces, max_length)
 
         batch_size = int(params["batch_size"])
         patience = int(params["patience"] or ctx.budget.patience)
-        steps_per_epoch = math.ceil(len(windows) / batch_size)
-        target = TARGET_STEPS.get(ctx.budget.name, TARGET_STEPS["standard"])
-        epochs = int(params["max_epochs"] or
-                     min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
-        total_steps = max(1, epochs * steps_per_epoch)
+        rng = random.Random(ctx.seed)
+        if device == "cuda":
+            piece_budget = None
+            steps_per_epoch = math.ceil(len(windows) / batch_size)
+            target = TARGET_STEPS.get(ctx.budget.name, TARGET_STEPS["standard"])
+            epochs = int(params["max_epochs"] or
+                         min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
+        else:
+            piece_budget = CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"])
+            epochs = int(params["max_epochs"] or MIN_EPOCHS)
+        plans = epoch_plan(windows, labels, piece_budget, epochs, rng)
+        total_steps = max(1, sum(math.ceil(len(plan) / batch_size) for plan in plans))
         opt = torch.optim.AdamW(net.parameters(), lr=float(params["learning_rate"]),
                                 weight_decay=float(params["weight_decay"]))
         warm = max(1, int(total_steps * float(params["warmup"])))
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: min((s + 1) / warm, max(0.0, (total_steps - s) / max(1, total_steps - warm))))
         clock = SafetyClock(safety_seconds(ctx, params), progress, self.kind)
-        rng = random.Random(ctx.seed)
-        order = list(range(len(windows)))
         best_score, best_f1, best_state, best_epoch, since_best = -1.0, None, None, 0, 0
         threshold = 0.5
         step, loss_avg = 0, None
         started = time.monotonic()
         sizes = [len(s.segment.tokens) for s in dev_items]
-        for epoch in range(1, epochs + 1):
+        read = 0
+        for epoch, order in enumerate(plans, start=1):
             net.train()
-            rng.shuffle(order)
+            read += sum(len(windows[i].ids) for i in order)
             for b in range(0, len(order), batch_size):
                 idx = order[b:b + batch_size]
                 chunk = [windows[i] for i in idx]
@@ -526,7 +582,7 @@ class TransformerSpec(ModelSpec):
             net.load_state_dict(best_state)
         params.update(epochs_run=epoch, best_epoch=best_epoch, threshold=threshold,
                       train_windows=len(windows),
-                      train_pieces=sum(len(w.ids) for w in windows),
+                      train_pieces=read,
                       train_seconds=round(time.monotonic() - started, 1),
                       device=device)
         if device == "cuda":

@@ -178,10 +178,22 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
         raise UserError("no development data: annotate more documents or mark some as 'dev'")
     split_hashes = {v: b.split_hashes for v, b in builds.items()}
     reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
-    members = [(k, v) for k in config.models if k not in FIXED_KINDS for v in variants]
+    members = [(k, v) for k in config.models if k not in FIXED_KINDS
+               for v in _kind_variants(k, variants, device)]
     members += [(k, None) for k in FIXED_KINDS if k in config.models]
     return RunPlan(config, docs, builds, variants, members, device, device_note,
                    get_budget(config.budget), reusable, notes)
+
+
+def _kind_variants(kind: str, variants: list[str], device: str) -> list[str]:
+    """The data variants ``kind`` trains on ``device``: the run's, or on a
+    CPU those of its spec's ``cpu_variants`` the run trains (at least one)."""
+    from app.models.base import spec_class
+
+    only = spec_class(kind).cpu_variants if device != "cuda" else None
+    if only is None:
+        return variants
+    return [v for v in variants if v in only] or variants[:1]
 
 
 def _duration(seconds: float) -> str:
@@ -215,7 +227,8 @@ def cost_notes(config: TrainConfig) -> list[str]:
     device, _ = resolve_device(config.device)
     if KIND not in (config.models or default_models(device)):
         return []
-    return [transformer_cost(config.budget, len(config.variants), device)]
+    return [transformer_cost(config.budget, len(_kind_variants(KIND, config.variants, device)),
+                             device)]
 
 
 def starter_usable(project) -> bool:

@@ -10,7 +10,7 @@ from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
                                         _decode, _read_vocab, base_model_path, cut_vocabulary,
-                                        pack_windows, sliding_windows)
+                                        epoch_plan, pack_windows, sliding_windows)
 from models_synth import dev_f1, dev_items, make_docs, offline_single_thread  # noqa: F401
 
 pytest.importorskip("transformers")
@@ -74,6 +74,28 @@ def test_training_windows_overlap_and_cover_every_token(vocab):
     total = sum(len(w.where) for w in windows)
     assert total > 1.7 * len(covered)                      # about two contexts a token
     assert len(sliding_windows(items, pieces, 34, 0.0)) < len(windows)
+
+
+def test_a_cpu_fit_reads_every_identifier_window_and_fresh_plain_ones_within_its_pieces(vocab):
+    import random
+
+    pieces = WordPieces(vocab)
+    text = "Seen by Dr Smith on the ward today.\n" * 60
+    items = [(text, s) for s in segment(text)]
+    windows = sliding_windows(items, pieces, 34, 0.0)
+    labels = [[1 if n % 5 == 0 and j == 0 else 0 for j in range(len(w.where))]
+              for n, w in enumerate(windows)]
+    marked = {n for n, lab in enumerate(labels) if any(lab)}
+    size = sum(len(w.ids) for w in windows)
+    plans = epoch_plan(windows, labels, size // 2, 2, random.Random(1))
+    assert len(plans) == 2
+    for plan in plans:
+        assert marked <= set(plan)                         # every identifier window, each epoch
+        read = sum(len(windows[n].ids) for n in plan)
+        assert size // 4 <= read <= size // 4 + 34         # the epoch's share of the pieces
+    assert set(plans[0]) - marked != set(plans[1]) - marked   # plain windows drawn afresh
+    full = epoch_plan(windows, labels, None, 3, random.Random(1))
+    assert all(sorted(plan) == list(range(len(windows))) for plan in full)
 
 
 def test_cut_vocabulary_tokenises_the_notes_as_the_full_one_and_keeps_characters(vocab):

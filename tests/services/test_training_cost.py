@@ -11,11 +11,24 @@ def on(monkeypatch):
     return use
 
 
-def test_the_transformer_on_a_cpu_is_announced_in_hours_with_the_gpu_alternative(on):
+def test_the_transformer_on_a_cpu_is_announced_with_the_gpu_alternative(on):
     on("cpu")
     [note] = cost_notes(TrainConfig(models=["transformer", "crf"]))
-    assert "hours" in note and "2 data variants, standard budget" in note
+    # On a CPU it trains once, on its own balanced windows (cpu_variants).
+    assert "minutes" in note and "1 data variant, standard budget" in note
     assert "with a GPU it takes" in note
+    [full] = cost_notes(TrainConfig(models=["transformer"], budget="full"))
+    assert "minutes" in full and "GPU" in full
+
+
+def test_on_a_cpu_the_transformer_trains_one_variant_and_the_others_both():
+    from app.services.training import _kind_variants
+
+    both = ["imbalanced", "balanced"]
+    assert _kind_variants("transformer", both, "cpu") == ["imbalanced"]
+    assert _kind_variants("transformer", both, "cuda") == both
+    assert _kind_variants("transformer", ["balanced"], "cpu") == ["balanced"]
+    assert _kind_variants("crf", both, "cpu") == both
 
 
 def test_on_a_gpu_the_default_run_holds_the_transformer_and_says_minutes(on):
