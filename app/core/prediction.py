@@ -8,7 +8,7 @@ read from files. The folder engine (`app.deid.folder`) calls only this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from app.core.progress import ProgressFn, no_progress
 from app.core.spans import Span
@@ -25,6 +25,28 @@ class Prediction:
     listed: list[Span] = field(default_factory=list)
     #: ``(span, step or rule)`` for each span a step after the model removed.
     removed: list[tuple[Span, str]] = field(default_factory=list)
+
+
+def left_in_clear(removed: Iterable[tuple[Span, str]],
+                  replaced: Iterable[tuple[int, int]]) -> list[tuple[Span, str]]:
+    """The ``(span, step or rule)`` of ``removed`` (`Prediction.removed`)
+    that no ``(start, end)`` of ``replaced`` meets: what a step after the
+    model left in clear, and by which rule. A removed span that a final
+    replacement still covers (the name a veto cut short, a span a person
+    accepted) is not left in clear."""
+    ranges = list(replaced)
+    return [(s, why) for s, why in removed
+            if not any(a < s.end and s.start < b for a, b in ranges)]
+
+
+def kept_counts(removed: Iterable[tuple[Span, str]],
+                replaced: Iterable[tuple[int, int]]) -> dict[str, int]:
+    """How many spans each step or rule left in clear (`left_in_clear`),
+    by its name, sorted: counts only, what the audit report carries."""
+    out: dict[str, int] = {}
+    for _, why in left_in_clear(removed, replaced):
+        out[why] = out.get(why, 0) + 1
+    return dict(sorted(out.items()))
 
 
 @runtime_checkable

@@ -40,10 +40,10 @@ from collections import deque
 from concurrent.futures import CancelledError
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from app.core.bounded import BoundedPattern
-from app.core.prediction import SpanPredictor
+from app.core.prediction import SpanPredictor, kept_counts
 from app.core.parallel import Engine, forget, loaded, open_engine, resolve_workers
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
 from app.core.spans import Span
@@ -96,6 +96,9 @@ class NoteOutcome:
     # How many of the note's spans each candidate, member, step or rule made
     # (`Span.origin`; "not named" for spans that carry none, e.g. annotations).
     made_by: dict[str, int] = field(default_factory=dict)
+    # How many spans each step or rule after the model removed and left in
+    # clear (no replacement covers them): `kept_counts`, names and counts only.
+    kept_by: dict[str, int] = field(default_factory=dict)
 
 
 #: What `NoteOutcome.made_by` counts a span under when it names nothing.
@@ -156,20 +159,38 @@ def spans_of(rows: Iterable[tuple], length: int | None = None) -> list[Span]:
             if length is None or 0 <= r[0] < r[1] <= length]
 
 
+class Predicted(NamedTuple):
+    """One note's prediction as it travels back from a worker (picklable,
+    offsets and names only, never text)."""
+
+    #: `span_rows` of the spans (``None``: the prediction failed).
+    spans: list[tuple] | None
+    #: Why the prediction failed ("" when it did not).
+    error: str = ""
+    #: The tokens the predictor doubts (`predictor_doubts`), when asked.
+    doubts: list[tuple[int, int, str]] | tuple = ()
+    #: `span_rows` of the spans a step after the model removed, each one's
+    #: origin the step or rule that removed it (`Prediction.removed`).
+    removed: list[tuple] | tuple = ()
+
+
 def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
-                   ) -> list[list[tuple]]:
-    """Spans of each text; ``patients`` are patient ids (or ``None``) for the
-    patient table of a predictor holding hospital lists.
+                   ) -> list[tuple[list[tuple], list[tuple]]]:
+    """Per text, ``(spans, removed)`` as `span_rows`: the spans, and those a
+    step after the model removed (origin: the step or rule that removed
+    them). ``patients`` are patient ids (or ``None``) for the patient table
+    of a predictor holding hospital lists.
 
     A `SpanPredictor` (what ``PredictorSpec.load`` gives) batches segments
     through the models across notes and runs only the members the spans
     need (those loaded for the leak scan wait); any other predictor is a
-    ``predict_spans(text)`` or a function of the text."""
+    ``predict_spans(text)`` or a function of the text (nothing removed)."""
     if isinstance(predictor, SpanPredictor):
         preds = predictor.predict(texts, patients=patients, spans_only=True)
-        return [span_rows(p.spans) for p in preds]
+        return [(span_rows(p.spans), [(s.start, s.end, s.label, why) for s, why in p.removed])
+                for p in preds]
     fn = getattr(predictor, "predict_spans", None) or predictor
-    return [span_rows(fn(t)) for t in texts]
+    return [(span_rows(fn(t)), []) for t in texts]
 
 
 def predictor_doubts(predictor: Any, texts: list[str],
@@ -208,9 +229,10 @@ def doubts_in_output(doubts: Iterable[tuple[int, int, str]],
 
 
 def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
-                 patients: list[str | None], doubt: float | None = None) -> list[tuple]:
-    """Worker side of a batch: ``(spans, "")`` or ``(None, reason)`` per note;
-    with ``doubt`` (a threshold) ``(spans, "", doubts)`` (``predictor_doubts``).
+                 patients: list[str | None], doubt: float | None = None) -> list[Predicted]:
+    """Worker side of a batch: a `Predicted` per note (``error`` says why a
+    note failed), with the doubts (``predictor_doubts``) when ``doubt`` (a
+    threshold) is given.
 
     ``factory`` builds the predictor, once per worker process for ``key``
     (``app.core.parallel.loaded``); ``patients`` are patient ids or ``None``.
@@ -218,22 +240,21 @@ def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
     """
     predictor, lock = loaded(factory, ("predict", key))
 
-    def batch(texts: list[str], patients: list[str | None]) -> list[tuple]:
-        spans = _predict_batch(predictor, texts, patients)
-        if doubt is None:
-            return [(s, "") for s in spans]
-        return [(s, "", d) for s, d in zip(spans, predictor_doubts(predictor, texts, doubt))]
+    def batch(texts: list[str], patients: list[str | None]) -> list[Predicted]:
+        found = _predict_batch(predictor, texts, patients)
+        doubts = [()] * len(texts) if doubt is None else predictor_doubts(predictor, texts, doubt)
+        return [Predicted(s, "", d, r) for (s, r), d in zip(found, doubts)]
 
     with lock:
         try:
             return batch(texts, patients)
         except Exception:   # find the note that fails; the others go on
-            out: list[tuple] = []
+            out: list[Predicted] = []
             for text, patient in zip(texts, patients):
                 try:
                     out += batch([text], [patient])
                 except Exception as exc:  # one bad note must not stop the export
-                    out.append((None, f"prediction failed ({type(exc).__name__})"))
+                    out.append(Predicted(None, f"prediction failed ({type(exc).__name__})"))
             return out
 
 
@@ -395,24 +416,22 @@ class _InOrder:
 
 def _redact_batch(batch: list["_Pending"], results: dict, ctx: Any) -> list:
     """Redact a batch's notes in order with their predictions (``results``:
-    ``id(item)`` -> `predict_task`'s tuple): per note a `NoteOutcome` (failed,
-    or kept from an earlier run) or ``(_Redacted, the doubts in its output)``."""
+    ``id(item)`` -> `Predicted`): per note a `NoteOutcome` (failed, or kept
+    from an earlier run) or ``(_Redacted, the doubts in its output)``."""
     out: list = []
     for item in batch:
-        spans, error, *doubts = (item.spans, "") if item.spans is not None \
-            else results[id(item)]
-        if error:
-            out.append(NoteOutcome(item.out_name, "failed", error, len(item.text)))
+        pred = Predicted(item.spans) if item.spans is not None else results[id(item)]
+        if pred.error:
+            out.append(NoteOutcome(item.out_name, "failed", pred.error, len(item.text)))
             continue
-        spans = spans or []
+        spans = pred.spans or []
         if item.adjust is not None and item.spans is None:   # predicted now
             spans = item.adjust(spans)
-        record = _redact_note(item, spans, ctx)
+        record = _redact_note(item, spans, ctx, pred.removed)
         if isinstance(record, NoteOutcome):                  # kept from an earlier run
             out.append(record)
         else:
-            out.append((record, tuple(doubts_in_output(doubts[0], record.result.span_map))
-                        if doubts else ()))
+            out.append((record, tuple(doubts_in_output(pred.doubts, record.result.span_map))))
     return out
 
 
@@ -1169,12 +1188,15 @@ class _Redacted:
     names_replaced: tuple[tuple[int, int], ...]
     known: list[Leak]                     # known identifiers, as of this note's turn
     worded_replaced: tuple[tuple[int, int], ...] = ()
+    # The spans a step after the model removed, each one's origin the step or rule.
+    removed: list[Span] = field(default_factory=list)
 
 
-def _redact_note(item: _Pending, raw_spans: Iterable[tuple],
-                 ctx: _Context) -> "_Redacted | NoteOutcome":
+def _redact_note(item: _Pending, raw_spans: Iterable[tuple], ctx: _Context,
+                 removed: Iterable[tuple] = ()) -> "_Redacted | NoteOutcome":
     """Redact one note (in order: surrogate memory and the run's identifiers
-    grow note by note); a note kept from an earlier run is done here."""
+    grow note by note); a note kept from an earlier run is done here.
+    ``removed``: `span_rows` of the spans the steps after the model removed."""
     spans = spans_of(raw_spans, len(item.text))
     result = ctx.redactor.redact(item.text, spans, patient_key=item.patient)
     policy = ctx.redactor.policy
@@ -1191,7 +1213,7 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple],
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still,
                            coincidences=entry.get("coincidences", 0),
-                           made_by=entry.get("made_by", {}))
+                           made_by=entry.get("made_by", {}), kept_by=entry.get("kept_by", {}))
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
     names = tuple((m.out_start, m.out_end) for m in result.span_map
@@ -1202,7 +1224,7 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple],
     # at its turn, as in one pass; the rest of the scan runs in a worker.
     return _Redacted(item, spans, result, replaced, names,
                      known_leaks(result.text, replaced=replaced, known=tables,
-                                 patient=item.patient), worded)
+                                 patient=item.patient), worded, spans_of(removed, len(item.text)))
 
 
 def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
@@ -1236,10 +1258,12 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
     made_by: dict[str, int] = {}
     for s in spans:
         made_by[s.origin or NOT_NAMED] = made_by.get(s.origin or NOT_NAMED, 0) + 1
+    kept_by = kept_counts(((s, s.origin or NOT_NAMED) for s in record.removed),
+                          [(m.in_start, m.in_end) for m in result.span_map])
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
                           len(found) - len(leaks), redone=item.redo, suspicions=suspicions,
-                          made_by=made_by)
+                          made_by=made_by, kept_by=kept_by)
     if leaks and out.strict:
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome
@@ -1258,6 +1282,7 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
         "spans_sha256": hashlib.sha256(payload).hexdigest(),
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
-        "coincidences": outcome.coincidences, "made_by": made_by, "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
+        "coincidences": outcome.coincidences, "made_by": made_by, "kept_by": kept_by,
+        "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
                               used)})
     return outcome

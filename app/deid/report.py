@@ -64,6 +64,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
         from app import __version__ as version
     per_label: dict[str, dict[str, Any]] = {}
     made_by: dict[str, int] = {}       # spans by the candidate, member, step or rule that made them
+    kept_by: dict[str, int] = {}       # spans a step or rule left in clear, by its name
     per_note = []
     for n in summary.notes:
         for label, c in n.labels.items():
@@ -78,9 +79,11 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
                          "strategies": dict(sorted(n.strategies.items())), "leaks": n.leaks,
                          "coincidences": n.coincidences, "redone": n.redone,
                          "renamed": n.renamed, "suspicions": list(n.suspicions),
-                         "made_by": dict(sorted(n.made_by.items()))})
-        for origin, c in n.made_by.items():
-            made_by[origin] = made_by.get(origin, 0) + c
+                         "made_by": dict(sorted(n.made_by.items())),
+                         "kept_by": dict(sorted(n.kept_by.items()))})
+        for totals_of, counts in ((made_by, n.made_by), (kept_by, n.kept_by)):
+            for origin, c in counts.items():
+                totals_of[origin] = totals_of.get(origin, 0) + c
     statuses = ("done", "resumed", "bad", "failed", "leak")
     written = [n for n in summary.notes if n.status in ("done", "resumed")]
     totals = {
@@ -107,10 +110,15 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
         "evaluation": dict(evaluation) if evaluation else None,
         "totals": totals,
         "per_label": dict(sorted(per_label.items())),
-        "made_by": dict(sorted(made_by.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "made_by": _most_first(made_by),
+        "kept_by": _most_first(kept_by),
         "per_note": per_note,
         "timings": all_timings,
     }
+
+
+def _most_first(counts: Mapping[str, int]) -> dict[str, int]:
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 _CSS = """
@@ -203,6 +211,22 @@ def _coverage_section(rows: Any) -> str:
             f"<th>In this project</th></tr>{body}</table>")
 
 
+def _kept_section(kept_by: Mapping[str, int]) -> str:
+    """The spans a step or rule after the model removed and nothing else
+    replaced, by the rule's name (counts only: the report holds no text)."""
+    if not kept_by:
+        return ""
+    said = ", ".join(f"{_e(k)} {v}" for k, v in kept_by.items())
+    rows = "".join(f"<tr><td>{_e(k)}</td><td class='n'>{v}</td></tr>"
+                   for k, v in kept_by.items())
+    return (f"<p>Left in clear by a rule: {said}. A step after the model judged "
+            f"{_plural(sum(kept_by.values()), 'span')} no identifier and removed "
+            f"{'it' if sum(kept_by.values()) == 1 else 'them'}. Where a rule keeps real "
+            f"identifiers, switch it off: <code>deid rules PROJECT off RULE</code>, or the "
+            f"Rules page.</p><table><tr><th>Left in clear by (step or rule)</th>"
+            f"<th>Spans</th></tr>{rows}</table>")
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     """The report as one self-contained HTML page, in sentences and tables."""
     tool = report.get("tool") or {"name": "DeID Studio", "version": ""}
@@ -244,6 +268,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         # The model, member, step or rule behind the replacements (rule names, never text).
         removed += ("<table><tr><th>Found by (model, step or rule)</th><th>Spans</th></tr>"
                     f"{made_rows}</table>")
+    removed += _kept_section(report.get("kept_by") or {})
 
     suspects = [n for n in report["per_note"] if n.get("leaks")]
     if suspects:

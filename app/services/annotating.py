@@ -28,9 +28,9 @@ class AnnotateSummary:
 
 def _checked(results: list) -> list:
     """A batch's predictions; a note the model failed on stops the job (as before)."""
-    for _, error in results:
-        if error:
-            raise RuntimeError(error)
+    for predicted in results:
+        if predicted.error:
+            raise RuntimeError(predicted.error)
     return results
 
 
@@ -152,9 +152,9 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
             yield pending
 
     def write(pending: list, spans: list) -> None:
-        docs = [Document(d.name, d.text, spans_of(found),
+        docs = [Document(d.name, d.text, spans_of(predicted.spans),
                          meta=_brat_meta(d.meta) if fmt == "brat" else d.meta)
-                for d, (found, _) in zip(pending, spans)]
+                for d, predicted in zip(pending, spans)]
         if fmt == "brat":
             write_documents(docs, out, "brat")
         else:

@@ -236,16 +236,23 @@ class RulesPredictor:
         self.list_labels = dict(list_labels or {})
 
     def predict_spans(self, text: str, patient_id: str | None = None) -> list[Span]:
+        return self._predict(text, patient_id).spans
+
+    def _predict(self, text: str, patient_id: str | None) -> Prediction:
         spans = self.model.predict_spans(text)
         if self.lists is None:
-            return spans
-        return self.lists.settle(text, spans, self.list_labels, patient_id)
+            return Prediction(spans)
+        removed: list[tuple[Span, str]] = []
+        return Prediction(self.lists.settle(text, spans, self.list_labels, patient_id,
+                                            removed=removed), removed=removed)
 
     def predict(self, texts: Sequence[str], *, patients: Sequence[str | None] | None = None,
                 with_members: bool = False, progress: ProgressFn = no_progress,
                 spans_only: bool = False) -> list[Prediction]:
+        """A `Prediction` per text: the rules' spans settled by the floor,
+        with the spans its vetoes removed (``removed``)."""
         patients = list(patients) if patients is not None else [None] * len(texts)
-        return [Prediction(self.predict_spans(t, p)) for t, p in zip(texts, patients)]
+        return [self._predict(t, p) for t, p in zip(texts, patients)]
 
     def doubts(self, texts: Sequence[str], threshold: float) -> list[list[tuple[int, int, str]]]:
         return [[] for _ in texts]

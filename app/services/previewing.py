@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.core.prediction import left_in_clear
 from app.core.spans import Span
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.services.redaction import document_spans, preview_document
@@ -104,13 +105,12 @@ def span_infos(project, doc_id: int, span_map, prediction=None,
 
 def kept_in_clear(prediction, replaced) -> list[tuple[Span, str]]:
     """The spans a step after the model removed (``(span, step or rule)``:
-    `app.services.predictor.Prediction.removed`) that no replacement of
-    ``replaced`` (``MappedSpan``s) covers: what the preview marks as left
-    in clear, and by which rule."""
+    `app.core.prediction.Prediction.removed`) that no replacement of
+    ``replaced`` (``MappedSpan``s) covers (`left_in_clear`): what the
+    preview marks as left in clear, and by which rule."""
     if prediction is None:
         return []
-    return [(s, why) for s, why in prediction.removed
-            if not any(m.in_start < s.end and s.start < m.in_end for m in replaced)]
+    return left_in_clear(prediction.removed, [(m.in_start, m.in_end) for m in replaced])
 
 
 def review_order(infos: list[SpanInfo]) -> list[int]:

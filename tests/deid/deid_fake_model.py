@@ -28,3 +28,19 @@ def make_predictor(names: tuple[str, ...] = ("John Smith", "John", "Smith", "Mar
                                               "Mary", "Jones")) -> FakePredictor:
     BUILDS.append(1)
     return FakePredictor(names)
+
+
+#: The labels of the vetoed predictor's project.
+VETO_LABELS = ("PERSON", "DATE", "IDN")
+
+
+def make_vetoed_predictor(names: tuple[str, ...] = ("John Smith", "HIGH FIELDS")):
+    """The fake model's spans settled by the shipped English floor, as a
+    project's rules predictor has them: its vetoes remove the name of
+    ordinary words ("HIGH FIELDS") and record which rule did."""
+    from app.lists.floor import Floor
+    from app.lists.labels import label_map
+    from app.services.prediction import RulesPredictor
+    BUILDS.append(1)
+    return RulesPredictor(FakePredictor(names), Floor(None, shapes=True),
+                          label_map(VETO_LABELS)[0])
