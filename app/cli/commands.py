@@ -218,6 +218,10 @@ def cmd_rules(args) -> int:
             if project.language != "en":
                 lines.append(f"(these rules run on English notes; this project's are "
                              f"{project.language!r})")
+            else:
+                from app.models.starter_model import mapping_lines
+                lines += ["", "What the starter model finds, in this project's labels:",
+                          *(f"  {line}" for line in mapping_lines(labels))]
         elif args.rules_action == "show":
             lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
         elif args.rules_action == "add":

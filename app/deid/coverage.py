@@ -68,7 +68,7 @@ RULE_KINDS: dict[str, tuple[str, frozenset[str]]] = {
 }
 
 
-def _birth_only(label: str) -> bool:
+def birth_only(label: str) -> bool:
     """A date label for dates of birth only (the paper's DOB)."""
     up = label.upper()
     return up in {"DOB", "BIRTHDATE", "DATE_OF_BIRTH"} or "BIRTH" in up
@@ -118,7 +118,7 @@ def coverage(labels: Sequence[str], kind_for: Callable[[str], str] | None = None
     part: dict[str, list[str]] = {}
     for label in labels:
         for item in KIND_ITEMS.get(kind_of(label), ()):
-            if item == "C" and _birth_only(label):
+            if item == "C" and birth_only(label):
                 part.setdefault(item, []).append(label)
             else:
                 full.setdefault(item, []).append(label)
@@ -163,7 +163,7 @@ def rule_gaps(labels: Sequence[str], kind_for: Callable[[str], str] | None = Non
     dates = [label for label in labels if kind_of(label) == "date"]
     out = []
     for category, (what, takers) in RULE_KINDS.items():
-        if category == "DATE" and dates and all(_birth_only(label) for label in dates):
+        if category == "DATE" and dates and all(birth_only(label) for label in dates):
             what = "dates other than dates of birth"
         elif kinds & takers:
             continue

@@ -5,7 +5,8 @@ Presents `app.rules.registry` (the same calls as `deid rules`): every rule
 with its switch, what it finds or vetoes and the label it gives in this
 project; the selected rule's fields and evidence; and a form for a site's
 own pattern, with a test that shows its hits in the note open in Annotate
-before it is added. ``rulesChanged`` after a switch or an addition (the
+before it is added; and which label each kind the starter model finds takes
+here (`app.models.starter_model.mapping_lines`). ``rulesChanged`` after a switch or an addition (the
 window then predicts again).
 """
 from __future__ import annotations
@@ -38,6 +39,8 @@ class RulesView(QWidget):
         self.note: tuple[str, str] | None = None         # (name, text) open in Annotate
         self.intro = QLabel(INTRO)
         self.intro.setWordWrap(True)
+        self.mapping = QLabel()
+        self.mapping.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().setVisible(False)
@@ -92,6 +95,7 @@ class RulesView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.intro)
+        layout.addWidget(self.mapping)
         layout.addWidget(split, 1)
 
         self.table.currentCellChanged.connect(lambda row, *_: self._show(row))
@@ -113,6 +117,12 @@ class RulesView(QWidget):
         english = project is None or project.language == "en"
         self.intro.setText(INTRO if english else INTRO + f" This project's notes are "
                            f"{project.language!r}: these rules do not run on them.")
+        self.mapping.setVisible(project is not None and english)
+        if project is not None and english:
+            from app.models.starter_model import mapping_lines
+            kinds = "; ".join(" ".join(line.split()) for line in mapping_lines(self._labels()))
+            self.mapping.setText(f"What the starter model finds, in this project's labels: "
+                                 f"{kinds}.")
         self.hits.clear()
         self.reload()
 

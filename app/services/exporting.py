@@ -142,8 +142,9 @@ def suspicion_label(project, category: str) -> str | None:
     """The project's label a suspicion of ``category`` is flagged with: the
     label itself, the project's label for one of the starter's or the
     rules' ("PERSON" -> NAME, "HOSPITAL" -> LOCATION), or the label of the
-    kind a shape names ("date" -> DATE, or DOB where that is the one date
-    label); ``None`` when nothing fits (a person chooses)."""
+    kind a shape names ("date" -> DATE, never a label for dates of birth
+    only: most dates are none); ``None`` when nothing fits (a person chooses)."""
+    from app.deid.coverage import birth_only
     from app.models.starter_model import RULE_LABELS, label_map
     from app.services.settings import project_policy
     names = [label.name for label in project.labels()]
@@ -156,7 +157,8 @@ def suspicion_label(project, category: str) -> str | None:
         return mapped[starter]
     policy = project_policy(project)
     for kind in _CATEGORY_KINDS.get(category, ()):
-        label = next((n for n in names if policy.kind_for(n) == kind), None)
+        label = next((n for n in names if policy.kind_for(n) == kind
+                      and not (kind == "date" and birth_only(n))), None)
         if label is not None:
             return label
     return None

@@ -41,5 +41,7 @@ def test_a_suspicion_is_flagged_under_the_label_its_kind_takes(tmp_path):
                                                 "place", "number", "email", "residue")] == [
             "DATE", "DATE", "NAME", "NAME", "LOCATION", "LOCATION", "ID", "CONTACT", None]
     with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
-        assert [suspicion_label(p, c) for c in ("date", "name", "place", "LOCATION")] == [
-            "DOB", "PERSON", "ADDRESS", "ADDRESS"]
+        # A date is no date of birth: with DOB the one date label, a person chooses.
+        assert [suspicion_label(p, c) for c in ("date", "DATE", "name", "place",
+                                                "LOCATION")] == [
+            None, None, "PERSON", "ADDRESS", "ADDRESS"]

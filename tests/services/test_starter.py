@@ -62,8 +62,32 @@ def test_label_map_follows_the_project_labels():
         "LOCATION": "LOCATION", "ADDRESS": "LOCATION", "PHONE": "CONTACT", "EMAIL": "CONTACT",
         "URL": "CONTACT", "IDN": "ID"}
     paper = S.label_map(["PERSON", "ADDRESS", "DOB", "IDN", "PHONE"])
-    assert paper["DATE"] == "DOB" and paper["HOSPITAL"] == "ADDRESS" and "AGE" not in paper
+    assert paper["DOB"] == "DOB" and paper["HOSPITAL"] == "ADDRESS"
+    assert "DATE" not in paper and "AGE" not in paper
     assert S.label_map([])["PERSON"] == "PERSON"
+
+
+def test_under_the_papers_labels_no_date_is_tagged_a_date_of_birth_and_the_cli_says_so(
+        tmp_path, offline, capsys):
+    """The paper's five labels have DOB but no DATE: the starter tags a date
+    of birth DOB and leaves every other date out (to the leak scan, which
+    searches date shapes there), never under DOB; `deid rules list` shows
+    the mapping."""
+    from app.services.prediction import resolve
+    text = ("Mr John Smith, DOB: 05/06/1950, MRN 1234567.\nAdmitted on 03/04/2020 with "
+            "chest pain. Seen 12 March 2019 by Dr Alba Reyes. Review on 14/04/2020.\n")
+    proj = tmp_path / "paper.deid"
+    assert run("new", proj, "--labels", "paper") == 0
+    with Project.open(proj) as p:
+        with resolve(p).load(p) as predictor:
+            [found] = predictor.predict([text])
+    dob = [text[s.start:s.end] for s in found.spans if s.label == "DOB"]
+    assert dob == ["05/06/1950"]
+    capsys.readouterr()
+    assert run("rules", proj, "list") == 0
+    out = capsys.readouterr().out
+    assert "DATE      -> no label: left to the leak scan" in out
+    assert "DOB       -> DOB" in out and "PERSON    -> PERSON" in out
 
 
 def test_cli_annotate_on_a_new_project_uses_the_starter(tmp_path, notes, offline, capsys):
