@@ -114,7 +114,8 @@ class RulesMember:
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         from app.models.rules_model import _HitCache, _hits_on_tokens
         from app.rules import RuleHit
-        from app.rules.nursing import find_care_places, find_pagers, find_short_dates
+        from app.rules.nursing import find_care_places, find_short_dates
+        from app.rules.registry import shipped_finder
 
         cache = _HitCache()
         short: dict[int, tuple[str, tuple[list[RuleHit], list[int]]]] = {}
@@ -123,7 +124,8 @@ class RulesMember:
             if id(text) not in short or short[id(text)][0] is not text:
                 hits = sorted([RuleHit(a, b, "DATE", None) for a, b in find_short_dates(text)]
                               + [RuleHit(a, b, "HOSPITAL", None) for a, b in find_care_places(text)]
-                              + [RuleHit(a, b, "PHONE", None) for a, b in find_pagers(text)])
+                              + [RuleHit(a, b, "PHONE", None)
+                                 for a, b in shipped_finder("pager")(text)])
                 short[id(text)] = (text, (hits, [h.end for h in hits]))
             spans = []
             # The nursing shapes first: a pager number is a phone, not an ID.

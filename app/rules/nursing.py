@@ -11,14 +11,10 @@ ratios that look the same are left alone by their context ("BP 110/60",
 >>> [text[s:e] for s, e in find_short_dates(text)]
 ['2/14', '92', '4/97', '14']
 
-Staff write their pager or beeper number, four or five digits, which
-identifies them as a phone number does:
-
->>> text = "Pager #12345. PG 23456, beeper number 55037. BP 120 HR 80"
->>> [text[s:e] for s, e in find_pagers(text)]
-['12345', '23456', '55037']
-
-People's names by their context are in `app.rules.nursing_names`.
+People's names by their context are in `app.rules.nursing_names`. The
+rules that are a pattern alone (pagers, ten-digit phones, ages over 89,
+reference numbers, dates with a month's name) are data: their patterns are
+in ``resources/rules/en.json`` (`app.rules.registry`).
 """
 from __future__ import annotations
 
@@ -82,28 +78,6 @@ def find_written_years(text: str) -> list[tuple[int, int]]:
     out += [m.span(1) for m in _YEAR_APOSTROPHE_RE.finditer(text)]
     out += [m.span(1) for m in _LATE_CENTURY_YEAR_RE.finditer(text)]
     return sorted(set(out))
-
-
-_PAGER_RE = re.compile(
-    r"\b(?:pager|beeper|pg|bpr|page)\b[\s:.]*(?:(?:number|num|no)\b[\s:.]*)?#?\s*(\d{4,5})(?!\w|[/.-]\d)",
-    re.I)
-
-
-def find_pagers(text: str) -> list[tuple[int, int]]:
-    """Offsets of the digits of pager numbers ("Pager #12345", "PG 23456")."""
-    return [m.span(1) for m in _PAGER_RE.finditer(text)]
-
-
-_REFERENCE_RE = re.compile(
-    r"(?i)\b(?:ref|reference|confirmation|claim|account|acct|tracking|policy)\.?[ \t]*"
-    r"(?:#|no\.?|number)[ \t]*:?[ \t]*(\d{4,})(?!\d)")
-
-
-def find_reference_numbers(text: str) -> list[tuple[int, int]]:
-    """Offsets of the digits of a reference, claim or account number ("ref #
-    8336652"): a number that points to one person's file (1 on training,
-    annotated)."""
-    return [m.span(1) for m in _REFERENCE_RE.finditer(text)]
 
 
 # Fractions written in orders and doses far more often than these dates.
@@ -297,33 +271,7 @@ def find_home_places(text: str) -> list[tuple[int, int]]:
     return out
 
 
-# ------------------------------------------------------------- dates in words
-
-_MONTH_NAMES = (r"(?:january|february|march|april|may|june|july|august|september|october|"
-                r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)")
-_DAY_OF_MONTH = r"(?:3[01]|[12]\d|0?[1-9])"
-# A month and a day or a year, either way round: "may 16", "MARCH OF 1993",
-# "20th Oct, 1989", "nov. 2016". "MAY" needs a day after it ("MAY 2 DAYS" is no date).
-_MONTH_DATE_RE = re.compile(
-    rf"(?i)\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?)?{_MONTH_NAMES}\b\.?"
-    rf"(?:[ \t]+(?:of[ \t]+)?(?:{_DAY_OF_MONTH}(?:st|nd|rd|th)?\b(?!\s*(?:days?|hrs?|hours?|weeks?|wks?|mg|%|x\b))"
-    rf"(?:,?[ \t]+(?:\d{{4}}|'?\d{{2}})\b)?|(?:19|20)\d\d\b))"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_NAMES}\b\.?(?:,?[ \t]+(?:19|20)?\d\d\b)?)")
-
-
-# The first day of a range before its month: "1->2 nov", "3-4 MAY".
-_RANGE_START_RE = re.compile(
-    rf"(?i)(?<![\w/.])({_DAY_OF_MONTH})[ \t]*(?:->|-|to)[ \t]*{_DAY_OF_MONTH}(?:st|nd|rd|th)?"
-    rf"[ \t]+{_MONTH_NAMES}(?![a-z])")
-
-
-def find_month_dates(text: str) -> list[tuple[int, int]]:
-    """Offsets of dates written with a month's name and a day or a year
-    ("may 16", "MARCH OF 1993", "20th Oct, 1989", "July 1"), and the first
-    day of a range before the month ("1->2 nov": 1 hit on training, a date)."""
-    return sorted([m.span() for m in _MONTH_DATE_RE.finditer(text)]
-                  + [m.span(1) for m in _RANGE_START_RE.finditer(text)])
-
+# ------------------------------------------------------------- years in a history
 
 # A condition or a procedure of a past history, before or after its year.
 _HISTORY_ITEMS = (
@@ -357,28 +305,6 @@ def find_history_years(text: str) -> list[tuple[int, int]]:
             if more:
                 out.append(more.span(1))
     return sorted(set(out))
-
-
-# ------------------------------------------------------- phones and old ages
-
-# Ten digits grouped as a US phone number, whatever joins the groups:
-# "830-650-2352", "212- 476- 8356", "(410) 555 0123".
-_PHONE_RE = re.compile(
-    r"(?<![\d/.-])(?:\(\d{3}\)|\d{3})[ \t]*[-.]?[ \t]*\d{3}[ \t]*[-.]?[ \t]*\d{4}(?![\d/]|[.-]\d)")
-# An age over 89 (an identifier under HIPAA; younger ages are not).
-_OLD_AGE_RE = re.compile(
-    r"(?i)(?<![\d./-])(9\d|1[01]\d)(?=[ \t]*-?[ \t]*(?:years?|yrs?|y)[ \t]*-?[ \t]*old\b"
-    r"|[ \t]*(?:yo|y\.o\.?|y/o)(?!\w))")
-
-
-def find_phones(text: str) -> list[tuple[int, int]]:
-    """Offsets of ten-digit phone numbers ("830-650-2352", "212- 476- 8356")."""
-    return [m.span() for m in _PHONE_RE.finditer(text)]
-
-
-def find_old_ages(text: str) -> list[tuple[int, int]]:
-    """Offsets of ages over 89 ("98 YO", "92 year old")."""
-    return [m.span(1) for m in _OLD_AGE_RE.finditer(text)]
 
 
 # ------------------------------------------------------------- places by their cue

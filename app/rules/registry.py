@@ -15,6 +15,7 @@ import importlib
 import json
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -23,8 +24,11 @@ from app.errors import UserError
 #: Project setting holding ``{"enabled": {name: bool}, "added": [entry, ...]}``.
 RULES_KEY = "rules"
 FINDS, VETOES = "finds", "vetoes"
-#: How far before a site rule's hit one of its context words may stand.
+#: How far before a pattern rule's match one of its context words may stand.
 CONTEXT_CHARS = 40
+#: The group of a rule's pattern that holds the hit, where the pattern has
+#: one ("pager (?P<hit>\d{5})": the digits, not the word).
+HIT_GROUP = "hit"
 #: The kinds a site's rule may find: the categories of a floor hit.
 SITE_KINDS = ("patient_name", "staff_name", "place", "hospital", "ward", "address", "dob",
               "record_number", "phone", "date", "other", "age")
@@ -54,9 +58,10 @@ class Rule:
     site: bool = False               # added by the project, not shipped
 
     def finder(self) -> Callable[[str], list[tuple[int, int]]]:
-        """``text -> [(start, end), ...]``: the built-in function, or the
-        site's patterns (each hit kept when a context word, if any, stands
-        before it)."""
+        """``text -> [(start, end), ...]`` in order: the built-in function,
+        or the rule's patterns, shipped or the site's (a hit is the match,
+        or its group `HIT_GROUP` where the pattern has one; each kept when
+        a context word, if any, stands before the match)."""
         if self.function:
             module, name = self.function.split(":")
             return getattr(importlib.import_module(module), name)
@@ -65,14 +70,15 @@ class Rule:
                if self.context else None)
 
         def find(text: str) -> list[tuple[int, int]]:
-            out = []
+            out = set()
             for rx in compiled:
+                group = HIT_GROUP if HIT_GROUP in rx.groupindex else 0
                 for m in rx.finditer(text):
-                    if m.end() > m.start() and (
-                            cue is None or cue.search(text, max(0, m.start() - CONTEXT_CHARS),
-                                                      m.start())):
-                        out.append(m.span())
-            return out
+                    a, b = m.span(group)
+                    if b > a and (cue is None or cue.search(
+                            text, max(0, m.start() - CONTEXT_CHARS), m.start())):
+                        out.add((a, b))
+            return sorted(out)
         return find
 
     def as_dict(self) -> dict:
@@ -127,6 +133,14 @@ def _rule(entry: dict, *, site: bool) -> Rule:
 def shipped_rules() -> list[dict]:
     """The entries of the shipped file."""
     return json.loads(shipped_path().read_text(encoding="utf-8"))["rules"]
+
+
+@lru_cache(maxsize=None)
+def shipped_finder(name: str) -> Callable[[str], list[tuple[int, int]]]:
+    """The finder of the shipped rule ``name`` (`Rule.finder`), switched on
+    or off by no project: for code that runs a shipped rule outside the
+    floor (the starter's rules member finds pagers with it)."""
+    return merge(shipped_rules(), None).get(name).finder()
 
 
 def merge(shipped: Iterable[dict], overrides: dict | None) -> RuleSet:

@@ -49,10 +49,11 @@ def test_generic_places_and_drips_are_not_names():
 
 
 def test_pagers_and_years_written_with_an_apostrophe():
-    from app.rules.nursing import find_pagers, find_written_years
+    from app.rules.nursing import find_written_years
+    from app.rules.registry import shipped_finder
 
     text = "Pager #12345. PG: 23456 beeper number 55037. PAGE 4. BP 120/80 #4/10 PAIN"
-    assert [text[s:e] for s, e in find_pagers(text)] == ["12345", "23456", "55037"]
+    assert found(shipped_finder("pager"), text) == ["12345", "23456", "55037"]
     text = "CABG '92, AAA REPAIR IN 14' C/B DVT. WALKED 14' IN HALL. 5'10\" TALL"
     assert [text[s:e] for s, e in find_written_years(text)] == ["92", "14"]
 
@@ -82,7 +83,9 @@ def test_places_where_someone_lives():
 
 
 def test_dates_with_a_month_name_and_years_of_a_past_history():
-    from app.rules.nursing import find_history_years, find_month_dates
+    from app.rules.nursing import find_history_years
+    from app.rules.registry import shipped_finder
+    find_month_dates = shipped_finder("month-date")
 
     text = ("BIRTHDAY IS TOMORROW, may 16, 2015. CASE MARCH OF 1993. 20th Oct, 1989. "
             "ON JULY 1 FROM OSH. MAY 2 DAYS. DEC 40% FIO2. NOV 34.")
@@ -96,13 +99,13 @@ def test_dates_with_a_month_name_and_years_of_a_past_history():
 
 
 def test_phone_numbers_however_joined_and_ages_over_89():
-    from app.rules.nursing import find_old_ages, find_phones
+    from app.rules.registry import shipped_finder
 
     text = "DTR 212- 476- 8356. PAGER 830-650-2352 HOME (410) 555 0123. CK 1500-2250-3000. BP 120/80"
-    assert [text[s:e] for s, e in find_phones(text)] == ["212- 476- 8356", "830-650-2352",
-                                                         "(410) 555 0123"]
+    assert found(shipped_finder("ten-digit-phone"), text) == [
+        "212- 476- 8356", "830-650-2352", "(410) 555 0123"]
     text = "98 yo gentleman. 92 YEAR OLD. 89 YO. 64 y/o. 101 Y.O."
-    assert [text[s:e] for s, e in find_old_ages(text)] == ["98", "92", "101"]
+    assert found(shipped_finder("age-over-89"), text) == ["98", "92", "101"]
 
 
 def test_care_places_the_floor_takes():
@@ -197,10 +200,11 @@ def test_capitalised_words_after_a_move_in_mixed_case():
 
 
 def test_reference_numbers_and_hospitals_named_as_churches():
-    from app.rules.nursing import find_reference_numbers, find_sure_care_places
+    from app.rules.nursing import find_sure_care_places
+    from app.rules.registry import shipped_finder
 
     text = "papers sent (ref # 4417702). CLAIM NO. 55120. REF 12. PAGE 2 OF 4"
-    assert found(find_reference_numbers, text) == ["4417702", "55120"]
+    assert found(shipped_finder("reference-number"), text) == ["4417702", "55120"]
     text = "WENT TO SACRED HEART WITH FEVER. transfer back to good samaritan. HOLY WATER. GOOD HEART"
     assert found(find_sure_care_places, text) == ["SACRED HEART", "good samaritan"]
 

@@ -87,3 +87,22 @@ def test_a_rule_switched_off_makes_an_export_redo_its_notes(tmp_path):
         assert resolve(p).identity != before            # in the resume fingerprint
         assert [e.detail for e in p.audit_entries() if e.event == "rule_switched"] == \
             [{"rule": "pager", "enabled": False}]
+
+
+def test_a_pattern_rule_hits_its_group_named_hit_and_the_shipped_ones_are_patterns(tmp_path):
+    """A rule that is a pattern alone ships as data (its pattern in the
+    file, none in Python); a pattern's group named ``hit`` is what it
+    replaces, shipped or a site's own."""
+    shipped = registry.project_rules(None)
+    for name in ("pager", "ten-digit-phone", "age-over-89", "reference-number", "month-date"):
+        rule = shipped.get(name)
+        assert rule.patterns and rule.function is None, name
+    path = tmp_path / "site.json"
+    path.write_text(json.dumps([{"name": "bed", "kind": "ward",
+                                 "patterns": [r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b"],
+                                 "example": "bed K12", "evidence": "our bed codes"}]))
+    site = registry.merge([], {"added": registry.read_site_rules(path)}).get("bed")
+    text = "moved to bed K12, then bed K12 again; K13"
+    assert [text[a:b] for a, b in site.finder()(text)] == ["K12", "K12"]
+    text = "Pager #12345 and PG 23456"
+    assert [text[a:b] for a, b in registry.shipped_finder("pager")(text)] == ["12345", "23456"]
