@@ -13,7 +13,8 @@ ratios that look the same are left alone by their context ("BP 110/60",
 
 People's names by their context are in `app.rules.nursing_names`. The
 rules that are a pattern alone (pagers, ten-digit phones, ages over 89,
-reference numbers, dates with a month's name) are data: their patterns are
+reference numbers, dates with a month's name, years written with an
+apostrophe or alone) are data: their patterns are
 in ``resources/rules/en.json`` (`app.rules.registry`).
 """
 from __future__ import annotations
@@ -24,8 +25,6 @@ from itertools import chain
 from app.rules.lexicon import words
 
 _SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
-_APOSTROPHE_YEAR_RE = re.compile(r"(?<=[A-Za-z\s(,;:/-])['\u2019](\d{2})(?![\w'])")
-_YEAR_APOSTROPHE_RE = re.compile(r"(?i)\b(?:in|since)\s+(\d{2})['\u2019](?![\w'])")
 _RATIO_BEFORE = words("ratio_before")
 _RATIO_AFTER = words("ratio_after")
 _WORD_RE = re.compile(r"[a-z0-9:/]+")
@@ -53,31 +52,16 @@ def _short_date_at(text: str, low: str, m: re.Match) -> bool:
 
 
 def find_short_dates(text: str) -> list[tuple[int, int]]:
-    """Offsets of yearless or short-year dates in ``text``, in order."""
+    """Offsets of yearless or short-year dates in ``text``, in order: those
+    above and the shipped rule ``written-year`` ("CABG '92", "MI 1992")."""
+    from app.rules.registry import shipped_finder
+
     low = text.lower()
     out: list[tuple[int, int]] = []
     for m in _SHORT_RE.finditer(text):
         if _short_date_at(text, low, m):
             out.append(m.span())
-    return sorted(out + find_written_years(text))
-
-
-# A year from 1960 to 1999 alone: no clock shows it (a time's minutes stop at
-# 59), and no volume, dose, decade, range or decimal is written so.
-_LATE_CENTURY_YEAR_RE = re.compile(
-    r"(?<![\d./:,-])(19[6-9]\d)(?![\d/:%-]|\.\d|[ \t]*(?:cc|ml|mg|mcg|u\b|units|s\b|'s))", re.I)
-
-
-def find_written_years(text: str) -> list[tuple[int, int]]:
-    """Offsets of two-digit years written with an apostrophe: "CABG '92",
-    "REPAIR IN 14'" (not feet after "in"), and of the years 1960-1999
-    written alone, which no time of day can be ("MI 1992", "RENAL CELL CA
-    1977"; not "1975 CC", "1980S"): on the PhysioNet training notes all 8
-    of them are annotated."""
-    out = [m.span(1) for m in _APOSTROPHE_YEAR_RE.finditer(text)]
-    out += [m.span(1) for m in _YEAR_APOSTROPHE_RE.finditer(text)]
-    out += [m.span(1) for m in _LATE_CENTURY_YEAR_RE.finditer(text)]
-    return sorted(set(out))
+    return sorted(out + shipped_finder("written-year")(text))
 
 
 # Fractions written in orders and doses far more often than these dates.

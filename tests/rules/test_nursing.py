@@ -49,8 +49,8 @@ def test_generic_places_and_drips_are_not_names():
 
 
 def test_pagers_and_years_written_with_an_apostrophe():
-    from app.rules.nursing import find_written_years
     from app.rules.registry import shipped_finder
+    find_written_years = shipped_finder("written-year")
 
     text = "Pager #12345. PG: 23456 beeper number 55037. PAGE 4. BP 120/80 #4/10 PAIN"
     assert found(shipped_finder("pager"), text) == ["12345", "23456", "55037"]
@@ -59,7 +59,8 @@ def test_pagers_and_years_written_with_an_apostrophe():
 
 
 def test_years_no_clock_shows():
-    from app.rules.nursing import find_written_years
+    from app.rules.registry import shipped_finder
+    find_written_years = shipped_finder("written-year")
 
     text = ("GB removal, MI 1992. RENAL CELL CA 1977,S/P NEPHRECTOMY. CABG 1957. UO 1975 CC. "
             "BACK IN 1980S. SVR 1500-1980. NEO OFF @ 1900. TEMP 1965.5")

@@ -94,7 +94,8 @@ def test_a_pattern_rule_hits_its_group_named_hit_and_the_shipped_ones_are_patter
     file, none in Python); a pattern's group named ``hit`` is what it
     replaces, shipped or a site's own."""
     shipped = registry.project_rules(None)
-    for name in ("pager", "ten-digit-phone", "age-over-89", "reference-number", "month-date"):
+    for name in ("pager", "ten-digit-phone", "age-over-89", "reference-number", "month-date",
+                 "written-year"):
         rule = shipped.get(name)
         assert rule.patterns and rule.function is None, name
     path = tmp_path / "site.json"
