@@ -37,6 +37,7 @@ from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABE
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.training import TrainConfig, member_name, starter_usable, transformer_cost
+from app.core.words import count
 
 #: Columns of the results table (dev from the selection, test on request).
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
@@ -849,9 +850,9 @@ class TrainingView(QWidget):
             self._show_evaluation(result)
             self._update_buttons()
         else:                                                  # pre-annotation: a count
-            self.stage_label.setText(f"Pre-annotated {result} note(s).")
+            self.stage_label.setText(f"Pre-annotated {count(result, 'note')}.")
             self.overall_bar.setValue(1000)
-            self.message.emit(f"Pre-annotated {result} note(s)")
+            self.message.emit(f"Pre-annotated {count(result, 'note')}")
             self._update_buttons()
             self.preannotated.emit(int(result))
 

@@ -367,7 +367,7 @@ def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, ca
     capsys.readouterr()
     assert run("evaluate", proj) == 1
     err = capsys.readouterr().err
-    assert "12 annotated note(s) have no split" in err and "deid split p.deid" in err
+    assert "12 annotated notes have no split" in err and "deid split p.deid" in err
     assert run("split", proj) == 0
     out = capsys.readouterr().out
     assert "split 12 note(s) by patient" in out and "train again" in out

@@ -137,3 +137,27 @@ def test_preview_words_for_what_found_a_span_and_how_many_were_replaced():
     assert "Found exactly by 1 of the 3 models voting: starter" in describe(info, "x")
     assert [_count(n, "identifier") for n in (0, 1, 4)] == [
         "no identifier", "1 identifier", "4 identifiers"]
+
+
+def test_a_span_the_lists_or_a_rule_found_says_so_not_found_by_none_of_the_models():
+    """Issue 34 item 13: a hospital-list hit read "Model prediction,
+    confidence 1.00" over "None of the 3 models voting found exactly these
+    words; the vote joined…": what found it is named instead."""
+    from app.deid import MappedSpan
+    from app.gui.preview_view import describe
+    from app.services.previewing import SpanInfo
+    listed = SpanInfo(MappedSpan(0, 10, 0, 6, "LOCATION", "tag"), "model", confidence=1.0,
+                      n_members=3, made_by="hospital lists", listed=True)
+    text = describe(listed, "<**LOCATION**>")
+    assert "Found by the hospital lists" in text
+    assert "confidence" not in text and "vote joined" not in text and "Made by" not in text
+    assert "None of the 3 models voting found it" in text
+    ruled = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=1.0,
+                     members=["crf-balanced"], n_members=3,
+                     made_by="english-floor.v1: titled-name")
+    text = describe(ruled, "x")
+    assert "Found by the rule “titled-name”" in text
+    assert "Also found exactly by 1 of the 3 models voting: crf-balanced" in text
+    voted = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=0.8,
+                     n_members=3, made_by="voting[all]")
+    assert "Model prediction, confidence 0.80" in describe(voted, "x")
