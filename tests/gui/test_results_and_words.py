@@ -27,8 +27,11 @@ def test_results_say_in_plain_words_which_model_is_used_and_why(qapp, tmp_path):
         view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
         try:
             text = view.reason_label.text()
-            assert text.startswith("<b>The model used from now on is pruned[all]: no model hid "
-                                   "99% of the identifier words of the dev notes")
+            # Item 13: the model in words; its name only in the details.
+            assert text.startswith("<b>The model used from now on is a vote of all the models, "
+                                   "leaving out those that did not help: no model hid 99% of the "
+                                   "identifier words of the dev notes")
+            assert text.index("</b>") < text.index("pruned[all]")
             assert text.index("without hiding too many ordinary words") < text.index("Details:")
             assert text.index("Details: pruned[all]") < text.index("privacy target is missed")
             # Item 12: a finished run opens at its results, not at "overall 0 %".
