@@ -24,7 +24,7 @@ from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                         QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
-                        QSplitter, Qt,
+                        QSplitter, Qt, QToolButton,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar, guard_wheel)
 from app.gui.workers import TaskRunner
@@ -43,23 +43,26 @@ from app.core.words import count
 #: by their experts' short names.
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
-_SCORES = {"P": ("precision", "Of the spans it marked on the {} notes, the share that are "
-                              "identifiers with the same start, end and label (strict precision)"),
-           "R": ("recall", "Of the identifiers of the {} notes, the share it found with the same "
-                           "start, end and label (strict recall)"),
-           "F1": ("F1", "The balance of precision and recall (strict F1): what models are "
-                        "ranked by"),
-           "token R": ("words hidden", "Of the identifier words of the {} notes, the share it "
-                                        "marks, whatever the label: what redaction hides "
-                                        "(binary token recall)")}
+#: Each score's header ({} is Dev or Test: two short lines keep the columns
+#: narrow) and tooltip ({} is dev or test).
+_SCORES = {
+    "P": ("{}\nprecision", "Of the spans it marked on the {} notes, the share that are "
+                           "identifiers with the same start, end and label (strict precision)"),
+    "R": ("{}\nrecall", "Of the identifiers of the {} notes, the share it found with the same "
+                        "start, end and label (strict recall)"),
+    "F1": ("{}\nF1", "The balance of precision and recall (strict F1): what models are ranked by"),
+    "token R": ("{} words\nhidden", "Of the identifier words of the {} notes, the share it "
+                                    "marks, whatever the label: what redaction hides (binary "
+                                    "token recall)"),
+}
 #: What each column's header says, in two short lines, and its tooltip.
 RESULT_HEADERS = {
     "Model": ("Model", "The candidate's name; point at one for what it is"),
     "Type": ("Kind", "A single model, the rules, or several models combined"),
-    **{f"{split} {key}": (f"{split}\n{words}", tip.format(split.lower()))
-       for split in ("Dev", "Test") for key, (words, tip) in _SCORES.items()},
+    **{f"{split} {key}": (header.format(split), tip.format(split.lower()))
+       for split in ("Dev", "Test") for key, (header, tip) in _SCORES.items()},
     "Train s": ("Training\nseconds", "How long it took to train"),
-    "Peak MB": ("Peak\nmemory MB", "The most memory its training used"),
+    "Peak MB": ("Memory\nMB", "The most memory its training used"),
 }
 assert tuple(RESULT_HEADERS) == RESULT_COLUMNS
 #: The Kind column's words for each type of candidate.
@@ -452,6 +455,21 @@ class TrainingView(QWidget):
         self.reason_label.setWordWrap(True)
         self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(self.reason_label)
+        # The experts' terms (candidate names, F2, what each finishing step
+        # learned) stay folded under the plain sentence until asked for.
+        self.details_button = QToolButton()
+        self.details_button.setText("Details for experts")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.RightArrow)
+        self.details_button.setAutoRaise(True)
+        self.details_label = QLabel()
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.details_label.setVisible(False)
+        self.details_button.toggled.connect(self._show_details)
+        layout.addWidget(self.details_button)
+        layout.addWidget(self.details_label)
         self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
         # Two-line headers ("Dev" over "words hidden") keep twelve columns narrow
         # enough for the model names to show.
@@ -470,6 +488,7 @@ class TrainingView(QWidget):
         self.evaluate_button.setToolTip("Score every candidate on the held-out test notes")
         self.evaluate_button.clicked.connect(self.start_evaluation)
         self.eval_label = QLabel("")
+        self.eval_label.setWordWrap(True)
         row.addWidget(self.evaluate_button)
         row.addWidget(self.eval_label, 1)
         lower = QSplitter(Qt.Horizontal)
@@ -863,7 +882,8 @@ class TrainingView(QWidget):
             self._update_estimate()
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
-            self.message.emit(f"Training finished: {result.selected} selected" if used else
+            self.message.emit("Training finished: Results says which model is used and why"
+                              if used else
                               "Training finished: the better model in use stays (see Results)")
             self._update_buttons()
             self.trained.emit(result)
@@ -918,12 +938,15 @@ class TrainingView(QWidget):
         text = f"<b>{escape(plain)}</b>" if plain else ""
         for line in notes:
             text += "<br>" + escape(line)
-        if selected:
-            text += (f"<br><small>Details: {escape(selected)} — {escape(reason)}"
-                     + "".join("<br>" + escape(line) for line in finishing) + "</small>")
-        elif not plain:
+        if not selected and not plain:
             text = escape(reason)
         self.reason_label.setText(text)
+        self.details_label.setText(
+            f"<small>{escape(selected)} — {escape(reason)}"
+            + "".join("<br>" + escape(line) for line in finishing) + "</small>"
+            if selected else "")
+        self.details_button.setVisible(bool(selected))
+        self._show_details(self.details_button.isChecked())
         table = self.results_table
         table.setRowCount(len(rows))
         bold = QFont(table.font())
@@ -946,6 +969,11 @@ class TrainingView(QWidget):
                     item.setBackground(QColor("#fff3c4"))
                 table.setItem(i, c, item)
         self._update_buttons()
+
+    @Slot(bool)
+    def _show_details(self, shown: bool) -> None:
+        self.details_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.details_label.setVisible(shown and bool(self._selected))
 
     def selected_name(self) -> str | None:
         return self._selected

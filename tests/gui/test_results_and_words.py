@@ -31,9 +31,11 @@ def test_results_say_in_plain_words_which_model_is_used_and_why(qapp, tmp_path):
             assert text.startswith("<b>The model used from now on is a vote of all the models, "
                                    "leaving out those that did not help: no model hid 99% of the "
                                    "identifier words of the dev notes")
-            assert text.index("</b>") < text.index("pruned[all]")
-            assert text.index("without hiding too many ordinary words") < text.index("Details:")
-            assert text.index("Details: pruned[all]") < text.index("privacy target is missed")
+            assert "without hiding too many ordinary words" in text
+            assert "pruned[all]" not in text and view.details_label.isHidden()
+            view.details_button.setChecked(True)         # "Details for experts"
+            details = view.details_label.text()
+            assert details.index("pruned[all]") < details.index("privacy target is missed")
             # Item 12: a finished run opens at its results, not at "overall 0 %".
             assert view.tabs.tabText(view.tabs.currentIndex()) == "Results"
             assert view.overall_bar.value() == 1000

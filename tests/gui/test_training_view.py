@@ -133,11 +133,11 @@ def test_training_reports_progress_and_shows_results(trained):
     assert names.count("★ " + result.selected) == 1
     # The label is rich text: the reason ("token recall >= 0.990") is escaped.
     from html import escape
-    assert escape(result.reason) in view.reason_label.text()
-    # What the finishing steps learned (a line each) is shown under the reason.
+    assert escape(result.reason) in view.details_label.text()
+    # What the finishing steps learned (a line each) is in the details, under the reason.
     from app.services.finishing import finishing_summary
     lines = finishing_summary(result)
-    assert lines and all(escape(line) in view.reason_label.text() for line in lines)
+    assert lines and all(escape(line) in view.details_label.text() for line in lines)
     assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
         {"single model", "rules", "combined"}
     # Dev token recall, the leak measure, beside the strict scores.

@@ -125,7 +125,7 @@ def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path
     pick(qtbot, w.documents.status_box, "All statuses")
     open_row(qtbot, w, "P2_a")
     assert w.editor.status_label.text() == "To do"
-    screenshot(w, "blind-second-annotator")
+    screenshot(w, "blind_second_annotator")
 
     # ann's Done is still hers.
     _become(qtbot, w, "ann")
