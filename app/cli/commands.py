@@ -285,18 +285,19 @@ def cmd_train(args) -> int:
             _print(note)
         r = train_project(project, cfg, progress=bar)
         used = active_run_id(project) == r.id
+    # The plain sentence first (issue 34 item 13); the experts' names and figures after it.
+    _print(plain_choice(r, used=used))
     for note in ([r.device_note] if r.device_note else []) + r.notes:
         _print(note)
+    small = dev_sample_note(r)                  # the same warning as the Train view's
+    if small:
+        _print(small)
     reused = sum(m.reused_from is not None for m in r.members.values())
     _print(f"models: {', '.join(r.train_config().models)}")
     _print(f"trained {len(r.members) - reused} base models"
            + (f" (and reused {reused})" if reused else "")
            + f" and {len(r.ensembles)} ensembles on {r.device} in {r.seconds:.0f} s (run {r.id})")
-    _print(plain_choice(r, used=used))
     _print(f"details: {r.selected} — {r.reason}")
-    small = dev_sample_note(r)                  # the same warning as the Train view's
-    if small:
-        _print(small)
     for line in finishing_summary(r):
         _print(line)
     _print("")

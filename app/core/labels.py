@@ -71,8 +71,8 @@ PRESETS: dict[str, list[LabelDef]] = {
 #: Each preset in the words a person choosing a new project's labels reads.
 PRESET_TITLES = {
     "hipaa": "HIPAA Safe Harbor: names, places, all dates, ages, contacts, IDs, professions",
-    "paper": "The paper's five: person, address, date of birth, ID number, phone",
-    "extended": "The paper's five and dates, ages, e-mail, web, hospitals, locations",
+    "paper": "Five basic kinds: person, address, date of birth, ID number, phone",
+    "extended": "The five basic kinds and dates, ages, e-mail, web, hospitals, locations",
     "meddocan": "MEDDOCAN's 22 categories (Spanish notes)",
     "none": "None yet: the labels of the annotations imported",
 }

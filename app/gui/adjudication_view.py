@@ -19,6 +19,7 @@ from app.gui.span_text import SpanTextView
 from app.project import Project, SpanRecord
 from app.services.agreement import conflict_groups
 from app.services.double_annotation import annotator_spans, save_adjudication
+from app.core.words import count
 
 CHOICES = {"A": "take A", "B": "take B", "none": "neither"}
 
@@ -170,8 +171,8 @@ class AdjudicationView(QWidget):
 
     def _update_summary(self) -> None:
         done = sum(c is not None for c in self.choices)
-        self.summary.setText(f"{len(self.agreed)} agreed span(s) merged automatically · "
-                             f"{done} of {len(self.groups)} disagreement(s) decided")
+        self.summary.setText(f"{count(len(self.agreed), 'agreed span')} merged automatically · "
+                             f"{done} of {count(len(self.groups), 'disagreement')} decided")
         self.save_button.setEnabled(self.doc_id is not None and done == len(self.groups))
 
     def _show_selected(self) -> None:
@@ -216,6 +217,6 @@ class AdjudicationView(QWidget):
         save_adjudication(self.project, self.doc_id, gold, annotators=(self.a, self.b),
                           agreed=len(self.agreed), choices=list(self.choices),
                           actor=self.adjudicator)
-        self.summary.setText(f"Saved {len(gold)} gold span(s); the note is now reviewed.")
+        self.summary.setText(f"Saved {count(len(gold), 'gold span')}; the note is now reviewed.")
         self.adjudicated.emit(self.doc_id)
         return True

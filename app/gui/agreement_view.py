@@ -7,6 +7,7 @@ from app.gui.qt import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, 
 from app.project import Project
 from app.services.agreement import Agreement, label_f1
 from app.services.double_annotation import project_agreement
+from app.core.words import count
 
 KIND_TEXT = {"label": "label differs", "boundary": "boundaries differ",
              "only_a": "only A", "only_b": "only B"}
@@ -132,10 +133,10 @@ class AgreementView(QWidget):
         names = {info.id: info.name for info in self.project.document_infos()
                  if info.id in items}
         self.summary.setText(
-            f"<b>{a}</b> vs <b>{b}</b> on {len(items)} shared document(s): "
+            f"<b>{a}</b> vs <b>{b}</b> on {count(len(items), 'shared document')}: "
             f"entity F1 <b>{r.f1:.3f}</b> · Cohen's κ over all tokens <b>{r.kappa_all:.3f}</b> "
             f"({r.tokens} tokens) · κ over annotated tokens <b>{r.kappa_annotated:.3f}</b> "
-            f"({r.annotated_tokens} tokens) · {len(r.disagreements)} disagreement(s)")
+            f"({r.annotated_tokens} tokens) · {count(len(r.disagreements), 'disagreement')}")
         self.doc_table.setRowCount(len(items))
         dis_rows = []
         for row, doc_id in enumerate(items):

@@ -11,6 +11,7 @@ from app.errors import UserError
 from app.gui.qt import (PYSIDE_VERSION, QT_VERSION, QAbstractItemView, QComboBox, QDialog,
                         QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
                         QLineEdit, QSpinBox, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout)
+from app.core.words import count
 
 
 def _table(headers: list[str], rows: list[tuple[str, str]]) -> QTableWidget:
@@ -34,15 +35,18 @@ class ImportSummaryDialog(QDialog):
         self.setWindowTitle("Import finished")
         self.resize(620, 360)
         layout = QVBoxLayout(self)
-        text = (f"<b>{summary.imported}</b> note(s) imported with {summary.spans} span(s) · "
-                f"{summary.duplicates} duplicate(s) skipped · "
-                f"{len(summary.problems)} file(s) could not be read · "
-                f"{len(summary.warnings)} warning(s) · {summary.seconds:.1f} s")
+        imported = count(summary.imported, "note").split(" ", 1)
+        text = (f"<b>{imported[0]}</b> {imported[1]} imported with "
+                f"{count(summary.spans, 'span')} · "
+                f"{count(summary.duplicates, 'duplicate')} skipped · "
+                f"{count(len(summary.problems), 'file')} could not be read · "
+                f"{count(len(summary.warnings), 'warning')} · {summary.seconds:.1f} s")
         if summary.labels_added:
             text += "<br>New labels: " + ", ".join(summary.labels_added)
         if summary.patients_from_table:
-            text += (f"<br>{summary.patients_from_table} note(s) have the patient that their "
-                     f"file name names (an id of the patient table)")
+            n = summary.patients_from_table
+            text += (f"<br>{count(n, 'note')} {'has' if n == 1 else 'have'} the patient that "
+                     f"{'its' if n == 1 else 'their'} file name names (an id of the patient table)")
         for sentence in getattr(summary, "left_in_clear", ()):
             text += f"<br><span style='color:#a40000'>⚠ {html.escape(sentence)}.</span>"
         self.text = QLabel(text)

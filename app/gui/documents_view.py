@@ -89,7 +89,7 @@ class DocumentTableModel(QAbstractTableModel):
         """Rows ``start`` to ``start + limit`` of the list as shown (the
         store orders ascending only: a descending list reads from the end)."""
         query = dict(split=self.split, status=self.status, search=self.search,
-                     order=self.order)
+                     order=self.order, annotator=self.annotator)
         if not self.descending:
             return self.project.document_infos(**query, limit=limit, offset=start)
         end = self.total() - start
@@ -104,8 +104,9 @@ class DocumentTableModel(QAbstractTableModel):
         if row is None:
             return
         rec = self.project.document(doc_id)
-        self._rows[row] = DocumentInfo(**{name: getattr(rec, name)
-                                          for name in DocumentInfo.__dataclass_fields__})
+        fields = {name: getattr(rec, name) for name in DocumentInfo.__dataclass_fields__}
+        fields["status"] = self.project.status_seen_by(doc_id, self.annotator)
+        self._rows[row] = DocumentInfo(**fields)
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
 
     def doc_id(self, row: int) -> int:
@@ -123,8 +124,9 @@ class DocumentTableModel(QAbstractTableModel):
             return 0
         if self.search:
             return len(self.project.document_infos(split=self.split, status=self.status,
-                                                   search=self.search))
-        return self.project.count_documents(split=self.split, status=self.status)
+                                                   search=self.search, annotator=self.annotator))
+        return self.project.count_documents(split=self.split, status=self.status,
+                                            annotator=self.annotator)
 
     # ------------------------------------------------------ Qt model protocol
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -355,7 +357,8 @@ class DocumentListView(QWidget):
         offset = 0
         while True:
             page = project.document_infos(status="todo", order="uncertainty",
-                                          limit=PAGE, offset=offset)
+                                          limit=PAGE, offset=offset,
+                                          annotator=self.model.annotator)
             for info in page:
                 assigned = project.assignments(info.id)
                 if not assigned or self.model.annotator in assigned:

@@ -30,6 +30,7 @@ from app.gui.qt import (QAbstractItemView, QAbstractListModel, QColor, QDoubleSp
                         QSplitter, Qt, QToolButton, QVBoxLayout, QWidget, Signal, Slot)
 from app.gui.span_text import SpanTextView, describe
 from app.project import Project, SpanRecord
+from app.core.words import count
 
 STATUS_TEXT = {"todo": "To do", "in_progress": "In progress", "done": "Done",
                "reviewed": "Reviewed"}
@@ -241,7 +242,8 @@ class EditorView(QWidget):
         rec = self.session.record
         self.title.setText(rec.name + (f"   ·   patient {rec.patient_id}" if rec.patient_id else ""))
         self.blind_label.setText(
-            "Blind double annotation: you see only your own spans and undecided suggestions."
+            "Blind double annotation: you see only your own spans, the suggestions you have not "
+            "decided and your own status (To do, Done)."
             if self.session.blind else "")
         self.blind_label.setVisible(self.session.blind)
         self.text_view.set_document(self.session.text, self.session.spans, self.colours())
@@ -424,7 +426,8 @@ class EditorView(QWidget):
         n = self._run(self.session.accept_above, self.threshold.value()) or 0
         if n:
             self._after_edit(self.session.last_edit.ranges())
-        self.message.emit(f"Accepted {n} suggestion(s) with confidence ≥ {self.threshold.value():.2f}")
+        self.message.emit(f"Accepted {count(n, 'suggestion')} with confidence "
+                          f"≥ {self.threshold.value():.2f}")
         return n
 
     @Slot()
@@ -439,7 +442,8 @@ class EditorView(QWidget):
         for doc_id in added:
             if doc_id != self.session.doc_id:
                 self.documentEdited.emit(doc_id)
-        self.message.emit(f"Labelled {sum(added.values())} occurrence(s) in {len(added)} note(s)")
+        self.message.emit(f"Labelled {count(sum(added.values()), 'occurrence')} in "
+                          f"{count(len(added), 'note')}")
         return added
 
     @Slot()
@@ -452,7 +456,7 @@ class EditorView(QWidget):
         pending = len(self.session.suggestions())
         if pending and self._confirm_done != self.session.doc_id:
             self._confirm_done = self.session.doc_id
-            self.message.emit(f"{pending} suggestion(s) not reviewed yet (they are not labels "
+            self.message.emit(f"{count(pending, 'suggestion')} not reviewed yet (they are not labels "
                               "until accepted): review them with A / R, or mark done again "
                               "to leave them")
             return False

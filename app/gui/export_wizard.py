@@ -24,6 +24,7 @@ from app.gui.workers import TaskRunner
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
                                     select_documents)
 from app.services.prediction import predicts_by
+from app.core.words import count
 
 SCOPES = (("all", "All documents"), ("split", "A split"), ("status", "Documents with status"))
 #: The model an export runs, in the plan's words (`PredictorSpec.kind`, app.services.prediction).
@@ -56,8 +57,8 @@ def summary_html(outcome: ExportOutcome, open_suspicions: tuple[int, int] | None
         table += "".join(f"<tr><td colspan='2'>{n} written before, redone: {why}</td></tr>"
                          for why, n in redone.items())
     if t["leaks"]:
-        scan = (f"<p style='color:#a40000'><b>Leak scan: {t['leaks']} suspected identifier(s) "
-                f"in {t['notes_with_leaks']} note(s)</b>, listed below (the same text "
+        scan = (f"<p style='color:#a40000'><b>Leak scan: {count(t['leaks'], 'suspected identifier')} "
+                f"in {count(t['notes_with_leaks'], 'note')}</b>, listed below (the same text "
                 f"suspected again is one row): double-click one (or press Enter) to open the "
                 f"note in Preview at that place, flag what was missed, then export again into "
                 f"this folder.</p>")
@@ -337,7 +338,7 @@ class ExportWizard(QDialog):
 
     @Slot()
     def _update_count(self) -> None:
-        self.count_label.setText(f"{self._count()} document(s)")
+        self.count_label.setText(count(self._count(), "document"))
         self._update_nav()
 
     def _browse(self) -> None:
@@ -364,7 +365,7 @@ class ExportWizard(QDialog):
         if r.out_dir.is_dir() and (r.out_dir / ".deid-manifest.jsonl").is_file():
             resume = " The folder holds an earlier export: finished notes are skipped."
         how = r.strategy or "the project policy"
-        return (f"{self._count()} document(s) → {r.out_dir}, {how}, "
+        return (f"{count(self._count(), 'document')} → {r.out_dir}, {how}, "
                 f"{'rules only' if r.rules_only else MODEL_WORDS[self.predictor]}.{resume}")
 
     # ----------------------------------------------------------------- export

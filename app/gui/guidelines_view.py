@@ -30,9 +30,6 @@ class GuidelinesView(QWidget):
         self.description = QPlainTextEdit()
         self.description.setPlaceholderText("What this label covers, and what it does not.")
         self.examples = QPlainTextEdit()
-        self.examples.setPlaceholderText("One example per line, e.g.\n"
-                                         "Dr Kara Browning  → PERSON (clinician names count)\n"
-                                         "Parkinson's disease → not a PERSON (eponym)")
         self.save_button = QPushButton("Save guidelines")
         self.saved = QLabel()
         form = QFormLayout()
@@ -77,6 +74,10 @@ class GuidelinesView(QWidget):
             return
         label = self._labels[row]
         self.name.setText(label.name)
+        # The example names the project's own label (PERSON showed in projects without one).
+        self.examples.setPlaceholderText(f"One example per line, e.g.\n"
+                                         f"Dr Kara Browning  → {label.name} (clinician names count)\n"
+                                         f"Parkinson's disease → not a {label.name} (eponym)")
         self.hotkey.setText(label.hotkey or "—")
         self.description.setPlainText(label.description)
         self.examples.setPlainText(self._examples.get(label.name, ""))

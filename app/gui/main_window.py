@@ -29,6 +29,7 @@ from app.gui.qt import (QAction, QFileDialog, QFrame, QHBoxLayout,
 from app.errors import UserError
 from app.gui.workers import TaskRunner
 from app.project import Project, ProjectError, ProjectLockedError, ProjectNotWritableError
+from app.core.words import count
 from app.services.annotating import SUGGESTIONS_BY
 from app.services.double_annotation import assign_notes
 
@@ -36,6 +37,8 @@ MAX_RECENT = 8
 #: Seconds between two re-reads of the document list while suggestions arrive.
 REREAD_INTERVAL = 1.0
 SETTINGS_FILE = "settings.ini"
+#: How the status bar names the notes of an import being suggested (one, several).
+NEW_NOTES = ("new note", "new notes")
 
 
 #: Go > Previous note, beside Next to annotate's Ctrl+. .
@@ -91,7 +94,7 @@ class MainWindow(QMainWindow):
         self.suggester.cancelled.connect(self._on_suggest_cancelled)
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
-        self._suggesting = "new note(s)"          # the notes being suggested, in words
+        self._suggesting = NEW_NOTES                # the notes being suggested, in words
         self._suggest_ids: set[int] = set()        # the notes being suggested
         # Notes asked for while a run was busy (a second folder imported, a
         # list changed): they get theirs when it ends, not never.
@@ -412,7 +415,7 @@ class MainWindow(QMainWindow):
             notes.append(f"upgraded from schema {project.upgraded_from}")
         if project.interrupted_runs:
             # A read-only open writes nothing: it only reads them so.
-            notes.append(f"{len(project.interrupted_runs)} interrupted run(s) "
+            notes.append(f"{count(len(project.interrupted_runs), 'interrupted run')} "
                          + ("read as cancelled" if project.readonly else "marked cancelled"))
         self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
@@ -661,7 +664,7 @@ class MainWindow(QMainWindow):
         self.guidelines.set_project(self.project)
         self.summary_dialog = ImportSummaryDialog(summary, self)
         self.summary_dialog.open()
-        self._show_message(f"Imported {summary.imported:,} note(s)")
+        self._show_message(f"Imported {count(summary.imported, 'note')}")
         self.importFinished.emit(summary)
         if summary.doc_ids:
             self.suggest_for(summary.doc_ids)
@@ -680,10 +683,10 @@ class MainWindow(QMainWindow):
         self._show_message("Import cancelled; the notes imported so far are kept.")
         self.importFinished.emit(None)
 
-    def suggest_for(self, doc_ids: list[int], notes: str = "new note(s)") -> None:
+    def suggest_for(self, doc_ids: list[int], notes: tuple[str, str] = NEW_NOTES) -> None:
         """Suggest labels for these notes in a worker: the active model's
         predictions in a trained project, the starter's on day one, else the
-        rules' (``notes`` names them in the status bar, beside how many are
+        rules' (``notes``, singular and plural, names them in the status bar, beside how many are
         done and a Stop button). Asked while a run is busy, they wait for it."""
         if self.project is None:
             return
@@ -691,8 +694,9 @@ class MainWindow(QMainWindow):
             ids, words = self._pending or ([], notes)
             seen = set(ids)
             ids += [i for i in doc_ids if i not in seen]
-            self._pending = ids, words if words == notes else "note(s)"
-            self._show_message(f"{len(ids):,} more note(s) get suggestions after these")
+            self._pending = ids, words if words == notes else ("note", "notes")
+            self._show_message(f"{count(len(ids), 'more note')} "
+                               f"{'gets' if len(ids) == 1 else 'get'} suggestions after these")
             return
         project, ids = self.project, list(doc_ids)
 
@@ -752,13 +756,14 @@ class MainWindow(QMainWindow):
         todo = [i.id for i in self.project.document_infos()
                 if i.status in ("todo", "in_progress")]
         if todo and not self.project.readonly:
-            self.suggest_for(todo, "note(s) to do")
+            self.suggest_for(todo, ("note to do", "notes to do"))
 
     @Slot(object)
     def _on_suggested(self, result) -> None:
         source, n = result
         if n:
-            self._show_message(f"{n:,} {self._suggesting} have {SUGGESTIONS_BY[source]} "
+            self._show_message(f"{count(n, *self._suggesting)} {'has' if n == 1 else 'have'} "
+                               f"{SUGGESTIONS_BY[source]} "
                                f"suggestions to review")
         else:                          # annotated notes imported: nothing is left to suggest
             self._show_message("The imported notes are annotated already: nothing to suggest")

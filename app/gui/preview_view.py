@@ -30,8 +30,10 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
 from app.services.prediction import predicts_by
-from app.services.previewing import CorrectionSession, SpanInfo, predict_note, preview_note
+from app.services.previewing import (CorrectionSession, SpanInfo, found_by, predict_note,
+                                     preview_note)
 from app.services.settings import project_policy, store_locale, store_strategies
+from app.core.words import count
 
 MODES = (("model", "What an export writes (the model, the starter model or the rules)"),
          ("annotations", "Annotations (accepted spans and suggestions)"))
@@ -53,7 +55,13 @@ def describe(info: SpanInfo, replacement: str) -> str:
     lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
     conf = "" if info.confidence is None else f", confidence {info.confidence:.2f}"
     who = f" by {info.annotator}" if info.annotator else ""
-    if info.origin == "model":
+    # A list's or a rule's find is no vote: no confidence, no "found by 0 of 3".
+    maker = found_by(info.made_by)
+    if info.origin == "model" and maker:
+        lines.append(f"Found by {_html(maker)}")
+        if info.annotation == "accepted":
+            lines.append(f"Matches an accepted annotation{who}")
+    elif info.origin == "model":
         lines.append(f"Model prediction{conf}")
         if info.annotation == "accepted":
             lines.append(f"Matches an accepted annotation{who}")
@@ -63,14 +71,16 @@ def describe(info: SpanInfo, replacement: str) -> str:
         lines.append(f"Accepted annotation{who}")
     else:
         lines.append(f"Suggestion awaiting review{conf}")
-    if info.made_by:
+    if info.made_by and not maker:
         lines.append(f"Made by {_html(info.made_by)}")
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
         if info.members:
-            lines.append(f"Found exactly by {len(info.members)} of the {info.n_members} models "
-                         f"voting: {', '.join(info.members)}")
+            lines.append(f"{'Also found' if maker else 'Found'} exactly by {len(info.members)} of "
+                         f"the {info.n_members} models voting: {', '.join(info.members)}")
+        elif maker:
+            lines.append(f"None of the {info.n_members} models voting found it")
         else:
             # The vote joined overlapping finds into a span no model found as such.
             lines.append(f"None of the {info.n_members} models voting found exactly these "
@@ -378,7 +388,7 @@ class PreviewView(QWidget):
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
         # What predicts names what runs and misses: day one, the starter; no starter, the rules.
         by = PREDICTED_BY[self._model]
-        missed = (f", {len(self.missed)} annotated identifier(s) missed by {by} "
+        missed = (f", {count(len(self.missed), 'annotated identifier')} missed by {by} "
                   f"(red wavy underline)" if self.missed else "")
         self.status.setText(
             (f"Predicting with {by}… (showing annotations meanwhile)  " if waiting else "")

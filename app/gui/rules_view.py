@@ -18,6 +18,7 @@ from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, 
                         QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
                         Signal, Slot)
 from app.rules import registry
+from app.core.words import count
 
 #: The columns of the rules table.
 COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step")
@@ -209,7 +210,7 @@ class RulesView(QWidget):
         found = registry.merge([], {"added": [entry]}).rules[0].finder()(text)
         shown = ", ".join(repr(text[a:b]) for a, b in found[:SHOWN_HITS])
         more = f" and {len(found) - SHOWN_HITS} more" if len(found) > SHOWN_HITS else ""
-        self.hits.setText(f"{len(found)} hit(s) in {name}" + (f": {shown}{more}" if found else "."))
+        self.hits.setText(f"{count(len(found), 'hit')} in {name}" + (f": {shown}{more}" if found else "."))
 
     @Slot()
     def add_rule(self) -> None:

@@ -24,11 +24,11 @@ from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                         QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
-                        QSplitter, Qt,
+                        QSplitter, Qt, QToolButton,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar, guard_wheel)
 from app.gui.workers import TaskRunner
-from app.services.choice import plain_choice
+from app.services.choice import model_words, plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
 from app.services.splits import assign_splits, split_offer
@@ -37,10 +37,36 @@ from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABE
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.training import TrainConfig, member_name, starter_usable, transformer_cost
+from app.core.words import count
 
-#: Columns of the results table (dev from the selection, test on request).
+#: Columns of the results table (dev from the selection, test on request),
+#: by their experts' short names.
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
+#: Each score's header ({} is Dev or Test: two short lines keep the columns
+#: narrow) and tooltip ({} is dev or test).
+_SCORES = {
+    "P": ("{}\nprecision", "Of the spans it marked on the {} notes, the share that are "
+                           "identifiers with the same start, end and label (strict precision)"),
+    "R": ("{}\nrecall", "Of the identifiers of the {} notes, the share it found with the same "
+                        "start, end and label (strict recall)"),
+    "F1": ("{}\nF1", "The balance of precision and recall (strict F1): what models are ranked by"),
+    "token R": ("{} words\nhidden", "Of the identifier words of the {} notes, the share it "
+                                    "marks, whatever the label: what redaction hides (binary "
+                                    "token recall)"),
+}
+#: What each column's header says, in two short lines, and its tooltip.
+RESULT_HEADERS = {
+    "Model": ("Model", "The candidate's name; point at one for what it is"),
+    "Type": ("Kind", "A single model, the rules, or several models combined"),
+    **{f"{split} {key}": (header.format(split), tip.format(split.lower()))
+       for split in ("Dev", "Test") for key, (header, tip) in _SCORES.items()},
+    "Train s": ("Training\nseconds", "How long it took to train"),
+    "Peak MB": ("Memory\nMB", "The most memory its training used"),
+}
+assert tuple(RESULT_HEADERS) == RESULT_COLUMNS
+#: The Kind column's words for each type of candidate.
+KIND_WORDS = {"ensemble": "combined", "rules": "rules", "base model": "single model"}
 #: What the "Select by" box shows of each objective (its sentence is shown under it).
 OBJECTIVE_SHORT = {"privacy": "Privacy (token recall target)", "f1": "Best F1",
                    "f2": "Recall first (F2)", "precision_at_recall": "Precision at recall",
@@ -75,17 +101,16 @@ def planned_members(config: TrainConfig) -> list[str]:
     return names + [k for k in FIXED_KINDS if k in config.models]
 
 
-def result_rows(selection_rows: list[dict], members: dict) -> list[dict]:
-    """Rows of the results table: every candidate with its dev scores and,
-    for base models, training time and memory.
-
-    ``members`` maps names to their ``MemberRecord``.
-    """
+def result_rows(run) -> list[dict]:
+    """Rows of the results table: every candidate of ``run`` (a
+    ``TrainedRun``) with its dev scores, what it is in words and, for base
+    models, training time and memory."""
     rows = []
-    for r in selection_rows:
-        m = members.get(r["name"])
+    for r in run.rows:
+        m = run.members.get(r["name"])
         kind = "ensemble" if m is None else ("rules" if m.kind == "rules" else "base model")
-        rows.append({"name": r["name"], "type": kind, "precision": r["precision"],
+        rows.append({"name": r["name"], "type": KIND_WORDS[kind],
+                     "words": model_words(run, r["name"]), "precision": r["precision"],
                      "recall": r["recall"], "f1": r["f1"],
                      # Runs before token counts were stored have none.
                      "token_recall": (r.get("token") or {}).get("recall"),
@@ -430,12 +455,27 @@ class TrainingView(QWidget):
         self.reason_label.setWordWrap(True)
         self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(self.reason_label)
+        # The experts' terms (candidate names, F2, what each finishing step
+        # learned) stay folded under the plain sentence until asked for.
+        self.details_button = QToolButton()
+        self.details_button.setText("Details for experts")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.RightArrow)
+        self.details_button.setAutoRaise(True)
+        self.details_label = QLabel()
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.details_label.setVisible(False)
+        self.details_button.toggled.connect(self._show_details)
+        layout.addWidget(self.details_button)
+        layout.addWidget(self.details_label)
         self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
-        # Two-line headers ("Dev" over "token R") keep twelve columns narrow
+        # Two-line headers ("Dev" over "words hidden") keep twelve columns narrow
         # enough for the model names to show.
-        self.results_table.setHorizontalHeaderLabels([c.replace(" ", "\n", 1) for c in RESULT_COLUMNS])
-        self.results_table.horizontalHeaderItem(RESULT_COLUMNS.index("Dev token R")).setToolTip(
-            "Share of identifier tokens tagged, whatever the label: what redaction hides")
+        self.results_table.setHorizontalHeaderLabels([RESULT_HEADERS[c][0] for c in RESULT_COLUMNS])
+        for c, column in enumerate(RESULT_COLUMNS):
+            self.results_table.horizontalHeaderItem(c).setToolTip(RESULT_HEADERS[column][1])
         self.results_table.verticalHeader().setVisible(False)
         self.results_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.results_table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -448,6 +488,7 @@ class TrainingView(QWidget):
         self.evaluate_button.setToolTip("Score every candidate on the held-out test notes")
         self.evaluate_button.clicked.connect(self.start_evaluation)
         self.eval_label = QLabel("")
+        self.eval_label.setWordWrap(True)
         row.addWidget(self.evaluate_button)
         row.addWidget(self.eval_label, 1)
         lower = QSplitter(Qt.Horizontal)
@@ -516,11 +557,11 @@ class TrainingView(QWidget):
             run = active_run(self.project)
         except UserError:
             return
-        self._show_rows(result_rows(run.rows, run.members), run.selected, run.reason,
-                        list(lead) + self._run_notes(run)
-                        + finishing_summary(run) + run.notes, plain_choice(run))
+        self._show_rows(result_rows(run), run.selected, run.reason,
+                        list(lead) + self._run_notes(run) + run.notes, plain_choice(run),
+                        finishing_summary(run))
         self.set_config(run.train_config())
-        self.stage_label.setText(f"Showing the active run ({run.selected}).")
+        self.stage_label.setText(f"Showing the run in use (run {run.id}).")
         # A finished run: its results, not a progress of 0 % and empty charts.
         self.overall_bar.setValue(1000)
         self.tabs.setCurrentIndex(1)
@@ -830,9 +871,9 @@ class TrainingView(QWidget):
                 self._log(note)
             self._log(f"Selected {result.selected}: {result.reason}")
             if used:
-                self._show_rows(result_rows(result.rows, result.members), result.selected,
-                                result.reason, self._run_notes(result)
-                                + finishing_summary(result) + result.notes, plain_choice(result))
+                self._show_rows(result_rows(result), result.selected, result.reason,
+                                self._run_notes(result) + result.notes, plain_choice(result),
+                                finishing_summary(result))
             else:
                 # The better model stays in use: show it, and say why first.
                 self._load_active_run(lead=result.notes[-1:])
@@ -841,7 +882,8 @@ class TrainingView(QWidget):
             self._update_estimate()
             self._show_evaluation(None)
             self.tabs.setCurrentIndex(1)
-            self.message.emit(f"Training finished: {result.selected} selected" if used else
+            self.message.emit("Training finished: Results says which model is used and why"
+                              if used else
                               "Training finished: the better model in use stays (see Results)")
             self._update_buttons()
             self.trained.emit(result)
@@ -849,9 +891,9 @@ class TrainingView(QWidget):
             self._show_evaluation(result)
             self._update_buttons()
         else:                                                  # pre-annotation: a count
-            self.stage_label.setText(f"Pre-annotated {result} note(s).")
+            self.stage_label.setText(f"Pre-annotated {count(result, 'note')}.")
             self.overall_bar.setValue(1000)
-            self.message.emit(f"Pre-annotated {result} note(s)")
+            self.message.emit(f"Pre-annotated {count(result, 'note')}")
             self._update_buttons()
             self.preannotated.emit(int(result))
 
@@ -886,18 +928,25 @@ class TrainingView(QWidget):
 
     # -------------------------------------------------------------- results
     def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
-                   finishing: Sequence[str] = (), plain: str = "") -> None:
+                   notes: Sequence[str] = (), plain: str = "",
+                   finishing: Sequence[str] = ()) -> None:
         self._selected = selected
         self._rows = rows
-        # One plain sentence first; the selection's own terms are the details.
+        # One plain sentence first, then what a person must know (``notes``);
+        # the selection's own terms and what the finishing steps learned
+        # (F2, strict scores) are the details.
         text = f"<b>{escape(plain)}</b>" if plain else ""
-        for line in finishing:
+        for line in notes:
             text += "<br>" + escape(line)
-        if selected:
-            text += f"<br><small>Details: {escape(selected)} — {escape(reason)}</small>"
-        elif not plain:
+        if not selected and not plain:
             text = escape(reason)
         self.reason_label.setText(text)
+        self.details_label.setText(
+            f"<small>{escape(selected)} — {escape(reason)}"
+            + "".join("<br>" + escape(line) for line in finishing) + "</small>"
+            if selected else "")
+        self.details_button.setVisible(bool(selected))
+        self._show_details(self.details_button.isChecked())
         table = self.results_table
         table.setRowCount(len(rows))
         bold = QFont(table.font())
@@ -911,6 +960,8 @@ class TrainingView(QWidget):
                      "" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setToolTip(r["words"][0].upper() + r["words"][1:])
                 if c >= 2:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if r["name"] == selected:
@@ -918,6 +969,11 @@ class TrainingView(QWidget):
                     item.setBackground(QColor("#fff3c4"))
                 table.setItem(i, c, item)
         self._update_buttons()
+
+    @Slot(bool)
+    def _show_details(self, shown: bool) -> None:
+        self.details_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.details_label.setVisible(shown and bool(self._selected))
 
     def selected_name(self) -> str | None:
         return self._selected
@@ -973,10 +1029,14 @@ class TrainingView(QWidget):
                 if item is not None and scores is not None:
                     item.setText(f"{scores[key]:.3f}")
         micro = summary["micro"]
+        missed = sum(e.kind == "missed" for e in summary["errors"])
+        # In words first; the strict scores, under the model's name, after.
         self.eval_label.setText(
-            f"Test ({summary['model']}): P {micro['precision']:.3f}  R {micro['recall']:.3f}  "
-            f"F1 {micro['f1']:.3f}, token R {summary['token']['recall']:.3f} — {sum(e.kind == 'missed' for e in summary['errors'])} missed, "
-            f"{sum(e.kind != 'missed' for e in summary['errors'])} false hits")
+            f"Test notes: the model hides {summary['token']['recall']:.1%} of the identifier "
+            f"words; {count(missed, 'identifier')} missed, "
+            f"{count(len(summary['errors']) - missed, 'false hit')}. "
+            f"({summary['model']}: strict precision {micro['precision']:.3f}, recall "
+            f"{micro['recall']:.3f}, F1 {micro['f1']:.3f})")
         self.label_chart.set_data(
             {label: {k: v[k] for k in ("P", "R", "F1")} for label, v in summary["per_label"].items()},
             {label: f"n={v['support']}" for label, v in summary["per_label"].items()})

@@ -27,6 +27,14 @@ _ORDERS = {
     "uncertainty": "uncertainty IS NULL, uncertainty DESC, id",  # most uncertain first
     "updated": "updated_at DESC, id",
 }
+#: The status an annotator sees (parameter: the annotator): their own for a
+#: blind document (one assigned to anyone) until it is adjudicated
+#: (``reviewed``), else the document's.
+_SEEN_STATUS = ("CASE WHEN documents.status = 'reviewed' THEN 'reviewed'"
+                " WHEN EXISTS (SELECT 1 FROM assignments a WHERE a.document_id = documents.id)"
+                " THEN coalesce((SELECT s.status FROM annotator_status s"
+                " WHERE s.document_id = documents.id AND s.annotator = ?), 'todo')"
+                " ELSE documents.status END")
 _DOC_FIELDS = {"name", "status", "split", "patient_id", "uncertainty", "meta"}
 _SPAN_FIELDS = {"start", "end", "label", "status", "confidence", "annotator"}
 
@@ -119,17 +127,20 @@ class DocumentsMixin(ProjectCore):
     def document_infos(self, *, split: str | None = None, status: str | None = None,
                        search: str | None = None, order: str = "id",
                        limit: int | None = None, offset: int = 0,
-                       patient_id: str | None = None) -> list[DocumentInfo]:
+                       patient_id: str | None = None,
+                       annotator: str | None = None) -> list[DocumentInfo]:
         """List documents without their text (fast enough for 10,000 notes).
 
         ``search`` is a case-insensitive (ASCII) substring of the name or the
         text; ``order`` is one of ``id``, ``name``, ``status``, ``split``,
         ``uncertainty`` (most uncertain first, unscored last) or ``updated``
         (newest first); ``patient_id``: that patient's documents only.
+        ``annotator``: statuses (shown, filtered and sorted) as this
+        annotator sees them (see :meth:`status_seen_by`).
         """
         if order not in _ORDERS:
             raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)}")
-        where, args = self._doc_filter(split, status)
+        where, args = self._doc_filter(split, status, annotator)
         if patient_id is not None:
             where.append("patient_id = ?")
             args.append(patient_id)
@@ -138,16 +149,23 @@ class DocumentsMixin(ProjectCore):
                 .replace("_", "\\_") + "%"
             where.append("(name LIKE ? ESCAPE '\\' OR text LIKE ? ESCAPE '\\')")
             args += [pattern, pattern]
-        sql = f"SELECT {_DOC_COLS} FROM documents"
+        cols, head = _DOC_COLS, []
+        if annotator is not None:
+            cols = _DOC_COLS.replace(" status,", f" {_SEEN_STATUS} AS status,")
+            head = [annotator]
+        sql = f"SELECT {cols} FROM documents"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY {_ORDERS[order]} LIMIT ? OFFSET ?"
-        args += [-1 if limit is None else limit, offset]
+        args = head + args + [-1 if limit is None else limit, offset]
         with self._read() as db:
             return [_doc_info(row) for row in db.execute(sql, args)]
 
-    def count_documents(self, split: str | None = None, status: str | None = None) -> int:
-        where, args = self._doc_filter(split, status)
+    def count_documents(self, split: str | None = None, status: str | None = None,
+                        annotator: str | None = None) -> int:
+        """How many documents match; ``annotator``: by the statuses that
+        annotator sees (see :meth:`status_seen_by`)."""
+        where, args = self._doc_filter(split, status, annotator)
         sql = "SELECT count(*) FROM documents"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -155,7 +173,7 @@ class DocumentsMixin(ProjectCore):
             return db.execute(sql, args).fetchone()[0]
 
     @staticmethod
-    def _doc_filter(split, status) -> tuple[list[str], list]:
+    def _doc_filter(split, status, annotator=None) -> tuple[list[str], list]:
         where, args = [], []
         if split is not None:
             _choice(split, SPLITS, "split")
@@ -163,9 +181,50 @@ class DocumentsMixin(ProjectCore):
             args.append(split)
         if status is not None:
             _choice(status, DOC_STATUSES, "status")
-            where.append("status = ?")
-            args.append(status)
+            if annotator is None:
+                where.append("documents.status = ?")
+                args.append(status)
+            else:
+                where.append(f"{_SEEN_STATUS} = ?")
+                args += [annotator, status]
         return where, args
+
+    def status_seen_by(self, doc_id: int, annotator: str | None) -> str:
+        """The status ``annotator`` sees of a document: for a blind document
+        (assigned to anyone, double annotation) their own (``todo`` until
+        they change it) until it is adjudicated, else (or for no
+        annotator) the document's shared status."""
+        seen = "status" if annotator is None else _SEEN_STATUS
+        with self._read() as db:
+            row = db.execute(f"SELECT {seen} FROM documents WHERE id = ?",
+                             ([] if annotator is None else [annotator]) + [doc_id]).fetchone()
+        if row is None:
+            raise ProjectError(f"no document with id {doc_id}")
+        return row[0]
+
+    def set_own_status(self, doc_id: int, annotator: str, status: str) -> None:
+        """Set one annotator's own status of a blind document.
+
+        The document's shared status (what training, exports and the
+        adjudicator go by) follows every assigned annotator's: ``done``
+        once all of them are done, ``in_progress`` once any has started,
+        else ``todo``; a ``reviewed`` (adjudicated) document stays reviewed.
+        """
+        _choice(status, DOC_STATUSES, "status")
+        with self._write() as db:
+            self._text_length(db, doc_id)                    # the document exists
+            db.execute("INSERT INTO annotator_status (document_id, annotator, status)"
+                       " VALUES (?, ?, ?) ON CONFLICT (document_id, annotator) DO UPDATE"
+                       f" SET status = excluded.status, updated_at = {NOW}",
+                       (doc_id, annotator, status))
+            own = [row[0] for row in db.execute(
+                "SELECT coalesce(s.status, 'todo') FROM assignments a LEFT JOIN annotator_status s"
+                " ON s.document_id = a.document_id AND s.annotator = a.annotator"
+                " WHERE a.document_id = ?", (doc_id,))]
+            shared = ("done" if own and all(s in ("done", "reviewed") for s in own) else
+                      "in_progress" if any(s != "todo" for s in own) else "todo")
+            db.execute(f"UPDATE documents SET status = ?, updated_at = {NOW}"
+                       " WHERE id = ? AND status != 'reviewed'", (shared, doc_id))
 
     def set_document_fields(self, doc_id: int, **fields) -> None:
         """Update ``name``, ``status``, ``split``, ``patient_id``, ``uncertainty``

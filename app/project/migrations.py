@@ -65,7 +65,61 @@ def _v2_to_v3(db: sqlite3.Connection) -> None:
         db.execute(stmt)
 
 
-MIGRATIONS: list[Migration] = [_v1_to_v2, _v2_to_v3]
+V4_SQL = f"""
+CREATE TABLE annotator_status (
+    document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    annotator   TEXT NOT NULL,
+    status      TEXT NOT NULL
+                CHECK (status IN ('todo', 'in_progress', 'done', 'reviewed')),
+    updated_at  TEXT NOT NULL DEFAULT ({NOW}),
+    PRIMARY KEY (document_id, annotator)
+);
+"""
+
+
+def _own_statuses(db: sqlite3.Connection, doc_id: int, shared: str) -> dict[str, str]:
+    """Each annotator's status of a blind document as an older file implies it.
+
+    The status an annotator last set (their newest status change still in
+    the undo history) is theirs. An assigned annotator who never set one has
+    ``in_progress`` when they labelled something, else ``todo``; when nobody
+    ever set one, the document's shared status belongs to every assigned
+    annotator (it was theirs to see, and nobody can tell whose it was).
+    """
+    own: dict[str, str] = {}
+    for annotator, payload in db.execute(
+            "SELECT annotator, payload_json FROM history WHERE document_id = ? AND undone = 0"
+            " AND annotator IS NOT NULL ORDER BY seq", (doc_id,)):
+        change = json.loads(payload).get("doc_status")
+        if change:
+            own[annotator] = change[1]
+    assigned = [row[0] for row in db.execute(
+        "SELECT annotator FROM assignments WHERE document_id = ?", (doc_id,))]
+    anyone_set = bool(own)
+    for annotator in assigned:
+        if annotator in own:
+            continue
+        labelled = db.execute("SELECT 1 FROM spans WHERE document_id = ? AND annotator = ?"
+                              " LIMIT 1", (doc_id, annotator)).fetchone()
+        own[annotator] = ("in_progress" if labelled else "todo") if anyone_set else shared
+    return own
+
+
+def _v3_to_v4(db: sqlite3.Connection) -> None:
+    """Give each annotator of a blind (assigned) document a status of their
+    own, so one annotator's Done is not shown to the other; the documents'
+    shared statuses stay as they are."""
+    for stmt in statements(V4_SQL):
+        db.execute(stmt)
+    blind = db.execute("SELECT id, status FROM documents WHERE id IN"
+                       " (SELECT document_id FROM assignments) ORDER BY id").fetchall()
+    for doc_id, shared in blind:
+        db.executemany("INSERT INTO annotator_status (document_id, annotator, status)"
+                       " VALUES (?, ?, ?)",
+                       [(doc_id, a, s) for a, s in _own_statuses(db, doc_id, shared).items()])
+
+
+MIGRATIONS: list[Migration] = [_v1_to_v2, _v2_to_v3, _v3_to_v4]
 
 
 def current_version() -> int:

@@ -1,15 +1,28 @@
 """Which trained model predicts, and why, in plain words.
 
 ``plain_choice`` is the one sentence the Train view's results and ``deid
-train`` lead with (the selection's own reason, with its F1 and F2, stays
-the details). ``activate_unless_worse`` decides whether a finished run
+train`` lead with, naming the model in words (``model_words``: "a vote of
+all 4 models" for ``voting[all]``); the selection's own reason, with the
+candidates' names, F1 and F2, stays the details. ``activate_unless_worse`` decides whether a finished run
 becomes the one that predicts: a run does not replace an active run that
 learned from the same notes and does better on them (a Quick run after a
 Standard one replaced a better model without a word).
 """
 from __future__ import annotations
 
+import re
+
 from app.services.runs import TrainedRun, active_run_id, set_active_run
+
+#: Each kind of member in words a person reads (its name stays in the details).
+_KIND_WORDS = {"crf": "word-pattern model", "spacy": "neural network (spaCy)",
+               "stanza": "neural network (Stanza)", "flair": "neural network (Flair)",
+               "transformer": "pretrained language model", "starter": "shipped starter model",
+               "rules": "pattern rules", "lists": "hospital lists", "names": "name lists"}
+#: The data a member learned from, by variant.
+_VARIANT_WORDS = {"balanced": "learned from the lines with identifiers and as many without",
+                  "imbalanced": "learned from every line"}
+_CANDIDATE = re.compile(r"(?P<method>voting|pruned|stacking)(?:-\w+)?\[(?P<group>[^\]]+)\]")
 
 #: The F-beta of binary-token scores the privacy objective falls back on
 #: when no candidate meets the target (``app.ensemble.selection``).
@@ -32,6 +45,48 @@ def _standing(row: dict, objective: str) -> tuple:
     return (int(eligible), float(row.get("score", row.get("f1", 0.0))))
 
 
+def _group_words(run: TrainedRun, group: str, name: str) -> str:
+    """A member group of an ensemble in words ("all 4 models", "the 3 most exact")."""
+    record = run.ensembles.get(name)
+    top = re.fullmatch(r"top(\d+)_(f1|recall)", group)
+    n = len(record.members) if record and record.members else int(top.group(1)) if top else 0
+    if group == "all":
+        return f"all {n} models" if n else "all the models"
+    if top:
+        return (f"the {n} most exact models" if top.group(2) == "f1"
+                else f"the {n} models that miss the fewest identifiers")
+    return f"the {n} models of the group “{group}”" if n else f"the models of the group “{group}”"
+
+
+def model_words(run: TrainedRun, name: str) -> str:
+    """A candidate of ``run`` in plain words, for a sentence a person reads
+    ("a vote of all 4 models, leaving out those that did not help" for
+    ``pruned[all]``); the name itself is for the details.
+
+    Parameters
+    ----------
+    run
+        The run whose candidate it is (its ensembles say their members).
+    name
+        A member name (``crf-balanced``, ``rules``) or an ensemble name
+        (``voting[top3_f1]``, ``pruned[all]``, ``stacking-xgb[all]``).
+    """
+    ensemble = _CANDIDATE.fullmatch(name)
+    if ensemble:
+        group = _group_words(run, ensemble["group"], name)
+        return {"voting": f"a majority vote of {group}",
+                "pruned": f"a vote of {group}, leaving out those that did not help",
+                "stacking": f"a combination of {group}, weighted by what each got right on "
+                            "notes it had not learned from"}[ensemble["method"]]
+    kind, _, variant = name.partition("-")
+    words = _KIND_WORDS.get(kind)
+    if words is None:
+        return name
+    article = "the" if kind in ("starter", "rules", "lists", "names") else "a"
+    learned = _VARIANT_WORDS.get(variant)
+    return f"{article} {words}" + (f", {learned}" if learned else "")
+
+
 def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     """One sentence saying which model ``run`` chose and why, without the
     experts' words (F2, token recall); ``used``: whether it predicts now."""
@@ -43,8 +98,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     target = selection.get("target")
     token = (row.get("token") or {}).get("recall")
     hides = f" It hides {token:.1%} of them." if token is not None else ""
-    head = (f"The model used from now on is {run.selected}" if used
-            else f"This run's best model is {run.selected}")
+    chosen = model_words(run, run.selected)
+    head = (f"The model used from now on is {chosen}" if used
+            else f"This run's best model is {chosen}")
     share = f"{target:.0%}" if target else ""
     if objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of the dev notes, so the one that "
@@ -70,8 +126,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         why = f"it finds the identifiers of the dev notes most exactly (F1 {row.get('f1', 0.0):.3f})."
     better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
     if better and row.get("eligible", True):
-        why += (f" {better[0]['name']} scores a little higher but is slower to run, and the "
-                "difference is within the noise of the dev notes.")
+        other = model_words(run, better[0]["name"])
+        why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
+                "and the difference is within the noise of the dev notes.")
     return f"{head}: {why}"
 
 
@@ -100,8 +157,9 @@ def activate_unless_worse(project, run: TrainedRun) -> str | None:
                 objective == current.selection.get("objective", "f1") and \
                 _standing(theirs, objective) > _standing(mine, objective):
             budget = current.train_config().budget
-            return (f"Run {current.id} ({budget}, {current.selected}) stays in use: on the same "
-                    f"dev notes it does better than this run's {run.selected} (F1 "
-                    f"{theirs.get('f1', 0.0):.3f} against {mine.get('f1', 0.0):.3f}).")
+            return (f"The model of run {current.id} ({budget}) stays in use: on the same dev "
+                    f"notes it finds the identifiers better than this run's (F1 "
+                    f"{theirs.get('f1', 0.0):.3f} against {mine.get('f1', 0.0):.3f}; "
+                    f"{current.selected} against {run.selected}).")
     set_active_run(project, run.id)
     return None

@@ -13,7 +13,9 @@ Blind double annotation: a document assigned to annotators is *blind*;
 an annotator then sees only their own spans plus the shared suggestions
 they have not decided yet. Deciding a suggestion there stores a personal
 copy (accepted or rejected) rather than changing the shared one, so the
-other annotator still sees it undecided.
+other annotator still sees it undecided. The document's status is then
+the annotator's own too (:meth:`Project.set_own_status`): one marking it
+done does not show the other a Done note.
 """
 from __future__ import annotations
 
@@ -164,7 +166,10 @@ class AnnotationSession:
         self._token_starts = [t.start for t in self.tokens]
         self._token_ends = [t.end for t in self.tokens]
         self.blind = is_blind(project, doc_id)
-        self.status = self.record.status
+        #: Whether the status is the annotator's own (see the module doc).
+        self._own_status = self.blind and annotator is not None
+        self.status = project.status_seen_by(doc_id, annotator) if self._own_status \
+            else self.record.status
         self.spans: list[SpanRecord] = []
         # Every stored span of the document, kept in step with each saved edit
         # so that an edit does not re-read thousands of rows.
@@ -442,8 +447,11 @@ class AnnotationSession:
                                      state["run_id"], state["status"], state["confidence"],
                                      "", ""))
         if edit.doc_status:
-            old, new = edit.doc_status
-            self.project.set_document_fields(self.doc_id, status=new if forward else old)
+            status = edit.doc_status[1 if forward else 0]
+            if self._own_status:
+                self.project.set_own_status(self.doc_id, self.annotator, status)
+            else:
+                self.project.set_document_fields(self.doc_id, status=status)
         stored.sort(key=lambda r: (r.start, r.end, r.label, r.id))
         return ids, stored
 

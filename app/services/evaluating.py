@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from app.core.bio import tags_to_spans
 from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.tokenize import segment
+from app.core.words import count
 from app.errors import UserError
 from app.eval.metrics import micro
 
@@ -288,8 +289,8 @@ def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str 
         return None
     if dev_notes >= MIN_DEV_NOTES and dev_identifiers >= MIN_DEV_IDENTIFIERS:
         return None
-    return (f"Small sample: the dev scores come from {dev_notes} note(s) with "
-            f"{dev_identifiers} identifier(s), too few to trust (one error moves them by "
+    return (f"Small sample: the dev scores come from {count(dev_notes, 'note')} with "
+            f"{count(dev_identifiers, 'identifier')}, too few to trust (one error moves them by "
             f"{100 / max(dev_identifiers, 1):.0f} points). Annotate more notes before relying "
             "on them.")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
+from app.core.words import count
 from app.errors import UserError
 from app.formats.errors import BadInputError
 from app.services.settings import (PATIENT_REGEX, compile_patient_regex,  # noqa: F401
@@ -60,8 +61,8 @@ def _unique_spans(doc, summary: "ImportSummary") -> list:
             seen.add(span.key)
             kept.append(span)
     if len(kept) < len(doc.spans):
-        summary.warnings.append((doc.name, f"{len(doc.spans) - len(kept)} repeated span(s) "
-                                           "imported once"))
+        summary.warnings.append((doc.name, f"{count(len(doc.spans) - len(kept), 'repeated span')}"
+                                           " imported once"))
     return kept
 
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from app.core.prediction import left_in_clear
 from app.core.spans import Span
+from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES
 from app.services.editing import AnnotationSession, Edit, state_of
+from app.services.finishing import EDGE_WORDS, PROPAGATION, WORDED
 from app.services.redaction import document_spans, preview_document
 from app.services.settings import store_locale, store_strategies  # noqa: F401
 
@@ -36,6 +38,22 @@ def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span
     (the export still replaces them: a person's word wins)."""
     return [g for g in project.gold_spans(doc_id)
             if not any(p.start < g.end and g.start < p.end for p in predicted)]
+
+
+def found_by(made_by: str | None) -> str | None:
+    """What made a span, in plain words, when it was not a model: the
+    hospital lists, a rule by its name, a step after the vote (``made_by``
+    is ``Span.origin``); ``None`` for a model, the vote or one of its
+    members (then the members say who found it)."""
+    if not made_by:
+        return None
+    head, _, rule = made_by.partition(": ")
+    steps = {LISTED: "the hospital lists", "lists": "the hospital lists",
+             "rules": "the rules", SHAPES: f"the rule “{rule}”",
+             NAME_COMPLETION: f"the rule “{rule}”, which completes a name",
+             PROPAGATION: "the same words marked elsewhere in the note",
+             WORDED: "the cut to whole words", EDGE_WORDS: "the trim of edge words"}
+    return steps.get(head)
 
 
 @dataclass

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 
+from app.core.words import count
+
 
 def _bucket(key: str, seed: int) -> float:
     h = hashlib.sha256(f"{seed}:{key}".encode()).digest()
@@ -48,7 +50,7 @@ def split_offer(project, split: str = "test") -> str | None:
     n = annotated_in(project, None)
     if not n or annotated_in(project, split):
         return None
-    return (f"No annotated note is in the {split!r} split, and {n} annotated note(s) have no "
-            f"split. Split them by patient (train/dev/test, about 70/15/15 %, all of a "
+    return (f"No annotated note is in the {split!r} split, and {count(n, 'annotated note')} "
+            f"{'has' if n == 1 else 'have'} no split. Split {'it' if n == 1 else 'them'} by patient (train/dev/test, about 70/15/15 %, all of a "
             f"patient's notes together): `deid split {project.path.name}`, or Evaluate on test "
             f"split in the Train view; then train again, so that the test notes are held out.")

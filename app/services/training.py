@@ -49,6 +49,7 @@ from app.errors import UserError
 from app.models.base import FIXED_KINDS, spec_class
 from app.models.budget import Budget
 from app.core.private import PrivateDir
+from app.core.words import count
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
@@ -618,9 +619,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                         message="building ensembles"))
         dev = dev_set(plan, members)
         if dev.n_entities < MIN_TUNING_ENTITIES:
-            plan.notes.append(f"dev holds {dev.n_entities} identifiers, fewer than "
-                              f"{MIN_TUNING_ENTITIES}: no pruned or stacking ensemble is tuned on "
-                              "so few (annotate more notes)")
+            plan.notes.append(f"The dev notes hold {count(dev.n_entities, 'identifier')}, fewer "
+                              f"than {MIN_TUNING_ENTITIES}: too few to tune the pruned vote and "
+                              "the learned combinations (stacking) on, so none was built; "
+                              "annotate more notes")
         ensembles, oof = build_ensembles(dev, group_members(plan, members),
                                          ensemble_specs(config.ensembles,
                                                         meta_models=config.meta_models), cancel)

@@ -152,9 +152,15 @@ def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeyp
     capsys.readouterr()
     assert run("train", proj) == 0
     out = capsys.readouterr().out
-    assert ("The model used from now on is crf-balanced: of the models that hid at least 99% of "
+    assert ("The model used from now on is a word-pattern model, learned from the lines with "
+            "identifiers and as many without: of the models that hid at least 99% of "
             "the identifier words of the dev notes") in out
     assert "details: crf-balanced — crf-balanced has the best dev strict micro-F1" in out
+    # Item 13: the plain sentence leads; the names and counts come after it.
+    lines = out.splitlines()
+    plain = next(i for i, line in enumerate(lines) if line.startswith("The model used"))
+    assert plain < min(i for i, line in enumerate(lines)
+                       if line.startswith(("models: ", "trained ", "details: ")))
 
 
 def test_group_options_parse_into_named_member_sets():
@@ -367,7 +373,7 @@ def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, ca
     capsys.readouterr()
     assert run("evaluate", proj) == 1
     err = capsys.readouterr().err
-    assert "12 annotated note(s) have no split" in err and "deid split p.deid" in err
+    assert "12 annotated notes have no split" in err and "deid split p.deid" in err
     assert run("split", proj) == 0
     out = capsys.readouterr().out
     assert "split 12 note(s) by patient" in out and "train again" in out

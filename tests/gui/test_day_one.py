@@ -36,7 +36,7 @@ def test_new_project_imported_note_shows_starter_suggestions(window, qtbot, tmp_
         with qtbot.waitSignal(window.importFinished, timeout=60000) as blocker:
             qtbot.keyClick(dialog.pattern, Qt.Key_Return)
     assert blocker.args[0] is not None and suggested.args == [1]
-    assert "have the starter model's suggestions" in window.statusBar().currentMessage()
+    assert "1 new note has the starter model's suggestions" in window.statusBar().currentMessage()
 
     with qtbot.waitSignal(window.documents.documentActivated):
         _menu_action(window, "Go", "Next to annotate").trigger()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from app.core.words import count
 from app.gui.qt import QFileDialog, Qt
 
 from journeys.journey import pick
@@ -161,14 +162,14 @@ def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
     wizard, outcome = _export(w, qtbot, out, monkeypatch)
     table = wizard.suspicion_table
     leaks = outcome.leaks
-    assert f"Leak scan: {leaks} suspected identifier(s)" in wizard.summary_label.text()
+    assert f"Leak scan: {count(leaks, 'suspected identifier')}" in wizard.summary_label.text()
     rows = _rows(table)
     bob = next(r for r, row in enumerate(rows) if "[Bob]" in row[0])
     assert rows[bob][1] == "2× in 2 notes" and rows[bob][2].endswith("flags PERSON")
     _click_row(qtbot, table, bob)
     qtbot.mouseClick(wizard.flag_button, Qt.LeftButton)                # both places at once
     assert not any("[Bob]" in row[0] for row in _rows(table))
-    assert f"Leak scan: {leaks - 2} suspected identifier(s)" in wizard.summary_label.text()
+    assert f"Leak scan: {count(leaks - 2, 'suspected identifier')}" in wizard.summary_label.text()
     for name in ("P1_a", "P1_b"):
         doc = next(i.id for i in w.project.document_infos() if i.name == name)
         assert any(w.project.document(doc).text[s.start:s.end] == "Bob" and s.label == "PERSON"
@@ -177,7 +178,7 @@ def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
     _click_row(qtbot, table, 0)
     qtbot.mouseClick(wizard.dismiss_button, Qt.LeftButton)             # Not a leak
     dismissed = int(re.search(r"(\d+)×", left[0][1]).group(1)) if "×" in left[0][1] else 1
-    assert f"Leak scan: {leaks - 2 - dismissed} suspected identifier(s)" in \
+    assert f"Leak scan: {count(leaks - 2 - dismissed, 'suspected identifier')}" in \
         wizard.summary_label.text()
     with qtbot.waitSignal(wizard.exported, timeout=60000):
         qtbot.mouseClick(wizard.again_button, Qt.LeftButton)          # the same folder

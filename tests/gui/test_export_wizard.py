@@ -67,7 +67,7 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     w = wizard
     assert w.rules_only.isChecked() and not w.rules_only.isEnabled()   # no model yet
     w.set_scope("split", "test")
-    assert w.count_label.text() == "3 document(s)"
+    assert w.count_label.text() == "3 documents"
     w.go(1)
     assert not w.next_button.isEnabled()                 # no folder yet
     out = tmp_path / "out"

@@ -52,7 +52,7 @@ def test_preview_shows_the_note_open_in_annotate(imported, qtbot):
     # No model yet: the rules predict, and it is they that miss the annotated name.
     qtbot.waitUntil(lambda: "Predicting" not in preview.status.text(), timeout=20000)
     assert preview.status.text().endswith(
-        "1 annotated identifier(s) missed by the rules (red wavy underline).")
+        "1 annotated identifier missed by the rules (red wavy underline).")
     for button in (preview.prev_button, preview.next_button, preview.miss_button,
                    preview.save_policy_button):
         assert button.isEnabled(), button.text()
@@ -351,7 +351,7 @@ def test_mark_done_first_says_that_suggestions_are_unreviewed(imported, qtbot):
     todo = int(w.documents.count_label.text().split()[0])
     _open_row(qtbot, w, "P2_a")                                     # one DOB rule suggestion
     _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
-    assert "1 suggestion(s) not reviewed" in w.statusBar().currentMessage()
+    assert "1 suggestion not reviewed" in w.statusBar().currentMessage()
     assert w.editor.status_label.text() == "To do"
     _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)              # again: done anyway
     assert w.editor.status_label.text() == "Done"

@@ -27,10 +27,15 @@ def test_results_say_in_plain_words_which_model_is_used_and_why(qapp, tmp_path):
         view = TrainingView(project, device_info=DeviceInfo(cpu_physical=2, cpu_logical=2))
         try:
             text = view.reason_label.text()
-            assert text.startswith("<b>The model used from now on is pruned[all]: no model hid "
-                                   "99% of the identifier words of the dev notes")
-            assert text.index("without hiding too many ordinary words") < text.index("Details:")
-            assert text.index("Details: pruned[all]") < text.index("privacy target is missed")
+            # Item 13: the model in words; its name only in the details.
+            assert text.startswith("<b>The model used from now on is a vote of all the models, "
+                                   "leaving out those that did not help: no model hid 99% of the "
+                                   "identifier words of the dev notes")
+            assert "without hiding too many ordinary words" in text
+            assert "pruned[all]" not in text and view.details_label.isHidden()
+            view.details_button.setChecked(True)         # "Details for experts"
+            details = view.details_label.text()
+            assert details.index("pruned[all]") < details.index("privacy target is missed")
             # Item 12: a finished run opens at its results, not at "overall 0 %".
             assert view.tabs.tabText(view.tabs.currentIndex()) == "Results"
             assert view.overall_bar.value() == 1000
@@ -137,3 +142,27 @@ def test_preview_words_for_what_found_a_span_and_how_many_were_replaced():
     assert "Found exactly by 1 of the 3 models voting: starter" in describe(info, "x")
     assert [_count(n, "identifier") for n in (0, 1, 4)] == [
         "no identifier", "1 identifier", "4 identifiers"]
+
+
+def test_a_span_the_lists_or_a_rule_found_says_so_not_found_by_none_of_the_models():
+    """Issue 34 item 13: a hospital-list hit read "Model prediction,
+    confidence 1.00" over "None of the 3 models voting found exactly these
+    words; the vote joined…": what found it is named instead."""
+    from app.deid import MappedSpan
+    from app.gui.preview_view import describe
+    from app.services.previewing import SpanInfo
+    listed = SpanInfo(MappedSpan(0, 10, 0, 6, "LOCATION", "tag"), "model", confidence=1.0,
+                      n_members=3, made_by="hospital lists", listed=True)
+    text = describe(listed, "<**LOCATION**>")
+    assert "Found by the hospital lists" in text
+    assert "confidence" not in text and "vote joined" not in text and "Made by" not in text
+    assert "None of the 3 models voting found it" in text
+    ruled = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=1.0,
+                     members=["crf-balanced"], n_members=3,
+                     made_by="english-floor.v1: titled-name")
+    text = describe(ruled, "x")
+    assert "Found by the rule “titled-name”" in text
+    assert "Also found exactly by 1 of the 3 models voting: crf-balanced" in text
+    voted = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=0.8,
+                     n_members=3, made_by="voting[all]")
+    assert "Model prediction, confidence 0.80" in describe(voted, "x")

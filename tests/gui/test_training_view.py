@@ -133,13 +133,13 @@ def test_training_reports_progress_and_shows_results(trained):
     assert names.count("★ " + result.selected) == 1
     # The label is rich text: the reason ("token recall >= 0.990") is escaped.
     from html import escape
-    assert escape(result.reason) in view.reason_label.text()
-    # What the finishing steps learned (a line each) is shown under the reason.
+    assert escape(result.reason) in view.details_label.text()
+    # What the finishing steps learned (a line each) is in the details, under the reason.
     from app.services.finishing import finishing_summary
     lines = finishing_summary(result)
-    assert lines and all(escape(line) in view.reason_label.text() for line in lines)
+    assert lines and all(escape(line) in view.details_label.text() for line in lines)
     assert {table.item(r, 1).text() for r in range(table.rowCount())} == \
-        {"base model", "rules", "ensemble"}
+        {"single model", "rules", "combined"}
     # Dev token recall, the leak measure, beside the strict scores.
     from app.gui.training_view import RESULT_COLUMNS
     tok = {row["name"]: row["token"]["recall"] for row in result.rows}
@@ -163,7 +163,8 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
         summary["micro"]["f1"], abs=1e-3)
     assert float(table.item(selected_row, col("Test token R")).text()) == pytest.approx(
         summary["token"]["recall"], abs=1e-3)
-    assert f"token R {summary['token']['recall']:.3f}" in view.eval_label.text()
+    assert f"the model hides {summary['token']['recall']:.1%} of the identifier words" in \
+        view.eval_label.text()
     assert set(view.label_chart.data) == {l.name for l in PRESETS["paper"]} & set(summary["per_label"])
     errors = summary["errors"]
     assert errors and view.error_table.rowCount() == len(errors)

@@ -63,3 +63,33 @@ def test_a_session_knows_when_something_else_wrote_its_notes_spans(tmp_path):
         assert session.changed_elsewhere()
         session.reload()
         assert not session.changed_elsewhere()
+
+
+def test_in_blind_double_annotation_each_annotator_has_their_own_done(tmp_path):
+    """Issue 34 item 14: the second annotator saw the first's "Done". Each
+    annotator's status is their own; the shared one is done once both are."""
+    from app.services.double_annotation import assign_notes
+    with Project.create(tmp_path / "p.deid", PRESETS["paper"]) as project:
+        doc = project.add_document("n", TEXT)
+        other = project.add_document("m", "Nothing to see.")
+        assign_notes(project, [doc], ["ann", "bob"])
+        ann = AnnotationSession(project, doc, "ann")
+        ann.add(12, 17, "PERSON")
+        ann.set_status("done")
+        bob = AnnotationSession(project, doc, "bob")
+        assert (ann.status, bob.status) == ("done", "todo")
+        assert project.document(doc).status == "in_progress"          # not done by both yet
+        assert [i.status for i in project.document_infos(annotator="bob")] == ["todo", "todo"]
+        assert project.count_documents(status="done", annotator="ann") == 1
+        assert project.count_documents(status="done", annotator="bob") == 0
+        assert [i.name for i in project.document_infos(status="todo", annotator="bob",
+                                                       order="status")] == ["n", "m"]
+        bob.set_status("done")
+        assert project.document(doc).status == "done"
+        bob.undo()
+        assert (project.status_seen_by(doc, "bob"), project.document(doc).status) == \
+            ("todo", "in_progress")
+        assert AnnotationSession(project, doc, "ann").status == "done"
+        # A note nobody is assigned keeps one status for everybody.
+        AnnotationSession(project, other, "ann").set_status("done")
+        assert AnnotationSession(project, other, "bob").status == "done"

@@ -224,7 +224,7 @@ def test_a_span_written_twice_is_imported_once(tmp_path, project):
     doc = project.document_infos()[0]
     assert [(x.start, x.end, x.label) for x in project.gold_spans(doc.id)] == [(11, 16, "PERSON")]
     assert s.spans == 1
-    assert ("a", "1 repeated span(s) imported once") in s.warnings
+    assert ("a", "1 repeated span imported once") in s.warnings
 
 
 def test_damaged_utf8_keeps_its_accents_and_the_warning_is_in_the_audit_log(tmp_path, project):

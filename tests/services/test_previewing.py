@@ -99,5 +99,6 @@ def test_the_preview_names_the_rule_behind_a_replacement_and_behind_a_span_kept_
         shown = preview_note(p, doc, project_policy(p), "model", prediction)
     info = next(i for i in shown.infos if i.mapped.label == "IDN")
     assert info.made_by == "english-floor.v1: mrn"
-    assert "Made by english-floor.v1: mrn" in describe(info, "<**IDN**>")
+    text = describe(info, "<**IDN**>")
+    assert "Found by the rule “mrn”" in text and "confidence" not in text
     assert shown.vetoed == [(name, "vetoes.v1: ordinary-words")]

@@ -122,7 +122,7 @@ def test_a_worse_run_of_the_same_notes_leaves_the_better_model_in_use_and_says_s
             "voting[top3_f1]", [_row("voting[top3_f1]", 0.819, 0.85, 0.93, False)])["selection"]
         note = activate_unless_worse(project, quick)
         assert active_run_id(project) == first
-        assert note.startswith(f"Run {first} (standard, crf-balanced) stays in use")
+        assert note.startswith(f"The model of run {first} (standard) stays in use")
         assert "0.863 against 0.819" in note
         other_id = project.start_run("train", _config("quick", dev="d2"))
         other = TrainedRun.of(project.run(other_id))
@@ -139,10 +139,28 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
         _row("pruned[all]", 0.85, 0.90, 0.892, False),
         _row("crf-balanced", 0.86, 0.60, 0.896, False)])["selection"])
     text = plain_choice(missed)
-    assert text.startswith("The model used from now on is pruned[all]: no model hid 99% of the "
-                           "identifier words")
+    assert text.startswith("The model used from now on is a vote of all the models, leaving out "
+                           "those that did not help: no model hid 99% of the identifier words")
+    assert "pruned[all]" not in text                     # the name is for the details
     assert "without hiding too many ordinary words" in text and "89.2%" in text
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
-    assert plain_choice(met, used=False).startswith("This run's best model is crf-balanced")
+    assert plain_choice(met, used=False).startswith(
+        "This run's best model is a word-pattern model, learned from the lines with identifiers "
+        "and as many without")
+
+
+def test_a_candidate_is_named_in_words_a_person_reads():
+    """Issue 34 item 13: "pruned[all]" and "stacking-xgb[top3_f1]" led the
+    sentence saying which model is used."""
+    from app.services.choice import model_words
+    from app.services.runs import EnsembleRecord
+    run = TrainedRun(1, ensembles={"pruned[all]": EnsembleRecord(["a", "b", "c", "d"], "")})
+    assert model_words(run, "pruned[all]") == \
+        "a vote of all 4 models, leaving out those that did not help"
+    assert model_words(run, "voting[top3_f1]") == "a majority vote of the 3 most exact models"
+    assert model_words(run, "stacking-xgb[top3_recall]").startswith(
+        "a combination of the 3 models that miss the fewest identifiers")
+    assert model_words(run, "crf-imbalanced") == "a word-pattern model, learned from every line"
+    assert model_words(run, "rules") == "the pattern rules"

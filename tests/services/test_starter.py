@@ -203,7 +203,7 @@ def test_the_starter_is_a_member_and_a_candidate_of_an_english_run(tmp_path):
     assert "starter" in chosen
     # A dozen names on dev are too few to tune an ensemble on: none is.
     assert not [n for n in run_.ensembles if n.startswith(("pruned", "stacking"))]
-    assert any("no pruned or stacking ensemble" in note for note in run_.notes)
+    assert any("too few to tune the pruned vote" in note for note in run_.notes)
     # Its spans carry the project's labels (PERSON, not the starter's own
     # names): predicting with the run finds a name in a new note.
     from app.services.predictor import Predictor

@@ -30,15 +30,16 @@ def _become(qtbot, w, name: str) -> None:
     assert w.windowTitle().startswith("ward.deid")
 
 
-def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
+def _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch):
+    """The main window ("ann" annotates), File > New, the notes imported;
+    in Documents P2_a selected and File > Assign selected note to two
+    annotators…: ann and bob."""
     from app.gui.main_window import MainWindow
-    w = MainWindow(settings)                               # "ann" annotates
+    w = MainWindow(settings)
     qtbot.addWidget(w)
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
     import_folder(qtbot, w, monkeypatch, write_brat(tmp_path / "notes"), pattern=r"^(P\d+)_")
-
-    # Documents: select P2_a, File > Assign selected note to two annotators…
     go(qtbot, w, "Documents")
     table = w.documents.table
     model = table.model()
@@ -47,6 +48,11 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
                      pos=table.visualRect(model.index(row, 0)).center())
     assign_selected(qtbot, w, "ann", "bob")
     assert "annotated blind by ann and bob" in w.statusBar().currentMessage()
+    return w
+
+
+def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
+    w = _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch)
 
     # ann: Cara Moss is a name.
     open_row(qtbot, w, "P2_a")
@@ -85,4 +91,44 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     screenshot(w, "adjudication")
     click(qtbot, adj.save_button)
     assert row_values(w, "P2_a")["Status"] == "Reviewed"
+    w.close()
+
+
+def _status_shown(w, note: str) -> str:
+    return row_values(w, note)["Status"]
+
+
+def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path, monkeypatch):
+    """Issue 34 item 14: in blind double annotation the second annotator saw
+    the first one's "Done". Each sees their own, in the list and the editor;
+    the list's status filter goes by it too."""
+    w = _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch)
+    model = w.documents.table.model()
+
+    # ann labels the note and marks it done (twice if suggestions are left).
+    open_row(qtbot, w, "P2_a")
+    _label(qtbot, w, "Cara Moss", Qt.Key_1)
+    key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    if w.editor.status_label.text() != "Done":
+        assert "not reviewed yet" in w.statusBar().currentMessage()
+        key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    assert w.editor.status_label.text() == "Done"
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "Done"
+
+    # bob: the note is still his to do, in the list and in the editor.
+    _become(qtbot, w, "bob")
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "To do"
+    pick(qtbot, w.documents.status_box, "Done")
+    assert "P2_a" not in [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    pick(qtbot, w.documents.status_box, "All statuses")
+    open_row(qtbot, w, "P2_a")
+    assert w.editor.status_label.text() == "To do"
+    screenshot(w, "blind_second_annotator")
+
+    # ann's Done is still hers.
+    _become(qtbot, w, "ann")
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "Done"
     w.close()

@@ -79,7 +79,7 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
         qtbot.keyClick(dialog, Qt.Key_Escape)
     assert not dialog.isVisible()
-    assert "1 note(s) to do have the starter model's suggestions" in \
+    assert "1 note to do has the starter model's suggestions" in \
         w.statusBar().currentMessage()
     assert spans_shown(w) == ["? NAME: QUARRY", "? LOCATION: ZELLWOOD", "? NAME: TIBBS",
                               "? LOCATION: OAKDENE HOUSE"]            # the lists' hits added
@@ -188,7 +188,7 @@ def test_notes_imported_after_the_patient_table_get_their_patient(qtbot, setting
     notes.mkdir()
     (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
     import_folder(qtbot, w, monkeypatch, notes)                        # no pattern
-    assert "1 note(s) have the patient that their file name names" in \
+    assert "1 note has the patient that its file name names" in \
         w.summary_dialog.text.text()
     assert row_values(w, "P1_a")["Patient"] == "P1"
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate

@@ -46,7 +46,9 @@ def test_a_new_english_hospital_gets_labels_that_leave_nothing_in_clear(
     assert seen["offered"].startswith("HIPAA Safe Harbor: names, places, all dates, ages")
     assert "They protect <b>17 of the 17</b> kinds" in seen["summary"]
     assert not seen["warned"]
-    assert any(c.startswith("The paper's five") for c in seen["choices"])
+    # Issue 34 item 13: no "the paper's five" for a clinician to decode.
+    assert any(c.startswith("Five basic kinds: person") for c in seen["choices"])
+    assert not any("paper" in c for c in seen["choices"])
 
     notes = tmp_path / "notes"
     notes.mkdir()

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from app.core.words import count
 from app.gui.qt import QApplication, QDesktopServices, QTextBrowser, Qt
 
 from journey import (click, export, import_folder, new_project, screenshot, shown, table_rows,
@@ -70,8 +71,8 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert sum(int(re.search(r"(\d+)×", n).group(1)) if "×" in n else 1
                for _, n, _ in table_rows(table)) == \
         leaks == sum(len(n["suspicions"]) for n in report["per_note"])
-    assert f"Leak scan: {leaks} suspected identifier(s) in " \
-        f"{report['totals']['notes_with_leaks']} note(s)" in wizard.summary_label.text()
+    assert f"Leak scan: {count(leaks, 'suspected identifier')} in " \
+        f"{count(report['totals']['notes_with_leaks'], 'note')}</b>" in wizard.summary_label.text()
     original = (tmp_path / "notes" / note).read_text(encoding="utf-8")     # what was imported
     first = next(s for n in report["per_note"] if n["note"] == note for s in n["suspicions"]
                  if " ".join(original[s["in_start"]:s["in_end"]].split()) == words)

@@ -42,7 +42,7 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
     assert view.kind_label.text() == "→ LOCATION"
     qtbot.keyClicks(view.pattern, r"\bkestrel\b")
     click(qtbot, view.test_button)
-    assert view.hits.text() == "1 hit(s) in P1_a: 'kestrel'"
+    assert view.hits.text() == "1 hit in P1_a: 'kestrel'"
     with qtbot.waitSignal(view.rulesChanged):
         click(qtbot, view.add_button)
     assert view.table.item(view.table.rowCount() - 1, 1).text() == "kestrel-pod (yours)"

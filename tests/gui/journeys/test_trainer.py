@@ -52,6 +52,17 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     selected = t.reason_label.text()
     assert selected.startswith("<b>The model used from now on is ")
+    # Issue 34 item 13: the model in words; names and the experts' columns are the details.
+    lead = selected.split("</b>")[0]
+    assert "[" not in lead and "crf-" not in lead
+    table = t.results_table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert not any("token" in h for h in headers) and "Dev words\nhidden" in headers
+    assert t.details_label.isHidden()
+    click(qtbot, t.details_button)                                   # Details for experts
+    assert t.details_label.isVisible() and "crf-balanced" in t.details_label.text()
+    click(qtbot, t.details_button)                                   # folded again
+    assert t.details_label.isHidden()
     # A couple of dev notes: the scores say they rest on too few (issue 18 item 7).
     assert "Small sample: the dev scores come from " in selected
     names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]
@@ -76,7 +87,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.tabRect(1).center())   # the Results tab
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     click(qtbot, t.evaluate_button)
-    qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test ("), timeout=90000)
+    qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test notes: "), timeout=90000)
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
     assert all(test_f1)
     log = t.log.toPlainText()
@@ -102,7 +113,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t2.reason_label.text() == selected
     assert [t2.results_table.item(r, 8).text() for r in range(t2.results_table.rowCount())] \
         == test_f1
-    assert t2.eval_label.text().startswith("Test (")
+    assert t2.eval_label.text().startswith("Test notes: ")
     assert t2.log.toPlainText() == log
     boxes = {k: b.isChecked() for k, b in t2.model_checks.items()}
     assert boxes == ticked and not any(boxes[k] for k in ("spacy", "stanza", "flair"))
