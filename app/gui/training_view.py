@@ -36,7 +36,8 @@ from app.models.base import FIXED_KINDS
 from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
-from app.services.training import TrainConfig, member_name, starter_usable, transformer_cost
+from app.services.training import (TrainConfig, kind_variants, member_name, starter_usable,
+                                   transformer_cost)
 from app.core.words import count
 
 #: Columns of the results table (dev from the selection, test on request),
@@ -238,7 +239,8 @@ class TrainingView(QWidget):
             if kind == "transformer":
                 # In the words `deid train` prints; the CPU's figure, since the
                 # devices are probed only once the view is shown.
-                box.setToolTip(transformer_cost("standard", len(VARIANTS), "cpu")
+                box.setToolTip(transformer_cost(
+                    "standard", len(kind_variants(kind, list(VARIANTS), "cpu")), "cpu")
                                + "\nTicked by default only with a GPU.")
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)

@@ -180,13 +180,13 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     split_hashes = {v: b.split_hashes for v, b in builds.items()}
     reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
     members = [(k, v) for k in config.models if k not in FIXED_KINDS
-               for v in _kind_variants(k, variants, device)]
+               for v in kind_variants(k, variants, device)]
     members += [(k, None) for k in FIXED_KINDS if k in config.models]
     return RunPlan(config, docs, builds, variants, members, device, device_note,
                    get_budget(config.budget), reusable, notes)
 
 
-def _kind_variants(kind: str, variants: list[str], device: str) -> list[str]:
+def kind_variants(kind: str, variants: list[str], device: str) -> list[str]:
     """The data variants ``kind`` trains on ``device``: the run's, or on a
     CPU those of its spec's ``cpu_variants`` the run trains (at least one)."""
     from app.models.base import spec_class
@@ -228,7 +228,7 @@ def cost_notes(config: TrainConfig) -> list[str]:
     device, _ = resolve_device(config.device)
     if KIND not in (config.models or default_models(device)):
         return []
-    return [transformer_cost(config.budget, len(_kind_variants(KIND, config.variants, device)),
+    return [transformer_cost(config.budget, len(kind_variants(KIND, config.variants, device)),
                              device)]
 
 

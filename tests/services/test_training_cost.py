@@ -22,13 +22,13 @@ def test_the_transformer_on_a_cpu_is_announced_with_the_gpu_alternative(on):
 
 
 def test_on_a_cpu_the_transformer_trains_one_variant_and_the_others_both():
-    from app.services.training import _kind_variants
+    from app.services.training import kind_variants
 
     both = ["imbalanced", "balanced"]
-    assert _kind_variants("transformer", both, "cpu") == ["imbalanced"]
-    assert _kind_variants("transformer", both, "cuda") == both
-    assert _kind_variants("transformer", ["balanced"], "cpu") == ["balanced"]
-    assert _kind_variants("crf", both, "cpu") == both
+    assert kind_variants("transformer", both, "cpu") == ["imbalanced"]
+    assert kind_variants("transformer", both, "cuda") == both
+    assert kind_variants("transformer", ["balanced"], "cpu") == ["balanced"]
+    assert kind_variants("crf", both, "cpu") == both
 
 
 def test_on_a_gpu_the_default_run_holds_the_transformer_and_says_minutes(on):
