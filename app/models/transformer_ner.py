@@ -100,7 +100,8 @@ _WEIGHTS = "model.safetensors"
 _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
-_DETAILS = ("epochs_run", "best_epoch", "threshold", "train_windows", "train_pieces",
+_DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
+            "train_windows", "train_pieces",
             "train_seconds", "device", "gpu_peak_mb")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a fit goes through (forward, backward, the dev

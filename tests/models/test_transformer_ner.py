@@ -131,6 +131,8 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     details = model.fit_details()
     assert details["device"] == "cpu" and 1 <= details["best_epoch"] <= details["epochs_run"] <= 6
     assert 0.0 < details["threshold"] <= 0.5
+    # The CPU's recipe: few steps, so a bolder rate and identifier tags weighing more.
+    assert details["learning_rate"] == 3e-4 and details["identifier_weight"] == 5.0
     for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
 
