@@ -23,7 +23,6 @@ import os
 import re
 import sys
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
