@@ -18,14 +18,13 @@ so the desktop application and the core never need it.
 from __future__ import annotations
 
 import atexit
+import multiprocessing as mp
 import os
 import re
 import sys
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Iterator
 
 from app.errors import UserError
@@ -165,38 +164,75 @@ class InProcess(Engine):
 _POOL_WORKER = False
 
 
-#: Seconds between two looks of a pool worker for its parent.
-PARENT_CHECK_S = 0.5
+#: How long a pool worker whose parent died may spend closing its models.
+CLOSE_ON_PARENT_DEATH_S = 0.5
 
 
 def _start_worker(threads: int) -> None:
     """In a fresh worker, before torch or BLAS load: their thread pools share
     the cores with the other workers instead of each taking all of them.
-    The worker also ends with its parent (:func:`_die_with_parent`)."""
+    The worker also ends with its parent (:func:`end_with_parent`)."""
     global _POOL_WORKER
     _POOL_WORKER = True
     atexit.register(forget_all)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
-    threading.Thread(target=_die_with_parent, args=(os.getppid(),), daemon=True,
-                     name="deid-parent-watch").start()
+    # The loaded models' private folders go too (os._exit runs no atexit);
+    # one left by a worker killed outright is swept by the next command,
+    # its owner being gone.
+    end_with_parent(lambda: forget_all(wait_s=CLOSE_ON_PARENT_DEATH_S))
 
 
-def _die_with_parent(parent: int) -> None:
-    """End this worker once its parent is gone: a ``kill -9`` of ``deid
-    redact`` left its workers (about 95 MB each, the model loaded) and the
-    resource tracker they keep open alive for good. The parent's death
-    makes this process a child of another (``getppid`` changes)."""
-    while True:
-        time.sleep(PARENT_CHECK_S)
-        if os.getppid() != parent:
-            # The loaded models' private folders go too (os._exit runs no
-            # atexit); one left by a worker killed itself is swept by the
-            # next command, its owner being gone.
-            try:
-                forget_all(wait_s=PARENT_CHECK_S)
-            finally:
-                os._exit(1)
+#: ``prctl`` option: the signal this process gets when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def end_with_parent(before_exit: Callable[[], None] | None = None, code: int = 1) -> None:
+    """End this process, one the app spawned (a pool or training worker),
+    as soon as the process that started it is gone.
+
+    A parent killed outright (``kill -9``, a crash, the task manager) cannot
+    end its workers: they kept their models (about 95 MB each) and the
+    resource tracker they hold open alive for good (issue 35 item 10).
+
+    Two guards:
+
+    - A thread waits on the parent's sentinel, which is closed when the
+      parent dies, runs ``before_exit`` and ends the process with ``code``.
+      The sentinel is closed already if the parent died while this process
+      was starting (importing for seconds): a worker that then read
+      ``getppid()`` as its parent's pid got init's and waited for good.
+    - On Linux the kernel also kills the process the moment its parent dies
+      (``PR_SET_PDEATHSIG``): the thread cannot run while a long C call
+      holds the GIL (a regular expression over a big note, a model being
+      read), and such a worker outlived its parent as long as the call.
+      Linux sends the signal when the *thread* that started the process
+      ends: pools and training workers are closed by the thread that opened
+      them (an engine is one job's, ``fit_in_workers`` joins its workers).
+    """
+    parent = mp.parent_process()
+    if parent is None:
+        return
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):    # no prctl: the thread alone
+            pass
+        if os.getppid() != parent.pid:       # died before the signal was asked for
+            os._exit(code)
+
+    def watch() -> None:
+        from multiprocessing.connection import wait
+        wait([parent.sentinel])
+        try:
+            if before_exit is not None:
+                before_exit()
+        finally:
+            os._exit(code)
+
+    threading.Thread(target=watch, name="deid-parent-watch", daemon=True).start()
 
 
 @contextmanager
@@ -230,7 +266,7 @@ class ProcessPool(Engine):
         self.workers = workers
         self.description = f"{workers} worker processes"
         self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker,
+            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_start_worker,
             initargs=(max(1, default_workers() // workers),))
 
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:

@@ -156,3 +156,34 @@ class Covered:
 
     def add(self, start: int, end: int) -> None:
         insort(self._ranges, (start, end))
+
+
+class Ranges:
+    """Character ranges that may overlap each other (a note's spans as a
+    step changes them): whether a range meets any of them, without looking
+    at them all.
+
+    Only those starting within the longest range's length before it can
+    meet it, found by bisection: comparing a name with every span of the
+    note for each name grew with the square of one big note's spans
+    (``complete_names``, issue 35 item 11).
+    """
+
+    def __init__(self, spans: Iterable[Span] = ()) -> None:
+        self._ranges = sorted((s.start, s.end) for s in spans)
+        self._longest = max((end - start for start, end in self._ranges), default=0)
+
+    def meets(self, start: int, end: int) -> bool:
+        """Whether one of the ranges overlaps ``[start, end)``: starts before
+        ``end`` and ends after ``start``."""
+        i = bisect_left(self._ranges, (start - self._longest, start - self._longest))
+        j = bisect_left(self._ranges, (end, end))
+        return any(e > start for _, e in self._ranges[i:j])
+
+    def add(self, start: int, end: int) -> None:
+        insort(self._ranges, (start, end))
+        self._longest = max(self._longest, end - start)
+
+    def remove(self, start: int, end: int) -> None:
+        """Drop one range ``[start, end)`` (one that was added)."""
+        del self._ranges[bisect_left(self._ranges, (start, end))]

@@ -45,14 +45,15 @@ def document_uncertainty(outputs: MemberOutputs, method: str = "entropy",
     labels = label_codes(enc.codes)
     if method == "disagreement":
         return float(np.mean((labels != labels[0]).any(axis=0)))
-    counts = np.zeros((enc.index.n_labels + 1, n))
-    cols = np.arange(n)
-    for row in labels:
-        counts[row, cols] += 1
-    p = counts / m
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ent = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=0)
-    return float(ent.mean() / np.log(m))
+    # A token's vote entropy, -sum(p log p) over the labels voted for, is
+    # -(1/M) sum(log(c_i / M)) over its members i, c_i the members voting as
+    # i does (a label voted c times counts c times 1/c of its term). Counted
+    # pairwise (M is a handful), not in a labels x tokens table: that table,
+    # and its copies, took memory in proportion to both and grew faster
+    # than the note (issue 35 item 11).
+    same = (labels[:, None, :] == labels[None, :, :]).sum(axis=1)
+    ent_sum = -np.log(same / m).sum() / m
+    return float(ent_sum / n / np.log(m))
 
 
 def rank_documents(per_document: Sequence[MemberOutputs], method: str = "entropy"

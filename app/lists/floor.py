@@ -33,7 +33,7 @@ import re
 from dataclasses import replace
 from typing import Collection, Mapping, Sequence
 
-from app.core.spans import Span
+from app.core.spans import Ranges, Span
 
 from .matcher import ListHit, ListMatcher
 
@@ -215,14 +215,18 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
 
     names = {labels.get("patient_name"), labels.get("staff_name")} - {None}
     out = list(spans)
+    taken = Ranges(out)
     for i, s in enumerate(spans):
         if s.label not in names:
             continue
         start = initial_before(text, s.start)
-        if start is not None and not any(o.start < s.start and start < o.end for o in out):
+        if start is not None and not taken.meets(start, s.start):
+            taken.remove(s.start, s.end)
+            taken.add(start, s.end)
             out[i] = s = replace(s, start=start)
         for a, b in names_beside(text, s.start, s.end):
-            if not any(o.start < b and a < o.end for o in out):
+            if not taken.meets(a, b):
+                taken.add(a, b)
                 out.append(Span(a, b, s.label, s.confidence,
                                 f"{NAME_COMPLETION}: initials-and-joined-names"))
     return sorted(out, key=lambda s: (s.start, s.end))

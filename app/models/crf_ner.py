@@ -47,7 +47,7 @@ from typing import Any, Sequence
 from app.core.progress import Progress
 from app.core.tokenize import Segment
 from app.rules import dictionaries
-from app.rules.recognizer import RuleHit, find_hits
+from app.rules.recognizer import RuleHit, find_hits, hits_between
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
@@ -130,9 +130,7 @@ def _rule_categories(text: str, seg: Segment) -> list[str | None]:
     if not hits or not seg.tokens:
         return out
     starts = [t.start for t in seg.tokens]
-    for hit in hits[bisect_right(_HITS[2], seg.start):]:
-        if hit.start >= seg.end:
-            break
+    for hit in hits_between(hits, _HITS[2], seg.start, seg.end):
         # Tokens overlapping the hit: from the one holding its start on.
         i = max(bisect_right(starts, hit.start) - 1, 0)
         while i < len(starts) and starts[i] < hit.end:

@@ -37,6 +37,7 @@ from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.rules import RuleHit, find_hits
+from app.rules.recognizer import hits_between
 
 ANY_CUE = "*"
 RULES_VERSION = 1
@@ -273,9 +274,7 @@ def _hits_on_tokens(found: tuple[list[RuleHit], list[int]], seg: Segment
     starts = [t.start for t in seg.tokens]
     ends = [t.end for t in seg.tokens]
     out = []
-    for hit in hits[bisect_right(hit_ends, seg.start):]:
-        if hit.start >= seg.end:
-            break
+    for hit in hits_between(hits, hit_ends, seg.start, seg.end):
         i = bisect_right(ends, hit.start)
         j = bisect_left(starts, hit.end)
         if i < j:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ipaddress
 from bisect import bisect_right
-from typing import NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 from app.rules import patterns as P
 from app.rules.checksums import dni_valid, luhn_valid, medicare_valid, nie_valid, ssn_valid
@@ -57,6 +57,21 @@ class RuleHit(NamedTuple):
 _RANK = {"EMAIL": 0, "URL": 1, "IP": 2, "ID*": 3, "DATE": 4, "PHONE": 5, "PHONE?": 5,
          "ID": 6, "POSTCODE": 7, "AGE": 8, "YEAR": 9}
 _CATEGORY = {"ID*": "ID", "PHONE?": "PHONE"}
+
+
+def hits_between(hits: Sequence[RuleHit], ends: Sequence[int], start: int, end: int
+                 ) -> Iterator[RuleHit]:
+    """The hits of ``hits`` (in order, non-overlapping; ``ends`` their ends)
+    that overlap ``[start, end)``, in order.
+
+    Found by bisection and read in place: a copy of the list's tail for each
+    segment of a note (``hits[i:]``) grew with the square of one big note.
+    """
+    for k in range(bisect_right(ends, start), len(hits)):
+        hit = hits[k]
+        if hit.start >= end:
+            return
+        yield hit
 
 
 def find_hits(text: str) -> list[RuleHit]:

@@ -21,6 +21,7 @@ import re
 
 from app.rules.cues import MOVES, PLACE_BEFORE
 from app.rules.nursing import _RATIO_AFTER, _word_after
+from app.rules.recognizer import _lower
 from app.rules.lexicon import words
 
 _MONTHS = words("months")
@@ -55,10 +56,14 @@ _VALUE_BEFORE = _MEASURE_BEFORE | {
     "fio2", "hr", "rr", "tv", "tvs", "vt"}
 
 
+#: How far back :func:`_phrase_before` looks.
+_PHRASE_CHARS = 40
+
+
 def _phrase_before(low: str, start: int, n: int) -> list[str]:
     """The last ``n`` words before ``start`` in its phrase (no full stop,
     comma, semicolon or line break between)."""
-    head = _PHRASE_BREAK_RE.split(low[max(0, start - 40):start])[-1]
+    head = _PHRASE_BREAK_RE.split(low[max(0, start - _PHRASE_CHARS):start])[-1]
     return _WORD_RE.findall(head)[-n:]
 
 
@@ -161,7 +166,6 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
     nums = re.findall(r"\d+", span)
     if not nums:
         return False
-    low = text.lower()
     if "%" in span or text[end:end + 3].lstrip(" ").startswith("%"):
         return True
     spaced = _number_run(text, start, end)
@@ -170,16 +174,20 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
         return False
     if not _calendar(nums):
         return True
-    before = _phrase_before(low, start, 3)
-    before_w, after_w = (before[-1] if before else ""), _word_after(low, end)
+    # The words around the span, lower-cased: only there (the whole note
+    # lower-cased for each span made one big note's suggestions quadratic).
+    at = max(0, start - _PHRASE_CHARS)
+    low = _lower(text[at:end + 16])
+    before = _phrase_before(low, start - at, 3)
+    before_w, after_w = (before[-1] if before else ""), _word_after(low, end - at)
     if len(nums) == 1:
         n = nums[0]
         if len(n) <= 2:
             # A number in a word ("SPO2", "2L"), part of an expression ("CI>2",
             # "4:30") or a value ("SET 16"), unless a month stands beside it
             # ("1->2 NOV", "JULY 1", "20TH OCT").
-            near = re.findall(r"[a-z]+", low[max(0, start - 12):start]) + \
-                re.findall(r"[a-z]+", low[end:end + 12])
+            near = re.findall(r"[a-z]+", low[max(0, start - at - 12):start - at]) + \
+                re.findall(r"[a-z]+", low[end - at:end - at + 12])
             if any(w in _MONTHS for w in near):
                 return False
             if text[max(0, start - 1):start].isalpha() or text[end:end + 1].isalpha():
@@ -251,7 +259,8 @@ def implausible_phone(text: str, start: int, end: int) -> bool:
         return True
     if text[run.end():run.end() + 3].lstrip(" ").startswith("%"):
         return True
-    before = _phrase_before(text.lower(), run.start(), 1)
+    at = max(0, run.start() - _PHRASE_CHARS)
+    before = _phrase_before(_lower(text[at:run.start()]), run.start() - at, 1)
     return bool(before) and before[0] in _VALUE_BEFORE
 
 

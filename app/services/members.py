@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from app.core.parallel import end_with_parent
 from app.core.progress import CancelToken, Progress, ProgressFn
 from app.models.base import Corpus, TrainedModel
 from app.models.budget import Budget, get_budget
@@ -95,30 +96,11 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     return MemberFit(params, trials, seconds, mem.peak_mb, clock_stop), model
 
 
-def _exit_with_parent() -> None:
-    """Stop this worker as soon as the process that started it is gone.
-
-    A parent killed outright (SIGKILL, a crash, the task manager) cannot
-    terminate its workers; without this they would go on training for an
-    hour into a folder nobody reads.
-    """
-    import threading
-    from multiprocessing.connection import wait
-
-    parent = mp.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        wait([parent.sentinel])
-        os._exit(3)
-
-    threading.Thread(target=watch, name="deid-parent-watch", daemon=True).start()
-
-
 def _worker(job: MemberJob, events) -> None:
     """Body of a worker process: fit, then report ``done`` or ``error``."""
-    _exit_with_parent()
+    # A parent killed outright cannot stop its workers; without this they
+    # would go on training for an hour into a folder nobody reads.
+    end_with_parent(code=3)
     if job.quiet:
         from app.core.logs import quiet_library_logs
         quiet_library_logs()

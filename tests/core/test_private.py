@@ -43,9 +43,9 @@ def test_a_private_dir_names_its_owner_and_is_removed_on_close():
 
 
 def _grandchild(ready):
-    from app.services.members import _exit_with_parent
+    from app.core.parallel import end_with_parent
     import time
-    _exit_with_parent()
+    end_with_parent()
     ready.put(os.getpid())
     time.sleep(120)
 

@@ -62,3 +62,22 @@ def test_met_by_says_which_spans_another_list_overlaps_on_random_spans():
             return out
         spans, others = some(), some()
         assert met_by(spans, others) == [any(o.overlaps(s) for o in others) for s in spans]
+
+
+def test_ranges_answer_as_comparing_every_range_does_on_random_ranges():
+    import random
+    from app.core.spans import Ranges
+    rng = random.Random(11)
+    for _ in range(300):
+        kept = [(a, a + rng.randint(1, 12)) for a in (rng.randrange(60) for _ in range(rng.randrange(8)))]
+        ranges = Ranges(Span(a, b, "X") for a, b in kept)
+        for _ in range(20):
+            a = rng.randrange(70)
+            b = a + rng.randint(1, 15)
+            assert ranges.meets(a, b) == any(s < b and a < e for s, e in kept), (kept, a, b)
+            if rng.random() < 0.3:
+                ranges.add(a, b)
+                kept.append((a, b))
+            elif kept and rng.random() < 0.3:
+                gone = kept.pop(rng.randrange(len(kept)))
+                ranges.remove(*gone)

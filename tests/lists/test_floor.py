@@ -223,3 +223,29 @@ def test_the_clinical_abbreviation_veto_can_be_switched_off():
     rules = merge(shipped_rules(), {"enabled": {"clinical-abbreviation": False}})
     out = Floor(None, shapes=True, rules=rules).settle(text, spans, LABELS)
     assert "USOH" in [text[s.start:s.end] for s in out]
+
+
+def test_completing_names_looks_at_each_span_a_few_times_not_at_every_span():
+    """Each name was compared with every span of the note: on one big note
+    that grew with the square of its spans (issue 35 item 11). Counted in
+    reads of the spans' fields, not in seconds."""
+    from app.lists.floor import complete_names
+    reads = [0]
+
+    class Counted(Span):
+        __slots__ = ()
+
+        def __getattribute__(self, name):
+            reads[0] += 1
+            return Span.__getattribute__(self, name)
+
+    piece = "SEEN BY J SMITH, ODALYS AND KWAME. "
+    n = 1500
+    text = piece * n
+    spans = [Counted(k * len(piece) + piece.index(w), k * len(piece) + piece.index(w) + len(w),
+                     "NAME") for k in range(n) for w in ("SMITH", "ODALYS")]
+    reads[0] = 0
+    out = complete_names(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out[:3]] == ["J SMITH", "ODALYS", "KWAME"]
+    assert len(out) == 3 * n
+    assert reads[0] < 50 * len(spans)

@@ -150,3 +150,37 @@ def test_bad_parameters_are_refused():
         RulesSpec(preset="nope")
     with pytest.raises(ValueError):
         RulesModel.from_preset("nope")
+
+
+class _Hits(list):
+    """A note's rule hits that count the hits copied out of them by slicing."""
+    copied = 0
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            type(self).copied += len(range(*k.indices(len(self))))
+        return list.__getitem__(self, k)
+
+
+def test_each_segment_reads_its_own_hits_not_a_copy_of_those_after_it(monkeypatch):
+    """Each segment copied every hit after its start (``hits[i:]``): on one
+    big note that grew with the square of its size (issue 35 item 11, 16 MB).
+    Counted in hits copied, not in seconds; the hits found stay the same."""
+    from app.core.tokenize import segment
+    from app.models import crf_ner
+    from app.models.rules_model import _hits_on_tokens
+    from app.rules import find_hits
+
+    text = "Seen 03/05/2014, MRN 1234567. Call 0412 555 123 today.\n" * 400
+    segments = segment(text)
+    plain = find_hits(text)
+    hits = _Hits(plain)
+    ends = [h.end for h in plain]
+    _Hits.copied = 0
+    found = [_hits_on_tokens((hits, ends), seg) for seg in segments]
+    assert found == [_hits_on_tokens((plain, ends), seg) for seg in segments]
+    assert sum(map(len, found)) == len(plain)
+    monkeypatch.setattr(crf_ner, "find_hits", lambda t: _Hits(find_hits(t)))
+    categories = [crf_ner._rule_categories(text, seg) for seg in segments]
+    assert sum(c is not None for cats in categories for c in cats) >= len(plain)
+    assert _Hits.copied == 0

@@ -179,3 +179,25 @@ def test_an_unlisted_lower_case_word_after_in_is_no_place():
                        ("transferred to glenmoor", "glenmoor")):
         assert not judged(text, word), text
 
+
+
+class _Note(str):
+    """Note text that records every lower-cased copy made of it whole."""
+
+    def lower(self):
+        self.lowered.append(len(self))
+        return str.lower(self)
+
+
+def test_a_veto_reads_only_the_words_around_its_span():
+    """Each date or phone judged lower-cased the whole note: on one big note
+    the suggestions' time grew with the square of its size (issue 35 item 11,
+    16 MB). The verdicts are those of the short note."""
+    short = ("PAIN 5/10 AT REST. LAST BM 2/14. BP 120/80 HR 90. TV 930-1000 RR 14. "
+             "ADMITTED JULY 1 FROM OSH. CALL 0412 555 123 OR 555-1234.")
+    pattern = r"\d+(?:[/-]\d+)*|JULY 1"
+    text = _Note("Seen on the ward, no change. " * 20_000 + short)
+    text.lowered = []
+    for check in (implausible_date, implausible_phone):
+        assert judged(text, pattern, check) == judged(short, pattern, check)
+    assert text.lowered == []

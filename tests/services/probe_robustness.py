@@ -6,8 +6,9 @@
 2. ``kill -9`` at random moments of ``deid new``, ``import``, ``train``
    (CRF + rules, quick), ``redact`` (rules only) and ``export`` of 120
    synthetic notes: after each kill, is the
-   project file whole (``integrity_check``, and the file alone holding what
-   the full open holds), is the work kept (a re-run completes it), and is
+   project file whole (``integrity_check``; counted apart, for import: does
+   the file alone hold what the full open holds, or is the last save still
+   only in the ``-wal``), is the work kept (a re-run completes it), and is
    any file holding an identifier of the notes left behind (private temp
    folders after the next command, hidden files in output folders, the
    system temp folder)?
@@ -22,8 +23,11 @@ Counts as issue 35's Done-when asks: inputs tried, clear errors (exit 1
 with one ``deid: error:`` line), exit 2, hangs (no exit within
 ``--hang-s``), silently wrong (an import that exits 0 having neither taken
 nor named the odd file), data lost (the control note), leftovers holding
-identifiers and orphan processes after ``kill -9`` (children of the killed
-command alive 60 s later), and file names holding a known identifier.
+identifiers and orphan processes after ``kill -9`` (processes the killed
+command started, however deep, found by a mark in their environment
+(``processes.py``), alive 60 s later), and file names holding a known
+identifier. Every command's system temp folder is the probe's own
+(``TMPDIR``): nothing else on the machine counts as a leftover.
 
 Every command runs as a subprocess of the code under ``--code`` (default:
 this checkout), so the same probe measures an older checkout too::
@@ -48,10 +52,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import psutil
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import CASES, CONTROL_TEXT, write_case  # noqa: E402
+from processes import TAG_VAR, survivors  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[2]
 N_NOTES = 120          # notes of the kill -9 probes (synthetic)
@@ -71,8 +75,16 @@ def _skipped(out: str) -> int:
 
 
 class Runner:
-    def __init__(self, code: Path, user: Path) -> None:
+    """Runs the CLI of ``code`` with ``user`` as the user-data folder and
+    ``systmp`` as the system temp folder (``TMPDIR``): what the probe finds
+    there was written by its commands, not by anything else on the machine
+    (another user's benchmark once counted as a leftover of a kill)."""
+
+    def __init__(self, code: Path, user: Path, systmp: Path) -> None:
+        systmp.mkdir(parents=True, exist_ok=True)
+        self.systmp = systmp
         self.env = {**os.environ, "PYTHONPATH": str(code), "DEID_USER_DIR": str(user),
+                    "TMPDIR": str(systmp),
                     "QT_QPA_PLATFORM": "offscreen", "HF_HUB_OFFLINE": "1",
                     "TRANSFORMERS_OFFLINE": "1"}
         self.code = code
@@ -101,8 +113,11 @@ class Runner:
             return HANG, out, err
         return p.returncode, out, err
 
-    def start(self, *args) -> subprocess.Popen:
-        return subprocess.Popen(self.cmd(*args), cwd=self.code, env=self.env,
+    def start(self, *args, tag: str = "") -> subprocess.Popen:
+        """The command in the background; ``tag`` marks its environment, which
+        every process it starts inherits (``processes.tagged``)."""
+        env = {**self.env, TAG_VAR: tag} if tag else self.env
+        return subprocess.Popen(self.cmd(*args), cwd=self.code, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -232,8 +247,7 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
     notes = work / "notes"
     r.run("synth", notes, "--n", str(N_NOTES), "--seed", "4", "--labels", "extended")
     idents = identifiers_of(notes)
-    systmp = Path(tempfile.gettempdir())
-    before_tmp = set(systmp.iterdir())
+    systmp = r.systmp
     base = work / "base.deid"
     r.run("new", base, "--labels", "extended")
     r.run("import", base, notes, "--patient-regex", r"^(P\d+)_")
@@ -258,7 +272,8 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
     for name, (make, (lo, hi)) in plans.items():
         if only and name not in only:
             continue
-        whole = kept = left = orphans = tmp_left = 0
+        whole = kept = left = orphans = tmp_left = wal_only = 0
+        orphan_kinds: Counter = Counter()
         notes_left: list[str] = []
         for k in range(kills):
             if name == "import":
@@ -266,31 +281,30 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
             if name == "train":
                 shutil.copyfile(base, work / f"tr{k}.deid")
             args = make(k)
-            proc = r.start(*args)
+            tag = f"{name}-{k}-{os.getpid()}"
+            before_tmp = set(systmp.iterdir())
+            proc = r.start(*args, tag=tag)
             time.sleep(rng.uniform(lo, hi))
-            try:
-                children = psutil.Process(proc.pid).children(recursive=True)
-            except psutil.NoSuchProcess:
-                children = []
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             # Workers and the resource tracker must end with the killed command.
             # A worker inside a long C call notices late on a loaded machine:
             # what still runs after ``ORPHAN_WAIT_S`` is an orphan.
-            _, alive = psutil.wait_procs(children, timeout=ORPHAN_WAIT_S)
-            alive = [c for c in alive if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
-            orphans += len(alive)
-            for c in alive:
-                c.kill()
+            left_running = survivors(tag, ORPHAN_WAIT_S)
+            orphans += len(left_running)
+            orphan_kinds.update(left_running)
             project = {"new": work / f"new{k}.deid", "import": work / f"imp{k}.deid",
                        "train": work / f"tr{k}.deid", "redact": trained, "export": trained,
                        "redact-model": trained}[name]
             ok = True
             if project.exists():
                 ok = _integrity(project)
-                if ok and name == "import":
-                    ok = _alone_copy_count(project, "documents", work / "scratch") \
-                        == _count(project, "documents")
+                # Whole, but the last save still only in the -wal beside it (a
+                # kill between a commit and the checkpoint after it): the next
+                # open folds it in, a copy of the file alone would miss it.
+                if ok and name == "import" and _alone_copy_count(
+                        project, "documents", work / "scratch") != _count(project, "documents"):
+                    wal_only += 1
             if name == "new" and project.exists():
                 ok = ok and _count(project, "labels") == 11
             if name in ("redact", "redact-model"):
@@ -302,14 +316,13 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
                         ok = False
             whole += ok
             # Files holding an identifier once the next command has run (it
-            # sweeps what a killed one left): private temp folders, new deid-*
-            # folders in the system temp folder, hidden files in the output.
+            # sweeps what a killed one left): private temp folders, what is new
+            # in the (probe's own) system temp folder, hidden files in the output.
             r.run("doctor")
             out_dir = work / {"redact": f"red{k}", "export": f"exp{k}",
                               "redact-model": f"rdm{k}"}.get(name, "none")
             hidden = [p for p in out_dir.rglob(".*") if p.is_file()] if out_dir.exists() else []
-            new_tmp = [p for p in systmp.iterdir() if p not in before_tmp
-                       and p.name.startswith(("deid-", "stanza-", "flair-"))]
+            new_tmp = [p for p in systmp.iterdir() if p not in before_tmp]
             left_now = (leftovers([user / "tmp"], idents, set()) + leftovers(new_tmp, idents, set())
                         + [str(p) for p in hidden if any(i in p.read_bytes() for i in idents)])
             left += bool(left_now)
@@ -329,8 +342,10 @@ def probe_kills(r: Runner, work: Path, user: Path, kills: int, rng: random.Rando
                 kept += again == 0 and len(list(out_dir.glob("*.txt"))) == N_NOTES
             else:
                 kept += again == 0 and len(list((work / f"exp{k}").glob("*.ann"))) == N_NOTES
-        results[name] = {"kills": kills, "files_whole": whole, "work_kept": kept,
+        results[name] = {"kills": kills, "files_whole": whole,
+                         "last_save_only_in_the_wal": wal_only, "work_kept": kept,
                          "kills_leaving_identifiers": left, "orphan_processes": orphans,
+                         "orphans_by_kind": dict(orphan_kinds),
                          "private_folders_after_a_normal_run": tmp_left,
                          "examples": notes_left[:3]}
         print(name, json.dumps(results[name]), flush=True)
@@ -353,7 +368,7 @@ def probe_file_names(r: Runner, work: Path, user: Path, notes: Path, trained: Pa
         stem = ann.stem
         shutil.copyfile(ann.with_suffix(".txt"),
                         named / f"{stem.split('_')[0]}_{person.replace(' ', '_').upper()}_n{k}.txt")
-    systmp = Path(tempfile.gettempdir())
+    systmp = r.systmp
     before_tmp = set(systmp.iterdir())
     red, rep, exp = work / "red", work / "rep", work / "exp"
     codes = [r.run("redact", trained, named, red, "--report", rep / "r.json",
@@ -386,7 +401,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="probe-") as tmp:
         work, user = Path(tmp, "work"), Path(tmp, "user")
         work.mkdir()
-        r = Runner(args.code.resolve(), user)
+        r = Runner(args.code.resolve(), user, Path(tmp, "systmp"))
         r.hang_s = args.hang_s
         report = {}
         if not args.skip_bad_inputs:
