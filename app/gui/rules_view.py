@@ -6,7 +6,7 @@ with its switch, what it finds or vetoes and the label it gives in this
 project; the selected rule's fields and evidence; and a form for a site's
 own pattern, with a test that shows its hits in the note open in Annotate
 before it is added; and which label each kind the starter model finds takes
-here (`app.models.starter_model.mapping_lines`). ``rulesChanged`` after a switch or an addition (the
+here (`app.models.starter_model.mapping_sentence`). ``rulesChanged`` after a switch or an addition (the
 window then predicts again).
 """
 from __future__ import annotations
@@ -119,13 +119,27 @@ class RulesView(QWidget):
         self.intro.setText(INTRO if english else INTRO + f" This project's notes are "
                            f"{project.language!r}: these rules do not run on them.")
         self.mapping.setVisible(project is not None and english)
-        if project is not None and english:
-            from app.models.starter_model import mapping_lines
-            kinds = "; ".join(" ".join(line.split()) for line in mapping_lines(self._labels()))
-            self.mapping.setText(f"What the starter model finds, in this project's labels: "
-                                 f"{kinds}.")
         self.hits.clear()
         self.reload()
+
+    def _show_mapping(self) -> None:
+        """Which label each kind the starter finds takes, in the project's
+        labels as they are now (an import may have brought them)."""
+        labels = self._labels()
+        if self.project is None or self.project.language != "en":
+            return
+        if not labels:
+            self.mapping.setText("The starter model's finds take this project's labels once "
+                                 "it has some (import annotated notes or add labels).")
+            return
+        from app.models.starter_model import mapping_sentence
+        self.mapping.setText(f"What the starter model finds, in this project's labels: "
+                             f"{mapping_sentence(labels)}.")
+
+    def showEvent(self, event) -> None:                # noqa: N802 (Qt's name)
+        # Labels can change while the page is hidden (an import brings them).
+        self.reload()
+        super().showEvent(event)
 
     def set_note(self, name: str | None, text: str | None) -> None:
         """The note the test runs on (the one open in Annotate)."""
@@ -137,6 +151,7 @@ class RulesView(QWidget):
     def reload(self) -> None:
         """Fill the table from the project's rules, keeping the selected row."""
         row = max(self.table.currentRow(), 0)
+        self._show_mapping()
         self._rules = registry.project_rules(self.project) if self.project is not None else None
         rules = self._rules.rules if self._rules is not None else ()
         labels = self._labels()

@@ -96,6 +96,26 @@ def label_map(project_labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
+#: Each kind the starter finds in words, for a page that shows only the
+#: project's own label names.
+KIND_WORDS = {"PERSON": "people's names", "DATE": "dates", "DOB": "dates of birth",
+              "AGE": "ages over 89", "HOSPITAL": "hospitals", "LOCATION": "places",
+              "ADDRESS": "addresses", "PHONE": "phone numbers", "EMAIL": "e-mail addresses",
+              "URL": "web addresses", "IDN": "record and other numbers"}
+
+
+def mapping_sentence(project_labels: Sequence[str]) -> str:
+    """`mapping_lines` as one sentence in words, naming no label the project
+    lacks: "people's names become NAME; dates are left to the leak scan; ..."."""
+    mapping = label_map(project_labels)
+    parts = []
+    for kind in LABEL_TARGETS:
+        label = mapping.get(kind)
+        parts.append(f"{KIND_WORDS[kind]} become {label}" if label
+                     else f"{KIND_WORDS[kind]} are left to the leak scan")
+    return "; ".join(parts)
+
+
 def mapping_lines(project_labels: Sequence[str]) -> list[str]:
     """What each kind the starter finds becomes in a project of
     ``project_labels`` (`label_map`), one line a kind: the project label, or

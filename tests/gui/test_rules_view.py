@@ -19,4 +19,4 @@ def test_the_rules_page_shows_that_the_papers_labels_leave_dates_to_the_leak_sca
     assert window.new_project(tmp_path / "p.deid", "paper")
     choose(qtbot, window, "Go", "Rules")
     shown = window.rules.mapping.text()
-    assert "DATE -> no label: left to the leak scan" in shown and "DOB -> DOB" in shown
+    assert "dates are left to the leak scan" in shown and "dates of birth become DOB" in shown
