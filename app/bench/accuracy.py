@@ -151,7 +151,7 @@ def _privacy_row(row: dict) -> dict:
 
 def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: Size,
               out_dir: Path, seed: int = 13, log: Callable[[str], None] = print,
-              lists: bool = False) -> tuple[dict, list[dict]]:
+              lists: bool = False, only: int | None = None) -> tuple[dict, list[dict]]:
     """A default training run on each of ``folds`` patient-disjoint folds of
     the PhysioNet training notes; returns ``(results, targets)``.
 
@@ -163,14 +163,22 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     figure is the plain ``accuracy --corpus physionet`` run, to set beside
     the mean. Results: ``folds`` (one row per fold: the selected
     candidate's token recall and precision, strict F1, notes leaking),
-    ``mean`` over the folds, and each fold's ``data`` and training summary.
+    ``mean`` over the folds, and each fold's ``data``, training summary and
+    ``candidates`` (every candidate's figures on the fold's test notes, as
+    the folds table has them for the selected one).
+
+    ``only``: run fold ``only`` alone (numbered from 0) to try a change on
+    one fold; its ``mean`` is that fold's, and no target is checked (a
+    target is of the mean of every fold).
     """
     if corpus != "physionet":
         raise UserError("--folds is for the PhysioNet training notes (--corpus physionet)")
     if not 2 <= folds <= 20:
         raise UserError("--folds takes 2 to 20 folds")
+    if only is not None and not 0 <= only < folds:
+        raise UserError(f"--fold takes a fold from 0 to {folds - 1}")
     rows, details = [], []
-    for k in range(folds):
+    for k in (range(folds) if only is None else (only,)):
         path = out_dir / "projects" / f"folds-physionet{'-lists' if lists else ''}-{k}of{folds}-{size.name}.deid"
         log(f"folds/{corpus}: fold {k + 1} of {folds}: building {path}")
         project = build_project(corpus, path, size, lists=lists, fold=k, folds=folds)
@@ -188,7 +196,8 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         row = {"fold": k, **_privacy_row(selected_row(scores)), "train_seconds": summary["seconds"]}
         rows.append(row)
         details.append({"fold": k, "data": data, "selected": summary["selected"],
-                        "reason": summary["reason"]})
+                        "reason": summary["reason"],
+                        "candidates": [_privacy_row(r) for r in scores["rows"]]})
         log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "
             f"precision {row['token_precision']:.4f}, {row['notes_leaking']} of "
             f"{row['notes_with_identifiers']} notes leak")
@@ -201,7 +210,9 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
             "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen)}
 
     results = {"corpus": corpus, "folds": rows, "details": details, "lists": bool(lists),
-               "mean": mean(rows)}
+               "mean": mean(rows), "only": only}
+    if only is not None:
+        return results, []
     note = (f"mean of {folds} patient-disjoint folds{' with the hospital lists' if lists else ''}; "
             f"{budget} budget, models {', '.join(models)}, size {size.name}")
     recall_target = TARGETS["folds_token_recall_lists" if lists else "folds_token_recall"]

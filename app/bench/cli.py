@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=None, metavar="N",
                    help="accuracy on PhysioNet: a default run on each of N patient-disjoint folds "
                         "of the training notes outside our dev split, each fold and the mean")
+    p.add_argument("--fold", type=int, default=None, metavar="K",
+                   help="with --folds N: run fold K alone (0 to N-1), to try a change on one "
+                        "fold; no target is checked")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "
@@ -155,9 +158,10 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         if args.folds and args.part == "accuracy":
             from app.bench.accuracy import run_folds
             corpora = ()
-            records.append(part("accuracy-physionet-folds" + ("-lists" if args.lists else ""),
-                                "folds", lambda: run_folds(args.corpus, folds=args.folds,
-                                                           lists=args.lists, **common)))
+            name = ("accuracy-physionet-folds" + ("-lists" if args.lists else "")
+                    + (f"-fold{args.fold}" if args.fold is not None else ""))
+            records.append(part(name, "folds", lambda: run_folds(
+                args.corpus, folds=args.folds, lists=args.lists, only=args.fold, **common)))
         for corpus in corpora:
             lists = args.lists and corpus == "physionet"
             records.append(part(f"accuracy-{corpus}" + ("-lists" if lists else ""), "accuracy",

@@ -280,6 +280,8 @@ def render_folds(rec: dict) -> list[str]:
              f"{f['notes_leaking']} of {f['notes_with_identifiers']}", f["train_seconds"]]
             for f in r["folds"]]
     for key, words in (("mean", "mean of every fold"),):
+        if r.get("only") is not None:
+            break                    # one fold run alone: no mean of every fold
         m = r[key]
         rows.append([words, "", _f(m["token_recall"]), _f(m["token_precision"]),
                      _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}", ""])
@@ -297,9 +299,17 @@ def section_body(rec: dict) -> str:
     return body + f"\n\n<!-- targets-json: {json.dumps(rec['targets'])} -->"
 
 
+def title(rec_id: str) -> str:
+    """A record's section title; a fold run alone (``...-foldK``) is named so."""
+    m = re.fullmatch(r"(.*)-fold(\d+)", rec_id)
+    if m and m.group(1) in TITLES:
+        return f"{TITLES[m.group(1)]}: fold {m.group(2)} alone"
+    return TITLES.get(rec_id, rec_id)
+
+
 def render_record(rec: dict) -> str:
     """The standalone Markdown file of one record."""
-    return f"## {TITLES[rec['id']]}\n\n{section_body(rec)}\n"
+    return f"## {title(rec['id'])}\n\n{section_body(rec)}\n"
 
 
 _INTRO = """# Benchmarks

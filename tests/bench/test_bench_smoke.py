@@ -349,6 +349,21 @@ def test_folds_hold_out_each_fold_of_patients_once_and_report_the_mean(physionet
     assert "mean of every fold" in (tmp_path / "accuracy-physionet-folds.md").read_text()
 
 
+def test_one_fold_runs_alone_with_every_candidate_and_no_target(physionet, tmp_path):
+    assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--fold", "1", "--smoke",
+                 "--models", "crf", "rules", "--out", str(tmp_path), "-q"]) == 0
+    rec = json.loads((tmp_path / "accuracy-physionet-folds-fold1.json").read_text())
+    [fold] = rec["results"]["folds"]
+    assert fold["fold"] == 1 and rec["targets"] == []
+    [details] = rec["results"]["details"]
+    names = [c["name"] for c in details["candidates"]]
+    assert fold["name"] in names and "rules" in names
+    shown = (tmp_path / "accuracy-physionet-folds-fold1.md").read_text()
+    assert "fold 1 alone" in shown and "mean of every fold" not in shown
+    assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--fold", "2", "--smoke",
+                 "--out", str(tmp_path), "-q"]) == 1
+
+
 def test_folds_are_for_physionet_only(tmp_path):
     assert main(["accuracy", "--corpus", "meddocan", "--folds", "5", "--smoke",
                  "--out", str(tmp_path), "-q"]) == 1
