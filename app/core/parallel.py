@@ -313,7 +313,9 @@ class DaskEngine(Engine):
                 # No dashboard, and the scheduler's HTTP server, which Dask
                 # always starts, serves nothing on a random loopback port
                 # (it took 127.0.0.1:8787, reachable by every local user).
-                with dask.config.set({"distributed.scheduler.http.routes": []}):
+                # Dask's own lock files go to the scratch too, not /tmp.
+                with dask.config.set({"distributed.scheduler.http.routes": [],
+                                      "temporary-directory": str(self._scratch.path)}):
                     self._cluster = LocalCluster(
                         n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                         dashboard_address=None, local_directory=str(self._scratch.path),

@@ -159,6 +159,10 @@ def test_a_local_cluster_serves_nothing_on_8787_and_keeps_its_scratch_private(
     from app.core.parallel import DaskEngine
     from app.core.private import private_root
     monkeypatch.setenv("DEID_USER_DIR", str(tmp_path / "user"))
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    monkeypatch.setenv("TMPDIR", str(shared))
+    monkeypatch.setattr("tempfile.tempdir", None)
     engine = DaskEngine("local:1")
     try:
         scratch = Path(engine.submit(_worker_scratch).result())
@@ -169,3 +173,4 @@ def test_a_local_cluster_serves_nothing_on_8787_and_keeps_its_scratch_private(
     assert private_root() in scratch.parents
     assert listening and all(a.ip == "127.0.0.1" and a.port != 8787 for a in listening)
     assert not [p for p in private_root().iterdir() if p.name.startswith("deid-dask-")]
+    assert not (shared / "dask-scratch-space").exists()      # not even Dask's lock files
