@@ -328,6 +328,8 @@ python -m app.bench speed --budget quick --write-md
 python -m app.bench accuracy --corpus synthetic --budget quick --write-md
 python -m app.bench accuracy --corpus meddocan --budget standard --write-md   # hours on 2 cores
 python -m app.bench accuracy --corpus physionet --budget standard --write-md  # English ICU notes
+python -m app.bench accuracy --corpus physionet --folds 5 --budget standard  # ~1 hour; --lists
+python -m app.bench accuracy --corpus physionet --folds 5 --fold 3 --budget standard  # one fold
 python -m app.bench learning-curve --budget standard --write-md               # hours on 2 cores
 python -m app.bench learning-curve --corpus physionet --budget quick --write-md
 python -m app.bench all --budget standard                                     # everything + report
