@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.cli.progress import TerminalProgress
 from app.errors import UserError
+from app.core.words import count
 
 
 def _print(*a) -> None:
@@ -226,7 +227,7 @@ def cmd_rules(args) -> int:
             lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
         elif args.rules_action == "add":
             names = registry.add_rules(project, registry.read_site_rules(args.file))
-            lines = [f"added {len(names)} rule(s): {', '.join(names)}"]
+            lines = [f"added {count(len(names), 'rule')}: {', '.join(names)}"]
         else:
             rule = registry.set_enabled(project, args.name, args.rules_action == "on")
             lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project"]
@@ -319,7 +320,7 @@ def cmd_split(args) -> int:
     if not sum(counts.values()):
         _print("every note already has a split: nothing changed")
         return 0
-    _print(f"split {sum(counts.values())} note(s) by patient: {counts['train']} train, "
+    _print(f"split {count(sum(counts.values()), 'note')} by patient: {counts['train']} train, "
            f"{counts['dev']} dev, {counts['test']} test")
     _print("train again (`deid train`) so that the test notes are held out, then `deid evaluate`")
     return 0
@@ -377,7 +378,8 @@ def cmd_preannotate(args) -> int:
         todo = [i.id for i in project.document_infos() if i.status in ("todo", "in_progress")]
         source, n = suggest_new_notes(project, todo[:args.limit] if args.limit else todo,
                                       progress=TerminalProgress(quiet=args.quiet))
-    _print(f"{n} note(s) to do now have {SUGGESTIONS_BY[source]} suggestions to review")
+    _print(f"{count(n, 'note')} to do now {'has' if n == 1 else 'have'} {SUGGESTIONS_BY[source]} "
+           f"suggestions to review")
     return 0
 
 
@@ -392,12 +394,13 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     rate = chars / summary.elapsed_s if summary.elapsed_s else 0
     _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {out_dir}; "
            f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
-    for reason, count in summary.redone().items():
-        _print(f"  {count} note(s) written before were redone: {reason}")
+    for reason, n in summary.redone().items():
+        _print(f"  {count(n, 'note')} written before {'was' if n == 1 else 'were'} redone: {reason}")
     renamed = sum(1 for n in summary.notes if n.renamed and n.status != "bad")
     if renamed:
-        _print(f"  {renamed} note(s) whose file name holds an identifier were written under "
-               "a pseudonymous name (note-<code>.txt)")
+        _print(f"  {count(renamed, 'note')} whose file name holds an identifier "
+               f"{'was' if renamed == 1 else 'were'} written under a pseudonymous name "
+               "(note-<code>.txt)")
     for n in summary.notes:
         if n.status in ("bad", "failed"):
             _print(f"  skipped {n.note}: {n.reason}")

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from app.deid.folder import RedactionSummary
 from app.deid.policy import Policy
 from app.deid.rescan import REASONS
+from app.core.words import count
 
 REPORT_VERSION = 1
 _PATH_KEYS = ("dir", "path", "file", "folder")
@@ -202,7 +203,7 @@ def _coverage_section(rows: Any) -> str:
     body = "".join(
         f"<tr><td>{_e(r['what'])}</td><td>{said[r['status']] if r['status'] in ('in clear', 'not text') else _e(said[r['status']])} {_e(', '.join(r['labels']))}</td></tr>"
         for r in rows)
-    lead = (f"<p class='bad'>{len(clear)} kind(s) of identifier of the HIPAA Safe Harbor list "
+    lead = (f"<p class='bad'>{count(len(clear), 'kind')} of identifier of the HIPAA Safe Harbor list "
             f"have no label in this project, so nothing replaces them: "
             f"{_e('; '.join(r['what'] for r in clear))}.</p>" if clear else
             "<p class='ok'>Every kind of the HIPAA Safe Harbor list that notes can hold has "

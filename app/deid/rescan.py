@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
 from app.deid.policy import default_kind
+from app.core.words import count
 
 RulesFn = Callable[[str], Iterable[tuple[int, int, str]]]
 
@@ -111,8 +112,8 @@ class LeakError(RuntimeError):
     """Strict mode found leaks; ``leaks`` maps note id -> count."""
 
     def __init__(self, leaks: dict[str, int]) -> None:
-        super().__init__(f"{sum(leaks.values())} suspected identifier leak(s) in "
-                         f"{len(leaks)} note(s); the notes were not exported")
+        super().__init__(f"{count(sum(leaks.values()), 'suspected identifier leak')} in "
+                         f"{count(len(leaks), 'note')}; the notes were not exported")
         self.leaks = leaks
 
 

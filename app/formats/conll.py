@@ -25,6 +25,7 @@ from app.formats.base import (ImportedDoc, ImportProblem, WriteResult, atomic_wr
 from app.formats.errors import BadInputError
 from app.formats.textio import DEFAULT_MAX_BYTES, read_text_file
 from app.formats.txt import encoding_meta
+from app.core.words import count
 
 SUFFIXES = (".conll", ".bio", ".iob", ".iob2", ".bioes", ".bilou")
 DOCSTART = "-DOCSTART-"
@@ -184,8 +185,8 @@ def write_conll(docs: Iterable[Document], out_dir: Path, *,
             k += len(seg.tokens)
         if misaligned or lost:
             result.warnings.append(
-                f"{doc.name}: {misaligned} span(s) not aligned with tokens were "
-                f"widened or cut, {lost} span(s) covering no token were dropped")
+                f"{doc.name}: {count(misaligned, 'span')} not aligned with tokens widened "
+                f"or cut, {count(lost, 'span')} covering no token dropped")
         result.paths.append(atomic_write(Path(out_dir) / f"{doc.name}.conll",
                                          "".join(out).encode("utf-8")))
     return result

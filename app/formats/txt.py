@@ -9,6 +9,7 @@ from app.formats.base import (ImportedDoc, ImportProblem, WriteResult, atomic_wr
                               check_names, doc_name, iter_files)
 from app.formats.errors import BadInputError
 from app.formats.textio import DEFAULT_MAX_BYTES, DecodedText, read_text_file
+from app.core.words import count
 
 
 def encoding_meta(decoded: DecodedText) -> tuple[dict, list[str]]:
@@ -17,7 +18,7 @@ def encoding_meta(decoded: DecodedText) -> tuple[dict, list[str]]:
     warnings = []
     if decoded.replaced:
         meta["replaced_bytes"] = decoded.replaced
-        warnings.append(f"not valid UTF-8: {decoded.replaced} damaged byte(s) replaced by "
+        warnings.append(f"not valid UTF-8: {count(decoded.replaced, 'damaged byte')} replaced by "
                         "U+FFFD (the rest read as UTF-8)")
     elif not decoded.encoding.startswith("utf"):
         warnings.append(f"not UTF-8: decoded as {decoded.encoding}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from app.errors import UserError
+from app.core.words import count
 
 #: A redaction's manifest: one entry per finished note (``app.deid.folder``).
 MANIFEST = ".deid-manifest.jsonl"
@@ -65,7 +66,7 @@ def claim_paths(folder: Path, rels: Iterable[str], *, force: bool = False) -> No
     new = [rel for rel in rels if rel not in owned]
     foreign = [rel for rel in new if os.path.lexists(folder / rel)]
     if foreign and not force:
-        raise UserError(f"{folder} already holds {len(foreign)} file(s) that deid did not "
+        raise UserError(f"{folder} already holds {count(len(foreign), 'file')} that deid did not "
                         f"write and would replace (e.g. {foreign[0]}); choose an empty folder "
                         f"or pass --force")
     if not new:

@@ -12,6 +12,7 @@ from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_p
 from app.core.spans import Document
 from app.deid.folder import predict_task, spans_of
 from app.errors import UserError
+from app.core.words import count
 
 
 @dataclass
@@ -116,7 +117,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     files = list(iter_files(src, [".txt"]))
     existing = [] if force else _existing_outputs(src, out, files, fmt)
     if existing:
-        raise UserError(f"{out} already holds {len(existing)} file(s) annotate would replace "
+        raise UserError(f"{out} already holds {count(len(existing), 'file')} annotate would replace "
                         f"(e.g. {existing[0].name}); choose an empty folder or pass --force")
     # The candidate that predicts (the starter model on day one); a project
     # with none is refused here, before anything is written.

@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from app.errors import UserError
+from app.core.words import count
 
 REVIEW_FILE = "audit-review.tsv"
 REPORT_STEM = "deid-report"
@@ -211,7 +212,7 @@ def save_review(folder, counts: dict[str, int]) -> Path:
     rows = sampled_notes(folder)
     missing = [name for name, _, _ in rows if name not in counts]
     if missing:
-        raise UserError(f"{len(missing)} sampled note(s) are not reviewed yet "
+        raise UserError(f"{count(len(missing), 'sampled note')} {'is' if len(missing) == 1 else 'are'} not reviewed yet "
                         f"(first: {missing[0]})")
     if any(n < 0 for n in counts.values()):
         raise UserError("a count cannot be negative")
@@ -299,20 +300,20 @@ def _checked_against_sample(project, folder: Path, rows: list[tuple[str, int, in
     names = Counter(name for name, _, _ in rows)
     twice = sorted(name for name, k in names.items() if k > 1)
     if twice:
-        raise UserError(f"the review lists {len(twice)} note(s) more than once "
+        raise UserError(f"the review lists {count(len(twice), 'note')} more than once "
                         f"(first: {twice[0]})")
     drawn = set(sample)
     extra = [name for name in names if name not in drawn]
     if extra:
-        raise UserError(f"the review names {len(extra)} note(s) outside the sample drawn "
+        raise UserError(f"the review names {count(len(extra), 'note')} outside the sample drawn "
                         f"(first: {extra[0]})")
     missing = [name for name in sample if name not in names]
     if missing:
-        raise UserError(f"the review leaves out {len(missing)} sampled note(s) "
+        raise UserError(f"the review leaves out {count(len(missing), 'sampled note')} "
                         f"(first: {missing[0]})")
     gone = [name for name in sample if name not in written]
     if gone:
-        raise UserError(f"{len(gone)} sampled note(s) are no longer in the export "
+        raise UserError(f"{count(len(gone), 'sampled note')} {'is' if len(gone) == 1 else 'are'} no longer in the export "
                         f"(first: {gone[0]})")
     checked = []
     for name, _, left in rows:

@@ -25,6 +25,7 @@ from app.services.settings import (DATE_ORDER_SAMPLE, LOCALES, POLICY_KEY,  # no
                                    SECRET_KEY, default_locale, infer_date_order, locale_policy,
                                    notes_month_first, preview_secret, project_policy,
                                    project_secret)
+from app.core.words import count
 
 def _scan_identity(project, policy, model_scan) -> str:
     """What decides the leak scan (part of the resume fingerprint): a note
@@ -178,7 +179,7 @@ def dismiss_suspicions(project, ids, actor: str | None = None, *, listed_in=None
         listed = suspicion_ids(Path(listed_in))
         unknown = [i for i in dict.fromkeys(ids) if i not in listed]
         if unknown:
-            raise UserError(f"--dismiss: {len(unknown)} id(s) are no suspicion an earlier run "
+            raise UserError(f"--dismiss: {count(len(unknown), 'id')} {'is' if len(unknown) == 1 else 'are'} no suspicion an earlier run "
                             f"listed in {listed_in} (first: {unknown[0]}); copy them from its "
                             f"report")
     stored = list(project.get_setting(DISMISSED_KEY) or [])

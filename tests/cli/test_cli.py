@@ -294,7 +294,7 @@ def test_preannotate_suggests_for_the_notes_to_do(tmp_path, capsys):
         p.set_setting(STARTER_SETTING, False)            # the rules, whatever ships
     capsys.readouterr()
     assert run("preannotate", path, "--limit", "1") == 0
-    assert "1 note(s) to do now have the rules' suggestions" in capsys.readouterr().out
+    assert "1 note to do now has the rules' suggestions" in capsys.readouterr().out
     with Project.open(path, readonly=True) as p:
         counts = [len(p.span_records(i.id, status="suggested")) for i in p.document_infos()]
     assert counts == [2, 0]                             # the phone and the date of birth
@@ -376,7 +376,7 @@ def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, ca
     assert "12 annotated notes have no split" in err and "deid split p.deid" in err
     assert run("split", proj) == 0
     out = capsys.readouterr().out
-    assert "split 12 note(s) by patient" in out and "train again" in out
+    assert "split 12 notes by patient" in out and "train again" in out
     from app.project import Project
     with Project.open(proj, readonly=True) as p:
         assert all(i.split for i in p.document_infos())

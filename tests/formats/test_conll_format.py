@@ -55,4 +55,4 @@ def test_writer_uses_canonical_tokens_and_reports_misalignment(tmp_path):
     lines = (tmp_path / "n.conll").read_text(encoding="utf-8").split("\n")
     assert lines[:5] == ["Seen O", "Dr O", "Smith B-PERSON", "today O", ". O"]
     assert "MRN B-IDN" in lines and "12345 I-IDN" in lines     # widened outward
-    assert "1 span(s) not aligned" in result.warnings[0]
+    assert "1 span not aligned" in result.warnings[0]

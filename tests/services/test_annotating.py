@@ -53,7 +53,7 @@ def test_annotate_never_overwrites_an_existing_ann_without_force(trained, gold_f
     before = _anns(out)
     assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 1
     err = capsys.readouterr().err
-    assert "--force" in err and "3 file(s)" in err
+    assert "--force" in err and "3 files" in err
     assert _anns(out) == before and not list(out.glob("*.txt"))
     assert main(["-q", "annotate", str(trained), str(gold_folder), str(out), "--force"]) == 0
     after = _anns(out)

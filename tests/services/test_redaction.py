@@ -43,7 +43,7 @@ def test_model_after_rules_only_redoes_every_note(rules_trained, tmp_path, capsy
     assert main(["-q", "redact", str(rules_trained), str(notes), str(out)]) == 0
     said = capsys.readouterr().out
     assert "redacted 4 notes" in said and "0 already done" in said
-    assert "4 note(s) written before were redone: changed: the model" in said
+    assert "4 notes written before were redone: changed: the model" in said
     # The same settings again: nothing to redo.
     assert main(["-q", "redact", str(rules_trained), str(notes), str(out)]) == 0
     assert "4 already done" in capsys.readouterr().out
@@ -140,7 +140,7 @@ def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, c
     ids = [s["id"] for n in per_note for s in n["suspicions"]]
     # An id no run here listed (a typo) is refused, not kept silently (issue 35 item 14).
     assert main(args + ["--strict", "--dismiss", ids[0], "0123456789abcdef"]) == 1
-    assert "1 id(s) are no suspicion" in capsys.readouterr().err
+    assert "1 id is no suspicion" in capsys.readouterr().err
     assert main(args + ["--strict", "--dismiss", *ids]) == 0
     assert "leak re-scan: 0 possible leftovers in 0 notes" in capsys.readouterr().out
 
