@@ -69,11 +69,9 @@ assert tuple(RESULT_HEADERS) == RESULT_COLUMNS
 #: The Kind column's words for each type of candidate.
 KIND_WORDS = {"ensemble": "combined", "rules": "rules", "base model": "single model"}
 #: What the "Select by" box shows of each objective (its sentence is shown under it).
-OBJECTIVE_SHORT = {"privacy": "Privacy first: hide the target share of identifier words",
-                   "f1": "Balance misses and false alarms",
-                   "f2": "Fewer misses, more false alarms",
-                   "precision_at_recall": "Fewest false alarms, identifiers at the target",
-                   "precision_at_token_recall": "Fewest false alarms, words at the target"}
+OBJECTIVE_SHORT = {"privacy": "Privacy first (the target)", "f1": "Misses = false alarms",
+                   "f2": "Fewer misses", "precision_at_recall": "Fewest false alarms",
+                   "precision_at_token_recall": "Fewest false alarms (words)"}
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
 #: Project setting keeping the last training log (model names and figures, no note text).
@@ -340,7 +338,7 @@ class TrainingView(QWidget):
         self.budget_box.currentIndexChanged.connect(self._update_estimate)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
-        self.fill_check = QCheckBox("Add what a single model found and the choice missed")
+        self.fill_check = QCheckBox("Add what single models found")
         self.fill_check.setChecked(True)
         self.fill_check.setToolTip("Add a member's finds where the selected model found nothing. "
                                    "Learned on dev, member and label at a time: kept only when it "

@@ -40,7 +40,7 @@ def test_a_name_holding_a_listed_patient_is_written_pseudonymously_and_reported_
     capsys.readouterr()
     assert run("redact", proj, notes, out, "--rules-only", "--report", rep / "r.json") == 0
     said = capsys.readouterr().out
-    assert "1 note(s) whose file name holds an identifier were written under a pseudonymous" \
+    assert "1 note whose file name holds an identifier was written under a pseudonymous" \
         in said and "varga" not in said.casefold()
     assert (out / "p1_n2.txt").is_file()                 # a name without one is kept
     assert len(list(out.glob("note-*.txt"))) == 1

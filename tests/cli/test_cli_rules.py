@@ -23,7 +23,7 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(tmp_path, capsys):
     capsys.readouterr()
     assert run("rules", proj, "off", "ordinary-words") == 0
     assert run("rules", proj, "add", site) == 0
-    assert "added 1 rule(s): kestrel-pod" in capsys.readouterr().out
+    assert "added 1 rule: kestrel-pod" in capsys.readouterr().out
     assert run("rules", proj, "list") == 0
     out = capsys.readouterr().out
     assert any(line.startswith("ordinary-words") and " off " in line for line in out.splitlines())
