@@ -113,7 +113,7 @@ if [ "${GPU_CHECK_ANNOTATE:-1}" = 1 ]; then
   python3 -m app.cli annotate "$project" "$work/dev-notes" "$work/annotated" --workers 1
 fi
 t1=$(date +%s.%N)
-python3 - "$work" "$OUT" "$chars" "$t0" "$t1" <<'EOF'
+python3 - "$work" "$OUT" "$chars" "$t0" "$t1" "${GPU_CHECK_ANNOTATE:-1}" <<'EOF'
 import json, shutil, sys
 from pathlib import Path
 work, out = Path(sys.argv[1]), Path(sys.argv[2])
@@ -128,7 +128,8 @@ members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} | (m.get("
 summary = {"device": res["train"]["device"], "selected": res["train"]["selected"],
            "train_seconds": res["train"]["seconds"], "members": members,
            "annotate": {"notes_chars": chars, "seconds": round(t1 - t0, 1),
-                        "chars_per_s": round(chars / max(t1 - t0, 1e-9))}}
+                        "chars_per_s": round(chars / max(t1 - t0, 1e-9))}
+           if sys.argv[6] == "1" else None}
 (out / "gpu-check.json").write_text(json.dumps(summary, indent=1))
 print(json.dumps(summary, indent=1))
 EOF

@@ -149,6 +149,19 @@ def _privacy_row(row: dict) -> dict:
             "notes_leaking": privacy["notes_with_missed"]}
 
 
+def dev_figures(summary: dict, name: str) -> dict:
+    """A candidate's dev figures as its selection scored them (``dev_*``),
+    beside its test figures, so a selection rule can be judged on how its
+    dev choice fares on notes it never saw; ``{}`` for a row the selection
+    did not score (a candidate without its finishing steps)."""
+    row = summary["dev_rows"].get(name)
+    if row is None:
+        return {}
+    return {"dev_token_recall": row["token"]["recall"],
+            "dev_token_precision": row["token"]["precision"],
+            "dev_strict_f1": row["f1"], "dev_strict_recall": row["recall"]}
+
+
 def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: Size,
               out_dir: Path, seed: int = 13, log: Callable[[str], None] = print,
               lists: bool = False, only: int | None = None) -> tuple[dict, list[dict]]:
@@ -165,7 +178,8 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     candidate's token recall and precision, strict F1, notes leaking),
     ``mean`` over the folds, and each fold's ``data``, training summary and
     ``candidates`` (every candidate's figures on the fold's test notes, as
-    the folds table has them for the selected one).
+    the folds table has them for the selected one, with its dev figures as
+    the selection scored them: `dev_figures`).
 
     ``only``: run fold ``only`` alone (numbered from 0) to try a change on
     one fold; its ``mean`` is that fold's, and no target is checked (a
@@ -197,7 +211,8 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         rows.append(row)
         details.append({"fold": k, "data": data, "selected": summary["selected"],
                         "reason": summary["reason"],
-                        "candidates": [_privacy_row(r) for r in scores["rows"]]})
+                        "candidates": [_privacy_row(r) | dev_figures(summary, r["name"])
+                                       for r in scores["rows"]]})
         log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "
             f"precision {row['token_precision']:.4f}, {row['notes_leaking']} of "
             f"{row['notes_with_identifiers']} notes leak")

@@ -34,7 +34,8 @@ def run_summary(project) -> dict:
     dev_f1, params, run}}; ``run``: the run that trained it, an earlier one
     when it was reused), ``ensemble_kinds`` and ``meta_models`` (what was
     asked for), ``ensembles`` (number stored), ``finishing`` (lines on the
-    recall fill and propagation learned).
+    recall fill and propagation learned), ``dev_rows`` ({candidate: its
+    row of the selection's dev table}).
     """
     from app.services.finishing import finishing_summary
     from app.services.runs import active_run
@@ -53,4 +54,5 @@ def run_summary(project) -> dict:
             "device": run.device, "documents": run.documents,
             "ensemble_kinds": config.ensembles, "meta_models": config.meta_models,
             "members": members, "ensembles": len(run.ensembles),
-            "finishing": finishing_summary(run)}
+            "finishing": finishing_summary(run),
+            "dev_rows": {row["name"]: row for row in run.rows}}
