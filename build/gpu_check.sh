@@ -22,7 +22,11 @@ cd "$(dirname "$0")/.."
 # GPU_CHECK_MODELS, GPU_CHECK_BUDGET and GPU_CHECK_DATA (data variants) narrow
 # the run; GPU_CHECK_EXPORT=MEMBER brings that trained member back in $OUT
 # (a tar in parts of 15 MiB, the device tool's limit per file) to measure it
-# on a CPU; GPU_CHECK_ANNOTATE=0 skips the annotation.
+# on a CPU; GPU_CHECK_ANNOTATE=0 skips the annotation. GPU_CHECK_FOLD=K trains
+# and scores fold K of the 5-fold bench instead (patients nobody tuned on;
+# `accuracy --folds 5 --fold K`), with the hospital lists when
+# GPU_CHECK_LISTS=1; it implies no annotation (the fold's test notes are not
+# the dev patients).
 MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
 BUDGET="${GPU_CHECK_BUDGET:-standard}"
 DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
@@ -57,6 +61,9 @@ assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
                            "--models", *models, "--data", *sys.argv[3].split(),
                            "--out", "/tmp/x", "-q"])
+build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--fold", "3",
+                           "--lists", "--budget", budget, "--models", *models,
+                           "--data", *sys.argv[3].split(), "--out", "/tmp/x"])
 deid_parser().parse_args(["annotate", "p.deid", "in", "out", "--workers", "1"])
 deid_parser().parse_args(["doctor"])
 print("gpu_check: command lines ok:", " ".join(models), budget)
@@ -79,6 +86,15 @@ python3 -c 'import sys, torch, transformers; print("python", sys.version.split()
 python3 -m app.cli doctor || true
 
 start=$(date +%s)
+if [ -n "${GPU_CHECK_FOLD:-}" ]; then
+  lists=(); [ "${GPU_CHECK_LISTS:-0}" = 1 ] && lists=(--lists)
+  python3 -m app.bench accuracy --corpus physionet --folds 5 --fold "$GPU_CHECK_FOLD" "${lists[@]}" \
+    --budget "$BUDGET" --models $MODELS --data $DATA --out "$work/bench"
+  echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"
+  for f in "$work"/bench/accuracy-physionet-folds*; do cp "$f" "$OUT/"; done
+  cat "$work"/bench/accuracy-physionet-folds*.md
+  exit 0
+fi
 python3 -m app.bench accuracy --corpus physionet --budget "$BUDGET" --models $MODELS \
   --data $DATA --out "$work/bench"
 echo "gpu_check: train + score took $(( $(date +%s) - start )) s"
