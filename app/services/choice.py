@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from app.core.words import count
 from app.services.runs import TrainedRun, active_run_id, set_active_run
 
 #: Each kind of member in words a person reads (its name stays in the details).
@@ -108,6 +109,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
                   " (a missed identifier counts four times a wrongly hidden word)"
                   if objective == "privacy" else "hides the most of them")
                + f" was taken.{hides}")
+        if tied := selection.get("tied"):
+            why += (f" The dev notes are of too few patients to tell {count(len(tied) + 1, 'model')}"
+                    " apart; of them it hides the most identifier words.")
     elif objective == "privacy":
         why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
                f"it finds the identifiers most exactly (F1 {row.get('f1', 0.0):.3f}).{hides}")

@@ -474,8 +474,13 @@ def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
         # notes it was selected over the starter, and the export left in
         # clear what the starter had found). It stays a member of ensembles.
         candidates = {n: c for n, c in candidates.items() if n != "lists"}
+    # Dev is drawn by patient when asked what chance decides: a new site's
+    # notes are of new patients (a note stands for its patient when none is known).
+    patient = {d.name: d.patient_id or d.name for d in plan.docs}
     selection = select(candidates, dev.gold, objective=plan.config.objective, target=dev.target,
-                       costs=costs, tolerance=plan.config.cost_tolerance)
+                       costs=costs, tolerance=plan.config.cost_tolerance,
+                       groups=[patient.get(doc, doc) for doc in dev.doc_ids],
+                       seed=plan.config.seed)
     selection = _starter_kept(selection, dev, plan.config.objective)
     if (warning := low_precision_note(selection)) is not None:
         plan.notes.append(warning)

@@ -150,3 +150,46 @@ def test_cheapest_within_tolerance_wins_and_says_why():
     assert res.best_name == "recall_first"
     res = select(CANDIDATES, GOLD, "precision_at_recall", 0.75, costs=costs, tolerance=1.0)
     assert res.best_name == "middling" and res.rows[0].eligible
+
+
+def _patients(n_patients: int, misses: set[int], noisy: set[int]):
+    """Each patient one segment of 5 identifier then 10 ordinary tokens.
+    In each patient of ``misses`` "careful" leaks two identifier tokens and
+    "hider" one; "hider" also hides all 10 ordinary tokens of each patient
+    in ``noisy``: more recall, less token F2."""
+    def seq(n_found: int, n_hidden: int) -> TagSeq:
+        tags = ["B-X"] + ["I-X"] * (n_found - 1) + ["O"] * (5 - n_found) + ["B-X"] * n_hidden
+        return TagSeq(tags + ["O"] * (10 - n_hidden), [1.0] * 15)
+
+    gold = [("B-X",) + ("I-X",) * 4 + ("O",) * 10] * n_patients
+    careful = [seq(3 if p in misses else 5, 0) for p in range(n_patients)]
+    hider = [seq(4 if p in misses else 5, 10 if p in noisy else 0) for p in range(n_patients)]
+    return gold, {"careful": careful, "hider": hider}, [f"p{p}" for p in range(n_patients)]
+
+
+def test_when_few_dev_patients_cannot_tell_two_candidates_apart_the_one_hiding_more_wins():
+    # Four patients: careful leaks two tokens of patient 0 (token R .90,
+    # F2 .918), hider one (R .95) but hides patient 1's ordinary words (F2
+    # .872). A draw of patients without patient 1 (a third of them) ranks
+    # hider first: dev cannot tell them apart, and the tool errs to hiding.
+    gold, cands, groups = _patients(4, misses={0}, noisy={1})
+    plain = select(cands, gold, "privacy", target=0.999)
+    assert plain.best_name == "careful" and plain.tied == ()
+    res = select(cands, gold, "privacy", target=0.999, groups=groups)
+    assert res.best_name == "hider" and res.tied == ("hider",)
+    assert "cannot tell 1 other from it" in res.reason and "hider hides the most" in res.reason
+    assert res.as_dict()["tied"] == ["hider"]
+
+
+def test_when_many_dev_patients_tell_them_apart_the_best_token_f2_stays():
+    # The same figures over 80 patients (20 of each kind): the draws agree
+    # careful is better, so it is kept.
+    gold, cands, groups = _patients(80, misses=set(range(20)), noisy=set(range(20, 40)))
+    res = select(cands, gold, "privacy", target=0.999, groups=groups)
+    assert res.best_name == "careful" and res.tied == ()
+
+
+def test_a_met_target_or_another_objective_ignores_the_patients():
+    gold, cands, groups = _patients(4, misses={0}, noisy={1})
+    assert select(cands, gold, "privacy", target=0.9, groups=groups).tied == ()
+    assert select(cands, gold, "f1", groups=groups).best_name == "careful"

@@ -52,8 +52,8 @@ def test_the_lists_member_alone_is_never_the_selected_model():
     from app.services.training import select_candidate
     gold = [("B-X", "O", "B-X", "O")] * 4
     found = [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)] * 4            # half of them
-    plan = SimpleNamespace(config=TrainConfig(), notes=[])
-    dev = SimpleNamespace(gold=gold, target=0.99, n_entities=8)
+    plan = SimpleNamespace(config=TrainConfig(), notes=[], docs=[])
+    dev = SimpleNamespace(gold=gold, target=0.99, n_entities=8, doc_ids="abcd")
     selection = select_candidate(plan, dev, {"lists": [TagSeq(list(g), [0.95] * 4) for g in gold],
                                              "starter": found}, {})
     assert selection.best_name == "starter"
@@ -70,16 +70,16 @@ def test_on_a_small_dev_the_starter_stays_unless_a_trained_model_hides_more():
     half = [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)] * 4
     noisy = [TagSeq(["B-X", "B-X", "O", "O"], [0.9] * 4)] * 4      # as many found, less precise
     more = [TagSeq(["B-X", "O", "B-X", "O"], [0.9] * 4)] * 4
-    plan = SimpleNamespace(config=TrainConfig(), notes=[])
-    small = SimpleNamespace(gold=gold, target=0.99, n_entities=8)
+    plan = SimpleNamespace(config=TrainConfig(), notes=[], docs=[])
+    small = SimpleNamespace(gold=gold, target=0.99, n_entities=8, doc_ids="abcd")
     selection = select_candidate(plan, small, {"crf": half, "starter": noisy}, {})
     assert selection.best_name == "starter" and selection.reason.startswith("starter kept: on 8")
     assert [r.name for r in selection.rows] == ["starter", "crf"]
     assert select_candidate(plan, small, {"crf": more, "starter": noisy}, {}).best_name == "crf"
-    big = SimpleNamespace(gold=gold, target=0.99, n_entities=80)
+    big = SimpleNamespace(gold=gold, target=0.99, n_entities=80, doc_ids="abcd")
     assert select_candidate(plan, big, {"crf": half, "starter": noisy}, {}).best_name == "crf"
-    f1 = SimpleNamespace(config=TrainConfig(objective="f1"), notes=[])
-    small_f1 = SimpleNamespace(gold=gold, target=None, n_entities=8)
+    f1 = SimpleNamespace(config=TrainConfig(objective="f1"), notes=[], docs=[])
+    small_f1 = SimpleNamespace(gold=gold, target=None, n_entities=8, doc_ids="abcd")
     assert select_candidate(f1, small_f1, {"crf": half, "starter": noisy}, {}).best_name == "crf"
 
 
