@@ -89,21 +89,30 @@ def test_a_rule_switched_off_makes_an_export_redo_its_notes(tmp_path):
             [{"rule": "pager", "enabled": False}]
 
 
+def site_hits(tmp_path, pattern: str, text: str) -> list[str]:
+    """What a site's rule of one ``pattern`` finds in ``text``."""
+    path = tmp_path / "site.json"
+    path.write_text(json.dumps([{"name": "site-rule", "kind": "ward", "patterns": [pattern],
+                                 "example": "an example", "evidence": "our own"}]))
+    site = registry.merge([], {"added": registry.read_site_rules(path)}).get("site-rule")
+    return [text[a:b] for a, b in site.finder()(text)]
+
+
+def test_a_site_pattern_may_use_a_shipped_fragment(tmp_path):
+    text = "pod nurse Quarrel aware; pod nurse 12"
+    assert site_hits(tmp_path, r"\bpod nurse (?P<hit>{NAME_WORD})", text) == ["Quarrel"]
+
+
 def test_a_pattern_rule_hits_its_group_named_hit_and_the_shipped_ones_are_patterns(tmp_path):
     """A rule that is a pattern alone ships as data (its pattern in the
     file, none in Python); a pattern's group named ``hit`` is what it
     replaces, shipped or a site's own."""
     shipped = registry.project_rules(None)
     for name in ("pager", "ten-digit-phone", "age-over-89", "reference-number", "month-date",
-                 "written-year"):
+                 "written-year", "church-named-hospital"):
         rule = shipped.get(name)
         assert rule.patterns and rule.function is None, name
-    path = tmp_path / "site.json"
-    path.write_text(json.dumps([{"name": "bed", "kind": "ward",
-                                 "patterns": [r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b"],
-                                 "example": "bed K12", "evidence": "our bed codes"}]))
-    site = registry.merge([], {"added": registry.read_site_rules(path)}).get("bed")
     text = "moved to bed K12, then bed K12 again; K13"
-    assert [text[a:b] for a, b in site.finder()(text)] == ["K12", "K12"]
+    assert site_hits(tmp_path, r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b", text) == ["K12", "K12"]
     text = "Pager #12345 and PG 23456"
     assert [text[a:b] for a, b in registry.shipped_finder("pager")(text)] == ["12345", "23456"]
