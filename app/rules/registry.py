@@ -101,14 +101,21 @@ class Rule:
     enabled: bool = True
     site: bool = False               # added by the project, not shipped
 
+    def code(self) -> Callable | None:
+        """The function holding the rule's logic (``function``: a finder,
+        a veto's check, a step), or None for a rule of patterns alone."""
+        if not self.function:
+            return None
+        module, name = self.function.split(":")
+        return getattr(importlib.import_module(module), name)
+
     def finder(self) -> Callable[[str], list[tuple[int, int]]]:
-        """``text -> [(start, end), ...]`` in order: the built-in function,
-        or the rule's patterns, shipped or the site's (a hit is the match,
-        or its group `HIT_GROUP` where the pattern has one; each kept when
-        a context word, if any, stands before the match)."""
+        """A finding rule's ``text -> [(start, end), ...]`` in order: its
+        function, or its patterns, shipped or the site's (a hit is the
+        match, or its group `HIT_GROUP` where the pattern has one; each kept
+        when a context word, if any, stands before the match)."""
         if self.function:
-            module, name = self.function.split(":")
-            return getattr(importlib.import_module(module), name)
+            return self.code()
         compiled = [p.compiled() for p in self.patterns]
         cue = (re.compile(r"(?i)\b(?:" + "|".join(re.escape(c) for c in self.context) + r")\b")
                if self.context else None)
