@@ -14,10 +14,10 @@ ratios that look the same are left alone by their context ("BP 110/60",
 People's names by their context are in `app.rules.nursing_names`. The
 rules that are a pattern alone (pagers, ten-digit phones, ages over 89,
 reference numbers, dates with a month's name, years written with an
-apostrophe or alone, hospitals named as churches) are data alone; the
-rules here are logic (a calendar, the words around a hit, the shipped
-place lists) whose regular expressions and word sets are data too: named
-patterns of their entry in ``resources/rules/en.json``
+apostrophe or alone, hospitals named as churches or by initials) are data
+alone; the rules here are logic (a calendar, the words around a hit, the
+shipped place lists) whose regular expressions and word sets are data
+too: named patterns of their entry in ``resources/rules/en.json``
 (`app.rules.registry.shipped_pattern`) and its lexicon.
 """
 from __future__ import annotations
@@ -86,10 +86,7 @@ _NAMED_WARD_RE = shipped_pattern("care-place", "named-ward")
 # "ON MSO4", "TO FIO2 40%").
 _GLUED_WARD_RE = shipped_pattern("care-place", "glued-ward")
 # Hospitals written as initials ending in GH / MC after "to", "from", "at", "by", "in".
-_HOSPITAL_INITIALS_RE = shipped_pattern("care-place", "initials-after-a-cue")
 # A general hospital's initials in capitals, wherever they stand ("-> BGH EW").
-_GENERAL_HOSPITAL_RE = shipped_pattern("care-place", "general-hospital-initials")
-_NOT_HOSPITAL_INITIALS = words("not_hospital_initials")
 _UNIT_TYPES = words("unit_types")
 
 
@@ -98,10 +95,13 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
     a name before a kind of care place ("UNION MEMORIAL", "Sacred Heart
     hosp"; common words or lower case only after a cue, `_needs_a_cue`), a
     unit named after someone with its floor after a transfer
-    ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
+    ("TRANSFER TO FELDMAN 2"), and the shipped rule ``hospital-initials``
+    ("TO BGH")."""
+    from app.rules.registry import shipped_finder
+
     named = [(a, b) for a, b in _kind_places(text, _CARE_KINDS_RE)
              if not _needs_a_cue(text, a, list(_CARE_KINDS_RE.finditer(text, a, b))[-1].start())]
-    return sorted(named + _named_wards(text) + _hospital_initials(text))
+    return sorted(named + _named_wards(text) + shipped_finder("hospital-initials")(text))
 
 
 # The floor's kinds: those of `find_care_places` and the places that care
@@ -116,8 +116,8 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
     """The care places of `find_care_places` that the floor can take
     whatever a model says: a name of common words before a kind only right
     after "from/to/at/in/by" ("FROM GREEN VALLEY HOSPITAL", not "the basic
-    hospital", "cont rehab", "HAD PROLONGED HOSPITAL"), and no initials
-    that are a word ("TO HIGH 80S", "to cough")."""
+    hospital", "cont rehab", "HAD PROLONGED HOSPITAL"). (Their initials
+    are the floor's rule ``hospital-initials``.)"""
     out = _named_wards(text)
     for a, b in _kind_places(text, _FLOOR_KINDS_RE, sure=True):
         kind = list(_FLOOR_KINDS_RE.finditer(text, a, b))[-1]
@@ -126,7 +126,7 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
         # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
         out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
                    else (a, a + len(text[a:kind.start()].rstrip(" .-"))))
-    return sorted(set(out + _hospital_initials(text)))
+    return sorted(set(out))
 
 
 def _needs_a_cue(text: str, start: int, kind_start: int) -> bool:
@@ -140,18 +140,6 @@ def _needs_a_cue(text: str, start: int, kind_start: int) -> bool:
     name = _CARE_WORD_RE.findall(text, start, kind_start)
     return (all(is_common_word(w.strip(".")) for w in name) or text[start:kind_start].islower()) \
         and not _PLACE_CUE_RE.search(text, max(0, start - 12), start)
-
-
-def _hospital_initials(text: str) -> list[tuple[int, int]]:
-    """Hospitals written as initials after "to/from/at/by/in" ("TO BGH"), no word
-    ("TO HIGH 80S", "to cough"), and initials in capitals ending in GH
-    wherever they stand ("FOUND DOWN -> BGH EW": on the PhysioNet training
-    notes all 32 such words are annotated places)."""
-    from app.rules.dictionaries import is_common_word
-
-    found = chain(_HOSPITAL_INITIALS_RE.finditer(text), _GENERAL_HOSPITAL_RE.finditer(text))
-    return sorted({m.span(1) for m in found
-                   if not is_common_word(m.group(1)) and m.group(1) not in _NOT_HOSPITAL_INITIALS})
 
 
 def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tuple[int, int]]:

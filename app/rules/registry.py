@@ -38,7 +38,10 @@ HIT_GROUP = "hit"
 #: The kinds a site's rule may find: the categories of a floor hit.
 SITE_KINDS = ("patient_name", "staff_name", "place", "hospital", "ward", "address", "dob",
               "record_number", "phone", "date", "other", "age")
-_SITE_FIELDS = {"name", "kind", "patterns", "context", "example", "evidence", "enabled"}
+_SITE_FIELDS = {"name", "kind", "patterns", "context", "unless", "example", "evidence", "enabled"}
+#: The word set an `unless` may name besides the lexicon's: the shipped
+#: dictionary of common English and clinical words.
+COMMON_WORDS = "common-words"
 #: A fragment's place in a pattern: ``{NAME_WORD}`` stands for the shipped
 #: file's fragment ``NAME_WORD`` (a regular expression's own braces hold
 #: digits: ``\d{6}``).
@@ -96,6 +99,7 @@ class Rule:
     patterns: tuple[Pattern, ...] = ()
     context: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()        # the lexicon's word sets the rule reads
+    unless: tuple[str, ...] = ()       # a pattern rule's hit in one of these sets is dropped
     example: str = ""
     evidence: str = ""
     enabled: bool = True
@@ -119,6 +123,7 @@ class Rule:
         compiled = [p.compiled() for p in self.patterns]
         cue = (re.compile(r"(?i)\b(?:" + "|".join(re.escape(c) for c in self.context) + r")\b")
                if self.context else None)
+        word = _word_in(self.unless)
 
         def find(text: str) -> list[tuple[int, int]]:
             out = set()
@@ -127,7 +132,8 @@ class Rule:
                 for m in rx.finditer(text):
                     a, b = m.span(group)
                     if b > a and (cue is None or cue.search(
-                            text, max(0, m.start() - CONTEXT_CHARS), m.start())):
+                            text, max(0, m.start() - CONTEXT_CHARS), m.start())) \
+                            and not word(text[a:b]):
                         out.add((a, b))
             return sorted(out)
         return find
@@ -138,6 +144,19 @@ class Rule:
         if found is None:
             raise KeyError(f"rule {self.name!r} has no pattern {name!r}")
         return found.compiled()
+
+
+def _word_in(sets: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a hit is a word of one of ``sets`` (an `unless`): the
+    lexicon's sets, as written or lower-cased, and `COMMON_WORDS`."""
+    from app.rules.dictionaries import is_common_word
+    from app.rules.lexicon import words
+
+    sets = tuple(sets)
+    common = COMMON_WORDS in sets
+    listed = [words(name) for name in sets if name != COMMON_WORDS]
+    return lambda hit: (common and is_common_word(hit)) \
+        or any(hit in s or hit.lower() in s for s in listed)
 
 
 @dataclass(frozen=True)
@@ -186,6 +205,7 @@ def _rule(entry: dict, *, site: bool) -> Rule:
                 step=entry.get("step", "english-floor.v1"), kind=entry["kind"],
                 function=entry.get("function"), patterns=patterns,
                 context=tuple(entry.get("context", ())), lists=tuple(entry.get("lists", ())),
+                unless=tuple(entry.get("unless", ())),
                 example=entry.get("example", ""), evidence=entry.get("evidence", ""),
                 enabled=bool(entry.get("enabled", True)), site=site)
 
@@ -296,8 +316,14 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
     context = entry.get("context") or []
     if not isinstance(context, list) or not all(isinstance(c, str) and c for c in context):
         raise UserError(f"{where} ({name}): context is a list of words")
+    from app.rules.lexicon import _lexicon
+    unless = entry.get("unless") or []
+    known = {COMMON_WORDS, *_lexicon()}
+    if not isinstance(unless, list) or not all(u in known for u in unless):
+        raise UserError(f"{where} ({name}): unless is a list of word sets: {COMMON_WORDS} or "
+                        f"those of `deid rules show` (words:)")
     return {"name": name, "action": FINDS, "step": "english-floor.v1", "kind": entry["kind"],
-            "patterns": list(patterns), "context": context,
+            "patterns": list(patterns), "context": context, "unless": unless,
             "example": str(entry.get("example", "")), "evidence": str(entry.get("evidence", "")),
             "enabled": bool(entry.get("enabled", True))}
 
@@ -363,5 +389,8 @@ def rule_detail(rule: Rule, labels: Iterable[str]) -> list[str]:
     if rule.context:
         lines.append(f"context:  {', '.join(rule.context)} (within {CONTEXT_CHARS} characters "
                      f"before a hit)")
+    if rule.unless:
+        lines.append(f"unless:   {', '.join(rule.unless)} (a hit that is one of their words is "
+                     f"dropped)")
     lines += [f"example:  {rule.example}", f"evidence: {rule.evidence}"]
     return lines

@@ -19,6 +19,8 @@ LABELS, _ = label_map(["NAME", "DATE", "LOCATION", "HOSPITAL", "PHONE", "ID", "A
 FOUND = {
     "titled-name": ("SEEN BY DR. QUILLFEATHER TODAY.", ["QUILLFEATHER"]),
     "church-named-hospital": ("WENT TO HOLY FAMILY WITH FEVER.", ["HOLY FAMILY"]),
+    "hospital-initials": ("TRANSFER FROM QRGH, BY WSMC, TO HIGH 80S; HGH GIVEN.",
+                          ["QRGH", "WSMC"]),
     "numeric-date": ("LAST ECHO 9/2/92, TREATMENTS 10/03/10/04.", ["9/2/92", "10/03/10/04"]),
     "history-year": ("PMHX: CVA IN 94 AND 00.", ["94", "00"]),
     "credentialed-name": ("CALLED B. ZORVANDER MD RE K+.", ["B. ZORVANDER"]),
