@@ -48,6 +48,8 @@ def test_every_shipped_pattern_is_named_described_and_compiles_and_its_words_exi
             assert "{" + "}" not in registry.expand(p.regex)
             p.compiled()
         assert set(rule.lists) <= set(lexicon), rule.name
+    # every word set is read by a rule that says so (`deid rules show` lists it)
+    assert {name for r in registry.project_rules(None).rules for name in r.lists} == set(lexicon)
 
 
 def test_the_built_in_rules_read_their_expressions_from_the_shipped_file():
