@@ -22,7 +22,7 @@ from PySide6.QtCore import (QAbstractListModel, QAbstractTableModel, QCoreApplic
 from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFontDatabase,
                            QFontMetrics, QKeySequence,
                            QPainter, QPalette, QPen, QShortcut, QTextCharFormat, QTextCursor,
-                           QTextFormat)
+                           QTextFormat, QTextOption)
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QAbstractSpinBox,
                                QApplication, QCheckBox, QComboBox,
                                QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,

@@ -11,17 +11,15 @@ window then predicts again).
 """
 from __future__ import annotations
 
-from html import escape
-
 from app.errors import UserError
-from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                        QSplitter, Qt, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
-                        Signal, Slot)
+from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                        QPlainTextEdit, QPushButton, QSplitter, Qt, QTableWidget,
+                        QTableWidgetItem, QTextOption, QVBoxLayout, QWidget, Signal, Slot)
 from app.rules import registry
 from app.core.words import count
 
 #: The columns of the rules table.
-COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step")
+COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step", "Word sets")
 INTRO = ("Rules that run after the models on English notes. A trained model keeps a step "
          "only where your dev notes agree with it; switch a rule off here when it eats your "
          "identifiers or hides words that are none, or add your own pattern.")
@@ -49,10 +47,12 @@ class RulesView(QWidget):
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
         self.table.setSelectionMode(QTableWidget.SingleSelection)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.detail = QLabel()
-        self.detail.setWordWrap(True)
-        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.detail.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        # The selected rule's fields, patterns and words: read-only text that
+        # wraps anywhere, since a pattern is one long word.
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.detail.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.detail.setWordWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. site-mrn")
@@ -166,7 +166,7 @@ class RulesView(QWidget):
             label = registry.kind_label(rule.kind, labels) or "none: left to the leak scan"
             cells = [switch] + [QTableWidgetItem(t) for t in (
                 rule.name + (" (yours)" if rule.site else ""), f"{rule.action} {rule.kind}",
-                label, rule.step)]
+                label, rule.step, ", ".join(rule.lists))]
             for c, item in enumerate(cells):
                 item.setToolTip(rule.evidence)
                 self.table.setItem(i, c, item)
@@ -179,11 +179,11 @@ class RulesView(QWidget):
 
     def _show(self, row: int) -> None:
         if self._rules is None or not 0 <= row < len(self._rules.rules):
-            self.detail.setText("Open a project to see its rules." if self.project is None
-                                else "")
+            self.detail.setPlainText("Open a project to see its rules." if self.project is None
+                                     else "")
             return
         lines = registry.rule_detail(self._rules.rules[row], self._labels())
-        self.detail.setText("<br>".join(escape(line) for line in lines))
+        self.detail.setPlainText("\n".join(lines))
 
     def _show_kind_label(self, kind: str) -> None:
         label = registry.kind_label(kind, self._labels()) if self.project else None

@@ -29,11 +29,11 @@ lists still missed.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import replace
 from typing import Collection, Mapping, Sequence
 
 from app.core.spans import Ranges, Span
+from app.rules.registry import shipped_pattern
 
 from .matcher import ListHit, ListMatcher
 
@@ -93,11 +93,16 @@ class Floor:
         # A name the shapes found stops where a name does ("DR. OKONJO [AWARE-ORDER]");
         # a country is no identifier ("CALLED FROM BERMUDA"), nor a clinical
         # abbreviation ("CON'T REHAB", "pump for dopa, her mother").
+        # (The vetoes of these ideas switch them off here too.)
         from app.rules.vetoes import clinical_abbreviation, country, name_part
-        abbreviations = "clinical-abbreviation" not in self.rules.off()
+        off = self.rules.off()
+        abbreviations = "clinical-abbreviation" not in off
+        countries = "ordinary-words" not in off
+        parts = "name-part" not in off
         extra = [ListHit(*name_part(text, h.start, h.end), h.category, h.rule)
-                 if h.category in ("staff_name", "patient_name") else h for h in extra
-                 if not (h.category in ("place", "hospital") and country(text, h.start, h.end))
+                 if parts and h.category in ("staff_name", "patient_name") else h for h in extra
+                 if not (countries and h.category in ("place", "hospital")
+                         and country(text, h.start, h.end))
                  and not (abbreviations and h.category in _WORDED_HITS
                           and clinical_abbreviation(text, h.start, h.end))]
         extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
@@ -233,7 +238,7 @@ def complete_names(text: str, spans: Sequence[Span], labels: Mapping[str, str]) 
 
 
 # The stop after a lone letter inside a name: "E. WELSH", "DAN A. BRANDVOLD".
-_INITIAL_STOP_RE = re.compile(r"(?<![A-Za-z'\u2019])[A-Za-z](\.)")
+_INITIAL_STOP_RE = shipped_pattern("punctuation-cuts", "initial-stop")
 
 
 def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, str]) -> list[Span]:
@@ -266,9 +271,9 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
     return out
 
 
-_POSSESSIVE_RE = re.compile(r"['\u2019]s\b", re.I)
-_SAINT_BEFORE_RE = re.compile(r"\b(?:st|saint)\.?[ \t]+[A-Za-z]+$", re.I)
-_WORD_IN_PHONE_RE = re.compile(r"(?<![A-Za-z\d])[A-Za-z]{3,}(?![A-Za-z\d])")
+_POSSESSIVE_RE = shipped_pattern("punctuation-cuts", "possessive")
+_SAINT_BEFORE_RE = shipped_pattern("punctuation-cuts", "saint-before")
+_WORD_IN_PHONE_RE = shipped_pattern("punctuation-cuts", "word-in-phone")
 
 
 def cut_out(text: str, span: Span, cuts: Sequence[int]) -> list[Span]:

@@ -14,8 +14,11 @@ ratios that look the same are left alone by their context ("BP 110/60",
 People's names by their context are in `app.rules.nursing_names`. The
 rules that are a pattern alone (pagers, ten-digit phones, ages over 89,
 reference numbers, dates with a month's name, years written with an
-apostrophe or alone) are data: their patterns are
-in ``resources/rules/en.json`` (`app.rules.registry`).
+apostrophe or alone, hospitals named as churches or by initials) are data
+alone; the rules here are logic (a calendar, the words around a hit, the
+shipped place lists) whose regular expressions and word sets are data
+too: named patterns of their entry in ``resources/rules/en.json``
+(`app.rules.registry.shipped_pattern`) and its lexicon.
 """
 from __future__ import annotations
 
@@ -23,8 +26,9 @@ import re
 from itertools import chain
 
 from app.rules.lexicon import words
+from app.rules.registry import shipped_pattern
 
-_SHORT_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})(?![\w/%]|\.\d|\s*%)")
+_SHORT_RE = shipped_pattern("yearless-date", "month-day")
 _RATIO_BEFORE = words("ratio_before")
 _RATIO_AFTER = words("ratio_after")
 _WORD_RE = re.compile(r"[a-z0-9:/]+")
@@ -48,7 +52,7 @@ def _short_date_at(text: str, low: str, m: re.Match) -> bool:
         return False
     if 1 <= a <= 12 and 32 <= b <= 99:
         return True                                  # month/two-digit year: "4/97"
-    return 1 <= a <= 12 and 1 <= b <= 31 and a != b and (a, b) not in _FRACTIONS  # "2/14"
+    return 1 <= a <= 12 and 1 <= b <= 31 and a != b and (a, b) not in FRACTIONS  # "2/14"
 
 
 def find_short_dates(text: str) -> list[tuple[int, int]]:
@@ -64,34 +68,25 @@ def find_short_dates(text: str) -> list[tuple[int, int]]:
     return sorted(out + shipped_finder("written-year")(text))
 
 
-# Fractions written in orders and doses far more often than these dates.
-_FRACTIONS = frozenset({(1, 2), (1, 3), (2, 3), (1, 4), (3, 4), (1, 8)})
+#: Fractions written in orders and doses far more often than these dates
+#: (the lexicon's ``fractions``, as pairs of numbers).
+FRACTIONS = frozenset(tuple(int(n) for n in f.split("/")) for f in words("fractions"))
 
 
 # ------------------------------------------------------------- care places
 
 # Words that end a hospital's name: "UNION HOSPITAL", "HOLY CROSS MED CENTER".
-_CARE_KINDS_RE = re.compile(
-    r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
-    r"nursing home|health center|infirmary|campus|vamc)\b", re.I)
+_CARE_KINDS_RE = shipped_pattern("care-place", "kind")
 _WEAK_KINDS = words("weak_kinds")
 _NOT_A_NAME = words("not_a_name")
 _CARE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'-]*")
 # A unit named after someone or somewhere, with its floor: "TRANSFER TO FELDMAN 2".
-_NAMED_WARD_RE = re.compile(
-    r"\b(?:transfer(?:red|ed)?|xfer|tx|c/o|called out|admitted|arrived|back|sent|moved|from|to|on)"
-    r"(?:\s+(?:to|from|on))?\s+(?:the\s+)?([A-Za-z]{3,})\s+([1-9]|1[0-2])\b(?!\s*(?:mg|mcg|l\b|cc|ml|units|%|hrs|x\b))",
-    re.I)
+_NAMED_WARD_RE = shipped_pattern("care-place", "named-ward")
 # The same written as one word after a move: "ADMITTED TO OSTRANDER7" (not
 # "ON MSO4", "TO FIO2 40%").
-_GLUED_WARD_RE = re.compile(
-    r"\b(?:transfer(?:red|ed)?|xfer|admitted|sent|moved)[ \t]+(?:back[ \t]+)?to[ \t]+"
-    r"(?:the[ \t]+)?([A-Za-z]{3,})(?:[1-9]|1[0-2])\b", re.I)
+_GLUED_WARD_RE = shipped_pattern("care-place", "glued-ward")
 # Hospitals written as initials ending in GH / MC after "to", "from", "at", "by", "in".
-_HOSPITAL_INITIALS_RE = re.compile(
-    r"\b(?i:to|from|at|by|in)\s+(?i:the\s+)?([A-Z]{0,4}(?:GH|MC)|[a-z]{0,4}gh)\b")
 # A general hospital's initials in capitals, wherever they stand ("-> BGH EW").
-_GENERAL_HOSPITAL_RE = re.compile(r"\b([A-Z]{0,4}GH)\b")
 _UNIT_TYPES = words("unit_types")
 
 
@@ -100,29 +95,29 @@ def find_care_places(text: str) -> list[tuple[int, int]]:
     a name before a kind of care place ("UNION MEMORIAL", "Sacred Heart
     hosp"; common words or lower case only after a cue, `_needs_a_cue`), a
     unit named after someone with its floor after a transfer
-    ("TRANSFER TO FELDMAN 2"), initials ending in GH/MC after "to/from/at"."""
+    ("TRANSFER TO FELDMAN 2"), and the shipped rule ``hospital-initials``
+    ("TO BGH")."""
+    from app.rules.registry import shipped_finder
+
     named = [(a, b) for a, b in _kind_places(text, _CARE_KINDS_RE)
              if not _needs_a_cue(text, a, list(_CARE_KINDS_RE.finditer(text, a, b))[-1].start())]
-    return sorted(named + _named_wards(text) + _hospital_initials(text))
+    return sorted(named + _named_wards(text) + shipped_finder("hospital-initials")(text))
 
 
 # The floor's kinds: those of `find_care_places` and the places that care
 # for someone outside a hospital ("ST. LUKE NURSING AGENCY", "assisted living").
-_FLOOR_KINDS_RE = re.compile(
-    r"\b(hospital|hosp|medical center|med center|med ctr|medical ctr|memorial|regional|rehab|"
-    r"nursing home|nursing agency|nursing facility|assisted living|health center|heart center|"
-    r"infirmary|campus|vamc)\b", re.I)
+_FLOOR_KINDS_RE = shipped_pattern("care-place", "floor-kind")
 _NAMING_KINDS = words("naming_kinds")
 # Words before a place that say it is one: "FROM", "TO", "AT", "IN", "BY".
-_PLACE_CUE_RE = re.compile(r"(?i)(?:\b(?:from|to|at|in|by|on)|@)[ \t]+$")
+_PLACE_CUE_RE = shipped_pattern("care-place", "place-cue")
 
 
 def find_sure_care_places(text: str) -> list[tuple[int, int]]:
     """The care places of `find_care_places` that the floor can take
     whatever a model says: a name of common words before a kind only right
     after "from/to/at/in/by" ("FROM GREEN VALLEY HOSPITAL", not "the basic
-    hospital", "cont rehab", "HAD PROLONGED HOSPITAL"), and no initials
-    that are a word ("TO HIGH 80S", "to cough")."""
+    hospital", "cont rehab", "HAD PROLONGED HOSPITAL"). (Their initials
+    are the floor's rule ``hospital-initials``.)"""
     out = _named_wards(text)
     for a, b in _kind_places(text, _FLOOR_KINDS_RE, sure=True):
         kind = list(_FLOOR_KINDS_RE.finditer(text, a, b))[-1]
@@ -131,15 +126,7 @@ def find_sure_care_places(text: str) -> list[tuple[int, int]]:
         # "UNION MEMORIAL" is a name; in "UNION HOSPITAL" only "UNION" identifies
         out.append((a, b) if kind.group(1).lower() in _NAMING_KINDS
                    else (a, a + len(text[a:kind.start()].rstrip(" .-"))))
-    return sorted(set(out + _hospital_initials(text)
-                      + [m.span() for m in _CHURCH_NAMED_RE.finditer(text)]))
-
-
-# Hospitals named as churches name them: "WENT TO HOLY FAMILY", "from
-# Sacred Heart" (5 on training, all annotated).
-_CHURCH_NAMED_RE = re.compile(
-    r"(?i)\b(?:holy[ \t]+(?:cross|family|name|spirit|redeemer|trinity)|sacred[ \t]+heart"
-    r"|good[ \t]+samaritan)\b")
+    return sorted(set(out))
 
 
 def _needs_a_cue(text: str, start: int, kind_start: int) -> bool:
@@ -153,18 +140,6 @@ def _needs_a_cue(text: str, start: int, kind_start: int) -> bool:
     name = _CARE_WORD_RE.findall(text, start, kind_start)
     return (all(is_common_word(w.strip(".")) for w in name) or text[start:kind_start].islower()) \
         and not _PLACE_CUE_RE.search(text, max(0, start - 12), start)
-
-
-def _hospital_initials(text: str) -> list[tuple[int, int]]:
-    """Hospitals written as initials after "to/from/at/by/in" ("TO BGH"), no word
-    ("TO HIGH 80S", "to cough"), and initials in capitals ending in GH
-    wherever they stand ("FOUND DOWN -> BGH EW": on the PhysioNet training
-    notes all 32 such words are annotated places)."""
-    from app.rules.dictionaries import is_common_word
-
-    found = chain(_HOSPITAL_INITIALS_RE.finditer(text), _GENERAL_HOSPITAL_RE.finditer(text))
-    return sorted({m.span(1) for m in found
-                   if not is_common_word(m.group(1)) and m.group(1) != "HGH"})  # growth hormone
 
 
 def _kind_places(text: str, kinds: re.Pattern, *, sure: bool = False) -> list[tuple[int, int]]:
@@ -227,13 +202,7 @@ def _named_wards(text: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-# A name word: letters, with an apostrophe or a hyphen inside.
-_NAME_WORD = r"[A-Za-z][A-Za-z'-]*[A-Za-z]"
-
-
-_HOME_RE = re.compile(
-    r"\b(?:lives?|living|resides?|residing|home|moved|house)[ \t]+(?:is[ \t]+)?(?:in|at|to)"
-    r"[ \t]+([A-Za-z][A-Za-z'-]+(?:[ \t]+[A-Za-z][A-Za-z'-]+)?)", re.I)
+_HOME_RE = shipped_pattern("home-place", "lives-in")
 
 
 def find_home_places(text: str) -> list[tuple[int, int]]:
@@ -257,20 +226,11 @@ def find_home_places(text: str) -> list[tuple[int, int]]:
 
 # ------------------------------------------------------------- years in a history
 
-# A condition or a procedure of a past history, before or after its year.
-_HISTORY_ITEMS = (
-    r"(?:nqwmi|nstemi|stemi|imi|ami|mi|cabg(?:x\d)?|ptca|pci|stents?|cath|cva|tia|avr|mvr|aaa|"
-    r"turp|chf|dvt|pe|ca|cancer|ccy|chole|appy|lumpectomy|mastectomy|colectomy|hysterectomy|"
-    r"tah|bka|aka|cea|ppm|aicd|icd|pacemaker|ablation|angioplasty|thyroidectomy|nephrectomy|"
-    r"craniotomy|laminectomy|thr|tkr|repair|fx|surgery|resection|transplant|bypass)")
 # The heading of a past history: the years in its items are dates.
-_HISTORY_CUE_RE = re.compile(r"(?i)\b(?:pmh|pmhx|psh|hx|h/o|past\s+medical|history)\b")
-_HISTORY_YEAR_RE = re.compile(
-    rf"(?i)\b{_HISTORY_ITEMS}[ \t]+(?:in[ \t]+)?(\d{{2}})(?=[ \t]*(?:[.,;)]|and\b|&|$))"
-    rf"|(?:^|(?<=[,;:.])|(?<=\band)|(?<=&))[ \t]*(\d{{2}})[ \t]+{_HISTORY_ITEMS}\b",
-    re.M)
+_HISTORY_CUE_RE = shipped_pattern("history-year", "heading")
+_HISTORY_YEAR_RE = shipped_pattern("history-year", "item-year")
 
-_AND_YEAR_RE = re.compile(r"(?i)[ \t]*(?:and|&)[ \t]+(\d{2})\b(?![\w/%])")
+_AND_YEAR_RE = shipped_pattern("history-year", "and-year")
 
 
 def find_history_years(text: str) -> list[tuple[int, int]]:
@@ -295,13 +255,10 @@ def find_history_years(text: str) -> list[tuple[int, int]]:
 
 # A place after a word that says it is one: "IN TUCSON", "from Rome",
 # "Raj of Tucson"; a saint's name after a move: "TO ST. AGNES".
-_CUED_PLACE_RE = re.compile(
-    rf"\b(?i:in|to|from|of|near)[ \t]+({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?")
-_UNIVERSITY_RE = re.compile(rf"\b(?i:u|univ|university)\.?[ \t]+(?:(?i:of)[ \t]+)?({_NAME_WORD})")
-_BEFORE_STATE_RE = re.compile(
-    rf"\b({_NAME_WORD}),?[ \t]+(?=([A-Za-z]+(?:[ \t]+[A-Za-z]+)?)(?![A-Za-z]))")
-_SAINT_RE = re.compile(
-    rf"\b(?i:to|from|at|in)[ \t]+(?i:the[ \t]+)?((?i:st|saint)\.?[ \t]+({_NAME_WORD}))")
+_CUED_PLACE_RE = shipped_pattern("cued-place", "after-a-cue")
+_UNIVERSITY_RE = shipped_pattern("cued-place", "university")
+_BEFORE_STATE_RE = shipped_pattern("cued-place", "before-a-state")
+_SAINT_RE = shipped_pattern("cued-place", "saint")
 
 
 def find_cued_places(text: str) -> list[tuple[int, int]]:
@@ -347,18 +304,14 @@ def find_cued_places(text: str) -> list[tuple[int, int]]:
 
 # A month, a day and a year joined by one sign: "9/2/92", "10-16-2019",
 # "11.21.93"; or two yearless dates as a range: "10/15-10/16".
-_NUMERIC_DATE_RE = re.compile(
-    r"(?:(?<![\w/.:+-])|(?<=[A-Za-z]-))(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|(?:19|20)\d\d)"
-    r"(?![\w/%]|[.-]\d)")
-_DATE_RANGE_RE = re.compile(
-    r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})[ \t]*-[ \t]*(\d{1,2})/(\d{1,2})(?![\w/%]|[.-]\d)")
+_NUMERIC_DATE_RE = shipped_pattern("numeric-date", "with-year")
+_DATE_RANGE_RE = shipped_pattern("numeric-date", "range")
 
 
 # Two yearless dates run together, "TREATMENTS 10/03/10/04"; a year after a
 # stop, "11/21.93".
-_TWO_DATES_RE = re.compile(
-    r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\w/%]|[.-]\d)")
-_MIXED_DATE_RE = re.compile(r"(?<![\w/.:+-])(\d{1,2})/(\d{1,2})\.\d{2}(?![\w/%]|[.-]\d)")
+_TWO_DATES_RE = shipped_pattern("numeric-date", "run-together")
+_MIXED_DATE_RE = shipped_pattern("numeric-date", "year-after-a-stop")
 
 
 def find_numeric_dates(text: str) -> list[tuple[int, int]]:
@@ -372,7 +325,7 @@ def find_numeric_dates(text: str) -> list[tuple[int, int]]:
     for m in chain(_DATE_RANGE_RE.finditer(text), _TWO_DATES_RE.finditer(text)):
         a, b, c, d = (int(m.group(i)) for i in range(1, 5))
         if 1 <= a <= 12 and 1 <= c <= 12 and 1 <= b <= 31 and 1 <= d <= 31 \
-                and (a, b) not in _FRACTIONS and (c, d) not in _FRACTIONS:
+                and (a, b) not in FRACTIONS and (c, d) not in FRACTIONS:
             out.append(m.span())
     out += [m.span() for m in _MIXED_DATE_RE.finditer(text)
             if 1 <= int(m.group(1)) <= 12 and 1 <= int(m.group(2)) <= 31]
@@ -395,10 +348,8 @@ def find_yearless_dates(text: str) -> list[tuple[int, int]]:
 
 # A capitalised word after a move, in a note written in mixed case: "went to
 # Lakeview on 3/6", "transfer from Glen Oaks" ("Transfer to Medical Floor" is a unit).
-_MOVED_TO_RE = re.compile(
-    r"(?i:\b(?:transfer(?:red|ed)?|xfer|went|go|going|taken|return(?:ed)?|discharged?|sent|"
-    r"admitted|moved|brought)[ \t]+(?:back[ \t]+)?(?:to|from)[ \t]+)"
-    r"([A-Z][a-z]{2,})(?:[ \t]+([A-Z][a-z]{2,}))?\b")
+_MOVED_TO_RE = shipped_pattern("moved-to-place", "after-a-move")
+_NOT_MOVED_TO = words("not_moved_to")
 
 
 def find_moved_to_places(text: str) -> list[tuple[int, int]]:
@@ -412,7 +363,7 @@ def find_moved_to_places(text: str) -> list[tuple[int, int]]:
     for m in _MOVED_TO_RE.finditer(text):
         first, second = m.group(1), m.group(2)
         words = [first.lower()] + ([second.lower()] if second else [])
-        if words[0] in _UNIT_TYPES | {"dr", "the", "pt", "home", "her", "his", "their"} \
+        if words[0] in _UNIT_TYPES | _NOT_MOVED_TO \
                 or len(words) > 1 and words[1] in _UNIT_TYPES:
             continue
         end = m.end(2) if second and not _CARE_KINDS_RE.fullmatch(second) \

@@ -17,20 +17,16 @@ from __future__ import annotations
 import re
 from itertools import chain
 
-from app.rules.nursing import _NAME_WORD
 from app.rules.lexicon import words
+from app.rules.registry import fragment, shipped_pattern
 
-_NAME_WORD_RE = re.compile(_NAME_WORD)
+_NAME_WORD_RE = re.compile(fragment("NAME_WORD"))
 
 
 # A title, then an optional initial, then one or two name words.
-_TITLED_RE = re.compile(
-    r"\b(?:dr|drs|doctor|mr|mrs)\b\.?'?[ \t]*(?:([A-Z])\.[ \t]*)?"
-    rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
-_TITLED_MANY_RE = re.compile(
-    rf"\b(?:drs|dr's|doctors)(?:\.|'|\b)[ \t]+"
-    rf"({_NAME_WORD}(?:[ \t]*(?:,|and|&)[ \t]*{_NAME_WORD})+)", re.I)
-_MS_RE = re.compile(rf"\b(?:ms|miss)\b\.?[ \t]*({_NAME_WORD})", re.I)
+_TITLED_RE = shipped_pattern("titled-name", "title")
+_TITLED_MANY_RE = shipped_pattern("titled-name", "plural-title")
+_MS_RE = shipped_pattern("titled-name", "ms-or-miss")
 _NOT_AFTER_NAME = words("not_after_name")
 _AFTER_TITLE = words("after_title")
 
@@ -86,27 +82,17 @@ def find_titled_names(text: str) -> list[tuple[int, int]]:
 # A clinician's credential after their name: "J. Yi, MD", "Brandvold-Painter MD",
 # "s. okafor rrt", "B. LINDQVIST PA AWARE". "PA" is also the pulmonary artery
 # ("RIJ PA LINE", "PA'S 30'S"): as a credential it must end the phrase.
-_CREDENTIALED_RE = re.compile(
-    rf"\b(?:([A-Z])\.[ \t]*)?({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?,?[ \t]+"
-    r"(?:(?:md|rn|np|rrt|crt|crna|pa-c|lpn|lcsw|msw)\b(?![-/])"
-    r"|pa\b(?=[ \t]*(?:[,.;:)\n]|$|aware|notified|paged|informed|called|updated|made|here|in\b|to\b)))",
-    re.I)
+_CREDENTIALED_RE = shipped_pattern("credentialed-name", "before-a-credential")
 # A clinician's role before the name, then a word saying they were told:
 # "NP JEN AWARE", "RN ODALYS NOTIFIED".
-_ROLE_AWARE_RE = re.compile(
-    rf"\b(?:md|rn|np|pa|rrt|dr)\.?[ \t]+({_NAME_WORD})[ \t]+"
-    r"(?:aware|notified|paged|informed|called|updated|made\b)", re.I)
+_ROLE_AWARE_RE = shipped_pattern("credentialed-name", "role-then-told")
 # A listed name, then a word saying they were told: "INES NOTIFIED", "Z. OKAFOR AWARE".
-_TOLD_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+(?:made[ \t]+)?"
-                      r"(?:aware|notified|paged|informed)\b", re.I)
+_TOLD_RE = shipped_pattern("credentialed-name", "told")
 # The same with a first name before the surname: "ines vaskova aware".
-_TOLD_FULL_RE = re.compile(rf"(?<![A-Za-z.'-])({_NAME_WORD})[ \t]+({_NAME_WORD})[ \t]+"
-                           r"(?:made[ \t]+)?(?:aware|notified|paged|informed)\b", re.I)
+_TOLD_FULL_RE = shipped_pattern("credentialed-name", "full-name-told")
 # A role after a word that says someone acted or was told, then a listed
 # name: "PER NP Hoffman", "BY HO Gutierrez", "per md Okafor".
-_ROLE_NAME_RE = re.compile(
-    rf"\b(?:per|by|with|to|called|paged|notified)[ \t]+"
-    rf"(?:md|np|rn|pa|ho|resident|fellow|attending)[ \t]+({_NAME_WORD})", re.I)
+_ROLE_NAME_RE = shipped_pattern("credentialed-name", "deed-role-name")
 _ROLE_WORDS = words("role_words")
 
 
@@ -199,7 +185,7 @@ def find_credentialed_names(text: str) -> list[tuple[int, int]]:
 # "Z. OKAFOR IN TO SEE". Not a letter opening a line (a plan's items: "A.
 # SEPSIS"), a side before a lower-case word ("R. thoracotomy") nor a letter
 # before a word with a letter alone ("I. X-ray").
-_INITIALED_RE = re.compile(rf"(?:(?<=[ \t(])|^)([A-Za-z])\.[ \t]+({_NAME_WORD})(?![\w-])", re.M)
+_INITIALED_RE = shipped_pattern("initialed-name", "initial-and-surname")
 
 
 def find_initialed_names(text: str) -> list[tuple[int, int]]:
@@ -228,27 +214,14 @@ def find_initialed_names(text: str) -> list[tuple[int, int]]:
 
 # Relatives and the people a note's "social" line names: "SON, MARK,
 # CALLED", "his friend Tomasz Wierzbicki", "dtr-in-law Greta", "social: ned visited".
-_RELATION_RE = re.compile(
-    r"\b(?:sons?|daughters?|dtrs?|wife|husband|friend|girlfriend|boyfriend|fiancee?|partner|"
-    r"brothers?|sisters?|niece|nephew|mother|father|mom|dad|aunt|uncle|cousin|grandson|"
-    r"grand[ -]?daughter|grandaughter|neighbou?r|social|lawyer|attorney|guardian|spokesperson)"
-    r"(?:[ -]in[ -]law)?(?:'s)?"
-    r"(?:[ \t]*[,:=(-][ \t]*|[ \t]+(?:is[ \t]+|named[ \t]+)?)"
-    rf"({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?", re.I)
+_RELATION_RE = shipped_pattern("relative-name", "after-a-relation")
 # A name, then whose relative it is: "Ines Okwu (daughter)", "NANCY ROE, HIS NIECE".
-_NAME_THEN_RELATION_RE = re.compile(
-    rf"\b({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?[ \t]*"
-    r"(?:\([ \t]*(?:pt'?s[ \t]+|his[ \t]+|her[ \t]+)?|(?:,[ \t]*|[ \t]+)(?:pt'?s|his|her)[ \t]+)"
-    r"(?:sons?|daughters?|dtr|wife|husband|friend|brother|sister|niece|neice|nephew|mother|"
-    r"father|mom|dad|aunt|uncle|cousin|grandson|granddaughter)\b", re.I)
+_NAME_THEN_RELATION_RE = shipped_pattern("relative-name", "before-a-relation")
 _NOT_A_RELATIVE = words("not_a_relative")
 # What follows a relative's name that is also a common word ("son mark
 # called", "wife, iris, left", "son ned 555-..."): a stop, a phone number, a
 # word saying what they did.
-_AFTER_RELATIVE_RE = re.compile(
-    r"[ \t]*(?:[,;)(.:]|-|\d|$|\n|(?:called|calls|visited|visiting|was|is|in|at|here|updated|"
-    r"consented|left|phoned|present|came|arrived|of|aware|notified|spoke|states|stated|said|"
-    r"says|wants|will|would|has|had|and)\b)", re.I)
+_AFTER_RELATIVE_RE = shipped_pattern("relative-name", "after-the-name")
 
 
 def find_relative_names(text: str) -> list[tuple[int, int]]:
@@ -308,10 +281,7 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
 
 # One or two words, then a phone number, perhaps after its kind: "Ines
 # Okwu cell# 410-555-0134", "CONTACT PERSON IVO MARR (212-555-0123)".
-_CONTACT_RE = re.compile(
-    rf"\b({_NAME_WORD})(?:[ \t]+({_NAME_WORD}))?[ \t]*[:,(-]?[ \t]*"
-    r"(?:(?:cell|home|work|hm|wk|ph|phone|tel|mobile)\b[ \t]*[#:.]*|#)?[ \t]*"
-    r"\(?\d{3}\)?[ \t.-]*\d{3}[ \t.-]*\d{4}(?!\d)", re.I)
+_CONTACT_RE = shipped_pattern("contact-name", "before-a-phone")
 
 
 def find_contact_names(text: str) -> list[tuple[int, int]]:
@@ -337,8 +307,7 @@ def find_contact_names(text: str) -> list[tuple[int, int]]:
 
 # A lone letter right before a name, with its stop: "J SMITH", "K. OYELARAN",
 # "ANTACID-K. OYELARAN". "A" and "I" without a stop are words.
-_INITIAL_BEFORE_RE = re.compile(
-    r"(?<![A-Za-z0-9'\u2019])(?:([A-Za-z])\.|([B-HJ-Z]))[ \t]*-?[ \t]*$")
+_INITIAL_BEFORE_RE = shipped_pattern("initials-and-joined-names", "initial-before")
 
 
 def initial_before(text: str, start: int) -> int | None:
@@ -353,9 +322,9 @@ def initial_before(text: str, start: int) -> int | None:
 
 
 # A name joined to another by "and": "Drs Okafor and Lind", "d. mo and j. o'hara".
-_AND_AFTER_RE = re.compile(rf"[ \t]*(?:and|&)[ \t]+((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))", re.I)
-_AND_BEFORE_RE = re.compile(
-    rf"(?<![A-Za-z'])((?:[A-Za-z]\.[ \t]*)?({_NAME_WORD}))[ \t]+(?:and|&)[ \t]*$", re.I)
+_AND_AFTER_RE = shipped_pattern("initials-and-joined-names", "and-after")
+_AND_BEFORE_RE = shipped_pattern("initials-and-joined-names", "and-before")
+_TITLES = words("titles")
 
 
 def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -371,7 +340,7 @@ def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
     def name_like(word: str) -> bool:
         low = word.lower()
         if low in _FUNCTION_WORDS | _KIN or low in _AFTER_TITLE \
-                or low in ("dr", "drs", "mr", "mrs", "ms"):
+                or low in _TITLES:
             return False
         # a first name that is a word, capitalised in mixed-case writing:
         # "Ines and Hope are" (1 on training, a name)

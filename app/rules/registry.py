@@ -8,6 +8,12 @@ optional context words) without editing code. `app.lists.floor.Floor`
 runs what a `RuleSet` says; `deid rules` and the desktop app's Rules page
 read and change it through :func:`project_rules`, :func:`set_enabled` and
 :func:`add_rules`.
+
+Every regular expression of a rule is named data of the file (`Pattern`,
+as Presidio's ``Pattern``): a rule of patterns alone runs in
+`Rule.finder`; a rule whose logic is code (a calendar, the words around a
+span) reads its expressions with :func:`shipped_pattern` and its word sets
+with `app.rules.lexicon.words`, so the Python keeps the engine.
 """
 from __future__ import annotations
 
@@ -32,13 +38,53 @@ HIT_GROUP = "hit"
 #: The kinds a site's rule may find: the categories of a floor hit.
 SITE_KINDS = ("patient_name", "staff_name", "place", "hospital", "ward", "address", "dob",
               "record_number", "phone", "date", "other", "age")
-_SITE_FIELDS = {"name", "kind", "patterns", "context", "example", "evidence", "enabled"}
+_SITE_FIELDS = {"name", "kind", "patterns", "context", "unless", "example", "evidence", "enabled"}
+#: The word set an `unless` may name besides the lexicon's: the shipped
+#: dictionary of common English and clinical words.
+COMMON_WORDS = "common-words"
+#: A fragment's place in a pattern: ``{NAME_WORD}`` stands for the shipped
+#: file's fragment ``NAME_WORD`` (a regular expression's own braces hold
+#: digits: ``\d{6}``).
+_FRAGMENT_RE = re.compile(r"\{([A-Z][A-Z_]*)\}")
 
 
 def shipped_path() -> Path:
     """The shipped rules file."""
     from app import paths
     return paths.resources_dir() / "rules" / "en.json"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One regular expression of a rule, named in the shipped file (a
+    site's may have no name), as the file writes it: ``{FRAGMENT}`` stands
+    for a shipped fragment (`expand`); ``about`` says what it matches."""
+
+    name: str
+    regex: str
+    about: str = ""
+
+    def compiled(self) -> re.Pattern:
+        """The expression with its fragments expanded, compiled."""
+        return re.compile(expand(self.regex))
+
+
+@lru_cache(maxsize=None)
+def _fragments() -> dict[str, str]:
+    data = json.loads(shipped_path().read_text(encoding="utf-8"))
+    return {name: f["regex"] for name, f in data.get("fragments", {}).items()}
+
+
+def expand(regex: str) -> str:
+    """``regex`` with each ``{FRAGMENT}`` of the shipped file written out
+    (an unknown name stays as written)."""
+    fragments = _fragments()
+    return _FRAGMENT_RE.sub(lambda m: fragments.get(m.group(1), m.group()), regex)
+
+
+def fragment(name: str) -> str:
+    """The shipped fragment ``name`` (a regular expression; ``KeyError`` if none)."""
+    return _fragments()[name]
 
 
 @dataclass(frozen=True)
@@ -50,24 +96,34 @@ class Rule:
     step: str
     kind: str
     function: str | None = None
-    patterns: tuple[str, ...] = ()
+    patterns: tuple[Pattern, ...] = ()
     context: tuple[str, ...] = ()
+    lists: tuple[str, ...] = ()        # the lexicon's word sets the rule reads
+    unless: tuple[str, ...] = ()       # a pattern rule's hit in one of these sets is dropped
     example: str = ""
     evidence: str = ""
     enabled: bool = True
     site: bool = False               # added by the project, not shipped
 
+    def code(self) -> Callable | None:
+        """The function holding the rule's logic (``function``: a finder,
+        a veto's check, a step), or None for a rule of patterns alone."""
+        if not self.function:
+            return None
+        module, name = self.function.split(":")
+        return getattr(importlib.import_module(module), name)
+
     def finder(self) -> Callable[[str], list[tuple[int, int]]]:
-        """``text -> [(start, end), ...]`` in order: the built-in function,
-        or the rule's patterns, shipped or the site's (a hit is the match,
-        or its group `HIT_GROUP` where the pattern has one; each kept when
-        a context word, if any, stands before the match)."""
+        """A finding rule's ``text -> [(start, end), ...]`` in order: its
+        function, or its patterns, shipped or the site's (a hit is the
+        match, or its group `HIT_GROUP` where the pattern has one; each kept
+        when a context word, if any, stands before the match)."""
         if self.function:
-            module, name = self.function.split(":")
-            return getattr(importlib.import_module(module), name)
-        compiled = [re.compile(p) for p in self.patterns]
+            return self.code()
+        compiled = [p.compiled() for p in self.patterns]
         cue = (re.compile(r"(?i)\b(?:" + "|".join(re.escape(c) for c in self.context) + r")\b")
                if self.context else None)
+        word = _word_in(self.unless)
 
         def find(text: str) -> list[tuple[int, int]]:
             out = set()
@@ -76,17 +132,31 @@ class Rule:
                 for m in rx.finditer(text):
                     a, b = m.span(group)
                     if b > a and (cue is None or cue.search(
-                            text, max(0, m.start() - CONTEXT_CHARS), m.start())):
+                            text, max(0, m.start() - CONTEXT_CHARS), m.start())) \
+                            and not word(text[a:b]):
                         out.add((a, b))
             return sorted(out)
         return find
 
-    def as_dict(self) -> dict:
-        out = {"name": self.name, "action": self.action, "step": self.step, "kind": self.kind,
-               "function": self.function, "patterns": list(self.patterns),
-               "context": list(self.context), "example": self.example,
-               "evidence": self.evidence, "enabled": self.enabled, "site": self.site}
-        return {k: v for k, v in out.items() if v is not None}
+    def pattern(self, name: str) -> re.Pattern:
+        """The rule's pattern ``name``, compiled (``KeyError`` if none)."""
+        found = next((p for p in self.patterns if p.name == name), None)
+        if found is None:
+            raise KeyError(f"rule {self.name!r} has no pattern {name!r}")
+        return found.compiled()
+
+
+def _word_in(sets: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a hit is a word of one of ``sets`` (an `unless`): the
+    lexicon's sets, as written or lower-cased, and `COMMON_WORDS`."""
+    from app.rules.dictionaries import is_common_word
+    from app.rules.lexicon import words
+
+    sets = tuple(sets)
+    common = COMMON_WORDS in sets
+    listed = [words(name) for name in sets if name != COMMON_WORDS]
+    return lambda hit: (common and is_common_word(hit)) \
+        or any(hit in s or hit.lower() in s for s in listed)
 
 
 @dataclass(frozen=True)
@@ -121,13 +191,23 @@ class RuleSet:
         return frozenset(r.name for r in self.rules if not r.enabled)
 
 
+def _pattern(entry) -> Pattern:
+    """A pattern as the file writes it: a regular expression alone (a
+    site's) or ``{"name", "regex", "about"}``."""
+    if isinstance(entry, str):
+        return Pattern("", entry)
+    return Pattern(entry["name"], entry["regex"], entry.get("about", ""))
+
+
 def _rule(entry: dict, *, site: bool) -> Rule:
+    patterns = tuple(_pattern(p) for p in entry.get("patterns", ()))
     return Rule(name=entry["name"], action=entry.get("action", FINDS),
                 step=entry.get("step", "english-floor.v1"), kind=entry["kind"],
-                function=entry.get("function"), patterns=tuple(entry.get("patterns", ())),
-                context=tuple(entry.get("context", ())), example=entry.get("example", ""),
-                evidence=entry.get("evidence", ""), enabled=bool(entry.get("enabled", True)),
-                site=site)
+                function=entry.get("function"), patterns=patterns,
+                context=tuple(entry.get("context", ())), lists=tuple(entry.get("lists", ())),
+                unless=tuple(entry.get("unless", ())),
+                example=entry.get("example", ""), evidence=entry.get("evidence", ""),
+                enabled=bool(entry.get("enabled", True)), site=site)
 
 
 def shipped_rules() -> list[dict]:
@@ -140,7 +220,20 @@ def shipped_finder(name: str) -> Callable[[str], list[tuple[int, int]]]:
     """The finder of the shipped rule ``name`` (`Rule.finder`), switched on
     or off by no project: for code that runs a shipped rule outside the
     floor (the starter's rules member finds pagers with it)."""
-    return merge(shipped_rules(), None).get(name).finder()
+    return _shipped().get(name).finder()
+
+
+@lru_cache(maxsize=None)
+def shipped_pattern(rule: str, name: str) -> re.Pattern:
+    """The pattern ``name`` of the shipped rule ``rule``, compiled: the
+    code of a built-in rule reads its expressions from the shipped file
+    with it, so that they are data a hospital reads (`Rule.pattern`)."""
+    return _shipped().get(rule).pattern(name)
+
+
+@lru_cache(maxsize=None)
+def _shipped() -> RuleSet:
+    return merge(shipped_rules(), None)
 
 
 def merge(shipped: Iterable[dict], overrides: dict | None) -> RuleSet:
@@ -215,7 +308,7 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
         raise UserError(f"{where} ({name}): patterns (regular expressions) are needed")
     for p in patterns:
         try:
-            if re.compile(p).fullmatch(""):
+            if re.compile(expand(p)).fullmatch(""):
                 raise UserError(f"{where} ({name}): pattern {p!r} matches nothing at all")
         except re.error as exc:
             raise UserError(f"{where} ({name}): pattern {p!r} is no regular expression: "
@@ -223,8 +316,14 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
     context = entry.get("context") or []
     if not isinstance(context, list) or not all(isinstance(c, str) and c for c in context):
         raise UserError(f"{where} ({name}): context is a list of words")
+    from app.rules.lexicon import _lexicon
+    unless = entry.get("unless") or []
+    known = {COMMON_WORDS, *_lexicon()}
+    if not isinstance(unless, list) or not all(u in known for u in unless):
+        raise UserError(f"{where} ({name}): unless is a list of word sets: {COMMON_WORDS} or "
+                        f"those of `deid rules show` (words:)")
     return {"name": name, "action": FINDS, "step": "english-floor.v1", "kind": entry["kind"],
-            "patterns": list(patterns), "context": context,
+            "patterns": list(patterns), "context": context, "unless": unless,
             "example": str(entry.get("example", "")), "evidence": str(entry.get("evidence", "")),
             "enabled": bool(entry.get("enabled", True))}
 
@@ -263,8 +362,9 @@ def rule_lines(rules: RuleSet, labels: Iterable[str]) -> list[str]:
     out = []
     for r in rules.rules:
         label = kind_label(r.kind, labels) or "no label: left to the leak scan"
+        reads = f"  words: {', '.join(r.lists)}" if r.lists else ""
         out.append(f"{r.name:28} {'on ' if r.enabled else 'off'} {r.action} {r.kind} "
-                   f"-> {label}  [{r.step}{', site' if r.site else ''}]")
+                   f"-> {label}  [{r.step}{', site' if r.site else ''}]{reads}")
     return out
 
 
@@ -278,9 +378,19 @@ def rule_detail(rule: Rule, labels: Iterable[str]) -> list[str]:
              f"step:     {rule.step}"]
     if rule.function:
         lines.append(f"code:     {rule.function}")
-    lines += [f"pattern:  {p}" for p in rule.patterns]
+    lines += [f"pattern:  {p.name + ': ' if p.name else ''}{p.regex}"
+              + (f"  ({p.about})" if p.about else "") for p in rule.patterns]
+    fragments = sorted({f for p in rule.patterns for f in _FRAGMENT_RE.findall(p.regex)
+                        if f in _fragments()})
+    lines += [f"fragment: {{{f}}} = {fragment(f)}" for f in fragments]
+    if rule.lists:
+        from app.rules.lexicon import words
+        lines += [f"words:    {name}: {', '.join(sorted(words(name)))}" for name in rule.lists]
     if rule.context:
         lines.append(f"context:  {', '.join(rule.context)} (within {CONTEXT_CHARS} characters "
                      f"before a hit)")
+    if rule.unless:
+        lines.append(f"unless:   {', '.join(rule.unless)} (a hit that is one of their words is "
+                     f"dropped)")
     lines += [f"example:  {rule.example}", f"evidence: {rule.evidence}"]
     return lines

@@ -23,6 +23,7 @@ from app.rules.cues import MOVES, PLACE_BEFORE
 from app.rules.nursing import _RATIO_AFTER, _word_after
 from app.rules.recognizer import _lower
 from app.rules.lexicon import words
+from app.rules.registry import fragment, shipped_pattern
 
 _MONTHS = words("months")
 _WEEKDAYS = words("weekdays")
@@ -31,7 +32,7 @@ _DATE_GLUE = words("date_glue")
 _NAMING = _MONTHS | _WEEKDAYS | _HOLIDAYS
 _PART_RE = re.compile(r"[A-Za-z]+|\d+|\S")
 _TIME_BEFORE = words("time_before")
-_TIME_AFTER_RE = re.compile(r"\s*(?:-|to|until|till)\s*(\d{3,4})\b|\s*(?:hrs?|h|pm|am)\b", re.I)
+_TIME_AFTER_RE = shipped_pattern("not-a-date", "time-after")
 # Numbers joined by the signs of a date: "8/14", "8-14-92", "10.3.19".
 _DATE_RUN_RE = re.compile(r"\d+(?:[/.-]\d+)*")
 _SCORE_WORDS = words("score_words")
@@ -43,17 +44,16 @@ _FRACTIONS = words("fractions")
 # Digits as a phone number groups them: an identifier whatever its label.
 _PHONE_GROUPS = ([3, 4], [3, 3, 4], [1, 3, 3, 4])
 # A number glued to a bigger expression: "CI>2", "5/5", "(10/5)", "4:30".
-_GLUED_BEFORE_RE = re.compile(r"[\d)][/<>=:+]$|[<>=]$")
-_GLUED_AFTER_RE = re.compile(r"[/<>=:+%]|\.\d")
+_GLUED_BEFORE_RE = shipped_pattern("not-a-date", "glued-before")
+_GLUED_AFTER_RE = shipped_pattern("not-a-date", "glued-after")
 _WORD_RE = re.compile(r"[a-z0-9@~/]+")
 _PHRASE_BREAK_RE = re.compile(r"[.,;]\s|\n")
 _LINE_BREAK_RE = re.compile(r"\n|;")
 _MEASURE_BEFORE = words("measure_before")
 # Measurements whose values a model may take for a date or a phone ("SET 16",
 # "SPO2 97", "SVR 1500-2250").
-_VALUE_BEFORE = _MEASURE_BEFORE | {
-    "svr", "pvr", "co", "ci", "ck", "cpk", "nif", "vc", "set", "spo2", "sao2", "sat", "sats",
-    "fio2", "hr", "rr", "tv", "tvs", "vt"}
+_VALUE_WORDS = words("value_words")
+_VALUE_BEFORE = _MEASURE_BEFORE | _VALUE_WORDS
 
 
 #: How far back :func:`_phrase_before` looks.
@@ -132,9 +132,9 @@ def date_part(text: str, start: int, end: int) -> tuple[int, int] | None:
 _WORD_MONTHS = words("word_months")
 # A day or a year beside a month's name (not the digit of "FIO2", "X2"):
 # "MAY 16", "MARCH OF 1993", "OCT, 89", "20TH OCT".
-_NUMBER_AFTER_RE = re.compile(r"[ \t,.]*(?:(?:of|the)[ \t]+)?\d+(?![\d.]*[ \t]*%)", re.I)
-_NUMBER_BEFORE_RE = re.compile(r"(?<![A-Za-z\d])\d+(?:st|nd|rd|th)?[ \t,.]*(?:of[ \t]+)?$", re.I)
-_LONE_DIGIT_RE = re.compile(r"(?<![A-Za-z\d])\d")
+_NUMBER_AFTER_RE = shipped_pattern("not-a-date", "day-or-year-after")
+_NUMBER_BEFORE_RE = shipped_pattern("not-a-date", "day-before")
+_LONE_DIGIT_RE = shipped_pattern("not-a-date", "lone-digit")
 
 
 def _word_not_month(text: str, start: int, end: int, words: list[str]) -> bool:
@@ -217,9 +217,7 @@ def _implausible_numbers(text: str, start: int, end: int) -> bool:
 
 # A ventilator's settings earlier on the line: a mode or a volume times a
 # rate ("SIMV/PS, 600X12, 35%, & 6/9", "IMV 550x14, 40% 7/4").
-_VENT_SETTING_RE = re.compile(
-    r"(?i)\b(?:imv|simv|a/?c|cpap|ps|psv|peep|vent|bipap|prvc|cmv|pcv|fio2"
-    r"|\d{3,4}\s*x\s*\d{1,2})\b")
+_VENT_SETTING_RE = shipped_pattern("not-a-date", "vent-setting")
 
 
 def _vent_line_before(text: str, start: int) -> bool:
@@ -233,7 +231,7 @@ def _vent_line_before(text: str, start: int) -> bool:
 
 # A run of digits and the signs that join them in numbers.
 _NUMBER_RUN_RE = re.compile(r"[\d(][\d ().\-/]*\d|\d")
-_TIME_RANGE_RE = re.compile(r"([01]\d|2[0-4])[0-5]\d\s*-\s*([01]\d|2[0-4])[0-5]\d")
+_TIME_RANGE_RE = shipped_pattern("measurement-phone", "time-range")
 
 
 def _number_run(text: str, start: int, end: int) -> re.Match | None:
@@ -271,8 +269,8 @@ _NAME_AFTER = words("name_after")
 _KIN = words("kin")
 _FUNCTION_WORDS = words("function_words")
 _GENERIC_KINDS = words("generic_kinds")
-_KINDS = _GENERIC_KINDS | {"memorial", "regional", "general", "university", "vamc", "manor", "st",
-                           "saint", "mt", "ft"}
+_NAMING_PLACE_KINDS = words("naming_place_kinds")
+_KINDS = _GENERIC_KINDS | _NAMING_PLACE_KINDS
 _LANGUAGES = words("languages")
 _COUNTRIES = words("countries")
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
@@ -283,20 +281,20 @@ def country(text: str, start: int, end: int) -> bool:
     "the Bahamas"): no identifier as a place (names are left alone:
     "Jordan", "India")."""
     return " ".join(_NAME_WORD_RE.findall(text, start, end)).lower() in _COUNTRIES
-# Letters glued by stops are an abbreviation, no initials of a name: "e.g.",
-# "H.O." (house officer), "B.S." (bowel sounds), "Y.O.". (No annotated name
-# of the PhysioNet training notes holds one; the folds' models called 34
-# tokens of them names: "(e.g. hypertension", "H.O. aware".)
-_ABBREVIATION = r"(?<![A-Za-z.])(?:[A-Za-z]\.)+[A-Za-z](?![A-Za-z'\u2019])\.?"
-_WORD_OR_ABBREVIATION_RE = re.compile(_ABBREVIATION + r"|[A-Za-z][A-Za-z'\u2019]*")
+
+
+# A word, or letters glued by stops (the fragment ABBREVIATION: "e.g.",
+# "H.O.", "B.S."), which are an abbreviation, no initials of a name.
+_WORD_OR_ABBREVIATION_RE = re.compile(fragment("ABBREVIATION") + r"|[A-Za-z][A-Za-z'\u2019]*")
 _STATE_CODES = words("state_codes")
-_VALUE_AFTER_RE = re.compile(r"[ \t]*\d")
-_INITIAL_BEFORE_RE = re.compile(r"\b[A-Za-z]\.?\s*$")
+_VALUE_AFTER_RE = shipped_pattern("unlisted-lower-place", "value-after")
+_INITIAL_BEFORE_RE = shipped_pattern("ordinary-words", "initial-before")
 # The end of letters glued by stops: "B.S. ", "C.O. ".
-_ABBREVIATION_BEFORE_RE = re.compile(r"[A-Za-z]\.[A-Za-z]\.?\s*$")
+_ABBREVIATION_BEFORE_RE = shipped_pattern("ordinary-words", "abbreviation-before")
 # Letters glued by stops around a point: "C.O.", "o.r".
-_ABBREVIATION_RE = re.compile(_ABBREVIATION)
-_INITIAL_AFTER_RE = re.compile(r",\s*[A-Z]\.?(?!\w)|\s+[A-Za-z]\.\s")
+_ABBREVIATION_RE = shipped_pattern("abbreviation-letter", "abbreviation")
+_INITIAL_AFTER_RE = shipped_pattern("ordinary-words", "initial-after")
+_STATE_CUE_RE = shipped_pattern("ordinary-words", "state-cue")
 
 
 def _ordinary(word: str) -> bool:
@@ -338,15 +336,10 @@ CARE_SUFFIX = words("care_suffix")
 # role, a relative or "per", "by", "and" before ("dr brandvold", "per np
 # hoffman", "son dave"); a credential, "aware", a deed or "and" after ("rose
 # aware", "dave called", "ines and hope").
-_LOWER_NAME_BEFORE = _NAME_BEFORE | {
-    "per", "by", "nsg", "and", "with", "pa", "ho", "social", "mr", "mrs", "ms", "&", "paged",
-    "page", "call", "notified", "informed", "told", "asked", "reached", "reach", "contacted",
-    "spoke", "via", "from", "for"}
-_LOWER_NAME_AFTER = _NAME_AFTER | {
-    "and", "&", "bsn", "pa", "was", "is", "in", "to", "here", "spoke", "arrived", "left",
-    "returned", "consented", "verified", "does", "had", "re", "of", "for", "from", "today",
-    "currently", "tel", "cell", "made", "will", "would", "wants", "wanted", "has", "asked",
-    "phoned", "came", "agreed", "requested", "at"}
+_LOWER_NAME_WORDS_BEFORE = words("lower_name_before")
+_LOWER_NAME_WORDS_AFTER = words("lower_name_after")
+_LOWER_NAME_BEFORE = _NAME_BEFORE | _LOWER_NAME_WORDS_BEFORE
+_LOWER_NAME_AFTER = _NAME_AFTER | _LOWER_NAME_WORDS_AFTER
 
 
 def lone_lower_case_name(text: str, start: int, end: int, spans) -> bool:
@@ -377,7 +370,7 @@ def lone_lower_case_name(text: str, start: int, end: int, spans) -> bool:
                    for o in spans)
 
 
-_IN_BEFORE_RE = re.compile(r"\b(?:in|into)[ \t]+(?:(?:the|a|an)[ \t]+)?$", re.I)
+_IN_BEFORE_RE = shipped_pattern("unlisted-lower-place", "in-before")
 
 
 def unlisted_lower_place(text: str, start: int, end: int) -> bool:
@@ -414,7 +407,7 @@ def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
     return start, words[keep - 1].end()
 
 
-_HYPHEN_BEFORE_RE = re.compile(r"[ \t]*-[ \t]*$")
+_HYPHEN_BEFORE_RE = shipped_pattern("name-part", "hyphen-between")
 
 
 def _no_name_part(word: str, first: str) -> bool:
@@ -470,7 +463,7 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     if words and all(w.lower() in _LANGUAGES for w in words) or place and country(text, start, end):
         return True                                    # "IN RUSSIAN": a language; "IN BAHAMAS"
     if words and _states_only(text[start:end]) and (
-            place or re.search(r"(?i)\b(?:from|in|to|of)[ \t]+$", text[max(0, start - 8):start])):
+            place or _STATE_CUE_RE.search(text[max(0, start - 8):start])):
         # "IN FLORIDA", also as a name: "moving from Florida"
         # A state alone identifies no one (HIPAA): "WENT HOME TO NH", "IN FLORIDA".
         return not _beside_kind(text, start, end)
@@ -523,7 +516,7 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     return True
 
 
-_GLUED_LETTER_RE = re.compile(r"[A-Za-z]/$|^[./][A-Za-z]{2}")
+_GLUED_LETTER_RE = shipped_pattern("glued-letter", "glued")
 
 
 def glued_letter(text: str, start: int, end: int) -> bool:
@@ -552,7 +545,7 @@ def abbreviation_letter(text: str, start: int, end: int) -> bool:
 
 
 _EPONYM_NOUNS = words("eponym_nouns")
-_EPONYM_AFTER_RE = re.compile(r"[ \t]+([A-Za-z]+)\b")
+_EPONYM_AFTER_RE = shipped_pattern("eponym", "noun-after")
 
 
 _CLINICAL_ABBREVIATIONS = words("clinical_abbreviations")

@@ -60,3 +60,29 @@ def test_a_wrong_rules_file_or_name_exits_1_and_changes_nothing(tmp_path, capsys
     assert run("rules", proj, "add", tmp_path / "missing.json") == 1
     with Project.open(proj, readonly=True) as p:
         assert p.get_setting("rules") is None
+
+
+def test_rules_off_on_a_project_stops_a_moved_rule_and_list_shows_its_words(tmp_path, capsys):
+    from app.services.lists import project_matcher
+
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    text = "SEEN BY DR. QUILLFEATHER, THEN WENT TO HOLY FAMILY."
+
+    def rules_found() -> set[str]:
+        with Project.open(proj) as project:
+            floor, _ = project_matcher(project)
+            return {h.rule for h in floor.find(text)}
+
+    assert {"titled-name", "church-named-hospital"} <= rules_found()
+    capsys.readouterr()
+    assert run("rules", proj, "list") == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("titled-name"))
+    assert " on " in line and "words: after_title, not_after_name" in line
+    assert run("rules", proj, "show", "titled-name") == 0
+    shown = capsys.readouterr().out
+    assert "pattern:  title: " in shown and "words:    after_title: " in shown
+    assert run("rules", proj, "off", "titled-name") == 0
+    assert "titled-name" not in rules_found() and "church-named-hospital" in rules_found()
+    assert run("rules", proj, "on", "titled-name") == 0
+    assert "titled-name" in rules_found()

@@ -201,11 +201,11 @@ def test_capitalised_words_after_a_move_in_mixed_case():
 
 
 def test_reference_numbers_and_hospitals_named_as_churches():
-    from app.rules.nursing import find_sure_care_places
     from app.rules.registry import shipped_finder
 
     text = "papers sent (ref # 4417702). CLAIM NO. 55120. REF 12. PAGE 2 OF 4"
     assert found(shipped_finder("reference-number"), text) == ["4417702", "55120"]
     text = "WENT TO SACRED HEART WITH FEVER. transfer back to good samaritan. HOLY WATER. GOOD HEART"
-    assert found(find_sure_care_places, text) == ["SACRED HEART", "good samaritan"]
+    assert found(shipped_finder("church-named-hospital"), text) == ["SACRED HEART",
+                                                                   "good samaritan"]
 

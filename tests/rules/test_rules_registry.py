@@ -19,7 +19,7 @@ def test_every_shipped_rule_is_documented_and_its_code_exists():
     for r in rules:
         assert r.action in (registry.FINDS, registry.VETOES) and r.evidence and r.example
         if r.function:
-            assert callable(r.finder())
+            assert callable(r.code()), r.name
 
 
 def test_a_span_names_the_rule_that_made_it_and_a_removal_its_veto():
@@ -58,6 +58,7 @@ def test_a_site_pattern_finds_with_its_context_and_takes_its_kind_label(tmp_path
     ({"name": "x", "kind": "dates", "patterns": ["a"]}, "kind must be one of"),
     ({"name": "x", "kind": "date", "patterns": ["a*"]}, "matches nothing"),
     ({"name": "x", "kind": "date", "patterns": ["a"], "colour": 1}, "unknown field"),
+    ({"name": "x", "kind": "date", "patterns": ["a"], "unless": ["colours"]}, "word sets"),
 ])
 def test_a_wrong_site_rule_is_refused_with_what_is_wrong(tmp_path, entry, says):
     path = tmp_path / "bad.json"
@@ -72,8 +73,11 @@ def test_the_word_sets_of_the_rules_live_in_the_shipped_file_with_their_evidence
     lexicon = _lexicon()
     assert len(lexicon) >= 33
     for name, entry in lexicon.items():
-        module, _, attr = entry["used_by"].rpartition(".")
-        assert getattr(importlib.import_module(module), attr) == words(name), name
+        if entry["used_by"].startswith("rule:"):        # a pattern rule's `unless`
+            assert name in registry.project_rules(None).get(entry["used_by"][5:]).unless
+        else:
+            module, _, attr = entry["used_by"].rpartition(".")
+            assert getattr(importlib.import_module(module), attr) == words(name), name
         assert entry["evidence"] and entry["words"] == sorted(set(entry["words"])), name
 
 
@@ -89,21 +93,36 @@ def test_a_rule_switched_off_makes_an_export_redo_its_notes(tmp_path):
             [{"rule": "pager", "enabled": False}]
 
 
+def site_hits(tmp_path, pattern: str, text: str, **fields) -> list[str]:
+    """What a site's rule of one ``pattern`` (and ``fields``) finds in ``text``."""
+    path = tmp_path / "site.json"
+    path.write_text(json.dumps([{"name": "site-rule", "kind": "ward", "patterns": [pattern],
+                                 "example": "an example", "evidence": "our own", **fields}]))
+    site = registry.merge([], {"added": registry.read_site_rules(path)}).get("site-rule")
+    return [text[a:b] for a, b in site.finder()(text)]
+
+
+def test_a_site_pattern_may_use_a_shipped_fragment(tmp_path):
+    text = "pod nurse Quarrel aware; pod nurse 12"
+    assert site_hits(tmp_path, r"\bpod nurse (?P<hit>{NAME_WORD})", text) == ["Quarrel"]
+
+
+def test_a_site_pattern_leaves_out_the_words_of_its_unless_sets(tmp_path):
+    text = "pod Vandrell, pod Window, pod PICU, pod Zephyrine"
+    assert site_hits(tmp_path, r"\bpod (?P<hit>\w+)", text,
+                     unless=["common-words", "unit_types"]) == ["Vandrell", "Zephyrine"]
+
+
 def test_a_pattern_rule_hits_its_group_named_hit_and_the_shipped_ones_are_patterns(tmp_path):
     """A rule that is a pattern alone ships as data (its pattern in the
     file, none in Python); a pattern's group named ``hit`` is what it
     replaces, shipped or a site's own."""
     shipped = registry.project_rules(None)
     for name in ("pager", "ten-digit-phone", "age-over-89", "reference-number", "month-date",
-                 "written-year"):
+                 "written-year", "church-named-hospital", "hospital-initials"):
         rule = shipped.get(name)
         assert rule.patterns and rule.function is None, name
-    path = tmp_path / "site.json"
-    path.write_text(json.dumps([{"name": "bed", "kind": "ward",
-                                 "patterns": [r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b"],
-                                 "example": "bed K12", "evidence": "our bed codes"}]))
-    site = registry.merge([], {"added": registry.read_site_rules(path)}).get("bed")
     text = "moved to bed K12, then bed K12 again; K13"
-    assert [text[a:b] for a, b in site.finder()(text)] == ["K12", "K12"]
+    assert site_hits(tmp_path, r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b", text) == ["K12", "K12"]
     text = "Pager #12345 and PG 23456"
     assert [text[a:b] for a, b in registry.shipped_finder("pager")(text)] == ["12345", "23456"]

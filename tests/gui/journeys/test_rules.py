@@ -34,7 +34,7 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
         qtbot.mouseClick(view.table.viewport(), Qt.LeftButton,
                          pos=QPoint(cell.left() + 10, cell.center().y()))
     assert view.table.item(_row(view, "pager"), 0).checkState() == Qt.Unchecked
-    assert "pager (off, shipped)" in view.detail.text()
+    assert "pager (off, shipped)" in view.detail.toPlainText()
 
     # The site's own pattern: tested on the open note, then added.
     qtbot.keyClicks(view.name, "kestrel-pod")
