@@ -217,14 +217,42 @@ class DocumentsMixin(ProjectCore):
                        " VALUES (?, ?, ?) ON CONFLICT (document_id, annotator) DO UPDATE"
                        f" SET status = excluded.status, updated_at = {NOW}",
                        (doc_id, annotator, status))
-            own = [row[0] for row in db.execute(
-                "SELECT coalesce(s.status, 'todo') FROM assignments a LEFT JOIN annotator_status s"
-                " ON s.document_id = a.document_id AND s.annotator = a.annotator"
-                " WHERE a.document_id = ?", (doc_id,))]
-            shared = ("done" if own and all(s in ("done", "reviewed") for s in own) else
-                      "in_progress" if any(s != "todo" for s in own) else "todo")
-            db.execute(f"UPDATE documents SET status = ?, updated_at = {NOW}"
-                       " WHERE id = ? AND status != 'reviewed'", (shared, doc_id))
+            self._follow_assignees(db, doc_id)
+
+    @staticmethod
+    def _follow_assignees(db: sqlite3.Connection, doc_id: int) -> None:
+        """A blind document's shared status from its assigned annotators' own:
+        ``done`` once all are, ``in_progress`` once any has started, else
+        ``todo``; an adjudicated (``reviewed``) one stays reviewed."""
+        own = [row[0] for row in db.execute(
+            "SELECT coalesce(s.status, 'todo') FROM assignments a LEFT JOIN annotator_status s"
+            " ON s.document_id = a.document_id AND s.annotator = a.annotator"
+            " WHERE a.document_id = ?", (doc_id,))]
+        shared = ("done" if own and all(s in ("done", "reviewed") for s in own) else
+                  "in_progress" if any(s != "todo" for s in own) else "todo")
+        db.execute(f"UPDATE documents SET status = ?, updated_at = {NOW}"
+                   " WHERE id = ? AND status != 'reviewed'", (shared, doc_id))
+
+    @staticmethod
+    def _take_own_status(db: sqlite3.Connection, doc_id: int, annotator: str) -> None:
+        """Give an annotator just assigned to a document the status they had
+        made their own: the last one they set (a note they marked Done
+        before it was assigned stays done for them), ``in_progress`` when
+        they labelled something, else ``todo``; one they already have is kept."""
+        last = None
+        for (payload,) in db.execute(
+                "SELECT payload_json FROM history WHERE document_id = ? AND annotator = ?"
+                " AND undone = 0 ORDER BY seq", (doc_id, annotator)):
+            last = (loads(payload) or {}).get("doc_status") or last
+        if last:
+            status = last[1]
+        else:
+            labelled = db.execute("SELECT 1 FROM spans WHERE document_id = ? AND annotator = ?"
+                                  " AND status = 'accepted' LIMIT 1",
+                                  (doc_id, annotator)).fetchone()
+            status = "in_progress" if labelled else "todo"
+        db.execute("INSERT OR IGNORE INTO annotator_status (document_id, annotator, status)"
+                   " VALUES (?, ?, ?)", (doc_id, annotator, status))
 
     def set_document_fields(self, doc_id: int, **fields) -> None:
         """Update ``name``, ``status``, ``split``, ``patient_id``, ``uncertainty``
