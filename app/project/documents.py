@@ -28,13 +28,14 @@ _ORDERS = {
     "updated": "updated_at DESC, id",
 }
 #: The status an annotator sees (parameter: the annotator): their own for a
-#: blind document (one assigned to anyone) until it is adjudicated
-#: (``reviewed``), else the document's.
+#: blind document assigned to them until it is adjudicated (``reviewed``),
+#: else the document's (shared) one: a lead who is not assigned sees whether
+#: the assigned annotators are done.
 _SEEN_STATUS = ("CASE WHEN documents.status = 'reviewed' THEN 'reviewed'"
-                " WHEN EXISTS (SELECT 1 FROM assignments a WHERE a.document_id = documents.id)"
-                " THEN coalesce((SELECT s.status FROM annotator_status s"
-                " WHERE s.document_id = documents.id AND s.annotator = ?), 'todo')"
-                " ELSE documents.status END")
+                " ELSE coalesce((SELECT coalesce(s.status, 'todo') FROM assignments a"
+                " LEFT JOIN annotator_status s"
+                " ON s.document_id = a.document_id AND s.annotator = a.annotator"
+                " WHERE a.document_id = documents.id AND a.annotator = ?), documents.status) END")
 _DOC_FIELDS = {"name", "status", "split", "patient_id", "uncertainty", "meta"}
 _SPAN_FIELDS = {"start", "end", "label", "status", "confidence", "annotator"}
 
@@ -191,7 +192,7 @@ class DocumentsMixin(ProjectCore):
 
     def status_seen_by(self, doc_id: int, annotator: str | None) -> str:
         """The status ``annotator`` sees of a document: for a blind document
-        (assigned to anyone, double annotation) their own (``todo`` until
+        assigned to them (double annotation) their own (``todo`` until
         they change it) until it is adjudicated, else (or for no
         annotator) the document's shared status."""
         seen = "status" if annotator is None else _SEEN_STATUS

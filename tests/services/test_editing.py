@@ -120,3 +120,7 @@ def test_a_note_done_before_it_is_assigned_stays_done_for_who_finished_it(tmp_pa
         assign_notes(project, [doc], ["ann", "bob"])                  # again: nothing changes
         assert (project.status_seen_by(doc, "ann"), project.status_seen_by(doc, "bob"),
                 project.document(doc).status) == ("done", "done", "done")
+        # A lead not assigned sees the shared status (done once both are), not "To do".
+        assert project.status_seen_by(begun, "lead") == "in_progress"
+        assert [(i.name, i.status) for i in project.document_infos(annotator="lead")] == \
+            [("n", "done"), ("m", "in_progress")]

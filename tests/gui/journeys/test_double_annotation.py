@@ -125,12 +125,12 @@ def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path
     open_row(qtbot, w, "P2_a")
     _label_and_finish(qtbot, w)
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "Done"
+    assert _status_shown(w, "P2_a") == "Done (blind)"
 
     # bob: the note is still his to do, in the list and in the editor.
     _become(qtbot, w, "bob")
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "To do"
+    assert _status_shown(w, "P2_a") == "To do (blind)"
     pick(qtbot, w.documents.status_box, "Done")
     assert "P2_a" not in [model.data(model.index(r, 0)) for r in range(model.rowCount())]
     pick(qtbot, w.documents.status_box, "All statuses")
@@ -141,7 +141,7 @@ def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path
     # ann's Done is still hers.
     _become(qtbot, w, "ann")
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "Done"
+    assert _status_shown(w, "P2_a") == "Done (blind)"
     w.close()
 
 
@@ -149,19 +149,29 @@ def test_a_note_done_then_assigned_stays_done_for_who_finished_it(qtbot, setting
                                                                    monkeypatch):
     """Issue 34: a note ann had marked Done, then assigned to ann and bob from
     the File menu, started "To do" for both. ann keeps her Done; bob, newly
-    assigned, starts To do."""
+    assigned, starts To do; the list says the status is each one's own
+    (blind), and a lead assigned neither sees the shared one."""
     w = _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch, assign=False)
     # ann labels P2_a and marks it done, before anyone speaks of double annotation.
     open_row(qtbot, w, "P2_a")
     assert not w.editor.blind_label.text()
     _label_and_finish(qtbot, w)
     _assign_p2a(qtbot, w)
-    assert _status_shown(w, "P2_a") == "Done"                       # still hers
+    assert _status_shown(w, "P2_a") == "Done (blind)"                    # still hers
     open_row(qtbot, w, "P2_a")
     assert w.editor.blind_label.text() and w.editor.status_label.text() == "Done"
     # bob starts it To do.
     _become(qtbot, w, "bob")
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "To do"
+    assert _status_shown(w, "P2_a") == "To do (blind)"
+    model = w.documents.table.model()
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == "P2_a")
+    assert model.data(model.index(row, 1), Qt.ToolTipRole) == (
+        "Annotated blind by ann and bob: this is your own status; the note is done once each "
+        "of them is")
     screenshot(w, "assigned_after_done_bob")
+    # A lead who annotates neither sees the note's shared status: not done by both yet.
+    _become(qtbot, w, "lead")
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "In progress"
     w.close()
