@@ -54,8 +54,8 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
     """Rich text for the info panel (the replacement, never the original);
     ``words`` names a model in words (`previewing.model_namer`; by default
     with no run to name an ensemble's members), the names themselves are
-    :func:`expert_names`'."""
-    words = words or (lambda name: model_words(None, name))  # noqa: E731 (one use)
+    :func:`expert_names`."""
+    words = words or (lambda name: model_words(None, name))
     m = info.mapped
     lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
     conf = "" if info.confidence is None else f", confidence {info.confidence:.2f}"
