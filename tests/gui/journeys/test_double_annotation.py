@@ -158,7 +158,7 @@ def test_a_note_done_then_assigned_stays_done_for_who_finished_it(qtbot, setting
     _label_and_finish(qtbot, w)
     _assign_p2a(qtbot, w)
     assert _status_shown(w, "P2_a") == "Done (blind)"                    # still hers
-    open_row(qtbot, w, "P2_a")
+    go(qtbot, w, "Annotate")                            # the note still open there: blind now
     assert w.editor.blind_label.text() and w.editor.status_label.text() == "Done"
     # bob starts it To do.
     _become(qtbot, w, "bob")
