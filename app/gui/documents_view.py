@@ -39,7 +39,8 @@ class DocumentTableModel(QAbstractTableModel):
         self.annotator: str | None = None
         self._rows: list[DocumentInfo] = []
         self._more = False
-        self._counts: dict[int, Counter] = {}
+        # Per painted row: its span counts and its assigned annotators.
+        self._counts: dict[int, tuple[Counter, list[str]]] = {}
         self.split: str | None = None
         self.status: str | None = None
         self.search: str | None = None
@@ -165,35 +166,47 @@ class DocumentTableModel(QAbstractTableModel):
             return _RIGHT
         if role == Role.TOOLTIP and col == 0:
             return info.source_path or info.name
+        blind = col == 1 and info.status != "reviewed" and self._is_blind_for_me(info.id)
+        if role == Role.TOOLTIP and blind:
+            names = self._row_facts(info.id)[1]
+            return (f"Annotated blind by {' and '.join(names)}: this is your own status; "
+                    "the note is done once each of them is")
         if role != Role.DISPLAY:
             return None
         if col == 0:
             return info.name
         if col == 1:
-            return STATUS_NAMES.get(info.status, info.status)
+            status = STATUS_NAMES.get(info.status, info.status)
+            return f"{status} (blind)" if blind else status
         if col == 2:
             return info.split or ""
         if col == 3:
             return info.patient_id or ""
         if col == 4:
             return "" if info.uncertainty is None else f"{info.uncertainty:.2f}"
-        counts = self._span_counts(info.id)
+        counts = self._row_facts(info.id)[0]
         return str(counts.get(_SOURCES[col - 5], 0))
 
-    def _span_counts(self, doc_id: int) -> Counter:
-        """Visible spans by who stands behind them, read only for rows that
-        are painted: Human counts what a person labelled or accepted (an
-        accepted model suggestion is a person's judgement now), Model and
-        Rule the suggestions still to review."""
-        counts = self._counts.get(doc_id)
-        if counts is None:
+    def _row_facts(self, doc_id: int) -> tuple[Counter, list[str]]:
+        """Visible spans by who stands behind them, and the annotators the
+        note is assigned to, read only for rows that are painted: Human
+        counts what a person labelled or accepted (an accepted model
+        suggestion is a person's judgement now), Model and Rule the
+        suggestions still to review."""
+        facts = self._counts.get(doc_id)
+        if facts is None:
             records = self.project.span_records(doc_id)
-            blind = bool(self.project.assignments(doc_id))
+            assigned = self.project.assignments(doc_id)
             counts = Counter("human" if r.status == "accepted" and r.source in ("model", "rule")
                              else r.source
-                             for r in visible_records(records, self.annotator, blind))
-            self._counts[doc_id] = counts
-        return counts
+                             for r in visible_records(records, self.annotator, bool(assigned)))
+            facts = self._counts[doc_id] = (counts, assigned)
+        return facts
+
+    def _is_blind_for_me(self, doc_id: int) -> bool:
+        """Whether the note is annotated blind by this window's annotator
+        (its Status is then theirs alone)."""
+        return self.annotator is not None and self.annotator in self._row_facts(doc_id)[1]
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         key = _ORDER_BY_COLUMN.get(column)

@@ -606,6 +606,9 @@ class MainWindow(QMainWindow):
         assign_notes(self.project, doc_ids, annotators, self.annotator())
         self.agreement.refresh_annotators()
         self.documents.model.refresh()
+        session = self.editor.session
+        if session is not None and session.doc_id in doc_ids:
+            self.editor.load_document(session.doc_id)     # blind now: its own spans and status
 
     # --------------------------------------------------------------- import
     def import_folder(self, path: str | Path, *, fmt: str = "auto", split: str | None = None,

@@ -29,9 +29,10 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
+from app.services.choice import model_words
 from app.services.prediction import predicts_by
-from app.services.previewing import (CorrectionSession, SpanInfo, found_by, predict_note,
-                                     preview_note)
+from app.services.previewing import (CorrectionSession, SpanInfo, found_by, model_namer,
+                                     predict_note, preview_note)
 from app.services.settings import project_policy, store_locale, store_strategies
 from app.core.words import count
 
@@ -49,8 +50,12 @@ SPAN_ALPHA = 90
 PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
 
 
-def describe(info: SpanInfo, replacement: str) -> str:
-    """Rich text for the info panel (the replacement, never the original)."""
+def describe(info: SpanInfo, replacement: str, words=None) -> str:
+    """Rich text for the info panel (the replacement, never the original);
+    ``words`` names a model in words (`previewing.model_namer`; by default
+    with no run to name an ensemble's members), the names themselves are
+    :func:`expert_names`."""
+    words = words or (lambda name: model_words(None, name))
     m = info.mapped
     lines = [f"<b>{m.label}</b> → {m.strategy}: <code>{_html(replacement)}</code>"]
     conf = "" if info.confidence is None else f", confidence {info.confidence:.2f}"
@@ -72,13 +77,13 @@ def describe(info: SpanInfo, replacement: str) -> str:
     else:
         lines.append(f"Suggestion awaiting review{conf}")
     if info.made_by and not maker:
-        lines.append(f"Made by {_html(info.made_by)}")
+        lines.append(f"Made by {_html(words(info.made_by))}")
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
         if info.members:
             lines.append(f"{'Also found' if maker else 'Found'} exactly by {len(info.members)} of "
-                         f"the {info.n_members} models voting: {', '.join(info.members)}")
+                         f"the {info.n_members} models voting: {_names(info.members, words)}")
         elif maker:
             lines.append(f"None of the {info.n_members} models voting found it")
         else:
@@ -86,8 +91,25 @@ def describe(info: SpanInfo, replacement: str) -> str:
             lines.append(f"None of the {info.n_members} models voting found exactly these "
                          f"words; the vote joined what they found around them")
         if info.partial:
-            lines.append(f"Overlapping finds from: {', '.join(info.partial)}")
+            lines.append(f"Overlapping finds from: {_names(info.partial, words)}")
     return "<br>".join(lines)
+
+
+def _names(names: list[str], words) -> str:
+    # "; ": a model's words may hold a comma ("a word-pattern model, learned from every line").
+    return _html("; ".join(words(name) for name in names))
+
+
+def expert_names(info: SpanInfo) -> str:
+    """The models' own names behind :func:`describe`'s words (the panel's
+    tooltip, for experts): the candidate that made the span, the members
+    that found it."""
+    lines = [f"Made by: {info.made_by}"] if info.made_by else []
+    if info.members:
+        lines.append(f"Found exactly by: {', '.join(info.members)}")
+    if info.partial:
+        lines.append(f"Overlapping finds from: {', '.join(info.partial)}")
+    return "\n".join(lines)
 
 
 def _count(n: int, word: str) -> str:
@@ -156,6 +178,8 @@ class PreviewView(QWidget):
         self.vetoed: list[tuple[Span, str]] = []  # removed after the model, with the rule
         self._predictor = None
         self._model = "rules"                    # what predicts: model, starter or rules
+        # A model's name in words (model_namer once a project is shown).
+        self._words = lambda name: model_words(None, name)
         self._wanted: int | None = None          # document waiting for a prediction
         self._syncing = False
         self.runner = TaskRunner(self)
@@ -303,6 +327,7 @@ class PreviewView(QWidget):
             self._update_buttons()
             return
         self.policy = project_policy(project)
+        self._words = model_namer(project)       # set_project runs again after training
         self.colours = {l.name: l.colour for l in project.labels()}
         for label in project.labels():
             self.miss_label.addItem(label.name)
@@ -397,6 +422,10 @@ class PreviewView(QWidget):
         self._show_info()
         self._update_buttons()
 
+    def _by(self, made_by: str) -> str:
+        """What made a span in words: a list, a rule, a step, or a model."""
+        return found_by(made_by) or self._words(made_by)
+
     def _paint(self) -> None:
         left, right = [], []
         for i, s in enumerate(self.infos):
@@ -421,10 +450,12 @@ class PreviewView(QWidget):
                     sel.format.setUnderlineStyle(
                         QTextCharFormat.SingleUnderline if s.certainty >= 1.0
                         else QTextCharFormat.DashUnderline)
-                sel.format.setToolTip(f"{m.label} — {s.made_by}" if s.made_by else m.label)
+                sel.format.setToolTip(f"{m.label} — {self._by(s.made_by)}" if s.made_by
+                                      else m.label)
                 out.append(sel)
         marks = [(span, QTextCharFormat.DotLine, "#777777",
-                  f"{span.label} found by {span.origin or 'the model'}, kept in clear by {why}")
+                  f"{span.label} found by {self._by(span.origin) if span.origin else 'the model'}"
+                  f", kept in clear by {why}")
                  for span, why in self.vetoed]
         marks += [(g, QTextCharFormat.WaveUnderline, "#d00000",
                    f"{g.label} — annotated, but {PREDICTED_BY[self._model]} missed it")
@@ -500,13 +531,16 @@ class PreviewView(QWidget):
         if self.current is None:
             self.position_label.setText(f"{_count(len(self.order), 'identifier')}, "
                                         "uncertain first")
+            self.info.setToolTip("")
             self.info.setText(self._spot_words if self._spot is not None else
                               "Click a span, or use Next, to see where it came from.")
             return
         s = self.infos[self.current]
         self.position_label.setText(f"Span {self.order.index(self.current) + 1} of "
                                     f"{len(self.order)} (uncertain first)")
-        self.info.setText(describe(s, self.result.text[s.mapped.out_start:s.mapped.out_end]))
+        self.info.setText(describe(s, self.result.text[s.mapped.out_start:s.mapped.out_end],
+                                   self._words))
+        self.info.setToolTip(expert_names(s))
 
     def _span_at(self, offset: int, original: bool) -> int | None:
         for i, s in enumerate(self.infos):

@@ -28,13 +28,14 @@ _ORDERS = {
     "updated": "updated_at DESC, id",
 }
 #: The status an annotator sees (parameter: the annotator): their own for a
-#: blind document (one assigned to anyone) until it is adjudicated
-#: (``reviewed``), else the document's.
+#: blind document assigned to them until it is adjudicated (``reviewed``),
+#: else the document's (shared) one: a lead who is not assigned sees whether
+#: the assigned annotators are done.
 _SEEN_STATUS = ("CASE WHEN documents.status = 'reviewed' THEN 'reviewed'"
-                " WHEN EXISTS (SELECT 1 FROM assignments a WHERE a.document_id = documents.id)"
-                " THEN coalesce((SELECT s.status FROM annotator_status s"
-                " WHERE s.document_id = documents.id AND s.annotator = ?), 'todo')"
-                " ELSE documents.status END")
+                " ELSE coalesce((SELECT coalesce(s.status, 'todo') FROM assignments a"
+                " LEFT JOIN annotator_status s"
+                " ON s.document_id = a.document_id AND s.annotator = a.annotator"
+                " WHERE a.document_id = documents.id AND a.annotator = ?), documents.status) END")
 _DOC_FIELDS = {"name", "status", "split", "patient_id", "uncertainty", "meta"}
 _SPAN_FIELDS = {"start", "end", "label", "status", "confidence", "annotator"}
 
@@ -191,7 +192,7 @@ class DocumentsMixin(ProjectCore):
 
     def status_seen_by(self, doc_id: int, annotator: str | None) -> str:
         """The status ``annotator`` sees of a document: for a blind document
-        (assigned to anyone, double annotation) their own (``todo`` until
+        assigned to them (double annotation) their own (``todo`` until
         they change it) until it is adjudicated, else (or for no
         annotator) the document's shared status."""
         seen = "status" if annotator is None else _SEEN_STATUS
@@ -217,14 +218,42 @@ class DocumentsMixin(ProjectCore):
                        " VALUES (?, ?, ?) ON CONFLICT (document_id, annotator) DO UPDATE"
                        f" SET status = excluded.status, updated_at = {NOW}",
                        (doc_id, annotator, status))
-            own = [row[0] for row in db.execute(
-                "SELECT coalesce(s.status, 'todo') FROM assignments a LEFT JOIN annotator_status s"
-                " ON s.document_id = a.document_id AND s.annotator = a.annotator"
-                " WHERE a.document_id = ?", (doc_id,))]
-            shared = ("done" if own and all(s in ("done", "reviewed") for s in own) else
-                      "in_progress" if any(s != "todo" for s in own) else "todo")
-            db.execute(f"UPDATE documents SET status = ?, updated_at = {NOW}"
-                       " WHERE id = ? AND status != 'reviewed'", (shared, doc_id))
+            self._follow_assignees(db, doc_id)
+
+    @staticmethod
+    def _follow_assignees(db: sqlite3.Connection, doc_id: int) -> None:
+        """A blind document's shared status from its assigned annotators' own:
+        ``done`` once all are, ``in_progress`` once any has started, else
+        ``todo``; an adjudicated (``reviewed``) one stays reviewed."""
+        own = [row[0] for row in db.execute(
+            "SELECT coalesce(s.status, 'todo') FROM assignments a LEFT JOIN annotator_status s"
+            " ON s.document_id = a.document_id AND s.annotator = a.annotator"
+            " WHERE a.document_id = ?", (doc_id,))]
+        shared = ("done" if own and all(s in ("done", "reviewed") for s in own) else
+                  "in_progress" if any(s != "todo" for s in own) else "todo")
+        db.execute(f"UPDATE documents SET status = ?, updated_at = {NOW}"
+                   " WHERE id = ? AND status != 'reviewed'", (shared, doc_id))
+
+    @staticmethod
+    def _take_own_status(db: sqlite3.Connection, doc_id: int, annotator: str) -> None:
+        """Give an annotator just assigned to a document the status they had
+        made their own: the last one they set (a note they marked Done
+        before it was assigned stays done for them), ``in_progress`` when
+        they labelled something, else ``todo``; one they already have is kept."""
+        last = None
+        for (payload,) in db.execute(
+                "SELECT payload_json FROM history WHERE document_id = ? AND annotator = ?"
+                " AND undone = 0 ORDER BY seq", (doc_id, annotator)):
+            last = (loads(payload) or {}).get("doc_status") or last
+        if last:
+            status = last[1]
+        else:
+            labelled = db.execute("SELECT 1 FROM spans WHERE document_id = ? AND annotator = ?"
+                                  " AND status = 'accepted' LIMIT 1",
+                                  (doc_id, annotator)).fetchone()
+            status = "in_progress" if labelled else "todo"
+        db.execute("INSERT OR IGNORE INTO annotator_status (document_id, annotator, status)"
+                   " VALUES (?, ?, ?)", (doc_id, annotator, status))
 
     def set_document_fields(self, doc_id: int, **fields) -> None:
         """Update ``name``, ``status``, ``split``, ``patient_id``, ``uncertainty``

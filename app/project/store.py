@@ -316,15 +316,21 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
     def assign(self, doc_id: int, annotator: str) -> None:
         """Assign a document to an annotator (registered if new); idempotent.
 
-        Two or more assignees make a document double-annotated.
+        Two or more assignees make a document double-annotated. The
+        annotator keeps the status they gave the document before (their
+        Done stays theirs), a newly assigned one starts ``todo``, and the
+        shared status follows every assignee's (done once all are).
         """
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO annotators (name) VALUES (?)", (annotator,))
             try:
-                db.execute("INSERT OR IGNORE INTO assignments (document_id, annotator)"
-                           " VALUES (?, ?)", (doc_id, annotator))
+                added = db.execute("INSERT OR IGNORE INTO assignments (document_id, annotator)"
+                                   " VALUES (?, ?)", (doc_id, annotator)).rowcount
             except sqlite3.IntegrityError:
                 raise ProjectError(f"no document with id {doc_id}") from None
+            if added:
+                self._take_own_status(db, doc_id, annotator)
+                self._follow_assignees(db, doc_id)
 
     def unassign(self, doc_id: int, annotator: str) -> None:
         with self._write() as db:

@@ -46,9 +46,9 @@ def _standing(row: dict, objective: str) -> tuple:
     return (int(eligible), float(row.get("score", row.get("f1", 0.0))))
 
 
-def _group_words(run: TrainedRun, group: str, name: str) -> str:
+def _group_words(run: TrainedRun | None, group: str, name: str) -> str:
     """A member group of an ensemble in words ("all 4 models", "the 3 most exact")."""
-    record = run.ensembles.get(name)
+    record = run.ensembles.get(name) if run is not None else None
     top = re.fullmatch(r"top(\d+)_(f1|recall)", group)
     n = len(record.members) if record and record.members else int(top.group(1)) if top else 0
     if group == "all":
@@ -59,7 +59,7 @@ def _group_words(run: TrainedRun, group: str, name: str) -> str:
     return f"the {n} models of the group “{group}”" if n else f"the models of the group “{group}”"
 
 
-def model_words(run: TrainedRun, name: str) -> str:
+def model_words(run: TrainedRun | None, name: str) -> str:
     """A candidate of ``run`` in plain words, for a sentence a person reads
     ("a vote of all 4 models, leaving out those that did not help" for
     ``pruned[all]``); the name itself is for the details.
@@ -67,10 +67,12 @@ def model_words(run: TrainedRun, name: str) -> str:
     Parameters
     ----------
     run
-        The run whose candidate it is (its ensembles say their members).
+        The run whose candidate it is (its ensembles say their members);
+        ``None`` for no run (the starter model and its members).
     name
-        A member name (``crf-balanced``, ``rules``) or an ensemble name
-        (``voting[top3_f1]``, ``pruned[all]``, ``stacking-xgb[all]``).
+        A member name (``crf-balanced``, ``rules``), an ensemble name
+        (``voting[top3_f1]``, ``pruned[all]``, ``stacking-xgb[all]``) or
+        the starter's (``starter model``).
     """
     ensemble = _CANDIDATE.fullmatch(name)
     if ensemble:
@@ -79,7 +81,7 @@ def model_words(run: TrainedRun, name: str) -> str:
                 "pruned": f"a vote of {group}, leaving out those that did not help",
                 "stacking": f"a combination of {group}, weighted by what each got right on "
                             "notes it had not learned from"}[ensemble["method"]]
-    kind, _, variant = name.partition("-")
+    kind, _, variant = name.removesuffix(" model").partition("-")
     words = _KIND_WORDS.get(kind)
     if words is None:
         return name

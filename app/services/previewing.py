@@ -56,6 +56,21 @@ def found_by(made_by: str | None) -> str | None:
     return steps.get(head)
 
 
+def model_namer(project):
+    """A function naming what found a span (the active run's candidate, one
+    of its members, the starter model) in the words a person reads
+    (:func:`app.services.choice.model_words`: "a word-pattern model" for
+    ``crf-balanced``); the names themselves are for the experts' details."""
+    from app.errors import UserError
+    from app.services.choice import model_words
+    from app.services.runs import active_run
+    try:
+        run = active_run(project)
+    except UserError:
+        run = None                  # the starter or the rules: their names need no run
+    return lambda name: model_words(run, name)
+
+
 @dataclass
 class SpanInfo:
     """What the preview knows about one replaced span."""

@@ -93,3 +93,34 @@ def test_in_blind_double_annotation_each_annotator_has_their_own_done(tmp_path):
         # A note nobody is assigned keeps one status for everybody.
         AnnotationSession(project, other, "ann").set_status("done")
         assert AnnotationSession(project, other, "bob").status == "done"
+
+
+def test_a_note_done_before_it_is_assigned_stays_done_for_who_finished_it(tmp_path):
+    """Issue 34: a note assigned to two annotators after one of them marked
+    it Done started "To do" for both. Who finished it keeps their Done, the
+    newly assigned one starts To do, and the shared status is done once both are."""
+    from app.services.double_annotation import assign_notes
+    with Project.create(tmp_path / "p.deid", PRESETS["paper"]) as project:
+        doc = project.add_document("n", TEXT)
+        begun = project.add_document("m", TEXT + " Seen again.")
+        ann = AnnotationSession(project, doc, "ann")
+        ann.add(12, 17, "PERSON")
+        ann.set_status("done")
+        AnnotationSession(project, begun, "ann").add(12, 17, "PERSON")
+        assign_notes(project, [doc, begun], ["ann", "bob"])
+        assert (project.status_seen_by(doc, "ann"), project.status_seen_by(doc, "bob")) == \
+            ("done", "todo")
+        assert AnnotationSession(project, doc, "ann").status == "done"
+        assert project.document(doc).status == "in_progress"          # not done by both yet
+        # Labelled but never marked: begun for who labelled it.
+        assert (project.status_seen_by(begun, "ann"), project.status_seen_by(begun, "bob")) == \
+            ("in_progress", "todo")
+        AnnotationSession(project, doc, "bob").set_status("done")
+        assert project.document(doc).status == "done"
+        assign_notes(project, [doc], ["ann", "bob"])                  # again: nothing changes
+        assert (project.status_seen_by(doc, "ann"), project.status_seen_by(doc, "bob"),
+                project.document(doc).status) == ("done", "done", "done")
+        # A lead not assigned sees the shared status (done once both are), not "To do".
+        assert project.status_seen_by(begun, "lead") == "in_progress"
+        assert [(i.name, i.status) for i in project.document_infos(annotator="lead")] == \
+            [("n", "done"), ("m", "in_progress")]

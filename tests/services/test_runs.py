@@ -171,3 +171,6 @@ def test_a_candidate_is_named_in_words_a_person_reads():
         "a combination of the 3 models that miss the fewest identifiers")
     assert model_words(run, "crf-imbalanced") == "a word-pattern model, learned from every line"
     assert model_words(run, "rules") == "the pattern rules"
+    # No run (day one): the starter and its members, an ensemble by its group alone.
+    assert model_words(None, "starter model") == "the shipped starter model"
+    assert model_words(None, "voting[all]") == "a majority vote of all the models"

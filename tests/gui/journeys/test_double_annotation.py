@@ -30,16 +30,23 @@ def _become(qtbot, w, name: str) -> None:
     assert w.windowTitle().startswith("ward.deid")
 
 
-def _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch):
+def _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch, assign: bool = True):
     """The main window ("ann" annotates), File > New, the notes imported;
     in Documents P2_a selected and File > Assign selected note to two
-    annotators…: ann and bob."""
+    annotators…: ann and bob (unless not ``assign``)."""
     from app.gui.main_window import MainWindow
     w = MainWindow(settings)
     qtbot.addWidget(w)
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid")
     import_folder(qtbot, w, monkeypatch, write_brat(tmp_path / "notes"), pattern=r"^(P\d+)_")
+    if assign:
+        _assign_p2a(qtbot, w)
+    return w
+
+
+def _assign_p2a(qtbot, w) -> None:
+    """Documents, P2_a clicked, File > Assign selected note to two annotators…: ann and bob."""
     go(qtbot, w, "Documents")
     table = w.documents.table
     model = table.model()
@@ -48,7 +55,16 @@ def _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch):
                      pos=table.visualRect(model.index(row, 0)).center())
     assign_selected(qtbot, w, "ann", "bob")
     assert "annotated blind by ann and bob" in w.statusBar().currentMessage()
-    return w
+
+
+def _label_and_finish(qtbot, w) -> None:
+    """P2_a open: Cara Moss labelled a person, Ctrl+Enter (twice if suggestions are left)."""
+    _label(qtbot, w, "Cara Moss", Qt.Key_1)
+    key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    if w.editor.status_label.text() != "Done":
+        assert "not reviewed yet" in w.statusBar().currentMessage()
+        key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    assert w.editor.status_label.text() == "Done"
 
 
 def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
@@ -107,19 +123,14 @@ def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path
 
     # ann labels the note and marks it done (twice if suggestions are left).
     open_row(qtbot, w, "P2_a")
-    _label(qtbot, w, "Cara Moss", Qt.Key_1)
-    key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
-    if w.editor.status_label.text() != "Done":
-        assert "not reviewed yet" in w.statusBar().currentMessage()
-        key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
-    assert w.editor.status_label.text() == "Done"
+    _label_and_finish(qtbot, w)
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "Done"
+    assert _status_shown(w, "P2_a") == "Done (blind)"
 
     # bob: the note is still his to do, in the list and in the editor.
     _become(qtbot, w, "bob")
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "To do"
+    assert _status_shown(w, "P2_a") == "To do (blind)"
     pick(qtbot, w.documents.status_box, "Done")
     assert "P2_a" not in [model.data(model.index(r, 0)) for r in range(model.rowCount())]
     pick(qtbot, w.documents.status_box, "All statuses")
@@ -130,5 +141,37 @@ def test_blind_annotators_each_see_only_their_own_done(qtbot, settings, tmp_path
     # ann's Done is still hers.
     _become(qtbot, w, "ann")
     go(qtbot, w, "Documents")
-    assert _status_shown(w, "P2_a") == "Done"
+    assert _status_shown(w, "P2_a") == "Done (blind)"
+    w.close()
+
+
+def test_a_note_done_then_assigned_stays_done_for_who_finished_it(qtbot, settings, tmp_path,
+                                                                   monkeypatch):
+    """Issue 34: a note ann had marked Done, then assigned to ann and bob from
+    the File menu, started "To do" for both. ann keeps her Done; bob, newly
+    assigned, starts To do; the list says the status is each one's own
+    (blind), and a lead assigned neither sees the shared one."""
+    w = _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch, assign=False)
+    # ann labels P2_a and marks it done, before anyone speaks of double annotation.
+    open_row(qtbot, w, "P2_a")
+    assert not w.editor.blind_label.text()
+    _label_and_finish(qtbot, w)
+    _assign_p2a(qtbot, w)
+    assert _status_shown(w, "P2_a") == "Done (blind)"                    # still hers
+    go(qtbot, w, "Annotate")                            # the note still open there: blind now
+    assert w.editor.blind_label.text() and w.editor.status_label.text() == "Done"
+    # bob starts it To do.
+    _become(qtbot, w, "bob")
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "To do (blind)"
+    model = w.documents.table.model()
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == "P2_a")
+    assert model.data(model.index(row, 1), Qt.ToolTipRole) == (
+        "Annotated blind by ann and bob: this is your own status; the note is done once each "
+        "of them is")
+    screenshot(w, "assigned_after_done_bob")
+    # A lead who annotates neither sees the note's shared status: not done by both yet.
+    _become(qtbot, w, "lead")
+    go(qtbot, w, "Documents")
+    assert _status_shown(w, "P2_a") == "In progress"
     w.close()
