@@ -81,15 +81,18 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
+        # "that read the note", not "voting": a single model selected reads
+        # beside the lists, and nothing votes there.
+        readers = f"the {info.n_members} models that read the note"
         if info.members:
             lines.append(f"{'Also found' if maker else 'Found'} exactly by {len(info.members)} of "
-                         f"the {info.n_members} models voting: {_names(info.members, words)}")
+                         f"{readers}: {_names(info.members, words)}")
         elif maker:
-            lines.append(f"None of the {info.n_members} models voting found it")
+            lines.append(f"None of {readers} found it")
         else:
-            # The vote joined overlapping finds into a span no model found as such.
-            lines.append(f"None of the {info.n_members} models voting found exactly these "
-                         f"words; the vote joined what they found around them")
+            # Overlapping finds were joined into a span no model found as such.
+            lines.append(f"None of {readers} found exactly these words; what they found "
+                         f"around them was joined into this span")
         if info.partial:
             lines.append(f"Overlapping finds from: {_names(info.partial, words)}")
     return "<br>".join(lines)

@@ -137,9 +137,9 @@ def test_preview_words_for_what_found_a_span_and_how_many_were_replaced():
                     members=[], partial=["crf-balanced"], n_members=3)
     text = describe(info, "<**NAME**>")
     assert "Found by 0" not in text
-    assert "None of the 3 models voting found exactly these words" in text
+    assert "None of the 3 models that read the note found exactly these words" in text
     info.members.append("starter")
-    assert "Found exactly by 1 of the 3 models voting: the shipped starter model" in \
+    assert "Found exactly by 1 of the 3 models that read the note: the shipped starter model" in \
         describe(info, "x")
     assert [_count(n, "identifier") for n in (0, 1, 4)] == [
         "no identifier", "1 identifier", "4 identifiers"]
@@ -157,14 +157,14 @@ def test_a_span_the_lists_or_a_rule_found_says_so_not_found_by_none_of_the_model
     text = describe(listed, "<**LOCATION**>")
     assert "Found by the hospital lists" in text
     assert "confidence" not in text and "vote joined" not in text and "Made by" not in text
-    assert "None of the 3 models voting found it" in text
+    assert "None of the 3 models that read the note found it" in text
     ruled = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=1.0,
                      members=["crf-balanced"], n_members=3,
                      made_by="english-floor.v1: titled-name")
     text = describe(ruled, "x")
     assert "Found by the rule “titled-name”" in text
-    assert "Also found exactly by 1 of the 3 models voting: a word-pattern model, learned " \
-        "from the lines with identifiers and as many without" in text       # not crf-balanced
+    assert "Also found exactly by 1 of the 3 models that read the note: a word-pattern model, " \
+        "learned from the lines with identifiers and as many without" in text   # not crf-balanced
     voted = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=0.8,
                      n_members=3, made_by="voting[all]")
     assert "Model prediction, confidence 0.80" in describe(voted, "x")

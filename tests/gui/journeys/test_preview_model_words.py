@@ -63,8 +63,8 @@ def test_preview_names_what_found_a_span_in_words(qtbot, settings, monkeypatch, 
         [t for t in said + hovers if EXPERT_NAME.search(t)]
     shown_words = " ".join(said)
     assert "Made by a " in shown_words              # the model that predicts, in words
-    assert "voting: a word-pattern model" in shown_words or \
-        "voting: the pattern rules" in shown_words  # the members that found it
+    assert "read the note: a word-pattern model" in shown_words or \
+        "read the note: the pattern rules" in shown_words  # the members that found it
     # The experts' names are still there, in the panel's tooltip.
     assert any(re.search(r"Made by: (crf-balanced|voting\[all\])", d) for d in details)
     assert any("Found exactly by: " in d for d in details)
