@@ -52,5 +52,5 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
     qtbot.waitUntil(lambda: not p.status.text().startswith("Predicting"), timeout=120000)
     assert "kestrel" not in p.redacted.toPlainText()
     tips = [sel.format.toolTip() for sel in p.redacted.extraSelections()]
-    assert "LOCATION — english-floor.v1: kestrel-pod" in tips, tips
+    assert "LOCATION — the rule “kestrel-pod”" in tips, tips     # named in words
     w.close()
