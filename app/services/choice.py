@@ -112,8 +112,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
                   if objective == "privacy" else "hides the most of them")
                + f" was taken.{hides}")
         if tied := selection.get("tied"):
-            why += (f" The dev notes are of too few patients to tell {count(len(tied) + 1, 'model')}"
-                    " apart; of them it hides the most identifier words.")
+            why += (f" The dev notes are of too few patients to tell it from "
+                    f"{count(len(tied), 'other model')}: annotating notes of more patients "
+                    "would.")
     elif objective == "privacy":
         why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
                f"it finds the identifiers most exactly (F1 {row.get('f1', 0.0):.3f}).{hides}")

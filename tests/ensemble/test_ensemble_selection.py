@@ -167,26 +167,28 @@ def _patients(n_patients: int, misses: set[int], noisy: set[int]):
     return gold, {"careful": careful, "hider": hider}, [f"p{p}" for p in range(n_patients)]
 
 
-def test_when_few_dev_patients_cannot_tell_two_candidates_apart_the_one_hiding_more_wins():
+def test_when_few_dev_patients_cannot_tell_two_candidates_apart_the_run_says_so():
     # Four patients: careful leaks two tokens of patient 0 (token R .90,
     # F2 .918), hider one (R .95) but hides patient 1's ordinary words (F2
     # .872). A draw of patients without patient 1 (a third of them) ranks
-    # hider first: dev cannot tell them apart, and the tool errs to hiding.
+    # hider first: dev cannot tell them apart, and the reason names it. The
+    # best token F2 is still taken (taking the one hiding more was measured
+    # on the PhysioNet folds: a worse trade).
     gold, cands, groups = _patients(4, misses={0}, noisy={1})
     plain = select(cands, gold, "privacy", target=0.999)
     assert plain.best_name == "careful" and plain.tied == ()
     res = select(cands, gold, "privacy", target=0.999, groups=groups)
-    assert res.best_name == "hider" and res.tied == ("hider",)
-    assert "cannot tell 1 other from it" in res.reason and "hider hides the most" in res.reason
+    assert res.best_name == "careful" and res.tied == ("hider",)
+    assert res.reason.endswith("; the dev patients cannot tell 1 other from it (hider)")
     assert res.as_dict()["tied"] == ["hider"]
 
 
-def test_when_many_dev_patients_tell_them_apart_the_best_token_f2_stays():
-    # The same figures over 80 patients (20 of each kind): the draws agree
-    # careful is better, so it is kept.
+def test_when_many_dev_patients_tell_them_apart_nothing_is_tied():
+    # The same figures over 80 patients (20 of each kind): the draws agree.
     gold, cands, groups = _patients(80, misses=set(range(20)), noisy=set(range(20, 40)))
     res = select(cands, gold, "privacy", target=0.999, groups=groups)
     assert res.best_name == "careful" and res.tied == ()
+    assert "cannot tell" not in res.reason
 
 
 def test_a_met_target_or_another_objective_ignores_the_patients():

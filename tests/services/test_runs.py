@@ -144,12 +144,12 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
     assert "pruned[all]" not in text                     # the name is for the details
     assert "without hiding too many ordinary words" in text and "89.2%" in text
     assert "too few patients" not in text
-    # Dev patients too few to tell two models apart: the one hiding more is taken, in words.
-    tied = TrainedRun(1, selected="crf-balanced", selection={
+    # Dev patients too few to tell models apart: said, with what would tell them.
+    tied = TrainedRun(1, selected="pruned[all]", selection={
         **missed.selection, "tied": ["crf-balanced"]})
     assert plain_choice(tied).endswith(
-        "The dev notes are of too few patients to tell 2 models apart; of them it hides the most "
-        "identifier words.")
+        "The dev notes are of too few patients to tell it from 1 other model: annotating notes "
+        "of more patients would.")
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
