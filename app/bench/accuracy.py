@@ -176,7 +176,8 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     figure is the plain ``accuracy --corpus physionet`` run, to set beside
     the mean. Results: ``folds`` (one row per fold: the selected
     candidate's token recall and precision, strict F1, notes leaking),
-    ``mean`` over the folds, and each fold's ``data``, training summary and
+    ``mean`` over the folds, and each fold's ``data``, selection,
+    ``finishing`` (the lines on what the run learned after the selection) and
     ``candidates`` (every candidate's figures on the fold's test notes, as
     the folds table has them for the selected one, with its dev figures as
     the selection scored them: `dev_figures`).
@@ -210,7 +211,7 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         row = {"fold": k, **_privacy_row(selected_row(scores)), "train_seconds": summary["seconds"]}
         rows.append(row)
         details.append({"fold": k, "data": data, "selected": summary["selected"],
-                        "reason": summary["reason"],
+                        "reason": summary["reason"], "finishing": summary["finishing"],
                         "candidates": [_privacy_row(r) | dev_figures(summary, r["name"])
                                        for r in scores["rows"]]})
         log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "

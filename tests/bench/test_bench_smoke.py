@@ -361,6 +361,7 @@ def test_one_fold_runs_alone_with_every_candidate_and_no_target(physionet, tmp_p
     # Each candidate's dev figures (as its selection scored them) sit beside its test ones.
     chosen = next(c for c in details["candidates"] if c["name"] == fold["name"])
     assert 0 < chosen["dev_token_recall"] <= 1 and 0 <= chosen["dev_strict_f1"] <= 1
+    assert isinstance(details["finishing"], list)
     shown = (tmp_path / "accuracy-physionet-folds-fold1.md").read_text()
     assert "fold 1 alone" in shown and "mean of every fold" not in shown
     assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--fold", "2", "--smoke",
