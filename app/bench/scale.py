@@ -211,7 +211,10 @@ def dask_processes(n: int, tmp: Path, timeout_s: float = 120) -> Iterator[str]:
 
     tmp.mkdir(parents=True)
     spec = tmp / "scheduler.json"
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The scheduler's scratch (lock files) goes under ``tmp`` too, not into a
+    # shared /tmp/dask-scratch-space that outlives the run.
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                 env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(tmp / "scratch")})
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
                                "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                "--scheduler-file", str(spec)], **quiet)]

@@ -25,7 +25,8 @@ START_S = 60
 
 def _spawn(args, log: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+           "DASK_DISTRIBUTED__WORKER__DAEMON": "False",
+           "DASK_TEMPORARY_DIRECTORY": str(log.parent / "scratch")}
     return subprocess.Popen([sys.executable, "-m", *args], cwd=log.parent, env=env,
                             stdout=open(log, "wb"), stderr=subprocess.STDOUT)
 
