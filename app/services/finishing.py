@@ -208,8 +208,9 @@ def _dev_agrees(notes: list[dict], beta: float, step) -> tuple[bool, dict]:
 def _compare(notes: list[dict], beta: float, before_spans: Sequence[Sequence[Span]],
              after_spans: Sequence[Sequence[Span]]) -> tuple[bool, dict]:
     """Whether the dev ``notes``' predictions ``after_spans`` raise strict
-    F-beta over ``before_spans`` and cost at most `UNMARKED_RECALL_COST` of
-    the identifier tokens; and the figures for the record."""
+    F-beta over ``before_spans`` (or hide more identifier tokens and raise
+    token F-beta) and cost at most `UNMARKED_RECALL_COST` of the identifier
+    tokens; and the figures for the record."""
     from app.eval.metrics import PRF, f_beta, strict_counts, token_counts
 
     def score(preds) -> tuple[float, PRF]:
@@ -221,7 +222,14 @@ def _compare(notes: list[dict], beta: float, before_spans: Sequence[Sequence[Spa
 
     (before, tok_before), (after, tok_after) = score(before_spans), score(after_spans)
     lost = tok_before.tp - tok_after.tp
-    keep = after > before and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
+    # A step that hides more identifier tokens is also kept when it raises
+    # the leak measure (token F-beta), whatever exact boundaries say: on a
+    # fold of patients nobody tuned on, the English floor turned off for
+    # lowering strict F2 (0.8837 -> 0.8736) while hiding 7 more dev tokens
+    # left 0.012 of the test tokens in clear.
+    hides_more = lost < 0 and tok_after.f(beta) > tok_before.f(beta)
+    keep = (after > before or hides_more) \
+        and lost <= UNMARKED_RECALL_COST * (tok_before.tp + tok_before.fn)
     return keep, {"beta": beta, "dev_before": round(before, 4), "dev_after": round(after, 4),
                   "dev_tokens_lost": lost}
 
