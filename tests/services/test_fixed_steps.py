@@ -77,3 +77,27 @@ def test_the_run_says_which_fixed_steps_dev_turned_off_and_what_they_did():
         "Fixed steps off, as dev does not agree with them: vetoes.v1 (dev strict F1 0.9900 -> "
         "0.9800; 33 identifier tokens of dev less hidden).")
     assert fixed_summary({"steps": list(FIXED_STEPS), "tried": {}}) == ""
+
+
+def test_a_step_that_hides_more_identifier_words_is_kept_when_the_leak_measure_rises():
+    """Strict F-beta counts a span one word too wide as a miss and a false
+    hit: a step hiding the whole name with a word more would be turned off
+    by it, and the name left in clear. The leak measure (token F-beta) says
+    it hides more; a step hiding one identifier word with many ordinary
+    ones is still off."""
+    text = "Seen by John Smith MD and the night team on the ward and in the day room today."
+    gold = [Span(8, 18, "PERSON")]
+    found = [Span(8, 12, "PERSON")]                  # "John": half the name
+    wide = Span(8, 21, "PERSON")                     # "John Smith MD"
+    noisy = [Span(13, 18, "PERSON"), Span(22, 78, "PERSON")]   # "Smith" + ordinary words
+
+    def settle(t, spans, kept):
+        extra = ([wide] if "wide" in kept else []) + (noisy if "noisy" in kept else [])
+        return [*spans, *extra]
+
+    record = fit_fixed_steps(_notes(text, gold, found), settle, 2.0, ("noisy", "wide"))
+    assert record["steps"] == ["wide"]
+    assert record["tried"]["wide"]["dev_tokens_lost"] == -1
+    assert record["tried"]["wide"]["dev_after"] == record["tried"]["wide"]["dev_before"] == 0.0
+    assert record["tried"]["noisy"]["dev_tokens_lost"] == -1
+    assert not record["tried"]["noisy"]["kept"]
