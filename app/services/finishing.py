@@ -73,8 +73,9 @@ def fit_fixed_steps(notes: list[dict], settle: Settle, beta: float,
                     steps: Sequence[str]) -> dict:
     """The fixed ``steps`` (`app.lists.floor.FIXED_STEPS`) the dev ``notes``
     (`dev_notes`) agree with, tried one by one in their order on top of
-    those kept: a step is kept when it raises dev strict micro-F-beta and
-    hides at most `UNMARKED_RECALL_COST` fewer identifier tokens, as the
+    those kept: a step is kept when dev agrees (`_compare`: it raises dev
+    strict micro-F-beta, or hides more identifier tokens and raises token
+    F-beta, and hides at most `UNMARKED_RECALL_COST` fewer of them), as the
     learned steps are, or when it changes nothing on dev (no evidence
     against the shipped default). Returns the record ``{"steps": [kept],
     "tried": {step: figures}}``; each note's ``"pred"`` becomes its output
