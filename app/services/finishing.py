@@ -20,6 +20,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 from app.core.spans import Span, met_by
 from app.core.tokenize import Segment
+from app.core.words import count
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
 from app.ensemble.edges import Edges, edge_words, span_edges, trim_edges
@@ -325,8 +326,8 @@ def _dev_change(record: dict) -> str:
     (or hid: a step that finds identifiers)."""
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
     lost = record.get("dev_tokens_lost", 0)
-    tokens = (f"{lost} identifier tokens of dev less hidden" if lost >= 0
-              else f"{-lost} identifier tokens of dev more hidden")
+    tokens = (f"{count(lost, 'identifier token')} of dev less hidden" if lost >= 0
+              else f"{count(-lost, 'identifier token')} of dev more hidden")
     return f"dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}; {tokens}"
 
 

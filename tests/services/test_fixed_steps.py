@@ -76,6 +76,8 @@ def test_the_run_says_which_fixed_steps_dev_turned_off_and_what_they_did():
     assert fixed_summary(record) == (
         "Fixed steps off, as dev does not agree with them: vetoes.v1 (dev strict F1 0.9900 -> "
         "0.9800; 33 identifier tokens of dev less hidden).")
+    record["tried"][VETOES]["dev_tokens_lost"] = 1
+    assert fixed_summary(record).endswith("1 identifier token of dev less hidden).")
     assert fixed_summary({"steps": list(FIXED_STEPS), "tried": {}}) == ""
 
 
