@@ -186,18 +186,15 @@ def tied_on_dev(best: str, others: Sequence[str], tags_by: Mapping[str, Sequence
     names = sorted(set(groups))
     if len(names) < 2 or not others:
         return []
-    index = {g: i for i, g in enumerate(names)}
-    where = np.array([index[g] for g in groups])
+    members = {g: [i for i, h in enumerate(groups) if h == g] for g in names}
 
     def counts(name: str) -> np.ndarray:
         """(groups, 3): each group's identifier tokens hidden, wrongly hidden, missed."""
-        out = np.zeros((len(names), 3))
-        for seg, pred, g in zip(gold, tags_by[name], where):
-            gold_pii = np.array([t != "O" for t in seg])
-            pred_pii = np.array([t != "O" for t in pred])
-            out[g] += (np.sum(gold_pii & pred_pii), np.sum(~gold_pii & pred_pii),
-                       np.sum(gold_pii & ~pred_pii))
-        return out
+        out = []
+        for g in names:
+            prf = score_tokens([tags_by[name][i] for i in members[g]], [gold[i] for i in members[g]])
+            out.append((prf.tp, prf.fp, prf.fn))
+        return np.array(out, dtype=float)
 
     draws = np.random.default_rng(seed).multinomial(
         len(names), [1.0 / len(names)] * len(names), size=TIE_RESAMPLES)
