@@ -192,7 +192,8 @@ def tied_on_dev(best: str, others: Sequence[str], tags_by: Mapping[str, Sequence
         """(groups, 3): each group's identifier tokens hidden, wrongly hidden, missed."""
         out = []
         for g in names:
-            prf = score_tokens([tags_by[name][i] for i in members[g]], [gold[i] for i in members[g]])
+            idx = members[g]
+            prf = score_tokens([tags_by[name][i] for i in idx], [gold[i] for i in idx])
             out.append((prf.tp, prf.fp, prf.fn))
         return np.array(out, dtype=float)
 
