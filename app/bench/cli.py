@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS, default=None,
                    help="as `deid train --data`: the data variants each base model is trained on "
                         "(default: both)")
+    p.add_argument("--cross-fit", type=int, default=0, metavar="K",
+                   help="as `deid train --cross-fit`: ensembles fitted and the model chosen on "
+                        "every annotated note, K-fold cross-fitted by patient (0: off)")
     p.add_argument("--flair-minilm", action=argparse.BooleanOptionalAction, default=None,
                    help="as `deid train --flair-minilm`: Flair with (or without) the vendored "
                         "MiniLM embeddings (default: the training service's)")
@@ -129,6 +132,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         size = replace(size, train={**size.train, "flair_minilm": args.flair_minilm})
     if args.variants:
         size = replace(size, train={**size.train, "variants": list(args.variants)})
+    if args.cross_fit:
+        size = replace(size, train={**size.train, "cross_fit": args.cross_fit})
     models = args.models or default_models()
     if args.models:
         from app.models.base import known_kinds

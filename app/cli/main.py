@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--refit", action=argparse.BooleanOptionalAction, default=defaults.refit,
                    help="after the selection, train the CRF members again on train + dev with "
                         "the settings they were selected with (default: on)")
+    s.add_argument("--cross-fit", type=int, metavar="K", default=defaults.cross_fit,
+                   help="fit the ensembles and choose the model on every annotated note, each "
+                        "tagged by members trained without its patient (K folds: K more fits "
+                        "of each trained member); 0: on the dev notes alone (default: "
+                        f"{defaults.cross_fit})")
     s.add_argument("--reuse-members", action="store_true",
                    help="keep the members of the last run (same notes and split) and redo only "
                         "the ensembles and the selection, e.g. with another --objective")

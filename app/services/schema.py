@@ -129,6 +129,10 @@ class TrainConfig:
     # annotated note, not only the training split's (dev scores and the
     # selection stay those of the models before; see docs/ARCHITECTURE.md).
     refit: bool = True
+    # Folds of cross-fitting (app.services.crossfit): the ensembles are fitted
+    # and the model chosen on every annotated note, each tagged by members
+    # trained without its patient; 0: on the dev split alone.
+    cross_fit: int = 0
     # Member sets the user picks, built over beside the three built-in
     # groups: {name: [model kinds or member names]}, a kind standing for each
     # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for
@@ -165,6 +169,8 @@ class TrainConfig:
             raise UserError("the recall target must be in (0, 1]")
         if not 0.0 <= self.cost_tolerance < 1.0:
             raise UserError("the cost tolerance must be in [0, 1)")
+        if self.cross_fit and not 2 <= self.cross_fit <= 20:
+            raise UserError("cross-fitting takes 2 to 20 folds (0: off)")
         if not 1 <= self.jobs <= 16:
             raise UserError("members trained at once (jobs) must be between 1 and 16")
         if self.max_minutes is not None and self.max_minutes <= 0:

@@ -115,9 +115,19 @@ class RunPlan:
     budget: Budget
     reusable: dict
     notes: list[str] = field(default_factory=list)
+    # The segments the ensembles are fitted and the selection made on when
+    # cross-fitting (app.services.crossfit): every annotated note's.
+    selection_dev: list | None = None
 
     @property
     def dev(self) -> list:
+        """What the ensembles are fitted and candidates scored on: the dev
+        split, or every annotated note once cross-fitted."""
+        return self.selection_dev if self.selection_dev is not None else self.split_dev
+
+    @property
+    def split_dev(self) -> list:
+        """The dev split's segments."""
         return next(iter(self.builds.values())).corpus.dev
 
     def stored_config(self) -> dict:
@@ -561,9 +571,14 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
                candidates: dict, costs: dict, selection, work, started: float,
-               fixed_by_candidate: dict[str, list[str]] | None = None) -> TrainedRun:
+               fixed_by_candidate: dict[str, list[str]] | None = None,
+               tail: int | None = None) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
-    store the ensembles and the run record, make the run the active one."""
+    store the ensembles and the run record, make the run the active one.
+
+    ``tail``: when cross-fitted, the dev split's segments are the last
+    ``tail`` of the candidates' and members' tags; the finishing steps are
+    learned there (app.services.crossfit says why)."""
     from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
     from app.services.lists import project_matcher
@@ -574,8 +589,12 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
     floor, labels = project_matcher(project)
     settle = None if floor is None else (
         lambda text, spans, kept: floor.settle(text, spans, labels, None, steps=kept))
+    chosen, member_tags = candidates[selection.best_name], members.dev_out
+    if tail is not None:
+        chosen = chosen[len(chosen) - tail:]
+        member_tags = {n: tags[len(tags) - tail:] for n, tags in member_tags.items()}
     fill, propagation, unmarked, edges, fixed = fit_finishing(
-        selection.best_name, candidates[selection.best_name], plan.dev, members.dev_out, dev.beta,
+        selection.best_name, chosen, plan.split_dev, member_tags, dev.beta,
         use_fill=config.fill, use_propagation=config.propagate, train_docs=train_docs,
         settle=settle, fixed_steps=floor.steps(None) if floor is not None else ())
     if fixed is not None:
@@ -610,6 +629,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     """Run the whole training step, stage by stage:
     plan -> members -> ensembles -> select -> finish (see the module docstring)."""
     from app.ensemble.specs import MIN_TUNING_ENTITIES, ensemble_specs
+    from app.services.crossfit import cross_fit
 
     started = time.perf_counter()
     report = cancel.wrap(progress) if cancel else progress
@@ -620,6 +640,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     project.log("train_started", {"run": run_id, "budget": config.budget, "device": plan.device})
     try:
         members.run()
+        crossfit = cross_fit(plan, members, config.cross_fit, cancel) if config.cross_fit else None
+        if crossfit is not None:
+            plan.selection_dev = crossfit.items
         report(Progress((members.total_weight - 1.0) / members.total_weight, "ensemble",
                         message="building ensembles"))
         dev = dev_set(plan, members)
@@ -639,7 +662,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         selection = select_candidate(plan, dev, settled, costs)
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
-                         selection, private.path, started, fixed_by_candidate)
+                         selection, private.path, started, fixed_by_candidate,
+                         tail=crossfit.n_dev if crossfit is not None else None)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
                            TrainedRun(run_id, "cancelled", members=members.records).metrics())
