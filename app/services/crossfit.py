@@ -21,6 +21,7 @@ scored on notes they were learned from they would always look right.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -30,6 +31,8 @@ from app.core.words import count
 
 #: The smallest number of folds; fewer patients than folds: no cross-fit.
 MIN_FOLDS = 2
+#: Fold fits at once, at most (each a process of its own).
+MAX_WORKERS = 4
 
 
 @dataclass
@@ -82,7 +85,7 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
     from app.ensemble import gold_tags, score_members
     from app.ensemble.folds import assign_folds
     from app.models.base import FIXED_KINDS, Corpus, load_model
-    from app.services.members import fit_member
+    from app.services.members import fit_in_workers, fit_member
 
     started = time.perf_counter()
     items, n_dev, patient = _segments(plan)
@@ -113,33 +116,49 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
                 model.bind(members.list_matcher, members.list_patients)
             out[name] = model.predict(pairs)
             del model
-    done = 1
+    tags = {name: [None] * len(items) for name in trained}
+    fold_jobs, held = [], {}
     for name in trained:
         job, record = jobs[name], members.records[name]
         build = plan.builds[job.variant]
-        tags: list = [None] * len(items)
         for f in range(k):
-            if cancel:
-                cancel.check()
-            report(f"{name}: fold {f + 1} of {k}")
             keep = [s for s in build.corpus.train if fold_of_doc.get(s.doc_id) != f]
-            held = [i for i, g in enumerate(fold_of_item) if g == f]
             corpus = Corpus(train=keep,
                             dev=[s for s in build.corpus.dev if fold_of_doc.get(s.doc_id) != f],
                             labels=build.corpus.labels, language=build.corpus.language,
                             raw_texts=list({id(s.text): s.text for s in keep}.values()))
-            fold_job = replace(job, params=dict(record.params), search=False, corpus=corpus,
+            fold_job = replace(job, name=f"{name}-crossfit{f}", params=dict(record.params),
+                               search=False, corpus=corpus,
                                workdir=job.workdir.with_name(f"{name}-crossfit{f}"),
                                out_dir=job.out_dir.parent.parent / "crossfit" / f"{name}-{f}",
                                time_cap=None)
-            _, model = fit_member(fold_job, lambda p: None)
-            for i, seq in zip(held, model.predict([pairs[i] for i in held])):
-                tags[i] = seq
-            del model
-            shutil.rmtree(fold_job.out_dir, ignore_errors=True)
-            shutil.rmtree(fold_job.workdir, ignore_errors=True)
-            done += 1
-        out[name] = tags
+            fold_jobs.append(fold_job)
+            held[fold_job.name] = (name, f, [i for i, g in enumerate(fold_of_item) if g == f])
+    done = 1
+
+    def tag_fold(job, model) -> None:
+        nonlocal done
+        name, f, idx = held[job.name]
+        for i, seq in zip(idx, model.predict([pairs[i] for i in idx])):
+            tags[name][i] = seq
+        shutil.rmtree(job.out_dir, ignore_errors=True)
+        shutil.rmtree(job.workdir, ignore_errors=True)
+        done += 1
+        report(f"{name}: fold {f + 1} of {k} tagged by a fit without its patients")
+
+    # CRFsuite fits on one core: the folds' fits run side by side.
+    workers = max(1, min(os.cpu_count() or 1, MAX_WORKERS, len(fold_jobs)))
+    if workers > 1:
+        fit_in_workers(fold_jobs, workers, prepare=lambda job, running: job,
+                       on_progress=lambda name, p: None,
+                       on_done=lambda job, fit: tag_fold(job, load_model(job.out_dir, plan.device)),
+                       cancel=cancel)
+    else:
+        for job in fold_jobs:
+            if cancel:
+                cancel.check()
+            tag_fold(job, fit_member(job, lambda p: None)[1])
+    out.update(tags)
     gold = gold_tags(items)
     members.dev_items = pairs
     members.dev_gold = gold

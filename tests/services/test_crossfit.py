@@ -2,6 +2,7 @@
 each tagged by members that never trained on its patient."""
 import pytest
 
+import app.services.crossfit as crossfit_module
 import app.services.members as members_module
 from app.errors import UserError
 from app.project import Project
@@ -38,6 +39,7 @@ def crossfitted(tmp_path_factory):
 
     mp = pytest.MonkeyPatch()
     mp.setattr(members_module, "fit_member", spy)
+    mp.setattr(crossfit_module, "MAX_WORKERS", 1)      # the spy sees fits in this process
     try:
         with Project.open(path) as p:
             run = train_project(p, TrainConfig(**CONFIG, cross_fit=3))
@@ -82,6 +84,22 @@ def test_what_predicts_is_the_run_s_own_members(crossfitted):
             assert set(predictor.members) == {"crf-imbalanced", "rules"}
         names = {a.name for a in p.artifacts(run.id)}
     assert not any("crossfit" in n for n in names)
+
+
+def test_fits_side_by_side_in_worker_processes_tag_as_one_after_another(crossfitted, tmp_path):
+    """The fold fits run in worker processes on a machine with cores to spare:
+    the CRF is deterministic, so the selection's table is the same."""
+    _, serial, _, _ = crossfitted
+    path = make_project(tmp_path / "p.deid", n=40)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(crossfit_module.os, "cpu_count", lambda: 2)
+    try:
+        with Project.open(path) as p:
+            run = train_project(p, TrainConfig(**CONFIG, cross_fit=3))
+    finally:
+        mp.undo()
+    assert run.selection["rows"] == serial.selection["rows"]
+    assert run.selected == serial.selected
 
 
 def test_too_few_patients_for_the_folds_chooses_on_dev(tmp_path):
