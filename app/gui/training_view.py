@@ -33,7 +33,7 @@ from app.services.evaluating import dev_sample_note, evaluation_summary, stored_
 from app.services.finishing import finishing_summary
 from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
-from app.services.schema import (BUDGET_LABELS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
+from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.training import (TrainConfig, kind_variants, member_name, starter_usable,
@@ -357,6 +357,14 @@ class TrainingView(QWidget):
                                     "figures stay those of the models before, which had not seen "
                                     "dev.")
         rl.addRow("", self.refit_check)
+        self.crossfit_check = QCheckBox("Choose on every annotated note (cross-fitting)")
+        self.crossfit_check.setToolTip(
+            f"Each annotated note is tagged by models trained without its patient "
+            f"({CROSS_FIT_FOLDS} folds: each trained model is fitted {CROSS_FIT_FOLDS} more times); "
+            "the combinations are learned and the model chosen on all of them, not on the dev "
+            "notes alone. Slower; the choice carries better to new patients when the dev notes "
+            "are of few patients.")
+        rl.addRow("", self.crossfit_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("", self.objective_hint)
         rl.addRow("Recall target:", self.recall_target)
@@ -679,6 +687,7 @@ class TrainingView(QWidget):
             fill=self.fill_check.isChecked(),
             propagate=self.propagate_check.isChecked(),
             refit=self.refit_check.isChecked(),
+            cross_fit=CROSS_FIT_FOLDS if self.crossfit_check.isChecked() else 0,
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
             ensembles=[k for k, b in self.ensemble_checks.items() if b.isChecked()],
@@ -709,6 +718,7 @@ class TrainingView(QWidget):
         self.fill_check.setChecked(config.fill)
         self.propagate_check.setChecked(config.propagate)
         self.refit_check.setChecked(config.refit)
+        self.crossfit_check.setChecked(config.cross_fit > 0)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)
 
@@ -814,6 +824,8 @@ class TrainingView(QWidget):
             if ens is not None:
                 ens.setRange(0, 0)          # busy: the ensemble step reports no fraction
             self.stage_label.setText("Building and scoring ensembles…")
+        elif p.stage == "crossfit":
+            self.stage_label.setText(f"Cross-fitting: {p.model_fraction or 0:.0%}")
         elif self._running:
             self.stage_label.setText(running_words(self._running))
         # One point per epoch (or logged step): a later report of the same

@@ -107,7 +107,10 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
     done = 0
 
     def report(message: str) -> None:
-        members.report(Progress(done / total, "crossfit", message=message))
+        # The run's bar holds where the members left it (the ensembles'
+        # share is next); the stage's own fraction goes with the message.
+        members.report(Progress((members.total_weight - 1.0) / members.total_weight, "crossfit",
+                                model_fraction=done / total, message=message))
 
     for name, job in jobs.items():
         if job.kind in FIXED_KINDS:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.core.labels import PRESETS
 from app.models.device import DeviceInfo
 from app.project import Project
 from app.services.runs import ACTIVE_RUN
+from app.services.schema import CROSS_FIT_FOLDS
 from app.services.training import TrainConfig
 from app.synth import generate
 
@@ -72,7 +74,7 @@ def test_device_sentence_says_where_training_runs():
     assert device_sentence(DeviceInfo(cpu_physical=2)) == "CPU, 2 cores — no GPU found"
 
 
-def test_config_from_controls(trained):
+def test_config_from_controls(trained, qtbot):
     view = trained[0]
     config = view.config()
     assert config.models == ["spacy", "rules"] and config.budget == "quick"
@@ -94,9 +96,12 @@ def test_config_from_controls(trained):
     assert view.config().refit                   # the CRF refitted on train + dev by default
     view.refit_check.setChecked(False)
     assert not view.config().refit
+    assert view.config().cross_fit == 0          # chosen on the dev notes by default
+    qtbot.mouseClick(view.crossfit_check, Qt.LeftButton)
+    assert view.config().cross_fit == CROSS_FIT_FOLDS
     view.set_config(QUICK)
     assert view.jobs_box.value() == 1 and not view.reuse_check.isChecked()
-    assert view.refit_check.isChecked()
+    assert view.refit_check.isChecked() and not view.crossfit_check.isChecked()
     view.objective_box.setCurrentIndex(view.objective_box.findData("precision_at_token_recall"))
     assert view.recall_target.isEnabled()
     # The picked group: none ticked, no group; ticked, one named group.
