@@ -26,10 +26,13 @@ cd "$(dirname "$0")/.."
 # and scores fold K of the 5-fold bench instead (patients nobody tuned on;
 # `accuracy --folds 5 --fold K`), with the hospital lists when
 # GPU_CHECK_LISTS=1; it implies no annotation (the fold's test notes are not
-# the dev patients).
+# the dev patients). GPU_CHECK_CROSS_FIT=K chooses on every training note,
+# K-fold cross-fitted by patient (`deid train --cross-fit K`; each trained
+# member fitted K more times: about 5 more minutes for K=5 on an H100).
 MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
 BUDGET="${GPU_CHECK_BUDGET:-standard}"
 DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
+CROSS_FIT="${GPU_CHECK_CROSS_FIT:-0}"
 CARRY=.gpu
 dry=0
 [ "${1:-}" = "--dry-run" ] && dry=1
@@ -49,7 +52,7 @@ if [ "$dry" = 1 ]; then
     echo "gpu_check: no $CARRY/ here (python build/gpu_prepare.py makes it); command lines only"
   fi
   # Every command line the real run uses, parsed without running it.
-  "$PY" - "$MODELS" "$BUDGET" "$DATA" <<'EOF'
+  "$PY" - "$MODELS" "$BUDGET" "$DATA" "$CROSS_FIT" <<'EOF'
 import sys
 from app.bench.cli import build_parser
 from app.cli.main import build_parser as deid_parser
@@ -60,10 +63,11 @@ unknown = sorted(set(models) - set(known_kinds()))
 assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
                            "--models", *models, "--data", *sys.argv[3].split(),
-                           "--out", "/tmp/x", "-q"])
+                           "--cross-fit", sys.argv[4], "--out", "/tmp/x", "-q"])
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--fold", "3",
                            "--lists", "--budget", budget, "--models", *models,
-                           "--data", *sys.argv[3].split(), "--out", "/tmp/x"])
+                           "--data", *sys.argv[3].split(), "--cross-fit", sys.argv[4],
+                           "--out", "/tmp/x"])
 deid_parser().parse_args(["annotate", "p.deid", "in", "out", "--workers", "1"])
 deid_parser().parse_args(["doctor"])
 print("gpu_check: command lines ok:", " ".join(models), budget)
@@ -89,14 +93,14 @@ start=$(date +%s)
 if [ -n "${GPU_CHECK_FOLD:-}" ]; then
   lists=(); [ "${GPU_CHECK_LISTS:-0}" = 1 ] && lists=(--lists)
   python3 -m app.bench accuracy --corpus physionet --folds 5 --fold "$GPU_CHECK_FOLD" "${lists[@]}" \
-    --budget "$BUDGET" --models $MODELS --data $DATA --out "$work/bench"
+    --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --out "$work/bench"
   echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"
   for f in "$work"/bench/accuracy-physionet-folds*; do cp "$f" "$OUT/"; done
   cat "$work"/bench/accuracy-physionet-folds*.md
   exit 0
 fi
 python3 -m app.bench accuracy --corpus physionet --budget "$BUDGET" --models $MODELS \
-  --data $DATA --out "$work/bench"
+  --data $DATA --cross-fit "$CROSS_FIT" --out "$work/bench"
 echo "gpu_check: train + score took $(( $(date +%s) - start )) s"
 project=$(ls "$work"/bench/projects/*.deid | head -1)
 if [ -n "${GPU_CHECK_EXPORT:-}" ]; then
