@@ -105,37 +105,40 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     head = (f"The model used from now on is {chosen}" if used
             else f"This run's best model is {chosen}")
     share = f"{target:.0%}" if target else ""
+    # Cross-fitted, the choice was made on every annotated note, each tagged
+    # by models trained without its patient (app.services.crossfit).
+    notes = "the annotated notes" if selection.get("cross_fit") else "the dev notes"
     if objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
-        why = (f"no model hid {share} of the identifier words of the dev notes, so the one that "
+        why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"
                   " (a missed identifier counts four times a wrongly hidden word)"
                   if objective == "privacy" else "hides the most of them")
                + f" was taken.{hides}")
         if tied := selection.get("tied"):
-            why += (f" The dev notes are of too few patients to tell it from "
+            why += (f" {notes[0].upper()}{notes[1:]} are of too few patients to tell it from "
                     f"{count(len(tied), 'other model')}: annotating notes of more patients "
                     "would.")
     elif objective == "privacy":
-        why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
+        why = (f"of the models that hid at least {share} of the identifier words of {notes}, "
                f"it finds the identifiers most exactly (F1 {row.get('f1', 0.0):.3f}).{hides}")
     elif objective == "precision_at_token_recall":
-        why = (f"of the models that hid at least {share} of the identifier words of the dev notes, "
+        why = (f"of the models that hid at least {share} of the identifier words of {notes}, "
                f"it hides the fewest ordinary words.{hides}")
     elif objective == "f2":
-        why = ("it finds the identifiers of the dev notes best, a missed identifier counting four "
+        why = (f"it finds the identifiers of {notes} best, a missed identifier counting four "
                "times a wrong find.")
     elif objective in ("precision_at_recall", "recall_at_precision"):
-        why = ("it does best on the dev notes of the models that meet the target you set"
+        why = (f"it does best on {notes} of the models that meet the target you set"
                if row.get("eligible", True) else
-               "no model meets the target you set on the dev notes; it comes closest")
+               f"no model meets the target you set on {notes}; it comes closest")
         why += "."
     else:
-        why = f"it finds the identifiers of the dev notes most exactly (F1 {row.get('f1', 0.0):.3f})."
+        why = f"it finds the identifiers of {notes} most exactly (F1 {row.get('f1', 0.0):.3f})."
     better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
     if better and row.get("eligible", True):
         other = model_words(run, better[0]["name"])
         why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
-                "and the difference is within the noise of the dev notes.")
+                f"and the difference is within the noise of {notes}.")
     return f"{head}: {why}"
 
 

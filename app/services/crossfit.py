@@ -48,6 +48,11 @@ class CrossFit:
     patients: int
     seconds: float
 
+    def record(self) -> dict:
+        """What the run's selection record keeps of it (``selection["cross_fit"]``)."""
+        return {"folds": self.folds, "notes": self.notes, "patients": self.patients,
+                "seconds": round(self.seconds, 1)}
+
     def sentence(self) -> str:
         return (f"Ensembles fitted and the model chosen on all {count(self.notes, 'annotated note')} "
                 f"of {count(self.patients, 'patient')}, each tagged by models trained without its "

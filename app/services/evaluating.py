@@ -11,7 +11,10 @@ little more than the selected model alone.
                            eligible, precision, recall, f1, tp, fp, fn,
                            token: PRF}]}  (strict counts, and binary token
                            counts in ``token``; runs trained before token
-                           counts were kept have no ``token``)
+                           counts were kept have no ``token``); with
+                           ``cross_fit`` {folds, notes, patients, seconds}
+                           when made on every annotated note (`deid train
+                           --cross-fit`), the rows then of those notes
     propagated_labels     labels propagated in the model's output
     fill_rules            [[member, label], ...] applied where it found nothing
     fixed_steps           the floor's fixed steps run after the model (its dev kept

@@ -572,13 +572,14 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
                candidates: dict, costs: dict, selection, work, started: float,
                fixed_by_candidate: dict[str, list[str]] | None = None,
-               tail: int | None = None) -> TrainedRun:
+               crossfit=None) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
     store the ensembles and the run record, make the run the active one.
 
-    ``tail``: when cross-fitted, the dev split's segments are the last
-    ``tail`` of the candidates' and members' tags; the finishing steps are
-    learned there (app.services.crossfit says why)."""
+    ``crossfit``: the `app.services.crossfit.CrossFit` the selection was
+    made on, if any; the dev split's segments are then the last ``n_dev`` of
+    the candidates' and members' tags, and the finishing steps are learned
+    there (app.services.crossfit says why)."""
     from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
     from app.services.lists import project_matcher
@@ -590,7 +591,8 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
     settle = None if floor is None else (
         lambda text, spans, kept: floor.settle(text, spans, labels, None, steps=kept))
     chosen, member_tags = candidates[selection.best_name], members.dev_out
-    if tail is not None:
+    if crossfit is not None:
+        tail = crossfit.n_dev
         chosen = chosen[len(chosen) - tail:]
         member_tags = {n: tags[len(tags) - tail:] for n, tags in member_tags.items()}
     fill, propagation, unmarked, edges, fixed = fit_finishing(
@@ -606,7 +608,8 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
                      meta={"members": ens.members, "description": ens.describe()})
     run = TrainedRun(
         run_id, "done", plan.stored_config(), selected=selection.best_name,
-        selection=selection.as_dict(), members=members.records,
+        selection=selection.as_dict() | ({"cross_fit": crossfit.record()} if crossfit else {}),
+        members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
         notes=plan.notes,
@@ -663,7 +666,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,
-                         tail=crossfit.n_dev if crossfit is not None else None)
+                         crossfit)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
                            TrainedRun(run_id, "cancelled", members=members.records).metrics())

@@ -6,6 +6,7 @@ import app.services.crossfit as crossfit_module
 import app.services.members as members_module
 from app.errors import UserError
 from app.project import Project
+from app.services.choice import plain_choice
 from app.services.predictor import Predictor
 from app.services.training import TrainConfig, gold_documents, train_project
 
@@ -75,6 +76,12 @@ def test_the_selection_is_made_on_every_annotated_note(crossfitted):
     sentence = next(n for n in run.notes if n.startswith("Ensembles fitted and the model chosen"))
     assert f"all {len(docs)} annotated notes" in sentence
     assert "3-fold cross-fitting" in sentence
+    record = run.selection["cross_fit"]
+    assert record["folds"] == 3 and record["notes"] == len(docs)
+    assert record["patients"] == len({d.patient_id for d in docs})
+    # The plain words name the notes the choice was made on.
+    words = plain_choice(run)
+    assert "the annotated notes" in words and "the dev notes" not in words
 
 
 def test_what_predicts_is_the_run_s_own_members(crossfitted):
@@ -108,6 +115,7 @@ def test_too_few_patients_for_the_folds_chooses_on_dev(tmp_path):
         patients = {d.patient_id for d in gold_documents(p)}
         run = train_project(p, TrainConfig(**CONFIG, cross_fit=len(patients) + 1))
     assert any(n.startswith("No cross-fitting: the annotated notes are of") for n in run.notes)
+    assert "cross_fit" not in run.selection
     assert not any(n.startswith("Ensembles fitted and the model chosen") for n in run.notes)
 
 
