@@ -357,7 +357,7 @@ class TrainingView(QWidget):
                                     "figures stay those of the models before, which had not seen "
                                     "dev.")
         rl.addRow("", self.refit_check)
-        self.crossfit_check = QCheckBox("Choose on every annotated note (cross-fitting)")
+        self.crossfit_check = QCheckBox("Choose on all notes (cross-fit)")
         self.crossfit_check.setToolTip(
             f"Each annotated note is tagged by models trained without its patient "
             f"({CROSS_FIT_FOLDS} folds: each trained model is fitted {CROSS_FIT_FOLDS} more times); "
