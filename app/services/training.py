@@ -1,7 +1,7 @@
 """Train a project's base models and ensembles, select one, store everything.
 
 The whole learning step of the paper in one service (CLI and GUI call it),
-as five named stages (``train_project`` runs them in order):
+as named stages (``train_project`` runs them in order):
 
 1. *plan* (``plan_run`` -> ``RunPlan``): gold documents (train/dev; test is
    never read) -> balanced and imbalanced corpora over one document split;
@@ -10,6 +10,10 @@ as five named stages (``train_project`` runs them in order):
    (``spacy-balanced``, ...) trained with the budget's hyperparameter
    search, plus the fixed kinds; each predicts the dev segments (data it
    did not train on) and is stored;
+   *cross-fit* (with ``TrainConfig.cross_fit`` only, app.services.crossfit):
+   every annotated note tagged by fits of the members without its patient;
+   those tags take the place of the dev tags in the stages that follow,
+   except the finishing steps, which stay learned on the dev split;
 3. *ensembles* (``build_ensembles``): every ensemble spec
    (app.ensemble.specs: majority voting, pruned voting, stacking with LR,
    SVM, XGBoost) over the groups (all, best three by F1, best three by
