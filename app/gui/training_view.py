@@ -33,7 +33,8 @@ from app.services.evaluating import dev_sample_note, evaluation_summary, stored_
 from app.services.finishing import finishing_summary
 from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
-from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS, META_MODEL_LABELS, NEURAL_KINDS,
+from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS,
+                                 META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.training import (TrainConfig, kind_variants, member_name, starter_usable,

@@ -65,16 +65,15 @@ def _segments(plan) -> tuple[list, int, dict[str, str]]:
     patient of each note (the note itself when none is known)."""
     from app.models.datasets import tag_document
 
+    patient = {d.name: d.patient_id or d.name for d in plan.docs}
+    if "imbalanced" in plan.builds:
+        # Its training part is every training segment, already tagged.
+        corpus = plan.builds["imbalanced"].corpus
+        return list(corpus.train) + list(corpus.dev), len(corpus.dev), patient
     build = next(iter(plan.builds.values()))
     docs = {d.name: d for d in plan.docs}
-    items: list = []
-    for name in build.train_docs:
-        items += tag_document(docs[name])[0]
-    dev = []
-    for name in build.dev_docs:
-        dev += tag_document(docs[name])[0]
-    patient = {d.name: d.patient_id or d.name for d in plan.docs}
-    return items + dev, len(dev), patient
+    items = [s for name in build.train_docs for s in tag_document(docs[name])[0]]
+    return items + list(build.corpus.dev), len(build.corpus.dev), patient
 
 
 def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
@@ -103,6 +102,7 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
         return None
     fold_of_item = assign_folds(groups, k, plan.config.seed)
     fold_of_doc = {s.doc_id: int(f) for s, f in zip(items, fold_of_item)}
+    in_fold = [[i for i, g in enumerate(fold_of_item) if g == f] for f in range(k)]
     pairs = [(s.text, s.segment) for s in items]
 
     jobs = {job.name: job for job in members.jobs() if job.name in members.records}
@@ -130,9 +130,9 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
         job, record = jobs[name], members.records[name]
         build = plan.builds[job.variant]
         for f in range(k):
-            keep = [s for s in build.corpus.train if fold_of_doc.get(s.doc_id) != f]
+            keep = [s for s in build.corpus.train if fold_of_doc[s.doc_id] != f]
             corpus = Corpus(train=keep,
-                            dev=[s for s in build.corpus.dev if fold_of_doc.get(s.doc_id) != f],
+                            dev=[s for s in build.corpus.dev if fold_of_doc[s.doc_id] != f],
                             labels=build.corpus.labels, language=build.corpus.language,
                             raw_texts=list({id(s.text): s.text for s in keep}.values()))
             fold_job = replace(job, name=f"{name}-crossfit{f}", params=dict(record.params),
@@ -141,7 +141,7 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
                                out_dir=job.out_dir.parent.parent / "crossfit" / f"{name}-{f}",
                                time_cap=None)
             fold_jobs.append(fold_job)
-            held[fold_job.name] = (name, f, [i for i, g in enumerate(fold_of_item) if g == f])
+            held[fold_job.name] = (name, f, in_fold[f])
     done = 1
 
     def tag_fold(job, model) -> None:

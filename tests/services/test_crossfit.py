@@ -122,3 +122,15 @@ def test_too_few_patients_for_the_folds_chooses_on_dev(tmp_path):
 def test_one_fold_is_refused():
     with pytest.raises(UserError, match="2 to 20 folds"):
         TrainConfig(cross_fit=1).validate()
+
+
+def test_a_balanced_only_run_is_cross_fitted_on_every_annotated_note(tmp_path):
+    """Without the imbalanced variant the training notes are tagged afresh:
+    still every note, every gold identifier."""
+    path = make_project(tmp_path / "p.deid", n=30)
+    with Project.open(path) as p:
+        run = train_project(p, TrainConfig(**{**CONFIG, "variants": ["balanced"]}, cross_fit=3))
+        docs = gold_documents(p)
+    best = next(r for r in run.selection["rows"] if r["name"] == run.selected)
+    assert best["tp"] + best["fn"] == sum(len(d.spans) for d in docs)
+    assert run.selection["cross_fit"]["notes"] == len(docs)
