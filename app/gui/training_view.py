@@ -37,6 +37,7 @@ from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS
                                  META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
+from app.services.crossfit import cost_note
 from app.services.training import (TrainConfig, kind_variants, member_name, starter_usable,
                                    transformer_cost)
 from app.core.words import count
@@ -363,8 +364,9 @@ class TrainingView(QWidget):
             f"Each annotated note is tagged by models trained without its patient "
             f"({CROSS_FIT_FOLDS} folds: each trained model is fitted {CROSS_FIT_FOLDS} more times); "
             "the combinations are learned and the model chosen on all of them, not on the dev "
-            "notes alone. Slower; the choice carries better to new patients when the dev notes "
-            "are of few patients.")
+            f"notes alone. {cost_note(CROSS_FIT_FOLDS)} With the processor's default models it "
+            "changed no figure that matters on the PhysioNet folds; it is meant for runs whose "
+            "models differ, such as with the transformer.")
         rl.addRow("", self.crossfit_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("", self.objective_hint)

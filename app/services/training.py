@@ -234,16 +234,20 @@ def transformer_cost(budget: str, variants: int, device: str) -> str:
 
 
 def cost_notes(config: TrainConfig) -> list[str]:
-    """Plain sentences, said before a run starts, on the members that take
-    long on the device it will use (the transformer on a CPU)."""
+    """Plain sentences, said before a run starts, on what takes long on the
+    device it will use (the transformer on a CPU, cross-fitting)."""
     from app.models.device import resolve_device
     from app.models.transformer_ner import KIND
+    from app.services.crossfit import cost_note
 
     device, _ = resolve_device(config.device)
-    if KIND not in (config.models or default_models(device)):
-        return []
-    return [transformer_cost(config.budget, len(kind_variants(KIND, config.variants, device)),
-                             device)]
+    notes = []
+    if KIND in (config.models or default_models(device)):
+        notes.append(transformer_cost(config.budget,
+                                      len(kind_variants(KIND, config.variants, device)), device))
+    if config.cross_fit:
+        notes.append(cost_note(config.cross_fit))
+    return notes
 
 
 def starter_usable(project) -> bool:
