@@ -114,7 +114,12 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
                   " (a missed identifier counts four times a wrongly hidden word)"
                   if objective == "privacy" else "hides the most of them")
                + f" was taken.{hides}")
-        if tied := selection.get("tied"):
+        if (tied := selection.get("tied")) and selection.get("cross_fit"):
+            # Every annotated patient took part: more of them would not tell
+            # these apart; they find nearly the same words.
+            why += (f" On {notes} it cannot be told from {count(len(tied), 'other model')}: "
+                    "they hide nearly the same words.")
+        elif tied:
             why += (f" {notes[0].upper()}{notes[1:]} are of too few patients to tell it from "
                     f"{count(len(tied), 'other model')}: annotating notes of more patients "
                     "would.")

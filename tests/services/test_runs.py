@@ -150,6 +150,14 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
     assert plain_choice(tied).endswith(
         "The dev notes are of too few patients to tell it from 1 other model: annotating notes "
         "of more patients would.")
+    # Chosen on every annotated patient (cross-fitted), more patients would not
+    # tell them apart: the models are alike, and the words say that instead.
+    alike = TrainedRun(1, selected="pruned[all]", selection={
+        **missed.selection, "tied": ["crf-balanced", "voting[all]"],
+        "cross_fit": {"folds": 5, "notes": 1600, "patients": 98, "seconds": 600}})
+    assert plain_choice(alike).endswith(
+        "On the annotated notes it cannot be told from 2 other models: they hide nearly the "
+        "same words.")
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
