@@ -56,9 +56,6 @@ class Corpus:
     # All document texts of the project (annotated or not) for unsupervised
     # resources such as word vectors.
     raw_texts: list[str] = field(default_factory=list)
-    # The patient of each raw text (its note's name where none is known), for
-    # counting in how many patients' notes a word turns up (`app.models.spread`).
-    raw_groups: list[str] = field(default_factory=list)
 
 
 #: The registry's index: each built-in kind and the module that registers

@@ -23,11 +23,7 @@ An English CRF also reads the starter's spans as "hints" (param ``hints``,
 synthetic notes): the starter knows names and places no hospital's few
 hundred annotated notes show, and the CRF learns from the local notes when
 to believe it (on PhysioNet dev patients, 60 iterations: token recall 0.83
--> 0.90 at the same precision). And each word's spread over the site's
-patients (param ``spread``, `app.models.spread`): in how many patients'
-notes it turns up, counted on the run's own notes, for the token and its
-neighbours; a name of one patient is rare across them, a word of medicine
-is not. Training is L-BFGS with L1+L2
+-> 0.90 at the same precision). Training is L-BFGS with L1+L2
 regularisation; the search tunes the two penalties (``HPO_GRID``). A
 prediction's confidence is the marginal probability of its tag.
 
@@ -41,7 +37,6 @@ many iterations as fit (fewer than the budget's: the stop fired).
 """
 from __future__ import annotations
 
-import json
 import time
 from bisect import bisect_right
 from functools import lru_cache
@@ -56,18 +51,15 @@ from app.rules.recognizer import RuleHit, find_hits, hits_between
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
-from app.models.spread import bucket, word_spread
 
 # 2: dictionary, rule and number-range features (a version 1 model ignores
 # them as unknown attributes and still tags as it did). 3: starter hints
-# (a model without ``hints`` in its params predicts without them). 4: word
-# spread (a model without ``spread`` in its params predicts without it).
-CRF_VERSION = 4
+# (a model without ``hints`` in its params predicts without them).
+CRF_VERSION = 3
 # ``hints``: "starter" (the starter's spans as features), "none", or "auto"
 # (starter for English when one ships); a saved model holds the resolved value.
 HINTS_AUTO, HINTS_STARTER, HINTS_NONE = "auto", "starter", "none"
 _MODEL_FILE = "model.crfsuite"
-_SPREAD_FILE = "spread.json"
 _WINDOW = 2
 
 
@@ -198,11 +190,8 @@ def _word(word: str) -> tuple[tuple[str, ...], str, str, str]:
             "".join(_lexicon_flags(word)) or "-")
 
 
-def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None,
-                     spread: dict[str, int] | None = None) -> list[list[str]]:
-    """CRFsuite attributes for every token of ``seg`` (a list of strings each).
-    ``hints``: the starter's label of each token; ``spread``: the word spread
-    table (`app.models.spread.word_spread`); either ``None``: no such features."""
+def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None) -> list[list[str]]:
+    """CRFsuite attributes for every token of ``seg`` (a list of strings each)."""
     words = [text[t.start:t.end] for t in seg.tokens]
     per_word = [_word(w) for w in words]
     own = [w[0] for w in per_word]
@@ -216,20 +205,10 @@ def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None
         if words[i][:1].isalpha() and (span := dictionaries.place_length(words, i)) > 1:
             in_place[i:i + span] = [True] * span
     head = f"head={lows[0]}" if lows else "head="
-    spreads = None if spread is None else [bucket(spread, w) or "-" for w in words]
     out = []
     n = len(words)
     for i in range(n):
         feats = ["bias", head, *own[i]]
-        if spreads is not None:
-            if spreads[i] != "-":
-                feats.append(f"sp={spreads[i]}")
-                if words[i].istitle() or words[i].isupper():    # a name's case
-                    feats.append(f"capsp={spreads[i]}")
-            if i > 0:
-                feats.append(f"-1sp={spreads[i - 1]}")
-            if i + 1 < n:
-                feats.append(f"+1sp={spreads[i + 1]}")
         if i == 0:
             feats.append("BOS")
         if i == n - 1:
@@ -307,8 +286,7 @@ class CrfSpec(ModelSpec):
     """CRF member. Params: ``c1`` (L1), ``c2`` (L2), ``max_iterations``
     (default: the budget's), ``max_seconds`` (a safety stop below the run's),
     ``hints`` (``"auto"`` by default: the starter's spans as features for
-    English), ``spread`` (true by default: each word's spread over the
-    patients of ``corpus.raw_texts`` as features)."""
+    English)."""
 
     kind = "crf"
     relative_cost = 1.0
@@ -320,8 +298,6 @@ class CrfSpec(ModelSpec):
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "CrfModel":
         p = {**self.DEFAULTS, **self.params}
         p["hints"] = _resolve_hints(p.get("hints"), corpus.language)
-        p["spread"] = bool(p.get("spread", True))
-        spread = _spread_of(corpus) if p["spread"] else None
         iterations = int(p.get("max_iterations") or ctx.budget.max_iterations)
         clock = SafetyClock(safety_seconds(ctx, self.params), ctx.progress, self.kind)
         max_seconds = clock.seconds
@@ -333,8 +309,7 @@ class CrfSpec(ModelSpec):
         train = [item for item in corpus.train if item.segment.tokens]
         hints = _hints_for(p, [(item.text, item.segment) for item in train])
         for item, hint in zip(train, hints):
-            trainer.append(segment_features(item.text, item.segment, hint, spread),
-                           list(item.tags))
+            trainer.append(segment_features(item.text, item.segment, hint), list(item.tags))
         ctx.workdir.mkdir(parents=True, exist_ok=True)
         path = ctx.workdir / _MODEL_FILE
         features_s = time.monotonic() - start
@@ -370,41 +345,30 @@ class CrfSpec(ModelSpec):
                     clock.fire()
                     iterations = max(1, fit)
         run(iterations, probe=False)
-        model = CrfModel(path.read_bytes(), p, spread)
+        model = CrfModel.from_file(path, p)
         model.info = {"iterations": iterations, "clock_stop": clock.fired,
                       "features_s": round(features_s, 1),
                       "train_seconds": round(time.monotonic() - start, 1)}
         return model
 
 
-# The table of the corpus seen last: a search fits one corpus many times.
-_SPREAD: list = [None, None]
-
-
-def _spread_of(corpus: Corpus) -> dict[str, int]:
-    if _SPREAD[0] is not corpus.raw_texts:
-        _SPREAD[:] = [corpus.raw_texts, word_spread(corpus.raw_texts, corpus.raw_groups)]
-    return _SPREAD[1]
-
-
 class CrfModel(TrainedModel):
-    """A trained CRF; ``predict`` gives each tag its marginal probability.
-    ``spread``: the word spread table it was trained with (``None``: none)."""
+    """A trained CRF; ``predict`` gives each tag its marginal probability."""
 
     kind = "crf"
 
-    def __init__(self, data: bytes, params: dict[str, Any],
-                 spread: dict[str, int] | None = None) -> None:
+    def __init__(self, data: bytes, params: dict[str, Any]) -> None:
         import pycrfsuite
 
-        if params.get("spread") and spread is None:
-            raise ValueError("CRF model trained with word spread, but its table is missing")
         self._data = data
-        self.spread = spread if params.get("spread") else None
         self.params = dict(params)
         self.info: dict[str, Any] = {}
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open_inmemory(data)
+
+    @classmethod
+    def from_file(cls, path: Path, params: dict[str, Any]) -> "CrfModel":
+        return cls(Path(path).read_bytes(), params)
 
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         out = []
@@ -416,7 +380,7 @@ class CrfModel(TrainedModel):
             if not seg.tokens:
                 out.append(TagSeq([], []))
                 continue
-            tagger.set(segment_features(text, seg, hints[k], self.spread))
+            tagger.set(segment_features(text, seg, hints[k]))
             k += 1
             tags = tagger.tag()
             out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
@@ -439,7 +403,7 @@ class CrfModel(TrainedModel):
         for text, seg in items:
             found: list[tuple[int, str]] = []
             if seg.tokens:
-                tagger.set(segment_features(text, seg, next(hints), self.spread))
+                tagger.set(segment_features(text, seg, next(hints)))
                 tagger.tag()                     # marginals need a tagged sequence
                 for i in range(len(seg.tokens)):
                     if 1.0 - tagger.marginal("O", i) >= threshold:
@@ -452,23 +416,13 @@ class CrfModel(TrainedModel):
         directory = Path(directory)
         write_meta(directory, self.kind, self.params, crf_version=CRF_VERSION, info=self.info)
         (directory / _MODEL_FILE).write_bytes(self._data)
-        if self.spread is not None:
-            (directory / _SPREAD_FILE).write_text(
-                json.dumps(self.spread, sort_keys=True, separators=(",", ":")), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path, device: str = "cpu") -> "CrfModel":
         meta = read_meta(Path(directory), cls.kind)
         if meta.get("crf_version", 0) > CRF_VERSION:
             raise ValueError("CRF model saved by a newer version of the application")
-        params = meta.get("config", {})
-        spread = None
-        if params.get("spread"):
-            path = Path(directory) / _SPREAD_FILE
-            if not path.is_file():
-                raise ValueError("CRF model trained with word spread, but its table is missing")
-            spread = json.loads(path.read_text(encoding="utf-8"))
-        model = cls(Path(directory).joinpath(_MODEL_FILE).read_bytes(), params, spread)
+        model = cls.from_file(Path(directory) / _MODEL_FILE, meta.get("config", {}))
         model.info = meta.get("info", {})
         return model
 

@@ -217,14 +217,12 @@ def build_corpora(docs: Sequence[Document], *, variants: Sequence[str] = VARIANT
     if labels is None:
         labels = sorted({s.label for d in train_docs + dev_docs for s in d.spans})
     texts = [d.text for d in train_docs + dev_docs] + list(raw_texts)
-    groups = ([d.patient_id or d.name for d in train_docs + dev_docs]
-              + [f"raw:{i}" for i in range(len(raw_texts))])
     dev_hash = split_hash(parts["dev"])
     out: dict[str, DatasetBuild] = {}
     for variant in variants:
         train = parts["train"] if variant == "imbalanced" else balance(parts["train"], seed, ratio)
         corpus = Corpus(train=list(train), dev=list(parts["dev"]), labels=list(labels),
-                        language=language, raw_texts=texts, raw_groups=groups)
+                        language=language, raw_texts=texts)
         out[variant] = DatasetBuild(
             variant=variant, corpus=corpus,
             train_docs=[d.name for d in train_docs], dev_docs=[d.name for d in dev_docs],

@@ -151,15 +151,10 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
         build = plan.builds[job.variant]
         for f in range(k):
             keep = [s for s in build.corpus.train if fold_of_doc[s.doc_id] != f]
-            # Every annotated note outside the fold, once: what the fit may read
-            # unsupervised (the fold's notes are new to it, as a new site's are).
-            raw = {s.doc_id: (s.text, patient[s.doc_id]) for s in items
-                   if fold_of_doc[s.doc_id] != f}
             corpus = Corpus(train=keep,
                             dev=[s for s in build.corpus.dev if fold_of_doc[s.doc_id] != f],
                             labels=build.corpus.labels, language=build.corpus.language,
-                            raw_texts=[t for t, _ in raw.values()],
-                            raw_groups=[g for _, g in raw.values()])
+                            raw_texts=list({id(s.text): s.text for s in keep}.values()))
             fold_job = replace(job, name=f"{name}-crossfit{f}", params=dict(record.params),
                                search=False, corpus=corpus,
                                workdir=job.workdir.with_name(f"{name}-crossfit{f}"),

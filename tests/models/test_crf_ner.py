@@ -136,8 +136,7 @@ def test_an_english_crf_reads_the_starter_hints(trained, monkeypatch):
         model.predict([(text, seg)])
     # A model saved without hints (CRF version 2, the shipped starter's own
     # CRF) predicts without them; a Spanish corpus gets none.
-    plain = CrfModel(model._data, {k: v for k, v in model.params.items()
-                                   if k not in ("hints", "spread")})
+    plain = CrfModel(model._data, {k: v for k, v in model.params.items() if k != "hints"})
     assert len(plain.predict([(text, seg)])[0].tags) == len(seg.tokens)
     assert crf._resolve_hints("auto", "es") == "none"
     with pytest.raises(ValueError, match="unknown CRF hints"):
@@ -185,34 +184,3 @@ def test_starter_tags_of_a_segment_are_computed_once(monkeypatch):
     crf.starter_hints(items)
     assert len(starter._TAGS) == 1                   # the oldest are dropped
 
-
-
-def test_the_word_spread_is_read_off_the_corpus_and_saved_with_the_model(corpus, trained, tmp_path):
-    """Each word's spread over the corpus's notes is a feature of it and of its
-    neighbours; the table travels with the saved model, and a model whose
-    table is gone is refused rather than read without it."""
-    import app.models.crf_ner as crf
-    from app.core.tokenize import segment
-    from app.models.spread import key
-
-    model, _ = trained
-    assert model.params["spread"] is True and model.spread
-    assert model.spread[key("seen")] >= 2            # a filler word of every note
-    text = "Seen by Dr Zyxwvut on ward."
-    seg = segment(text)[0]
-    feats = crf.segment_features(text, seg, None, model.spread)
-    words = [text[t.start:t.end] for t in seg.tokens]
-    name = words.index("Zyxwvut")
-    assert "sp=0-1" in feats[name] and "capsp=0-1" in feats[name]
-    assert "+1sp=0-1" in feats[name - 1] and "-1sp=0-1" in feats[name + 1]
-    assert not any(f.startswith(("sp=", "+1sp")) for f in crf.segment_features(text, seg)[name])
-    model.save(tmp_path / "m")
-    assert load_model(tmp_path / "m").spread == model.spread
-    (tmp_path / "m" / "spread.json").unlink()
-    with pytest.raises(ValueError, match="table is missing"):
-        load_model(tmp_path / "m")
-    # Off by param (the starter's own CRF): no table, no such feature.
-    plain = CrfSpec(spread=False).fit(corpus, TrainContext(workdir=tmp_path / "w", budget="quick"))
-    assert plain.spread is None
-    plain.save(tmp_path / "plain")
-    assert not (tmp_path / "plain" / "spread.json").exists()
