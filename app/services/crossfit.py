@@ -40,18 +40,22 @@ MAX_WORKERS = 4
 FIT_SHARE = 0.6
 
 
+def _workers(jobs: int, cores: int | None = None) -> int:
+    """Fold fits at once: one per core (``cores``, default this machine's),
+    at most `MAX_WORKERS` and ``jobs``."""
+    return max(1, min(cores or os.cpu_count() or 1, MAX_WORKERS, jobs))
+
+
 def cost_factor(k: int, cores: int | None = None) -> float:
     """About how many times as long a run with ``k``-fold cross-fitting takes
     as one without, on a machine of ``cores`` cores (default: this one's)."""
-    workers = max(1, min(cores or os.cpu_count() or 1, MAX_WORKERS))
-    return 1.0 + FIT_SHARE * k / workers
+    return 1.0 + FIT_SHARE * k / _workers(MAX_WORKERS, cores)
 
 
 def cost_note(k: int, cores: int | None = None) -> str:
     """The cost of cross-fitting, in one plain sentence."""
-    workers = max(1, min(cores or os.cpu_count() or 1, MAX_WORKERS))
     return (f"Choosing on all notes fits each trained model {k} more times, "
-            f"{count(workers, 'fit')} at a time here: the run takes about "
+            f"{count(_workers(MAX_WORKERS, cores), 'fit')} at a time here: the run takes about "
             f"{cost_factor(k, cores):.1f} times as long as without it.")
 
 
@@ -175,7 +179,7 @@ def cross_fit(plan, members, k: int, cancel=None) -> CrossFit | None:
         report(f"{name}: fold {f + 1} of {k} tagged by a fit without its patients")
 
     # CRFsuite fits on one core: the folds' fits run side by side.
-    workers = max(1, min(os.cpu_count() or 1, MAX_WORKERS, len(fold_jobs)))
+    workers = _workers(len(fold_jobs))
     if workers > 1:
         fit_in_workers(fold_jobs, workers, prepare=lambda job, running: job,
                        on_progress=lambda name, p: None,
