@@ -23,7 +23,11 @@ An English CRF also reads the starter's spans as "hints" (param ``hints``,
 synthetic notes): the starter knows names and places no hospital's few
 hundred annotated notes show, and the CRF learns from the local notes when
 to believe it (on PhysioNet dev patients, 60 iterations: token recall 0.83
--> 0.90 at the same precision). Training is L-BFGS with L1+L2
+-> 0.90 at the same precision). And, for English, each word's group of
+like words (param ``clusters``, `app.models.wordclusters`): groups learned
+on the run's own notes over the vendored MiniLM's word pieces, so a
+surname never seen in training shares a feature with those that were.
+Training is L-BFGS with L1+L2
 regularisation; the search tunes the two penalties (``HPO_GRID``). A
 prediction's confidence is the marginal probability of its tag.
 
@@ -51,14 +55,20 @@ from app.rules.recognizer import RuleHit, find_hits, hits_between
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
+from app.models.wordclusters import WordClusters
 
 # 2: dictionary, rule and number-range features (a version 1 model ignores
 # them as unknown attributes and still tags as it did). 3: starter hints
-# (a model without ``hints`` in its params predicts without them).
-CRF_VERSION = 3
+# (a model without ``hints`` in its params predicts without them). 4: word
+# clusters (a model without ``clusters`` in its params predicts without them).
+CRF_VERSION = 4
 # ``hints``: "starter" (the starter's spans as features), "none", or "auto"
 # (starter for English when one ships); a saved model holds the resolved value.
 HINTS_AUTO, HINTS_STARTER, HINTS_NONE = "auto", "starter", "none"
+# ``clusters``: "minilm" (groups of like words, `app.models.wordclusters`),
+# "none", or "auto" (minilm for English when its weights are installed: the
+# word pieces are English ones, and only English notes have measured them).
+CLUSTERS_AUTO, CLUSTERS_MINILM, CLUSTERS_NONE = "auto", "minilm", "none"
 _MODEL_FILE = "model.crfsuite"
 _WINDOW = 2
 
@@ -190,8 +200,11 @@ def _word(word: str) -> tuple[tuple[str, ...], str, str, str]:
             "".join(_lexicon_flags(word)) or "-")
 
 
-def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None) -> list[list[str]]:
-    """CRFsuite attributes for every token of ``seg`` (a list of strings each)."""
+def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None,
+                     clusters: WordClusters | None = None) -> list[list[str]]:
+    """CRFsuite attributes for every token of ``seg`` (a list of strings each).
+    ``hints``: the starter's label of each token; ``clusters``: the groups of
+    like words; either ``None``: no such features."""
     words = [text[t.start:t.end] for t in seg.tokens]
     per_word = [_word(w) for w in words]
     own = [w[0] for w in per_word]
@@ -205,10 +218,18 @@ def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None
         if words[i][:1].isalpha() and (span := dictionaries.place_length(words, i)) > 1:
             in_place[i:i + span] = [True] * span
     head = f"head={lows[0]}" if lows else "head="
+    groups = None if clusters is None else [clusters.cluster(w) for w in words]
     out = []
     n = len(words)
     for i in range(n):
         feats = ["bias", head, *own[i]]
+        if groups is not None:
+            if groups[i] is not None:
+                feats.append(f"cl={groups[i]}")
+            if i > 0 and groups[i - 1] is not None:
+                feats.append(f"-1cl={groups[i - 1]}")
+            if i + 1 < n and groups[i + 1] is not None:
+                feats.append(f"+1cl={groups[i + 1]}")
         if i == 0:
             feats.append("BOS")
         if i == n - 1:
@@ -252,6 +273,30 @@ def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None
     return out
 
 
+def _resolve_clusters(value: str | None, language: str) -> str:
+    from app.models import wordclusters
+
+    if value in (None, CLUSTERS_AUTO):
+        return CLUSTERS_MINILM if language == "en" and wordclusters.available() else CLUSTERS_NONE
+    if value not in (CLUSTERS_MINILM, CLUSTERS_NONE):
+        raise ValueError(f"unknown CRF clusters {value!r}")
+    return value
+
+
+# The groups of the corpus seen last: a search fits one corpus many times.
+_CLUSTERS: list = [None, None, None]
+
+
+def _clusters_of(corpus: Corpus, seed: int) -> WordClusters:
+    from app.models.wordclusters import fit_clusters
+
+    source = corpus.raw_texts or corpus.train
+    if _CLUSTERS[0] is not source or _CLUSTERS[1] != seed:
+        texts = corpus.raw_texts or list({id(i.text): i.text for i in corpus.train}.values())
+        _CLUSTERS[:] = [source, seed, fit_clusters(texts, seed=seed)]
+    return _CLUSTERS[2]
+
+
 def _hints_for(params: dict[str, Any], items: list[tuple[str, Segment]]) -> list:
     """Hints of each item for a model with ``params`` (None each without hints)."""
     if params.get("hints") == HINTS_STARTER and items:
@@ -286,7 +331,8 @@ class CrfSpec(ModelSpec):
     """CRF member. Params: ``c1`` (L1), ``c2`` (L2), ``max_iterations``
     (default: the budget's), ``max_seconds`` (a safety stop below the run's),
     ``hints`` (``"auto"`` by default: the starter's spans as features for
-    English)."""
+    English), ``clusters`` (``"auto"`` by default: groups of like words
+    learned on ``corpus.raw_texts``, for English)."""
 
     kind = "crf"
     relative_cost = 1.0
@@ -298,6 +344,8 @@ class CrfSpec(ModelSpec):
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "CrfModel":
         p = {**self.DEFAULTS, **self.params}
         p["hints"] = _resolve_hints(p.get("hints"), corpus.language)
+        p["clusters"] = _resolve_clusters(p.get("clusters"), corpus.language)
+        clusters = _clusters_of(corpus, ctx.seed) if p["clusters"] == CLUSTERS_MINILM else None
         iterations = int(p.get("max_iterations") or ctx.budget.max_iterations)
         clock = SafetyClock(safety_seconds(ctx, self.params), ctx.progress, self.kind)
         max_seconds = clock.seconds
@@ -309,7 +357,8 @@ class CrfSpec(ModelSpec):
         train = [item for item in corpus.train if item.segment.tokens]
         hints = _hints_for(p, [(item.text, item.segment) for item in train])
         for item, hint in zip(train, hints):
-            trainer.append(segment_features(item.text, item.segment, hint), list(item.tags))
+            trainer.append(segment_features(item.text, item.segment, hint, clusters),
+                           list(item.tags))
         ctx.workdir.mkdir(parents=True, exist_ok=True)
         path = ctx.workdir / _MODEL_FILE
         features_s = time.monotonic() - start
@@ -345,7 +394,7 @@ class CrfSpec(ModelSpec):
                     clock.fire()
                     iterations = max(1, fit)
         run(iterations, probe=False)
-        model = CrfModel.from_file(path, p)
+        model = CrfModel(path.read_bytes(), p, clusters)
         model.info = {"iterations": iterations, "clock_stop": clock.fired,
                       "features_s": round(features_s, 1),
                       "train_seconds": round(time.monotonic() - start, 1)}
@@ -353,22 +402,23 @@ class CrfSpec(ModelSpec):
 
 
 class CrfModel(TrainedModel):
-    """A trained CRF; ``predict`` gives each tag its marginal probability."""
+    """A trained CRF; ``predict`` gives each tag its marginal probability.
+    ``clusters``: the groups of like words it was trained with (``None``: none)."""
 
     kind = "crf"
 
-    def __init__(self, data: bytes, params: dict[str, Any]) -> None:
+    def __init__(self, data: bytes, params: dict[str, Any],
+                 clusters: WordClusters | None = None) -> None:
         import pycrfsuite
 
+        if params.get("clusters") == CLUSTERS_MINILM and clusters is None:
+            raise ValueError("CRF model trained with word clusters, but its clusters are missing")
+        self.clusters = clusters if params.get("clusters") == CLUSTERS_MINILM else None
         self._data = data
         self.params = dict(params)
         self.info: dict[str, Any] = {}
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open_inmemory(data)
-
-    @classmethod
-    def from_file(cls, path: Path, params: dict[str, Any]) -> "CrfModel":
-        return cls(Path(path).read_bytes(), params)
 
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         out = []
@@ -380,7 +430,7 @@ class CrfModel(TrainedModel):
             if not seg.tokens:
                 out.append(TagSeq([], []))
                 continue
-            tagger.set(segment_features(text, seg, hints[k]))
+            tagger.set(segment_features(text, seg, hints[k], self.clusters))
             k += 1
             tags = tagger.tag()
             out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
@@ -403,7 +453,7 @@ class CrfModel(TrainedModel):
         for text, seg in items:
             found: list[tuple[int, str]] = []
             if seg.tokens:
-                tagger.set(segment_features(text, seg, next(hints)))
+                tagger.set(segment_features(text, seg, next(hints), self.clusters))
                 tagger.tag()                     # marginals need a tagged sequence
                 for i in range(len(seg.tokens)):
                     if 1.0 - tagger.marginal("O", i) >= threshold:
@@ -416,13 +466,18 @@ class CrfModel(TrainedModel):
         directory = Path(directory)
         write_meta(directory, self.kind, self.params, crf_version=CRF_VERSION, info=self.info)
         (directory / _MODEL_FILE).write_bytes(self._data)
+        if self.clusters is not None:
+            self.clusters.save(directory)
 
     @classmethod
     def load(cls, directory: Path, device: str = "cpu") -> "CrfModel":
         meta = read_meta(Path(directory), cls.kind)
         if meta.get("crf_version", 0) > CRF_VERSION:
             raise ValueError("CRF model saved by a newer version of the application")
-        model = cls.from_file(Path(directory) / _MODEL_FILE, meta.get("config", {}))
+        params = meta.get("config", {})
+        clusters = (WordClusters.load(Path(directory))
+                    if params.get("clusters") == CLUSTERS_MINILM else None)
+        model = cls(Path(directory).joinpath(_MODEL_FILE).read_bytes(), params, clusters)
         model.info = meta.get("info", {})
         return model
 

@@ -136,7 +136,8 @@ def test_an_english_crf_reads_the_starter_hints(trained, monkeypatch):
         model.predict([(text, seg)])
     # A model saved without hints (CRF version 2, the shipped starter's own
     # CRF) predicts without them; a Spanish corpus gets none.
-    plain = CrfModel(model._data, {k: v for k, v in model.params.items() if k != "hints"})
+    plain = CrfModel(model._data, {k: v for k, v in model.params.items()
+                                   if k not in ("hints", "clusters")})
     assert len(plain.predict([(text, seg)])[0].tags) == len(seg.tokens)
     assert crf._resolve_hints("auto", "es") == "none"
     with pytest.raises(ValueError, match="unknown CRF hints"):
@@ -184,3 +185,43 @@ def test_starter_tags_of_a_segment_are_computed_once(monkeypatch):
     crf.starter_hints(items)
     assert len(starter._TAGS) == 1                   # the oldest are dropped
 
+
+
+def test_an_english_crf_reads_groups_of_like_words_it_saves_without_the_words(
+        corpus, trained, tmp_path):
+    import app.models.crf_ner as crf
+    from app.core.tokenize import segment
+
+    model, _ = trained
+    assert model.params["clusters"] == "minilm"      # English, the MiniLM weights installed
+    text = "Seen by Dr Kowalczyk on ward."
+    seg = segment(text)[0]
+    words = [text[t.start:t.end] for t in seg.tokens]
+    feats = crf.segment_features(text, seg, None, model.clusters)
+    own = [f for f in feats[words.index("Kowalczyk")] if f.startswith("cl=")]
+    assert len(own) == 1 and f"+1{own[0]}" in feats[words.index("Dr")]
+    assert not any(f.startswith("cl=") for f in feats[words.index(".")])
+    # Saved as centroids only; a model whose file is gone is refused, not
+    # silently read without its features.
+    model.save(tmp_path / "m")
+    assert {p.name for p in (tmp_path / "m").iterdir()} >= {"clusters.npy"}
+    loaded = load_model(tmp_path / "m")
+    assert loaded.predict(dev_items(corpus)) == model.predict(dev_items(corpus))
+    (tmp_path / "m" / "clusters.npy").unlink()
+    with pytest.raises(ValueError, match="clusters are missing"):
+        load_model(tmp_path / "m")
+    assert crf._resolve_clusters("auto", "es") == "none"
+    with pytest.raises(ValueError, match="unknown CRF clusters"):
+        crf._resolve_clusters("fasttext", "en")
+
+
+def test_word_groups_are_learned_deterministically_and_bounded_by_the_vocabulary():
+    from app.models.wordclusters import fit_clusters
+
+    texts = [d.text for d in make_docs(20, seed=4)]
+    a, b = fit_clusters(texts, seed=5), fit_clusters(texts, seed=5)
+    assert (a.centroids == b.centroids).all()
+    assert 1 < len(a) <= 256
+    assert a.cluster("Smith") == a.cluster("SMITH") is not None
+    assert a.cluster("2/14") is None
+    assert len(fit_clusters(["Seen by Dr Jones."])) == 1    # too few words for groups
