@@ -53,8 +53,9 @@ class Corpus:
     dev: list[TaggedSegment]
     labels: list[str]
     language: str = "en"
-    # All document texts of the project (annotated or not) for unsupervised
-    # resources such as word vectors.
+    # The texts of the train and dev notes, plus any unannotated texts the
+    # caller gave (`build_corpora`; a training run gives none), for unsupervised
+    # resources: word vectors, groups of like words, the transformer's vocabulary.
     raw_texts: list[str] = field(default_factory=list)
 
 

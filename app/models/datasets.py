@@ -200,7 +200,8 @@ def build_corpora(docs: Sequence[Document], *, variants: Sequence[str] = VARIANT
     ratio
         PII-free segments per PII segment in the balanced variant.
     raw_texts
-        Extra unannotated texts for unsupervised resources (word vectors);
+        Extra unannotated texts for unsupervised resources (word vectors,
+        groups of like words);
         the train/dev texts are always included, test texts never.
     """
     bad = [v for v in variants if v not in VARIANTS]

@@ -146,7 +146,7 @@ def build_word_vectors(texts: Sequence[str], workdir: Path, *, dim: int = 100,
 def ensure_word_vectors(corpus: Corpus, ctx: TrainContext) -> WordVectors:
     """The run's shared vectors: ``ctx.resources["word_vectors"]``, built once.
 
-    Trained on ``corpus.raw_texts`` (every document of the project), or on
+    Trained on ``corpus.raw_texts`` (the run's train and dev notes), or on
     the training documents when the corpus carries no raw texts.
     """
     wv = ctx.resources.get("word_vectors")
