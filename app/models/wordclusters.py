@@ -64,7 +64,7 @@ def _pieces():
             tensors = load_file(str(base / "model.safetensors"))
             name = next(k for k in tensors if k.endswith("word_embeddings.weight"))
             table = tensors[name].astype(np.float32)
-            tokenizer = BertWordPieceTokenizer(str(base / "vocab.txt"), lowercase=True)
+            tokenizer = BertWordPieceTokenizer.from_file(str(base / "vocab.txt"), lowercase=True)
             _PIECES[:] = [tokenizer, table]
         return _PIECES[0], _PIECES[1]
 
