@@ -218,7 +218,7 @@ def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None
         if words[i][:1].isalpha() and (span := dictionaries.place_length(words, i)) > 1:
             in_place[i:i + span] = [True] * span
     head = f"head={lows[0]}" if lows else "head="
-    groups = None if clusters is None else [clusters.cluster(w) for w in words]
+    groups = None if clusters is None else clusters.groups(words)
     out = []
     n = len(words)
     for i in range(n):

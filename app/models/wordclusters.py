@@ -57,13 +57,14 @@ def _pieces():
     """The word piece tokenizer and the piece table, rows of unit length."""
     with _LOCK:
         if not _PIECES:
-            from safetensors.numpy import load_file
+            from safetensors import safe_open
             from tokenizers import BertWordPieceTokenizer
 
             base = _base()
-            tensors = load_file(str(base / "model.safetensors"))
-            name = next(k for k in tensors if k.endswith("word_embeddings.weight"))
-            table = tensors[name].astype(np.float32)
+            # The piece table alone (47 MB), not the whole network's weights.
+            with safe_open(str(base / "model.safetensors"), framework="numpy") as weights:
+                name = next(k for k in weights.keys() if k.endswith("word_embeddings.weight"))
+                table = np.asarray(weights.get_tensor(name), dtype=np.float32)
             tokenizer = BertWordPieceTokenizer.from_file(str(base / "vocab.txt"), lowercase=True)
             _PIECES[:] = [tokenizer, table]
         return _PIECES[0], _PIECES[1]
@@ -90,6 +91,7 @@ class WordClusters:
     def __init__(self, centroids: np.ndarray) -> None:
         self.centroids = np.asarray(centroids, dtype=np.float32)
         self._memo: dict[str, str | None] = {}
+        self._lock = threading.Lock()     # the GUI's worker and a preview may share a model
 
     def __len__(self) -> int:
         return len(self.centroids)
@@ -97,17 +99,29 @@ class WordClusters:
     def cluster(self, word: str) -> str | None:
         """The group of ``word`` (case-blind) as a string, None for a word
         without a letter (numbers and punctuation have their own features)."""
-        low = word.lower()
-        hit = self._memo.get(low, False)
-        if hit is not False:
-            return hit
-        found = None
-        if _is_word(low):
-            found = str(int(np.argmax(self.centroids @ word_vectors([low])[0])))
-        if len(self._memo) >= _MEMO:
-            self._memo.clear()          # a long session's vocabulary, bounded
-        self._memo[low] = found
-        return found
+        return self.groups([word])[0]
+
+    def groups(self, words: list[str]) -> list[str | None]:
+        """``cluster`` of each of ``words``; the words not met before are
+        placed together (a segment's new words in one tokenizer call)."""
+        lows = [w.lower() for w in words]
+        with self._lock:
+            return self._groups(lows)
+
+    def _groups(self, lows: list[str]) -> list[str | None]:
+        memo = self._memo
+        new = {w for w in lows if w not in memo}
+        if new and len(memo) + len(new) > _MEMO:
+            memo.clear()                # a long session's vocabulary, bounded
+            new = set(lows)
+        if new:
+            real = sorted(w for w in new if _is_word(w))
+            if real:
+                for w, g in zip(real, np.argmax(word_vectors(real) @ self.centroids.T, axis=1)):
+                    memo[w] = str(int(g))
+            for w in new:
+                memo.setdefault(w, None)
+        return [memo[w] for w in lows]
 
     def save(self, directory: Path) -> None:
         np.save(Path(directory) / _CENTROIDS_FILE, self.centroids.astype(np.float16),
