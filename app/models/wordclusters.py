@@ -54,7 +54,7 @@ def _base() -> Path:
 
 
 def _pieces():
-    """The word piece tokenizer and the piece table, rows of unit length."""
+    """The word piece tokenizer and the piece table (float32, as stored)."""
     with _LOCK:
         if not _PIECES:
             from safetensors import safe_open
@@ -156,5 +156,6 @@ def fit_clusters(texts: Iterable[str], *, k: int = K, seed: int = 13) -> WordClu
         return WordClusters(vectors.mean(axis=0, keepdims=True))
     km = MiniBatchKMeans(n, random_state=seed, n_init=3, batch_size=4096).fit(vectors)
     centroids = km.cluster_centers_
-    return WordClusters(centroids / np.maximum(np.linalg.norm(centroids, axis=1,
-                                                              keepdims=True), 1e-9))
+    centroids = centroids / np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
+    # Rounded as they are saved, so the model scored on dev is the one that is stored.
+    return WordClusters(centroids.astype(np.float16))

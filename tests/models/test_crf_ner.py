@@ -206,6 +206,7 @@ def test_an_english_crf_reads_groups_of_like_words_it_saves_without_the_words(
     model.save(tmp_path / "m")
     assert {p.name for p in (tmp_path / "m").iterdir()} >= {"clusters.npy"}
     loaded = load_model(tmp_path / "m")
+    assert (loaded.clusters.centroids == model.clusters.centroids).all()   # stored as scored
     assert loaded.predict(dev_items(corpus)) == model.predict(dev_items(corpus))
     (tmp_path / "m" / "clusters.npy").unlink()
     with pytest.raises(ValueError, match="clusters are missing"):
