@@ -55,6 +55,7 @@ from app.rules.recognizer import RuleHit, find_hits, hits_between
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel,
                              read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
+from app.models import wordclusters
 from app.models.wordclusters import WordClusters
 
 # 2: dictionary, rule and number-range features (a version 1 model ignores
@@ -274,8 +275,6 @@ def segment_features(text: str, seg: Segment, hints: Sequence[str] | None = None
 
 
 def _resolve_clusters(value: str | None, language: str) -> str:
-    from app.models import wordclusters
-
     if value in (None, CLUSTERS_AUTO):
         return CLUSTERS_MINILM if language == "en" and wordclusters.available() else CLUSTERS_NONE
     if value not in (CLUSTERS_MINILM, CLUSTERS_NONE):
@@ -288,12 +287,10 @@ _CLUSTERS: list = [None, None, None]
 
 
 def _clusters_of(corpus: Corpus, seed: int) -> WordClusters:
-    from app.models.wordclusters import fit_clusters
-
     source = corpus.raw_texts or corpus.train
     if _CLUSTERS[0] is not source or _CLUSTERS[1] != seed:
         texts = corpus.raw_texts or list({id(i.text): i.text for i in corpus.train}.values())
-        _CLUSTERS[:] = [source, seed, fit_clusters(texts, seed=seed)]
+        _CLUSTERS[:] = [source, seed, wordclusters.fit_clusters(texts, seed=seed)]
     return _CLUSTERS[2]
 
 
