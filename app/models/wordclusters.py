@@ -16,10 +16,10 @@ float16) are all a model stores: no word of the notes is kept.
 
 Measured on 5 patient-disjoint PhysioNet folds (BENCHMARKS.md): crf-balanced
 alone 0.899 -> 0.906 mean test token recall at the same precision (fastText
-vectors trained on the site's notes instead: no gain); the default run
-0.9700 -> 0.9714 (21 -> 19 notes leaking), with the hospital lists 0.9700 ->
-0.9731 (16 -> 14), precision 0.03 lower where the dev split then chose a
-recall-first stack.
+vectors trained on the site's notes instead: no gain); the default run at
+the final code 0.9700 -> 0.9714 (21 -> 18 notes leaking), with the hospital
+lists 0.9700 -> 0.9721 (16 -> 14), precision 0.03 lower where the dev split
+then chose a recall-first candidate.
 """
 from __future__ import annotations
 
@@ -96,14 +96,11 @@ class WordClusters:
     def __len__(self) -> int:
         return len(self.centroids)
 
-    def cluster(self, word: str) -> str | None:
-        """The group of ``word`` (case-blind) as a string, None for a word
-        without a letter (numbers and punctuation have their own features)."""
-        return self.groups([word])[0]
-
     def groups(self, words: list[str]) -> list[str | None]:
-        """``cluster`` of each of ``words``; the words not met before are
-        placed together (a segment's new words in one tokenizer call)."""
+        """The group of each of ``words`` (case-blind) as a string, None for a
+        word without a letter (numbers and punctuation have their own
+        features). The words not met before are placed together (a segment's
+        new words in one tokenizer call)."""
         lows = [w.lower() for w in words]
         with self._lock:
             return self._groups(lows)

@@ -223,6 +223,7 @@ def test_word_groups_are_learned_deterministically_and_bounded_by_the_vocabulary
     a, b = fit_clusters(texts, seed=5), fit_clusters(texts, seed=5)
     assert (a.centroids == b.centroids).all()
     assert 1 < len(a) <= 256
-    assert a.cluster("Smith") == a.cluster("SMITH") is not None
-    assert a.cluster("2/14") is None
+    smith, upper, date = a.groups(["Smith", "SMITH", "2/14"])
+    assert smith == upper is not None
+    assert date is None
     assert len(fit_clusters(["Seen by Dr Jones."])) == 1    # too few words for groups
