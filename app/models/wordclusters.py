@@ -86,7 +86,7 @@ def word_vectors(words: list[str]) -> np.ndarray:
 
 
 class WordClusters:
-    """Centroids of the groups; ``cluster(word)`` is a word's group id."""
+    """Centroids of the groups; ``groups(words)`` gives each word's group id."""
 
     def __init__(self, centroids: np.ndarray) -> None:
         self.centroids = np.asarray(centroids, dtype=np.float32)
