@@ -29,6 +29,8 @@ cd "$(dirname "$0")/.."
 # the dev patients). GPU_CHECK_CROSS_FIT=K chooses on every training note,
 # K-fold cross-fitted by patient (`deid train --cross-fit K`; each trained
 # member fitted K more times: about 5 more minutes for K=5 on an H100).
+# GPU_CHECK_TAG=NAME keeps a run's files apart ($OUT/NAME, its own work folder),
+# so that several settings can run side by side in one call of the device tool.
 MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
 BUDGET="${GPU_CHECK_BUDGET:-standard}"
 DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
@@ -75,10 +77,10 @@ EOF
   exit 0
 fi
 
-OUT="${OUT:-$PWD/out/gpu-check}"
+OUT="${OUT:-$PWD/out/gpu-check}${GPU_CHECK_TAG:+/$GPU_CHECK_TAG}"
 mkdir -p "$OUT"
 exec > >(tee "$OUT/gpu-check.log") 2>&1
-work=/tmp/deid-gpu-check
+work=/tmp/deid-gpu-check${GPU_CHECK_TAG:+-$GPU_CHECK_TAG}
 rm -rf "$work" && mkdir -p "$work/physionet" "$work/dev-notes" "$work/annotated"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target "$work/site" "$CARRY"/whl/*.whl
