@@ -15,8 +15,9 @@
 # --device cuda on the standard budget, prints each member's training time,
 # GPU memory and dev figures and every candidate's figures on the dev
 # patients, then annotates the dev patients' plain notes with the selected
-# model and prints its throughput. Figures go to $OUT (gpu-check.json,
-# gpu-check.log) and to the terminal.
+# model and prints its throughput. Figures go to the terminal and to $OUT, two
+# files a run (the device tool brings back at most 8 a call): gpu-check.log,
+# which holds the bench's report and a summary, and the bench's JSON record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # GPU_CHECK_MODELS, GPU_CHECK_BUDGET and GPU_CHECK_DATA (data variants) narrow
@@ -97,7 +98,7 @@ if [ -n "${GPU_CHECK_FOLD:-}" ]; then
   python3 -m app.bench accuracy --corpus physionet --folds 5 --fold "$GPU_CHECK_FOLD" "${lists[@]}" \
     --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --out "$work/bench"
   echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"
-  for f in "$work"/bench/accuracy-physionet-folds*; do cp "$f" "$OUT/"; done
+  cp "$work"/bench/accuracy-physionet-folds*.json "$OUT/"
   cat "$work"/bench/accuracy-physionet-folds*.md
   exit 0
 fi
@@ -142,7 +143,6 @@ work, out = Path(sys.argv[1]), Path(sys.argv[2])
 chars, t0, t1 = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 record = next((work / "bench").glob("accuracy-physionet*.json"))
 shutil.copyfile(record, out / "bench-record.json")
-shutil.copyfile(record.with_suffix(".md"), out / "bench-record.md")
 res = json.loads(record.read_text())["results"]
 print(record.with_suffix(".md").read_text())
 members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} | (m.get("params") or {}).get("fit", {})
@@ -152,7 +152,6 @@ summary = {"device": res["train"]["device"], "selected": res["train"]["selected"
            "annotate": {"notes_chars": chars, "seconds": round(t1 - t0, 1),
                         "chars_per_s": round(chars / max(t1 - t0, 1e-9))}
            if sys.argv[6] == "1" else None}
-(out / "gpu-check.json").write_text(json.dumps(summary, indent=1))
-print(json.dumps(summary, indent=1))
+print("gpu_check: summary", json.dumps(summary, indent=1))
 EOF
 echo "gpu_check: done in $(( $(date +%s) - start )) s"
