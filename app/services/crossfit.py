@@ -21,18 +21,22 @@ scored on notes they were learned from they would always look right.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from dataclasses import dataclass, replace
 
+from app.core.parallel import default_workers
 from app.core.progress import Progress
 from app.core.words import count
 
 #: The smallest number of folds; fewer patients than folds: no cross-fit.
 MIN_FOLDS = 2
-#: Fold fits at once, at most (each a process of its own).
-MAX_WORKERS = 4
+#: Fold fits at once, at most (each a process of its own): 5 folds of two
+#: trained members in two rounds on a 16-core GPU machine.
+MAX_WORKERS = 8
+#: Memory one fold fit may take at its peak (a CRF on 1,300 PhysioNet notes:
+#: 2.2-2.5 GB resident), so a machine runs no more fits at once than it holds.
+FIT_MEMORY = 3 * 2**30
 #: Share of a run's time spent fitting its trained members (the rest: the fixed
 #: kinds, tagging, ensembles, finishing steps, refits). From the one run timed
 #: alone: fold 1 of the PhysioNet folds, default CPU models, 2 cores, 5 folds,
@@ -40,23 +44,29 @@ MAX_WORKERS = 4
 FIT_SHARE = 0.6
 
 
-def _workers(jobs: int, cores: int | None = None) -> int:
-    """Fold fits at once: one per core (``cores``, default this machine's),
+def _workers(jobs: int, cores: int | None = None, memory: int | None = None) -> int:
+    """Fold fits at once: one per core (``cores``, default this process's), as
+    many as ``memory`` bytes hold (default: what this machine has available),
     at most `MAX_WORKERS` and ``jobs``."""
-    return max(1, min(cores or os.cpu_count() or 1, MAX_WORKERS, jobs))
+    if memory is None:
+        import psutil
+        memory = psutil.virtual_memory().available
+    return max(1, min(cores or default_workers(), memory // FIT_MEMORY, MAX_WORKERS, jobs))
 
 
-def cost_factor(k: int, cores: int | None = None) -> float:
+def cost_factor(k: int, cores: int | None = None, memory: int | None = None) -> float:
     """About how many times as long a run with ``k``-fold cross-fitting takes
-    as one without, on a machine of ``cores`` cores (default: this one's)."""
-    return 1.0 + FIT_SHARE * k / _workers(MAX_WORKERS, cores)
+    as one without, on a machine of ``cores`` cores and ``memory`` bytes
+    available (defaults: this one's)."""
+    return 1.0 + FIT_SHARE * k / _workers(MAX_WORKERS, cores, memory)
 
 
-def cost_note(k: int, cores: int | None = None) -> str:
+def cost_note(k: int, cores: int | None = None, memory: int | None = None) -> str:
     """The cost of cross-fitting, in one plain sentence."""
+    workers = _workers(MAX_WORKERS, cores, memory)
     return (f"Choosing on all notes fits each trained model {k} more times, "
-            f"{count(_workers(MAX_WORKERS, cores), 'fit')} at a time here: the run takes about "
-            f"{cost_factor(k, cores):.1f} times as long as without it.")
+            f"{count(workers, 'fit')} at a time here: the run takes about "
+            f"{cost_factor(k, cores, memory):.1f} times as long as without it.")
 
 
 @dataclass

@@ -99,7 +99,7 @@ def test_fits_side_by_side_in_worker_processes_tag_as_one_after_another(crossfit
     _, serial, _, _ = crossfitted
     path = make_project(tmp_path / "p.deid", n=40)
     mp = pytest.MonkeyPatch()
-    mp.setattr(crossfit_module.os, "cpu_count", lambda: 2)
+    mp.setattr(crossfit_module, "default_workers", lambda: 2)
     try:
         with Project.open(path) as p:
             run = train_project(p, TrainConfig(**CONFIG, cross_fit=3))
@@ -141,11 +141,17 @@ def test_the_cost_is_said_before_the_run_in_plain_words():
     from app.services.training import cost_notes
 
     # Calibrated on the one run timed alone: 5 folds on 2 cores took 2.5 times as long.
-    assert cost_factor(5, cores=2) == pytest.approx(2.5)
-    assert cost_factor(5, cores=16) < cost_factor(5, cores=2)      # at most 4 fits at once
-    assert cost_note(5, cores=2) == ("Choosing on all notes fits each trained model 5 more "
-                                     "times, 2 fits at a time here: the run takes about 2.5 "
-                                     "times as long as without it.")
+    gb = 2**30
+    assert cost_factor(5, cores=2, memory=16 * gb) == pytest.approx(2.5)
+    assert cost_factor(5, cores=16, memory=64 * gb) < cost_factor(5, cores=2, memory=16 * gb)
+    # At most 8 fits at once, and no more than the memory holds (3 GB a fit).
+    assert cost_factor(5, cores=64, memory=512 * gb) == cost_factor(5, cores=8, memory=512 * gb)
+    assert cost_factor(5, cores=16, memory=7 * gb) == cost_factor(5, cores=2, memory=64 * gb)
+    assert cost_note(5, cores=16, memory=2 * gb).startswith(
+        "Choosing on all notes fits each trained model 5 more times, 1 fit at a time here")
+    assert cost_note(5, cores=2, memory=16 * gb) == (
+        "Choosing on all notes fits each trained model 5 more times, 2 fits at a time here: "
+        "the run takes about 2.5 times as long as without it.")
     plain = TrainConfig(models=["crf", "rules"], device="cpu")
     assert not any("Choosing on all notes" in n for n in cost_notes(plain))
     assert any(n.startswith("Choosing on all notes fits each trained model 5 more times")
