@@ -30,12 +30,15 @@ cd "$(dirname "$0")/.."
 # the dev patients). GPU_CHECK_CROSS_FIT=K chooses on every training note,
 # K-fold cross-fitted by patient (`deid train --cross-fit K`; each trained
 # member fitted K more times: about 5 more minutes for K=5 on an H100).
+# GPU_CHECK_SEED=N seeds the training (the bench's --seed, default 13), so a
+# change can be measured over more than one draw.
 # GPU_CHECK_TAG=NAME keeps a run's files apart ($OUT/NAME, its own work folder),
 # so that several settings can run side by side in one call of the device tool.
 MODELS="${GPU_CHECK_MODELS:-transformer crf rules starter}"
 BUDGET="${GPU_CHECK_BUDGET:-standard}"
 DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
 CROSS_FIT="${GPU_CHECK_CROSS_FIT:-0}"
+SEED="${GPU_CHECK_SEED:-13}"
 CARRY=.gpu
 dry=0
 [ "${1:-}" = "--dry-run" ] && dry=1
@@ -55,7 +58,7 @@ if [ "$dry" = 1 ]; then
     echo "gpu_check: no $CARRY/ here (python build/gpu_prepare.py makes it); command lines only"
   fi
   # Every command line the real run uses, parsed without running it.
-  "$PY" - "$MODELS" "$BUDGET" "$DATA" "$CROSS_FIT" <<'EOF'
+  "$PY" - "$MODELS" "$BUDGET" "$DATA" "$CROSS_FIT" "$SEED" <<'EOF'
 import sys
 from app.bench.cli import build_parser
 from app.cli.main import build_parser as deid_parser
@@ -66,11 +69,11 @@ unknown = sorted(set(models) - set(known_kinds()))
 assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
                            "--models", *models, "--data", *sys.argv[3].split(),
-                           "--cross-fit", sys.argv[4], "--out", "/tmp/x", "-q"])
+                           "--cross-fit", sys.argv[4], "--seed", sys.argv[5], "--out", "/tmp/x", "-q"])
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--fold", "3",
                            "--lists", "--budget", budget, "--models", *models,
                            "--data", *sys.argv[3].split(), "--cross-fit", sys.argv[4],
-                           "--out", "/tmp/x"])
+                           "--seed", sys.argv[5], "--out", "/tmp/x"])
 deid_parser().parse_args(["annotate", "p.deid", "in", "out", "--workers", "1"])
 deid_parser().parse_args(["doctor"])
 print("gpu_check: command lines ok:", " ".join(models), budget)
@@ -96,14 +99,14 @@ start=$(date +%s)
 if [ -n "${GPU_CHECK_FOLD:-}" ]; then
   lists=(); [ "${GPU_CHECK_LISTS:-0}" = 1 ] && lists=(--lists)
   python3 -m app.bench accuracy --corpus physionet --folds 5 --fold "$GPU_CHECK_FOLD" "${lists[@]}" \
-    --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --out "$work/bench"
+    --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --seed "$SEED" --out "$work/bench"
   echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"
   cp "$work"/bench/accuracy-physionet-folds*.json "$OUT/"
   cat "$work"/bench/accuracy-physionet-folds*.md
   exit 0
 fi
 python3 -m app.bench accuracy --corpus physionet --budget "$BUDGET" --models $MODELS \
-  --data $DATA --cross-fit "$CROSS_FIT" --out "$work/bench"
+  --data $DATA --cross-fit "$CROSS_FIT" --seed "$SEED" --out "$work/bench"
 echo "gpu_check: train + score took $(( $(date +%s) - start )) s"
 project=$(ls "$work"/bench/projects/*.deid | head -1)
 if [ -n "${GPU_CHECK_EXPORT:-}" ]; then
