@@ -56,6 +56,7 @@ from typing import Any, Iterator, Sequence
 from app.core.bio import repair_tags, tags_to_spans
 from app.core.progress import EPOCH, Progress
 from app.core.tokenize import Segment
+from app.models.augment import mention_replacements
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
                              register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
@@ -90,6 +91,9 @@ DEFAULTS: dict[str, Any] = {
     "quantize": True,         # int8 linear layers when predicting on a CPU
     "identifier_weight": None,  # loss weight of identifier tags against O's 1
                                 # (None: 1 on a GPU, CPU_IDENTIFIER_WEIGHT on a CPU)
+    "augment": "auto",        # "mentions": also train on copies of the segments with a
+                              # name or place, others from the shipped lists in their
+                              # stead (`app.models.augment`); "auto": for English
 }
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
@@ -486,6 +490,11 @@ class TransformerSpec(ModelSpec):
         train_items = [s for s in corpus.train if s.segment.tokens]
         if not train_items:
             raise ValueError("no training segments")
+        augment = params["augment"]
+        if augment == "auto":
+            augment = "mentions" if corpus.language == "en" else "none"
+        if augment == "mentions":
+            train_items += mention_replacements(train_items, ctx.seed)
         dev_items = [s for s in corpus.dev if s.segment.tokens]
         device = ctx.device if ctx.device == "cuda" and torch.cuda.is_available() else "cpu"
         progress = ctx.progress
