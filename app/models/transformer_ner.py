@@ -25,6 +25,12 @@ after every epoch: the epoch kept is the one with the best F2 at its best
 threshold. Below ``0.5`` the member tags more than its argmax would.
 The ensembles then learn how far to trust it, like every member.
 
+Copies. An English fit also reads a copy of each training segment that
+holds a name or a place, with other names and places from the shipped lists
+in their stead (param ``augment``, `app.models.augment`), so it learns the
+context of a name more and the names of the training notes less. Dev, which
+picks the epoch and the threshold, stays the site's own notes.
+
 Budget. Work, not time. On a GPU: the epochs that reach ``TARGET_STEPS``
 of the budget, early stopping after ``patience`` epochs without a dev gain,
 keeping the best epoch; a standard run over the PhysioNet training notes
@@ -105,7 +111,7 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "train_windows", "train_pieces",
+            "augment", "train_windows", "train_pieces",
             "train_seconds", "device", "gpu_peak_mb")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a fit goes through (forward, backward, the dev
@@ -492,9 +498,13 @@ class TransformerSpec(ModelSpec):
             raise ValueError("no training segments")
         augment = params["augment"]
         if augment == "auto":
+            # The lists the copies draw from are English ones.
             augment = "mentions" if corpus.language == "en" else "none"
+        if augment not in ("mentions", "none"):
+            raise ValueError(f"unknown transformer augment {augment!r}")
         if augment == "mentions":
             train_items += mention_replacements(train_items, ctx.seed)
+        params["augment"] = augment
         dev_items = [s for s in corpus.dev if s.segment.tokens]
         device = ctx.device if ctx.device == "cuda" and torch.cuda.is_available() else "cpu"
         progress = ctx.progress

@@ -210,3 +210,17 @@ def test_the_same_seed_fits_the_same_model(corpus, tmp_path):
     a, b = fit(), fit()
     items = dev_items(corpus)
     assert [o.confidences for o in a.predict(items)] == [o.confidences for o in b.predict(items)]
+
+
+def test_an_english_fit_also_reads_copies_with_other_names_and_places(corpus, tmp_path):
+    def fit(**params):
+        return TransformerSpec(max_epochs=1, max_length=64, **params).fit(
+            corpus, TrainContext(workdir=tmp_path, budget="quick", seed=5)).fit_details()
+
+    plain, copies = fit(augment="none"), fit()
+    assert corpus.language == "en"
+    assert plain["augment"] == "none" and copies["augment"] == "mentions"
+    # The synthetic notes name people and places: their segments are copied.
+    assert copies["train_windows"] > plain["train_windows"]
+    with pytest.raises(ValueError, match="augment"):
+        fit(augment="synonyms")
