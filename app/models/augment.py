@@ -38,6 +38,7 @@ from typing import Sequence
 from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
 from app.core.spans import Span
 from app.core.tokenize import Segment, tokenize
+from app.deid.names import apply_case
 from app.deid.policy import default_kind
 from app.models.base import TaggedSegment
 from app.rules import dictionaries
@@ -64,13 +65,9 @@ def _pools() -> tuple[tuple[str, ...], tuple[str, ...], dict[int, tuple[str, ...
             {n: tuple(v) for n, v in places.items()})
 
 
-def _cased(template: str, word: str) -> str:
-    """``word`` written in the case of ``template`` (upper, lower or title)."""
-    if template.isupper():
-        return word.upper()
-    if template.islower():
-        return word.lower()
-    return " ".join(w.capitalize() for w in word.split(" "))
+def _cased(template: str, entry: str) -> str:
+    """A list ``entry`` (stored lower case) in the case of ``template``."""
+    return apply_case(template, " ".join(w.capitalize() for w in entry.split(" ")))
 
 
 def _name(word: str, rng: random.Random) -> str:
