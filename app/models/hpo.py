@@ -9,8 +9,11 @@ its penalties).
 
 The learning rates are SGD-scale (right for Stanza and Flair). A spec class
 whose optimiser needs other values defines a classmethod
-``hpo_params(point) -> params`` mapping a grid point to its own params (the
-spaCy member maps them to Adam rates); otherwise the point is used as is.
+``hpo_params(point) -> point`` mapping a grid point to its own values (the
+spaCy member maps them to Adam rates); one whose params are named otherwise
+than the grid's says so in ``HPO_NAMES`` (Stanza's ``lr``, Flair's
+``learning_rate`` and ``mini_batch_size``): a grid name the spec does not
+read would leave every trial training the same params.
 
 The first trial is always the default point, so one trial (the ``quick``
 budget) means "train the defaults, no search". How many trials run is
@@ -88,7 +91,9 @@ def _spec_params(spec_cls: type[ModelSpec], base: dict[str, Any],
     if point is None:
         return dict(base)
     adapt = getattr(spec_cls, "hpo_params", None)
-    return {**base, **(adapt(point) if adapt else point)}
+    names = getattr(spec_cls, "HPO_NAMES", {})
+    point = adapt(point) if adapt else point
+    return {**base, **{names.get(name, name): value for name, value in point.items()}}
 
 
 def search(spec_cls: type[ModelSpec], base_params: dict[str, Any], corpus: Corpus,

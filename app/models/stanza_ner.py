@@ -184,6 +184,11 @@ class StanzaSpec(ModelSpec):
     kind = "stanza"
     relative_cost = 3.0
     uses_torch = True
+    #: The shared search grid's names for this spec's params (app.models.hpo;
+    #: its learning rates are SGD-scale, as Stanza's).
+    HPO_NAMES = {"learn_rate": "lr"}
+    #: A search's first trial: what a one-trial (quick) run trains.
+    HPO_DEFAULT = {"batch_size": 32, "learn_rate": 0.1, "dropout": 0.1}
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "StanzaModel":
         stanza_log = logging.getLogger("stanza")

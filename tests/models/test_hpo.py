@@ -193,3 +193,43 @@ def test_safety_seconds_is_the_smaller_of_run_and_spec(tmp_path):
     assert safety_seconds(ctx) is None                  # no clock at all
     assert safety_seconds(ctx, {"max_seconds": 5}) == 5
     assert safety_seconds(TrainContext(workdir=tmp_path, max_seconds=7.0), {"max_seconds": 9}) == 7.0
+
+
+# Where each searched kind keeps the params its fit reads (a fit merges its
+# DEFAULTS under the params it is given).
+_SEARCHED = {"spacy": ("app.models.spacy_ner", "SpacyNERSpec"),
+             "stanza": ("app.models.stanza_ner", "StanzaSpec"),
+             "flair": ("app.models.flair_ner", "FlairSpec"),
+             "crf": ("app.models.crf_ner", "CrfSpec"),
+             "transformer": ("app.models.transformer_ner", "TransformerSpec")}
+
+
+@pytest.mark.parametrize("kind", sorted(_SEARCHED))
+def test_every_point_of_a_kinds_search_trains_other_params(kind):
+    """Each point of the grid a kind is searched over reaches the params its
+    fit reads: two points never train the same member (Stanza's ``lr`` and
+    Flair's ``learning_rate``/``mini_batch_size`` once ignored the grid's
+    names, so their searches trained one point over and over), and the
+    first trial trains what a quick run always has."""
+    import importlib
+    import itertools
+    from app.models.base import FIXED_KINDS, builtin_kinds
+    from app.models.hpo import _spec_params
+
+    assert set(_SEARCHED) == set(builtin_kinds()) - set(FIXED_KINDS)
+    module_name, spec_name = _SEARCHED[kind]
+    module = importlib.import_module(module_name)
+    spec_cls = getattr(module, spec_name)
+    defaults = getattr(spec_cls, "DEFAULTS", None) or module.DEFAULTS
+    grid = getattr(spec_cls, "HPO_GRID", None) or GRID
+    names = list(grid)
+    trained = {}
+    for values in itertools.product(*(grid[n] for n in names)):
+        params = _spec_params(spec_cls, {}, dict(zip(names, values)))
+        assert set(params) <= set(defaults), f"{kind} does not read {set(params) - set(defaults)}"
+        trained[values] = tuple(sorted({**defaults, **params}.items(), key=str))
+    assert len(set(trained.values())) == len(trained)
+    first = _spec_params(spec_cls, {}, getattr(spec_cls, "HPO_DEFAULT", DEFAULT_POINT))
+    assert set(first) <= set(defaults)
+    rates = [k for k in ("lr", "learning_rate", "learn_rate") if k in defaults]
+    assert all(first.get(k, defaults[k]) == pytest.approx(defaults[k]) for k in rates)
