@@ -34,6 +34,7 @@ from app.eval.metrics import PRF, strict_counts
 from app.models.base import (Corpus, ModelSpec, TaggedSegment, TagSeq, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
+from app.models.hpo import adam_rate
 
 log = logging.getLogger(__name__)
 
@@ -146,17 +147,12 @@ class SpacyNERSpec(ModelSpec):
 
     @classmethod
     def hpo_params(cls, point: dict[str, Any]) -> dict[str, Any]:
-        """Map a point of the shared HPO grid to this spec's params.
-
-        The grid's learning rates {0.1, 0.01, 0.001} are SGD-scale (Stanza,
-        Flair); Adam diverges at 0.1. They are compressed geometrically
-        around spaCy's default: ``adam_lr = 0.001 * sqrt(lr / 0.01)``, i.e.
-        0.1 -> 0.0032, 0.01 -> 0.001, 0.001 -> 0.00032; the order of the
-        grid is kept. Batch size and dropout are used as they are.
-        """
+        """A point of the shared HPO grid as this spec's params: the grid's
+        SGD-scale learning rates as Adam's (`app.models.hpo.adam_rate`);
+        batch size and dropout as they are."""
         out = dict(point)
         if "learn_rate" in out:
-            out["learn_rate"] = 0.001 * math.sqrt(float(out["learn_rate"]) / 0.01)
+            out["learn_rate"] = adam_rate(out["learn_rate"])
         return out
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "SpacyNERModel":
