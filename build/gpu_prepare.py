@@ -7,15 +7,43 @@ cut to those the PhysioNet notes use plus every single character, in fp16
 (about 29 MB instead of 88 MB; the notes tokenise identically, since the
 transformer member cuts the vocabulary the same way: app.models.transformer_ner).
 
-    python build/gpu_prepare.py [--physionet DIR] [--out .gpu]
+    python build/gpu_prepare.py [--physionet DIR] [--out .gpu] [--no-wheels]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import shutil
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
+
+#: What the check's members need that the GPU machine's Python 3.12 lacks (it
+#: has torch, transformers, numpy, scikit-learn: ../shared/GPU-DEVICE.md).
+#: Fetched at the versions installed here, so the GPU runs what the tests ran.
+GPU_WHEELS = ("python-crfsuite", "xgboost-cpu", "scikit-optimize", "pyaml", "PyYAML", "Faker",
+              "psutil", "charset-normalizer")
+#: The GPU machine's wheel tags: CPython 3.12 on manylinux x86-64.
+_TAGS = ["--python-version", "3.12", "--implementation", "cp", "--abi", "cp312", "--abi", "abi3",
+         "--abi", "none", "--platform", "any",
+         *(arg for tag in ("manylinux1", "manylinux2010", "manylinux2014", "manylinux_2_5",
+                           "manylinux_2_12", "manylinux_2_17", "manylinux_2_24", "manylinux_2_28")
+           for arg in ("--platform", f"{tag}_x86_64"))]
+
+
+def fetch_wheels(dest: Path) -> list[Path]:
+    """Download ``GPU_WHEELS`` for the GPU machine into ``dest`` (the package
+    registry must be reachable from here; nothing is fetched there)."""
+    from importlib.metadata import version
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.glob("*.whl"):
+        old.unlink()
+    pins = [f"{name}=={version(name)}" for name in GPU_WHEELS]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--dest", str(dest),
+                    "--no-deps", "--only-binary=:all:", *_TAGS, *pins], check=True)
+    return sorted(dest.glob("*.whl"))
 
 
 def slim_minilm(dest: Path, texts: list[str]) -> int:
@@ -47,12 +75,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--physionet", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=Path(".gpu"))
+    ap.add_argument("--no-wheels", action="store_true",
+                    help="keep the wheels already in OUT/whl (no registry here)")
     args = ap.parse_args()
     root = args.physionet or physionet_dir()
     if root is None:
         raise SystemExit("PhysioNet deid notes not found (../shared/data/physionet-deid)")
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
+    if not args.no_wheels:
+        wheels = fetch_wheels(out / "whl")
+        print(f"wheels: {len(wheels)}, {sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB")
     texts = [p.read_text(encoding="utf-8") for p in sorted((root / "train").glob("*.txt"))]
     size = slim_minilm(out / "models" / "all-MiniLM-L6-v2", texts)
     print(f"slim MiniLM: {size / 2**20:.1f} MiB")
