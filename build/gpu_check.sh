@@ -9,6 +9,9 @@
 #                                      # .gpu/ exists) and every command line, no GPU
 #   bash build/gpu_check.sh            # on the GPU machine, through the device tool:
 #        run(command="bash build/gpu_check.sh", carry=[".gpu"], timeout_s=590)
+#   python build/gpu_prepare.py --stanza --no-minilm   # or: the Stanza member's wheels
+#                                      # and gensim instead of the MiniLM (both do not fit),
+#        run(command="GPU_CHECK_MODELS='stanza crf rules starter' bash build/gpu_check.sh", ...)
 #
 # On the GPU it installs the wheels (no network there), trains the PhysioNet
 # training notes (the bench's split: dev patients held out as test) with
@@ -39,7 +42,7 @@ BUDGET="${GPU_CHECK_BUDGET:-standard}"
 DATA="${GPU_CHECK_DATA:-balanced imbalanced}"
 CROSS_FIT="${GPU_CHECK_CROSS_FIT:-0}"
 SEED="${GPU_CHECK_SEED:-13}"
-CARRY=.gpu
+CARRY="${GPU_CHECK_CARRY:-.gpu}"   # another folder only for the dry mode's tests
 dry=0
 [ "${1:-}" = "--dry-run" ] && dry=1
 
@@ -52,7 +55,12 @@ if [ "$dry" = 1 ]; then
     [ "$size" -le 52 ] || { echo "gpu_check: $CARRY is $size MiB: too much to carry" >&2; exit 1; }
     ls "$CARRY"/whl/*cp312*.whl "$CARRY"/whl/*py3*.whl >/dev/null
     test -s "$CARRY/physionet.tar.gz"
-    test -s "$CARRY/models/all-MiniLM-L6-v2/model.safetensors"
+    # The transformer needs the slim MiniLM, Stanza its wheels and gensim's
+    # (python build/gpu_prepare.py --stanza --no-minilm).
+    case " $MODELS " in *" transformer "*)
+      test -s "$CARRY/models/all-MiniLM-L6-v2/model.safetensors" ;; esac
+    case " $MODELS " in *" stanza "*)
+      ls "$CARRY"/whl/stanza-*.whl "$CARRY"/whl/gensim-*.whl >/dev/null ;; esac
     echo "gpu_check: carried files ok ($size MiB)"
   else
     echo "gpu_check: no $CARRY/ here (python build/gpu_prepare.py makes it); command lines only"

@@ -8,6 +8,7 @@ cut to those the PhysioNet notes use plus every single character, in fp16
 transformer member cuts the vocabulary the same way: app.models.transformer_ner).
 
     python build/gpu_prepare.py [--physionet DIR] [--out .gpu] [--no-wheels]
+    python build/gpu_prepare.py --stanza --no-minilm    # for the Stanza member instead
 """
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ from pathlib import Path
 #: Fetched at the versions installed here, so the GPU runs what the tests ran.
 GPU_WHEELS = ("python-crfsuite", "xgboost-cpu", "scikit-optimize", "pyaml", "PyYAML", "Faker",
               "psutil", "charset-normalizer")
+#: What the Stanza member adds (``--stanza``): Stanza and its dependencies, and
+#: gensim for the word vectors it trains on the site's notes (about 32 MB: with
+#: the slim MiniLM it would not fit what travels, so ``--no-minilm`` with it).
+STANZA_WHEELS = ("stanza", "emoji", "orjson", "protobuf", "platformdirs", "udtools", "udapi",
+                 "termcolor", "colorama", "regex", "gensim", "smart-open", "wrapt")
 #: The GPU machine's wheel tags: CPython 3.12 on manylinux x86-64.
 _TAGS = ["--python-version", "3.12", "--implementation", "cp", "--abi", "cp312", "--abi", "abi3",
          "--abi", "none", "--platform", "any",
@@ -32,15 +38,16 @@ _TAGS = ["--python-version", "3.12", "--implementation", "cp", "--abi", "cp312",
            for arg in ("--platform", f"{tag}_x86_64"))]
 
 
-def fetch_wheels(dest: Path) -> list[Path]:
-    """Download ``GPU_WHEELS`` for the GPU machine into ``dest`` (the package
-    registry must be reachable from here; nothing is fetched there)."""
+def fetch_wheels(dest: Path, names: tuple[str, ...] = GPU_WHEELS) -> list[Path]:
+    """Download the wheels of ``names`` for the GPU machine into ``dest``,
+    replacing those there (the package registry must be reachable from here;
+    nothing is fetched there)."""
     from importlib.metadata import version
 
     dest.mkdir(parents=True, exist_ok=True)
     for old in dest.glob("*.whl"):
         old.unlink()
-    pins = [f"{name}=={version(name)}" for name in GPU_WHEELS]
+    pins = [f"{name}=={version(name)}" for name in names]
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--dest", str(dest),
                     "--no-deps", "--only-binary=:all:", *_TAGS, *pins], check=True)
     return sorted(dest.glob("*.whl"))
@@ -77,18 +84,28 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(".gpu"))
     ap.add_argument("--no-wheels", action="store_true",
                     help="keep the wheels already in OUT/whl (no registry here)")
+    ap.add_argument("--stanza", action="store_true",
+                    help="also carry Stanza and gensim, to check the Stanza member "
+                         "(GPU_CHECK_MODELS='stanza crf rules starter'); needs --no-minilm")
+    ap.add_argument("--no-minilm", action="store_true",
+                    help="leave the slim MiniLM out (no transformer member in the check)")
     args = ap.parse_args()
+    if args.stanza and not args.no_minilm:
+        ap.error("--stanza needs --no-minilm: both would not fit the 64 MiB that travel")
     root = args.physionet or physionet_dir()
     if root is None:
         raise SystemExit("PhysioNet deid notes not found (../shared/data/physionet-deid)")
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_wheels:
-        wheels = fetch_wheels(out / "whl")
+        wheels = fetch_wheels(out / "whl", GPU_WHEELS + (STANZA_WHEELS if args.stanza else ()))
         print(f"wheels: {len(wheels)}, {sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB")
     texts = [p.read_text(encoding="utf-8") for p in sorted((root / "train").glob("*.txt"))]
-    size = slim_minilm(out / "models" / "all-MiniLM-L6-v2", texts)
-    print(f"slim MiniLM: {size / 2**20:.1f} MiB")
+    if args.no_minilm:
+        shutil.rmtree(out / "models", ignore_errors=True)
+    else:
+        size = slim_minilm(out / "models" / "all-MiniLM-L6-v2", texts)
+        print(f"slim MiniLM: {size / 2**20:.1f} MiB")
     with tarfile.open(out / "physionet.tar.gz", "w:gz") as tar:
         for part in ("train", "lists"):
             if (root / part).is_dir():
