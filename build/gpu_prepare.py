@@ -100,10 +100,10 @@ def main() -> None:
     if not args.no_wheels:
         wheels = fetch_wheels(out / "whl", GPU_WHEELS + (STANZA_WHEELS if args.stanza else ()))
         print(f"wheels: {len(wheels)}, {sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB")
-    texts = [p.read_text(encoding="utf-8") for p in sorted((root / "train").glob("*.txt"))]
     if args.no_minilm:
         shutil.rmtree(out / "models", ignore_errors=True)
     else:
+        texts = [p.read_text(encoding="utf-8") for p in sorted((root / "train").glob("*.txt"))]
         size = slim_minilm(out / "models" / "all-MiniLM-L6-v2", texts)
         print(f"slim MiniLM: {size / 2**20:.1f} MiB")
     with tarfile.open(out / "physionet.tar.gz", "w:gz") as tar:

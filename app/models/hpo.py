@@ -10,7 +10,7 @@ its penalties).
 The learning rates are SGD-scale (right for Stanza and Flair). A spec class
 whose optimiser needs other values defines a classmethod
 ``hpo_params(point) -> point`` mapping a grid point to its own values (spaCy
-and Stanza map the rates to Adam's, `adam_rate`); one whose params are named otherwise
+and Stanza map the rates to Adam's, `adam_point`); one whose params are named otherwise
 than the grid's says so in ``HPO_NAMES`` (Stanza's ``lr``, Flair's
 ``learning_rate`` and ``mini_batch_size``): a grid name the spec does not
 read would leave every trial training the same params.
@@ -50,12 +50,16 @@ GRID: dict[str, tuple] = {
 DEFAULT_POINT: dict[str, Any] = {"batch_size": 32, "learn_rate": 0.01, "dropout": 0.1}
 
 
-def adam_rate(grid_rate: float) -> float:
-    """The grid's SGD-scale learning rate as an Adam one, for the members
-    trained with Adam (spaCy, Stanza), which diverge at 0.1: compressed
-    geometrically around 0.001, ``0.001 * sqrt(rate / 0.01)`` (0.1 ->
-    0.0032, 0.01 -> 0.001, 0.001 -> 0.00032), so the grid's order is kept."""
-    return 0.001 * math.sqrt(float(grid_rate) / 0.01)
+def adam_point(point: dict[str, Any]) -> dict[str, Any]:
+    """A grid point with its SGD-scale ``learn_rate`` as an Adam rate, the
+    ``hpo_params`` of the members trained with Adam (spaCy, Stanza), which
+    diverge at 0.1: compressed geometrically around 0.001, ``0.001 *
+    sqrt(rate / 0.01)`` (0.1 -> 0.0032, 0.01 -> 0.001, 0.001 -> 0.00032), so
+    the grid's order is kept; batch size and dropout as they are."""
+    out = dict(point)
+    if "learn_rate" in out:
+        out["learn_rate"] = 0.001 * math.sqrt(float(out["learn_rate"]) / 0.01)
+    return out
 
 
 @dataclass

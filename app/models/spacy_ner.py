@@ -34,7 +34,7 @@ from app.eval.metrics import PRF, strict_counts
 from app.models.base import (Corpus, ModelSpec, TaggedSegment, TagSeq, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
-from app.models.hpo import adam_rate
+from app.models.hpo import adam_point
 
 log = logging.getLogger(__name__)
 
@@ -145,15 +145,8 @@ class SpacyNERSpec(ModelSpec):
             raise ValueError(f"unknown spaCy NER parameter(s): {', '.join(sorted(unknown))}")
         super().__init__(**{**self.DEFAULTS, **params})
 
-    @classmethod
-    def hpo_params(cls, point: dict[str, Any]) -> dict[str, Any]:
-        """A point of the shared HPO grid as this spec's params: the grid's
-        SGD-scale learning rates as Adam's (`app.models.hpo.adam_rate`);
-        batch size and dropout as they are."""
-        out = dict(point)
-        if "learn_rate" in out:
-            out["learn_rate"] = adam_rate(out["learn_rate"])
-        return out
+    #: The shared grid's SGD-scale learning rates as Adam's (app.models.hpo).
+    hpo_params = staticmethod(adam_point)
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "SpacyNERModel":
         import spacy

@@ -43,7 +43,7 @@ from app.core.tokenize import Segment
 from app.models.base import (Corpus, ModelSpec, TagSeq, TaggedSegment, TrainContext,
                              TrainedModel, read_meta, register, write_meta)
 from app.models.budget import Budget, SafetyClock, safety_seconds
-from app.models.hpo import adam_rate
+from app.models.hpo import adam_point
 from app.models.vectors import ensure_word_vectors
 
 MODEL_FILE = "stanza_ner.pt"
@@ -188,18 +188,11 @@ class StanzaSpec(ModelSpec):
     kind = "stanza"
     relative_cost = 3.0
     uses_torch = True
-    #: The shared search grid's name for Stanza's learning rate (app.models.hpo).
+    #: The shared search grid's name for Stanza's learning rate, and its
+    #: SGD-scale rates as Adam's (app.models.hpo: its first point, 0.01, is
+    #: the default 0.001).
     HPO_NAMES = {"learn_rate": "lr"}
-
-    @classmethod
-    def hpo_params(cls, point: dict[str, Any]) -> dict[str, Any]:
-        """A point of the shared grid as this spec's values: its SGD-scale
-        learning rates as Adam's (`adam_rate`; the grid's first point, 0.01,
-        is the default 0.001); batch size and dropout as they are."""
-        out = dict(point)
-        if "learn_rate" in out:
-            out["learn_rate"] = adam_rate(out["learn_rate"])
-        return out
+    hpo_params = staticmethod(adam_point)
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "StanzaModel":
         stanza_log = logging.getLogger("stanza")
