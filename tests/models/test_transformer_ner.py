@@ -122,6 +122,19 @@ def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
     assert low.tags == ["B-PERSON", "O"] and low.confidences[0] == pytest.approx(0.3)
 
 
+def test_notes_predicted_together_as_each_alone_whatever_their_windows_lengths(trained):
+    # Windows are batched shortest first: each one's probabilities must still
+    # land on its own tokens. fp32, so padding alone cannot move a token.
+    model, _ = trained
+    notes = ["Seen by Dr Smith on 3 May.\n" * n + "Call 0412345678.\n" for n in (1, 9, 2, 14, 5)]
+    items = [(t, s) for t in notes for s in segment(t)]
+    together = model.predict(items)
+    alone = [o for t in notes for o in model.predict([(t, s) for s in segment(t)])]
+    assert [o.tags for o in together] == [o.tags for o in alone]
+    assert max(abs(a - b) for x, y in zip(together, alone)
+               for a, b in zip(x.confidences, y.confidences)) < 1e-4
+
+
 @pytest.mark.slow
 def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     model, reports = trained
