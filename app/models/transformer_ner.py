@@ -121,6 +121,10 @@ _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 RATES = {"cuda": 80000.0, "cpu": 400.0}
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
+#: Characters a second one CPU core tags with a fitted model (int8, windows
+#: shortest first): 9,900-10,200 for a PhysioNet fold's member on one core
+#: of a 2-core EPYC (BENCHMARKS.md), where the CRFs tag 40,000-100,000.
+CPU_TAG_RATE = 10_000.0
 
 
 def base_model_path() -> Path:
@@ -150,6 +154,14 @@ def estimate_fit_seconds(budget: str, device: str) -> float:
         return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / RATES["cuda"]
     rate = RATES["cpu"] * max(1, os.cpu_count() or 2) / 2
     return CPU_PIECES.get(budget, CPU_PIECES["standard"]) / rate
+
+
+def estimate_tag_rate() -> float:
+    """About how many characters a second a model holding the transformer
+    tags on this machine's CPU cores (``CPU_TAG_RATE`` a core)."""
+    import os
+
+    return CPU_TAG_RATE * max(1, os.cpu_count() or 1)
 
 
 def epoch_plan(windows: Sequence[Window], labels: Sequence[Sequence[int]], pieces: int | None,

@@ -221,15 +221,19 @@ def _duration(seconds: float) -> str:
 
 def transformer_cost(budget: str, variants: int, device: str) -> str:
     """How long the transformer trains on ``device`` (``"cpu"``/``"cuda"``),
-    in one plain sentence; on a CPU, with the GPU's time beside it."""
-    from app.models.transformer_ner import estimate_fit_seconds
+    in one plain sentence; on a CPU, with the GPU's time beside it and, on a
+    line of its own, how fast a model using it then tags notes there."""
+    from app.models.transformer_ner import estimate_fit_seconds, estimate_tag_rate
 
     here = estimate_fit_seconds(budget, device) * variants
     where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
     note = (f"The transformer will train for {_duration(here)} on {where} "
             f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget)")
     if device != "cuda":
-        note += f"; with a GPU it takes {_duration(estimate_fit_seconds(budget, 'cuda') * variants)}"
+        note += (f"; with a GPU it takes {_duration(estimate_fit_seconds(budget, 'cuda') * variants)}"
+                 f".\nWithout a GPU a model that uses it reads at most about "
+                 f"{round(estimate_tag_rate(), -3):,.0f} characters of notes a second, "
+                 f"several times slower than one without it")
     return note + "."
 
 

@@ -17,6 +17,8 @@ def test_the_transformer_on_a_cpu_is_announced_with_the_gpu_alternative(on):
     # On a CPU it trains once, on its own balanced windows (cpu_variants).
     assert "minutes" in note and "1 data variant, standard budget" in note
     assert "with a GPU it takes" in note
+    # ... and what it costs afterwards: tagging notes on the processor.
+    assert "characters of notes a second" in note and "slower" in note
     [full] = cost_notes(TrainConfig(models=["transformer"], budget="full"))
     assert "minutes" in full and "GPU" in full
 
