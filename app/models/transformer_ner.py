@@ -413,7 +413,7 @@ def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
 
     Windows are batched shortest first, so a batch pads to windows of about
     its own length: a note's last window is short, and padded to a full one
-    it costs as much (1.3 to 1.45 times the speed on a CPU, BENCHMARKS.md)."""
+    it costs as much (1.6 times the speed with int8 on a CPU, BENCHMARKS.md)."""
     import numpy as np
     import torch
 
