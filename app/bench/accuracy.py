@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from app.bench.config import TARGETS, Size, meddocan_dir, physionet_dir
 from app.bench.corpora import (add_physionet_lists, corpus_stats, create_meddocan_project,
                                create_physionet_project, create_synthetic_project,
@@ -31,8 +33,13 @@ from app.bench.corpora import (add_physionet_lists, corpus_stats, create_meddoca
 from app.bench.scoring import score_candidates, selected_row
 from app.bench.train import run_summary, train
 from app.errors import UserError
+from app.eval.bootstrap import mean_of_folds_interval
 
 CORPORA = ("meddocan", "physionet", "synthetic")
+#: Resamples of each fold's test patients for the folds' 95 % intervals: a
+#: fold holds 20-40 patients and a few hundred identifier tokens, so two runs
+#: 0.001 apart in the mean differ by a few tokens: the interval says so.
+FOLD_RESAMPLES = 2000
 
 
 def project_path(out_dir: Path, corpus: str, size: Size) -> Path:
@@ -149,6 +156,11 @@ def _privacy_row(row: dict) -> dict:
             "notes_leaking": privacy["notes_with_missed"]}
 
 
+def _bounds(interval: tuple[float, float]) -> list[float] | None:
+    """An interval for the JSON: None where it is undefined (NaN)."""
+    return None if any(b != b for b in interval) else [round(b, 6) for b in interval]
+
+
 def dev_figures(summary: dict, name: str) -> dict:
     """A candidate's dev figures as its selection scored them (``dev_*``),
     beside its test figures, so a selection rule can be judged on how its
@@ -180,7 +192,11 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     ``finishing`` (the lines on what the run learned after the selection) and
     ``candidates`` (every candidate's figures on the fold's test notes, as
     the folds table has them for the selected one, with its dev figures as
-    the selection scored them: `dev_figures`).
+    the selection scored them: `dev_figures`). Each fold's token recall and
+    the mean's token recall and precision carry a 95 % interval over the
+    test patients (``*_ci``: patients drawn again within each fold,
+    `mean_of_folds_interval`), from the selected candidate's identifier
+    tokens per patient (each fold's ``token_by_patient``).
 
     ``only``: run fold ``only`` alone (numbered from 0) to try a change on
     one fold; its ``mean`` is that fold's, and no target is checked (a
@@ -208,9 +224,14 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
             scores = score_candidates(project, split="test", bootstrap=size.bootstrap)
         finally:
             project.close()
-        row = {"fold": k, **_privacy_row(selected_row(scores)), "train_seconds": summary["seconds"]}
+        chosen = selected_row(scores)
+        by_patient = chosen["token_by_patient"]
+        ci = mean_of_folds_interval([np.array(by_patient)], resamples=FOLD_RESAMPLES, seed=seed)
+        row = {"fold": k, **_privacy_row(chosen), "token_recall_ci": _bounds(ci["recall"]),
+               "train_seconds": summary["seconds"]}
         rows.append(row)
         details.append({"fold": k, "data": data, "selected": summary["selected"],
+                        "token_by_patient": by_patient,
                         "reason": summary["reason"], "finishing": summary["finishing"],
                         "candidates": [_privacy_row(r) | dev_figures(summary, r["name"])
                                        for r in scores["rows"]]})
@@ -220,8 +241,12 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
 
     def mean(chosen: list[dict]) -> dict:
         n = max(len(chosen), 1)
+        ci = mean_of_folds_interval([np.array(d["token_by_patient"]) for d in details],
+                                    resamples=FOLD_RESAMPLES, seed=seed)
         return {key: sum(r[key] for r in chosen) / n
                 for key in ("token_recall", "token_precision", "strict_f1")} | {
+            "token_recall_ci": _bounds(ci["recall"]),
+            "token_precision_ci": _bounds(ci["precision"]),
             "notes_leaking": sum(r["notes_leaking"] for r in chosen),
             "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen)}
 
@@ -229,7 +254,11 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
                "mean": mean(rows), "only": only}
     if only is not None:
         return results, []
-    note = (f"mean of {folds} patient-disjoint folds{' with the hospital lists' if lists else ''}; "
+    bounds = results["mean"]["token_recall_ci"]
+    interval = (f" (token recall 95 % interval over patients {bounds[0]:.4f}-{bounds[1]:.4f})"
+                if bounds else "")
+    note = (f"mean of {folds} patient-disjoint folds{' with the hospital lists' if lists else ''}"
+            f"{interval}; "
             f"{budget} budget, models {', '.join(models)}, size {size.name}")
     recall_target = TARGETS["folds_token_recall_lists" if lists else "folds_token_recall"]
     targets = [recall_target.check(results["mean"]["token_recall"], note),

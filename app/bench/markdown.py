@@ -276,18 +276,30 @@ def render_folds(rec: dict) -> list[str]:
               "(our dev patients' too) into train and dev as a user's would. No fold holds a "
               "dev patient, whose notes English rules were written from.", ""]
     rows = [[str(f["fold"]), f["name"],
-             _f(f["token_recall"]), _f(f["token_precision"]), _f(f["strict_f1"]),
+             _f(f["token_recall"]) + _interval(f.get("token_recall_ci")),
+             _f(f["token_precision"]), _f(f["strict_f1"]),
              f"{f['notes_leaking']} of {f['notes_with_identifiers']}", f["train_seconds"]]
             for f in r["folds"]]
     for key, words in (("mean", "mean of every fold"),):
         if r.get("only") is not None:
             break                    # one fold run alone: no mean of every fold
         m = r[key]
-        rows.append([words, "", _f(m["token_recall"]), _f(m["token_precision"]),
+        rows.append([words, "", _f(m["token_recall"]) + _interval(m.get("token_recall_ci")),
+                     _f(m["token_precision"]) + _interval(m.get("token_precision_ci")),
                      _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}", ""])
     lines += _table(["fold", "selected", "token R", "token P", "strict F1",
                      "notes leaking", "training s"], rows)
+    if any(f.get("token_recall_ci") for f in r["folds"]):
+        lines += ["", "In brackets: 95 % intervals over the test patients (each fold's patients "
+                  "drawn again with replacement)."]
     return lines
+
+
+def _interval(bounds) -> str:
+    """`` [low, high]`` of a 95 % interval, or nothing for a record without one."""
+    if not bounds:
+        return ""
+    return f" [{bounds[0]:.3f}, {bounds[1]:.3f}]"
 
 
 _RENDER = {"accuracy": render_accuracy, "folds": render_folds, "learning-curve": render_learning, "speed": render_speed,

@@ -16,6 +16,10 @@ A row (JSON, keys in this order)::
     per_label: {label: {support, strict: PRF, relaxed: PRF}},
     privacy: {missed_identifiers, notes_with_identifiers, notes_with_missed,
               notes_with_missed_share}
+
+and for the selected row, ``token_by_patient``: ``[tp, fp, fn]`` identifier
+tokens per patient of the split (no patient id), so that an interval can be
+drawn over patients rather than notes (`app.eval.bootstrap.mean_of_folds_interval`).
 """
 from __future__ import annotations
 
@@ -77,9 +81,31 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         kind = "ensemble" if kind is None else "rules" if kind == "rules" else "base"
         rows.append(_row(name, kind, report, selected=name == selected,
                          description=descriptions.get(name), dev_f1=dev_f1.get(name)))
+        if name == selected:
+            rows[-1]["token_by_patient"] = token_by_patient(
+                texts, gold, spans, [d.patient_id or d.name for d in docs], labels=labels)
     rows.sort(key=lambda r: (-r["strict"]["f1"], r["name"]))
     return {"split": split, "notes": len(docs), "labels": sorted(labels), "selected": selected,
             "rows": rows}
+
+
+def token_by_patient(texts, gold, pred, patients, *, labels=None) -> list[list[int]]:
+    """``[tp, fp, fn]`` binary identifier tokens per patient (sorted by
+    patient), from parallel notes, gold and predicted spans and each note's
+    patient; only spans of ``labels`` count when given, as in `evaluate`."""
+    from app.eval.metrics import token_counts
+
+    keep = set(labels) if labels else None
+    by: dict[str, list[int]] = {}
+    for text, g, p, who in zip(texts, gold, pred, patients):
+        if keep is not None:
+            g, p = [s for s in g if s.label in keep], [s for s in p if s.label in keep]
+        c = token_counts(text, g, p)
+        acc = by.setdefault(str(who), [0, 0, 0])
+        acc[0] += c.tp
+        acc[1] += c.fp
+        acc[2] += c.fn
+    return [by[k] for k in sorted(by)]
 
 
 def selected_row(scores: dict) -> dict:

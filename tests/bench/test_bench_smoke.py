@@ -345,6 +345,14 @@ def test_folds_hold_out_each_fold_of_patients_once_and_report_the_mean(physionet
         assert not test & {i.patient_id for i in infos if i.split != "test"}
     mean = rec["results"]["mean"]["token_recall"]
     assert mean == pytest.approx(sum(f["token_recall"] for f in folds) / 2)
+    # Each fold's figure is its patients' tokens; the intervals are over them and hold the point.
+    for f, d in zip(folds, rec["results"]["details"]):
+        tp, fp, fn = (sum(c[i] for c in d["token_by_patient"]) for i in range(3))
+        assert f["token_recall"] == pytest.approx(tp / (tp + fn))
+        assert f["token_recall_ci"][0] <= f["token_recall"] <= f["token_recall_ci"][1]
+    low, high = rec["results"]["mean"]["token_recall_ci"]
+    assert low <= mean <= high
+    assert "95 % interval" in rec["targets"][0]["note"]
     assert [t["key"] for t in rec["targets"]] == ["folds_token_recall", "folds_token_precision"]
     assert "mean of every fold" in (tmp_path / "accuracy-physionet-folds.md").read_text()
 

@@ -155,3 +155,20 @@ def test_bootstrap_of_identical_notes_is_degenerate():
     ci = bootstrap_prf(counts, resamples=100, seed=0)
     assert ci["f1"][0] == pytest.approx([0.75, 0.75])
     assert ci["recall"].shape == (1, 2)
+
+
+def test_mean_of_folds_interval_holds_the_mean_and_draws_patients_within_each_fold():
+    from app.eval.bootstrap import mean_of_folds_interval
+
+    # Fold A: every patient alike (recall 0.9 whatever is drawn); fold B: one
+    # patient hides all of 10 tokens, the other none of 10 (recall 0 to 1).
+    same = np.array([[9, 1, 1]] * 4)
+    mixed = np.array([[10, 0, 0], [0, 0, 10]])
+    ci = mean_of_folds_interval([same], resamples=500, seed=3)
+    assert ci["recall"] == pytest.approx((0.9, 0.9)) and ci["precision"] == pytest.approx((0.9, 0.9))
+    ci = mean_of_folds_interval([same, mixed], resamples=500, seed=3)
+    low, high = ci["recall"]
+    assert low == pytest.approx((0.9 + 0.0) / 2) and high == pytest.approx((0.9 + 1.0) / 2)
+    assert low < (0.9 + 0.5) / 2 < high
+    assert mean_of_folds_interval([same, mixed], resamples=500, seed=3) == ci
+    assert all(b != b for b in mean_of_folds_interval([], resamples=10)["recall"])
