@@ -19,6 +19,8 @@ def test_the_transformer_on_a_cpu_is_announced_with_the_gpu_alternative(on):
     assert "with a GPU it takes" in note
     # ... and what it costs afterwards: tagging notes on the processor.
     assert "characters of notes a second" in note and "slower" in note
+    # ... and what its short fit there bought when measured.
+    assert "found no more identifiers" in note
     [full] = cost_notes(TrainConfig(models=["transformer"], budget="full"))
     assert "minutes" in full and "GPU" in full
 
