@@ -83,28 +83,21 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
                          description=descriptions.get(name), dev_f1=dev_f1.get(name)))
         if name == selected:
             rows[-1]["token_by_patient"] = token_by_patient(
-                texts, gold, spans, [d.patient_id or d.name for d in docs], labels=labels)
+                report.note_token_counts, [d.patient_id or d.name for d in docs])
     rows.sort(key=lambda r: (-r["strict"]["f1"], r["name"]))
     return {"split": split, "notes": len(docs), "labels": sorted(labels), "selected": selected,
             "rows": rows}
 
 
-def token_by_patient(texts, gold, pred, patients, *, labels=None) -> list[list[int]]:
+def token_by_patient(note_counts, patients) -> list[list[int]]:
     """``[tp, fp, fn]`` binary identifier tokens per patient (sorted by
-    patient), from parallel notes, gold and predicted spans and each note's
-    patient; only spans of ``labels`` count when given, as in `evaluate`."""
-    from app.eval.metrics import token_counts
-
-    keep = set(labels) if labels else None
+    patient), from each note's counts (`EvaluationReport.note_token_counts`)
+    and each note's patient."""
     by: dict[str, list[int]] = {}
-    for text, g, p, who in zip(texts, gold, pred, patients):
-        if keep is not None:
-            g, p = [s for s in g if s.label in keep], [s for s in p if s.label in keep]
-        c = token_counts(text, g, p)
+    for counts, who in zip(note_counts, patients):
         acc = by.setdefault(str(who), [0, 0, 0])
-        acc[0] += c.tp
-        acc[1] += c.fp
-        acc[2] += c.fn
+        for i, c in enumerate(counts):
+            acc[i] += c
     return [by[k] for k in sorted(by)]
 
 

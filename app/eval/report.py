@@ -82,6 +82,10 @@ class EvaluationReport:
     ci: dict[str, dict[str, tuple[float, float] | None]]
     false_negatives: list[Error] = field(default_factory=list)
     false_positives: list[Error] = field(default_factory=list)
+    # Each note's binary identifier-token (tp, fp, fn), in the order given to
+    # `evaluate`: for intervals drawn over groups of notes (patients). Not in
+    # the JSON form.
+    note_token_counts: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def notes_with_missed_share(self) -> float:
@@ -239,4 +243,5 @@ def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
         confusion=confusion, missed_identifiers=missed,
         notes_with_identifiers=notes_with_ids, notes_with_missed=notes_missed,
         resamples=bootstrap if n else 0, seed=seed, level=level, ci=ci,
-        false_negatives=fns, false_positives=fps)
+        false_negatives=fns, false_positives=fps,
+        note_token_counts=[tuple(map(int, c)) for c in per_doc[:, KINDS.index("token")]])

@@ -172,3 +172,10 @@ def test_mean_of_folds_interval_holds_the_mean_and_draws_patients_within_each_fo
     assert low < (0.9 + 0.5) / 2 < high
     assert mean_of_folds_interval([same, mixed], resamples=500, seed=3) == ci
     assert all(b != b for b in mean_of_folds_interval([], resamples=10)["recall"])
+
+
+def test_each_notes_token_counts_add_up_to_the_micro_ones_and_stay_out_of_the_json(report):
+    assert len(report.note_token_counts) == report.notes
+    assert tuple(map(sum, zip(*report.note_token_counts))) == (
+        report.micro["token"].tp, report.micro["token"].fp, report.micro["token"].fn)
+    assert "note_token_counts" not in json.dumps(report.to_dict())
