@@ -1,6 +1,8 @@
-"""Prediction speed of a saved transformer member on this machine's CPU: fp32 vs int8.
+"""Speed of the transformer member on this machine's CPU: prediction fp32 vs
+int8, and training steps with and without dropout on the attention weights.
 
     python -m app.bench.transformer MODEL_DIR NOTES_DIR [--limit N]
+    python -m app.bench.transformer --fit NOTES_DIR [--limit N] [--steps N]
 
 MODEL_DIR is a saved ``transformer`` member (e.g. one a GPU run trained,
 brought back by ``build/gpu_check.sh`` with ``GPU_CHECK_EXPORT``); NOTES_DIR
@@ -9,6 +11,12 @@ int8 one quantises the linear layers dynamically (what a CPU predicts with
 by default). Prints characters a second of each, their ratio, and how many
 tokens the two call differently (identifier or not), so the choice of
 int8 is made on figures of one run.
+
+``--fit`` times training steps of the vendored MiniLM on windows of the
+notes as a CPU fit packs them (batches of 16, all tags ``O``: the cost does
+not depend on them), with MiniLM's attention dropout (what a GPU fit keeps)
+and with a CPU fit's ``CPU_ATTENTION_DROPOUT``, alternated so both meet the
+same machine load; prints seconds a step, word pieces a second and their ratio.
 """
 from __future__ import annotations
 
@@ -44,15 +52,80 @@ def measure(model_dir: Path, notes: list[str]) -> dict:
     return out
 
 
+def measure_fit(notes: list[str], steps: int = 4) -> dict:
+    """Training-step figures with MiniLM's attention dropout and a CPU
+    fit's, ``steps`` timed steps each after one warm-up, alternated (one run)."""
+    import torch
+
+    from app.core.tokenize import segment
+    from app.models import transformer_ner as T
+
+    base_vocab = T._read_vocab(T.base_model_path() / T._VOCAB)
+    keep = T.cut_vocabulary(base_vocab, iter(notes))
+    pieces = T.WordPieces([base_vocab[i] for i in keep])
+    items = [(text, seg) for text in notes for seg in segment(text) if seg.tokens]
+    windows = T.sliding_windows(items, pieces, T.DEFAULTS["max_length"], 0.0)
+    batch = T.DEFAULTS["batch_size"]
+    if len(windows) < batch:
+        raise ValueError(f"the notes make {len(windows)} training windows; "
+                         f"a step reads {batch}: give more notes")
+    tags = ["O", "B-NAME", "I-NAME"]
+    settings = {"minilm": None, "cpu_fit": T.CPU_ATTENTION_DROPOUT}
+    runs = {}
+    for name, dropout in settings.items():
+        torch.manual_seed(0)
+        net, config = T._base_network(tags, keep, dropout)
+        net.train()
+        runs[name] = {"net": net, "dropout": config["attention_probs_dropout_prob"],
+                      "opt": torch.optim.AdamW(net.parameters(), lr=1e-4), "seconds": []}
+    chunks = [windows[i:i + batch] for i in range(0, len(windows) - batch + 1, batch)]
+
+    def step(run: dict, chunk) -> float:
+        ids, mask = T._tensors(chunk, pieces, "cpu")
+        started = time.perf_counter()
+        logits = run["net"](input_ids=ids, attention_mask=mask).logits
+        gold = torch.zeros(ids.shape, dtype=torch.long)
+        torch.nn.functional.cross_entropy(logits.reshape(-1, len(tags)), gold.reshape(-1)).backward()
+        run["opt"].step()
+        run["opt"].zero_grad(set_to_none=True)
+        return time.perf_counter() - started
+
+    read = 0
+    for k in range(steps + 1):
+        chunk = chunks[k % len(chunks)]
+        for run in runs.values():
+            seconds = step(run, chunk)
+            if k:                       # the first step of each warms up
+                run["seconds"].append(seconds)
+        if k:
+            read += sum(len(w.ids) + 2 for w in chunk)
+    out: dict = {"notes": len(notes), "windows": len(windows), "batch": batch, "steps": steps,
+                 "threads": torch.get_num_threads()}
+    for name, run in runs.items():
+        total = sum(run["seconds"])
+        out[name] = {"attention_dropout": run["dropout"], "seconds_a_step": round(total / steps, 2),
+                     "pieces_per_s": round(read / total)}
+    out["cpu_fit_speedup"] = round(out["cpu_fit"]["pieces_per_s"] / out["minilm"]["pieces_per_s"], 2)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model_dir", type=Path)
-    ap.add_argument("notes_dir", type=Path)
+    ap.add_argument("dirs", type=Path, nargs="+",
+                    help="MODEL_DIR NOTES_DIR, or with --fit only NOTES_DIR")
+    ap.add_argument("--fit", action="store_true",
+                    help="time training steps instead of a saved model's prediction")
+    ap.add_argument("--steps", type=int, default=4, help="timed training steps of each (--fit)")
     ap.add_argument("--limit", type=int, default=None, help="the first N notes (by name)")
     args = ap.parse_args(argv)
-    paths = sorted(args.notes_dir.glob("*.txt"))[:args.limit]
+    if len(args.dirs) != (1 if args.fit else 2):
+        ap.error("give NOTES_DIR with --fit, else MODEL_DIR NOTES_DIR")
+    paths = sorted(args.dirs[-1].glob("*.txt"))[:args.limit]
     notes = [p.read_text(encoding="utf-8") for p in paths]
-    print(json.dumps(measure(args.model_dir, notes), indent=1))
+    if args.fit:
+        print(json.dumps(measure_fit(notes, args.steps), indent=1))
+    else:
+        print(json.dumps(measure(args.dirs[0], notes), indent=1))
     return 0
 
 

@@ -40,8 +40,11 @@ epochs: windows without overlap, every window that holds an identifier and,
 to fill the rest, identifier-free windows drawn afresh each epoch (the
 recipe the issue measured: 2 epochs on a third of the identifier-free
 windows kept held-out recall). The dev-tuned threshold undoes the shifted
-prior. It is still a default member only with CUDA (``app.services.schema``):
-its prediction on a CPU is slower than the other members' (BENCHMARKS.md).
+prior. A CPU fit also drops MiniLM's dropout on the attention weights
+(``CPU_ATTENTION_DROPOUT``): those masks, and the unfused attention they
+force, were 40 % of a step. It is still a default member only with CUDA
+(``app.services.schema``): its prediction on a CPU is slower than the other
+members' (BENCHMARKS.md).
 
 Storage. The vocabulary is cut to the word pieces the project's notes use
 (plus every single character, so unseen words still split) and the weights
@@ -100,7 +103,16 @@ DEFAULTS: dict[str, Any] = {
     "augment": "auto",        # "mentions": also train on copies of the segments with a
                               # name or place, others from the shipped lists in their
                               # stead (`app.models.augment`); "auto": for English
+    "attention_dropout": None,  # dropout on the attention weights while training
+                                # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
 }
+#: On a CPU, drawing a dropout mask over every head's attention weights
+#: (16 x 12 x 256 x 256 numbers a layer) is slow, and it keeps torch off its
+#: fused attention kernel: without it a step of
+#: PhysioNet windows takes 0.58 of the time (1.7 times the word pieces a
+#: second, ``python -m app.bench.transformer --fit``). The hidden layers keep
+#: their dropout.
+CPU_ATTENTION_DROPOUT = 0.0
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
 #: Thresholds tried on dev for "this token is part of an identifier".
@@ -111,7 +123,7 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "train_windows", "train_pieces",
+            "augment", "attention_dropout", "train_windows", "train_pieces",
             "train_seconds", "device", "gpu_peak_mb")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a fit goes through (forward, backward, the dev
@@ -371,9 +383,10 @@ def _build_network(config: dict[str, Any]):
     return BertForTokenClassification(BertConfig(**config))
 
 
-def _base_network(tags: list[str], keep: list[int]):
+def _base_network(tags: list[str], keep: list[int], attention_dropout: float | None = None):
     """The vendored MiniLM with a fresh tagging head over ``tags`` and its
-    word-piece embeddings cut to the old ids ``keep``; returns (network, config)."""
+    word-piece embeddings cut to the old ids ``keep``, its attention dropout
+    ``attention_dropout`` when given; returns (network, config)."""
     import torch
 
     base = base_model_path()
@@ -383,6 +396,8 @@ def _base_network(tags: list[str], keep: list[int]):
                        "intermediate_size", "hidden_act", "hidden_dropout_prob",
                        "attention_probs_dropout_prob", "max_position_embeddings",
                        "type_vocab_size", "layer_norm_eps")}
+    if attention_dropout is not None:
+        config["attention_probs_dropout_prob"] = float(attention_dropout)
     config.update(vocab_size=len(keep), num_labels=len(tags), pad_token_id=0,
                   id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
     net = _build_network(config)
@@ -539,7 +554,11 @@ class TransformerSpec(ModelSpec):
         random.seed(ctx.seed)
         np.random.seed(ctx.seed % (2 ** 32))
         torch.manual_seed(ctx.seed)
-        net, config = _base_network(tags, keep)
+        attention_dropout = params["attention_dropout"]
+        if attention_dropout is None and device != "cuda":
+            attention_dropout = CPU_ATTENTION_DROPOUT
+        net, config = _base_network(tags, keep, attention_dropout)
+        params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
 
         max_length = int(params["max_length"])

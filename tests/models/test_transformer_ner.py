@@ -9,8 +9,9 @@ from app.core.tokenize import segment
 from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
-                                        _decode, _read_vocab, base_model_path, cut_vocabulary,
-                                        epoch_plan, pack_windows, sliding_windows)
+                                        _base_network, _decode, _read_vocab, base_model_path,
+                                        cut_vocabulary, epoch_plan, pack_windows,
+                                        sliding_windows)
 from models_synth import dev_f1, dev_items, make_docs, offline_single_thread  # noqa: F401
 
 pytest.importorskip("transformers")
@@ -112,6 +113,15 @@ def test_cut_vocabulary_tokenises_the_notes_as_the_full_one_and_keeps_characters
     assert small.unk not in small.ids("zyxwvut")
 
 
+def test_the_base_network_keeps_minilms_attention_dropout_unless_told(vocab):
+    keep = list(range(200))
+    gpu, _ = _base_network(["O", "B-NAME", "I-NAME"], keep)          # a GPU fit's default
+    cpu, config = _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0)
+    assert gpu.config.attention_probs_dropout_prob == 0.1
+    assert cpu.config.attention_probs_dropout_prob == config["attention_probs_dropout_prob"] == 0.0
+    assert cpu.config.hidden_dropout_prob == gpu.config.hidden_dropout_prob == 0.1
+
+
 def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
     import numpy as np
 
@@ -146,6 +156,10 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     assert 0.0 < details["threshold"] <= 0.5
     # The CPU's recipe: few steps, so a bolder rate and identifier tags weighing more.
     assert details["learning_rate"] == 3e-4 and details["identifier_weight"] == 5.0
+    # ... and no dropout on the attention weights (the hidden layers keep theirs).
+    assert details["attention_dropout"] == 0.0
+    assert model.net.config.attention_probs_dropout_prob == 0.0
+    assert model.net.config.hidden_dropout_prob == 0.1
     for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
 
