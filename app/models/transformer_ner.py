@@ -77,8 +77,11 @@ KIND = "transformer"
 #: training notes is about 2,000 steps of 16 windows (a minute on a GPU).
 TARGET_STEPS = {"quick": 300, "standard": 2000, "full": 5000}
 #: Word pieces a fit on a CPU reads over all its epochs, per budget: about
-#: 5, 20 and 65 minutes on 2 cores (``RATES``).
-CPU_PIECES = {"quick": 120_000, "standard": 480_000, "full": 1_600_000}
+#: 5, 22 and 75 minutes on 2 cores (``RATES``). 1.5 times what they were
+#: before the fit dropped the attention dropout, in the same time: on two
+#: PhysioNet folds the standard fit then added the same recall to the CRFs'
+#: at 0.07-0.10 more precision (BENCHMARKS.md).
+CPU_PIECES = {"quick": 180_000, "standard": 720_000, "full": 2_400_000}
 #: A CPU fit takes a few hundred steps where a GPU's takes thousands: a
 #: bolder learning rate, and identifier tags weighing more in the loss, so
 #: that it leaves the all-``O`` start within its steps (at the GPU's 1e-4
@@ -128,9 +131,10 @@ _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifie
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a fit goes through (forward, backward, the dev
 #: passes), for ``estimate_fit_seconds``: the PhysioNet standard fit on an
-#: H200 (5.3 M pieces in 61 s, BENCHMARKS.md), and about 400 on a 2-core
-#: CPU half busy (185 measured here at load 7).
-RATES = {"cuda": 80000.0, "cpu": 400.0}
+#: H200 (5.3 M pieces in 61 s, BENCHMARKS.md), and about 550 on a 2-core
+#: CPU half busy (360 a core with the other core busy too; 400 with
+#: attention dropout, 185 measured then at load 7).
+RATES = {"cuda": 80000.0, "cpu": 550.0}
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
 #: Characters a second one CPU core tags with a fitted model (int8, windows
