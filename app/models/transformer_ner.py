@@ -79,8 +79,9 @@ TARGET_STEPS = {"quick": 300, "standard": 2000, "full": 5000}
 #: Word pieces a fit on a CPU reads over all its epochs, per budget: about
 #: 5, 22 and 75 minutes on 2 cores (``RATES``). 1.5 times what they were
 #: before the fit dropped the attention dropout, in the same time: on two
-#: PhysioNet folds the standard fit then added the same recall to the CRFs'
-#: at 0.07-0.10 more precision (BENCHMARKS.md).
+#: PhysioNet folds the standard fit then added about the recall it added
+#: before to the CRFs, the pruned vote and the starter, at 0.04-0.10 more
+#: precision (BENCHMARKS.md).
 CPU_PIECES = {"quick": 180_000, "standard": 720_000, "full": 2_400_000}
 #: A CPU fit takes a few hundred steps where a GPU's takes thousands: a
 #: bolder learning rate, and identifier tags weighing more in the loss, so
