@@ -112,10 +112,9 @@ DEFAULTS: dict[str, Any] = {
 }
 #: On a CPU, drawing a dropout mask over every head's attention weights
 #: (16 x 12 x 256 x 256 numbers a layer) is slow, and it keeps torch off its
-#: fused attention kernel: without it a step of
-#: PhysioNet windows takes 0.58 of the time (1.7 times the word pieces a
-#: second, ``python -m app.bench.transformer --fit``). The hidden layers keep
-#: their dropout.
+#: fused attention kernel: without it a step of PhysioNet windows takes 0.58
+#: of the time (1.7 times the word pieces a second, ``python -m
+#: app.bench.transformer --fit``). The hidden layers keep their dropout.
 CPU_ATTENTION_DROPOUT = 0.0
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
