@@ -104,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--refit", action=argparse.BooleanOptionalAction, default=defaults.refit,
                    help="after the selection, train the CRF members again on train + dev with "
                         "the settings they were selected with (default: on)")
+    s.add_argument("--starter-floor", action=argparse.BooleanOptionalAction,
+                   default=defaults.starter_floor,
+                   help="English: what the shipped starter replaces on day one stays replaced; "
+                        "the trained model adds to it (default: on)")
     s.add_argument("--cross-fit", type=int, metavar="K", default=defaults.cross_fit,
                    help="fit the ensembles and choose the model on every annotated note, each "
                         "tagged by members trained without its patient (K folds: K more fits "

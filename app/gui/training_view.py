@@ -359,6 +359,13 @@ class TrainingView(QWidget):
                                     "figures stay those of the models before, which had not seen "
                                     "dev.")
         rl.addRow("", self.refit_check)
+        self.starter_floor_check = QCheckBox("Keep what day one replaced")
+        self.starter_floor_check.setChecked(True)
+        self.starter_floor_check.setToolTip(
+            "English notes: what the starter model that ships with DeID Studio replaces before "
+            "any training stays replaced; the trained model adds to it. On patients nobody here "
+            "had read, a model chosen on a small dev split alone hid less than day one.")
+        rl.addRow("", self.starter_floor_check)
         self.crossfit_check = QCheckBox("Choose on all notes (cross-fit)")
         self.crossfit_check.setToolTip(
             f"Each annotated note is tagged by models trained without its patient "
@@ -690,6 +697,7 @@ class TrainingView(QWidget):
             fill=self.fill_check.isChecked(),
             propagate=self.propagate_check.isChecked(),
             refit=self.refit_check.isChecked(),
+            starter_floor=self.starter_floor_check.isChecked(),
             cross_fit=CROSS_FIT_FOLDS if self.crossfit_check.isChecked() else 0,
             objective=self.objective_box.currentData(),
             recall_target=self.recall_target.value(),
@@ -721,6 +729,7 @@ class TrainingView(QWidget):
         self.fill_check.setChecked(config.fill)
         self.propagate_check.setChecked(config.propagate)
         self.refit_check.setChecked(config.refit)
+        self.starter_floor_check.setChecked(config.starter_floor)
         self.crossfit_check.setChecked(config.cross_fit > 0)
         self.objective_box.setCurrentIndex(self.objective_box.findData(config.objective))
         self.recall_target.setValue(config.recall_target)

@@ -82,9 +82,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     what `deid annotate` writes (after the finishing steps of
     app.services.finishing and the hospital lists' floor), every other
     candidate its spans after the floor's fixed steps its dev kept, and
-    ``"CANDIDATE" + RAW`` each candidate's own spans. ``patients``: each
-    text's patient id (the lists' patient table).
+    ``"CANDIDATE" + RAW`` each candidate's own spans. A run trained with the
+    starter's floor (`app.services.prediction.StarterFloor`) covers the
+    starter's day-one spans in every candidate but the raw ones, as
+    `deid annotate` does. ``patients``: each text's patient id (the lists'
+    patient table).
     """
+    from app.lists.floor import apply_floor
     from app.services.finishing import finish, worded
     from app.services.prediction import resolve
     from app.services.predictor import run_ensembles
@@ -117,6 +121,10 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             candidates[name] = outputs[name]
         labels, rules, unmarked, edges = pred.propagate, pred.fill, pred.unmarked, pred.edges
         lists, list_labels = pred.lists, pred.list_labels
+        starter = getattr(pred, "starter", None)
+        if starter is not None:
+            starter.read(texts, patients)
+            covered = {t: starter.cover(t, [], p) for t, p in zip(texts, patients)}
     raw_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
     spans_by = {}
@@ -130,6 +138,8 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             steps = run.fixed_steps(c)
             final = [lists.settle(t, sp, list_labels, p, steps=steps)
                      for t, sp, p in zip(texts, final, patients)]
+        if starter is not None:
+            final = [apply_floor(sp, covered[t], t) for t, sp in zip(texts, final)]
         spans_by[c], spans_by[c + RAW] = final, raw
     return spans_by
 

@@ -54,7 +54,7 @@ class Predictor:
                  list_labels: dict[str, str] | None = None,
                  candidate_members: Sequence[str] | None = None,
                  unmarked: frozenset[str] = frozenset(), edges=None,
-                 fixed_steps: Sequence[str] | None = None) -> None:
+                 fixed_steps: Sequence[str] | None = None, starter=None) -> None:
         self.name = name
         self.members = members
         # The members the candidate's spans need (its ensemble's, the fill's);
@@ -76,6 +76,8 @@ class Predictor:
         self.edges = edges
         # ... and the fixed steps of the floor its dev agreed with (None: all, day one).
         self.fixed_steps = None if fixed_steps is None else tuple(fixed_steps)
+        # ... and the starter's day-one spans it covers (app.services.prediction.StarterFloor).
+        self.starter = starter
         self._private = private
         self._patients: dict[str, str | None] = {}
         self.use_lists(lists, list_labels)
@@ -148,10 +150,18 @@ class Predictor:
         except BaseException:
             private.close()
             raise
+        starter = None
+        if run.starter_floor:
+            from app.services.prediction import StarterFloor
+            try:
+                starter = StarterFloor(project)
+            except BaseException:
+                private.close()
+                raise
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
                    *project_matcher(project), candidate_members=candidate,
                    unmarked=run.unmarked_words(name), edges=run.edge_words(name),
-                   fixed_steps=run.fixed_steps(name))
+                   fixed_steps=run.fixed_steps(name), starter=starter)
 
     def doubts(self, texts: Sequence[str], threshold: float) -> list[list[tuple[int, int, str]]]:
         """The tokens the candidate's own members doubt (`member_doubts`; a
@@ -160,6 +170,9 @@ class Predictor:
                              threshold)
 
     def close(self) -> None:
+        if self.starter is not None:
+            self.starter.close()
+            self.starter = None
         if self._private is not None:
             self._private.close()
             self._private = None
@@ -215,6 +228,9 @@ class Predictor:
                 return
             final, outputs = self._combine(
                 items, self.candidate_members if spans_only and not with_members else self.members)
+            if self.starter is not None:
+                self.starter.read([text for _, text, _ in pending],
+                                  [patient_of[i] for i, _, _ in pending])
             k = 0
             for i, text, segs in pending:
                 doc_final = final[k:k + len(segs)]
@@ -233,6 +249,8 @@ class Predictor:
                 if self.lists is not None:
                     spans = self.lists.settle(text, spans, self.list_labels, patient_of[i],
                                               steps=self.fixed_steps, removed=removed)
+                if self.starter is not None:
+                    spans = self.starter.cover(text, spans, patient_of[i])
                 pred = Prediction(spans, removed=removed)
                 if len(doc_out) > 1 and segs:
                     pred.uncertainty = float(document_uncertainty(doc_out))

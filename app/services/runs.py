@@ -108,6 +108,9 @@ class TrainedRun:
     # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
     # for a run without a floor, or stored before they were chosen on dev.
     fixed: dict | None = None
+    # Whether the starter's day-one spans are covered by every output
+    # (app.services.prediction.StarterFloor); False for a run stored before.
+    starter_floor: bool = False
     notes: list[str] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
@@ -127,7 +130,8 @@ class TrainedRun:
             ensembles={n: EnsembleRecord(list(v.get("members", [])), v.get("description", ""))
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
-            edges=m.get("edges"), fixed=m.get("fixed"), notes=list(m.get("notes") or []),
+            edges=m.get("edges"), fixed=m.get("fixed"),
+            starter_floor=bool(m.get("starter_floor", False)), notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
@@ -220,7 +224,7 @@ class TrainedRun:
             "version": RECORD_VERSION,
             "selected": self.selected, "selection": self.selection,
             "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
-            "edges": self.edges, "fixed": self.fixed,
+            "edges": self.edges, "fixed": self.fixed, "starter_floor": self.starter_floor,
             "notes": self.notes,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},

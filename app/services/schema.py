@@ -138,6 +138,10 @@ class TrainConfig:
     # and the model chosen on every annotated note, each tagged by members
     # trained without its patient; 0: on the dev split alone.
     cross_fit: int = 0
+    # What the shipped starter replaces on day one stays replaced: every
+    # candidate's output covers its spans (app.services.prediction.StarterFloor;
+    # English projects whose starter is on). False: the trained model alone.
+    starter_floor: bool = True
     # Member sets the user picks, built over beside the three built-in
     # groups: {name: [model kinds or member names]}, a kind standing for each
     # of its trained variants (e.g. {"fast": ["spacy", "crf", "rules"]} for

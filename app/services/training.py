@@ -455,11 +455,39 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
     return ensembles, oof
 
 
-def settle_candidates(project, plan: RunPlan, candidates: dict, beta: float
+def starter_floor(project, config: TrainConfig):
+    """The run's `app.services.prediction.StarterFloor` (close it), or None
+    when the config turns it off or the project's starter is not usable."""
+    from app.services.prediction import StarterFloor
+    from app.services.starter import STARTER_SETTING
+    if not config.starter_floor or not starter_usable(project) \
+            or project.get_setting(STARTER_SETTING, True) is False:
+        return None
+    return StarterFloor(project)
+
+
+def settler(project, starter=None):
+    """``settle(text, spans, kept_steps)``: a note's spans as the output
+    holds them (the project's floor with ``kept_steps``, then the starter's
+    day-one spans covered when ``starter`` is given); None without a floor."""
+    from app.services.lists import project_matcher
+
+    floor, labels = project_matcher(project)
+    if floor is None:
+        return None
+
+    def settle(text, spans, kept):
+        spans = floor.settle(text, spans, labels, None, steps=kept)
+        return starter.cover(text, spans) if starter is not None else spans
+    return settle
+
+
+def settle_candidates(project, plan: RunPlan, candidates: dict, beta: float, starter=None
                       ) -> tuple[dict, dict[str, list[str]]]:
     """Each candidate's dev predictions as they would be output: after the
     hospital lists and the fixed steps of the project's floor that its dev
-    agrees with (`app.services.finishing.fit_fixed_steps`), tagged again on
+    agrees with (`app.services.finishing.fit_fixed_steps`), with the
+    ``starter``'s day-one spans covered (`starter_floor`), tagged again on
     the dev segments; so the selection and its dev table score what
     `deid annotate` writes. Returns ``({name: tag sequences}, {name: kept
     steps})``; the candidates as they are when the project has no floor."""
@@ -467,13 +495,12 @@ def settle_candidates(project, plan: RunPlan, candidates: dict, beta: float
     from app.services.finishing import dev_notes, fit_fixed_steps
     from app.services.lists import project_matcher
 
-    floor, labels = project_matcher(project)
-    if floor is None:
+    settle = settler(project, starter)
+    if settle is None:
         return candidates, {}
-    steps = floor.steps(None)
-
-    def settle(text, spans, kept):
-        return floor.settle(text, spans, labels, None, steps=kept)
+    steps = project_matcher(project)[0].steps(None)
+    if starter is not None:
+        starter.read(list(dict.fromkeys(item.text for item in plan.dev)))
 
     settled, kept = {}, {}
     for name, seqs in candidates.items():
@@ -588,14 +615,15 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
                candidates: dict, costs: dict, selection, work, started: float,
                fixed_by_candidate: dict[str, list[str]] | None = None,
-               crossfit=None) -> TrainedRun:
+               crossfit=None, starter=None) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
     store the ensembles and the run record, make the run the active one.
 
     ``crossfit``: the `app.services.crossfit.CrossFit` the selection was
     made on, if any; the dev split's segments are then the last ``n_dev`` of
     the candidates' and members' tags, and the finishing steps are learned
-    there (app.services.crossfit says why)."""
+    there (app.services.crossfit says why). ``starter``: the run's
+    `starter_floor`, which its finishing steps are learned with."""
     from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
     from app.services.lists import project_matcher
@@ -603,9 +631,8 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
     config = plan.config
     in_train = set(next(iter(plan.builds.values())).train_docs)      # the training split's names
     train_docs = [(d.text, d.spans) for d in plan.docs if d.name in in_train]
-    floor, labels = project_matcher(project)
-    settle = None if floor is None else (
-        lambda text, spans, kept: floor.settle(text, spans, labels, None, steps=kept))
+    floor, _ = project_matcher(project)
+    settle = settler(project, starter)
     chosen, member_tags = candidates[selection.best_name], members.dev_out
     if crossfit is not None:
         tail = crossfit.n_dev
@@ -628,7 +655,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
-        notes=plan.notes,
+        starter_floor=starter is not None, notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})
@@ -657,6 +684,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
     members = MemberStage(project, plan, private.path, report, cancel, started)
     run_id = members.run_id = project.start_run("train", plan.stored_config())
     project.log("train_started", {"run": run_id, "budget": config.budget, "device": plan.device})
+    starter = None
     try:
         members.run()
         crossfit = cross_fit(plan, members, config.cross_fit, cancel) if config.cross_fit else None
@@ -677,12 +705,14 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         costs = {name: members.dev_seconds[name] for name in members.dev_out}
         costs.update({name: sum(members.dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})
-        settled, fixed_by_candidate = settle_candidates(project, plan, candidates, dev.beta)
+        starter = starter_floor(project, config)
+        settled, fixed_by_candidate = settle_candidates(project, plan, candidates, dev.beta,
+                                                        starter)
         selection = select_candidate(plan, dev, settled, costs)
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,
-                         crossfit)
+                         crossfit, starter)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
                            TrainedRun(run_id, "cancelled", members=members.records).metrics())
@@ -692,6 +722,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         project.finish_run(run_id, "failed", None)
         raise
     finally:
+        if starter is not None:
+            starter.close()
         private.close()
     report(Progress(1.0, "train", message="done"))
     return run

@@ -179,7 +179,7 @@ def test_the_shipped_crf_fits_the_current_features():
     assert gold > 50 and found / gold > 0.8
 
 
-def _train_small(tmp_path, models, n=15):
+def _train_small(tmp_path, models, n=15, **config):
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).parent))
@@ -188,15 +188,16 @@ def _train_small(tmp_path, models, n=15):
 
     path = make_project(tmp_path / "small.deid", n=n)
     with Project.open(path) as p:
-        return train_project(p, TrainConfig(models=models, budget="quick")), path
+        return train_project(p, TrainConfig(models=models, budget="quick", **config)), path
 
 
 def test_the_starter_is_a_member_and_a_candidate_of_an_english_run(tmp_path):
-    run_, path = _train_small(tmp_path, ["rules", "starter"], n=10)   # 41 identifiers on dev
-    assert set(run_.members) == {"rules", "starter"}
+    # Without the starter's floor (below), which would cover its spans in every candidate.
+    run_, path = _train_small(tmp_path, ["rules", "starter"], n=10, starter_floor=False)
+    assert set(run_.members) == {"rules", "starter"} and not run_.starter_floor
     starter = run_.members["starter"]
-    # The starter knows names the rules cannot find: it hides more on dev,
-    # so the selection keeps it (alone or in an ensemble).
+    # The starter knows names the rules cannot find: it hides more on dev
+    # (41 identifiers), so the selection keeps it (alone or in an ensemble).
     assert starter.dev["recall"] > run_.members["rules"].dev["recall"]
     chosen = run_.ensembles[run_.selected].members if run_.selected in run_.ensembles \
         else [run_.selected]
@@ -225,3 +226,48 @@ def test_the_starter_is_left_out_of_a_spanish_run(tmp_path):
         with pytest.raises(Exception):
             plan_run(p, default)                  # no spans: nothing to learn
         assert "starter" not in default.models    # dropped before the data checks, no note
+
+
+def _covered(text, spans, inner):
+    """Whether every character of every ``inner`` span but spaces is in one of ``spans``."""
+    return all(text[i].isspace() or any(s.start <= i < s.end for s in spans)
+               for d in inner for i in range(d.start, d.end))
+
+
+def test_what_day_one_replaced_stays_replaced_after_training(tmp_path):
+    from app.services.evaluating import candidate_spans
+    from app.services.prediction import _starter_predictor
+    from app.services.predictor import Predictor
+    from app.services.training import gold_documents
+
+    # The rules alone, with the starter's floor (the default): the run says
+    # so, and its output covers every span the starter finds on day one.
+    run_, path = _train_small(tmp_path, ["rules"], n=10)
+    assert run_.starter_floor and run_.selected == "rules"
+    with Project.open(path) as p:
+        with _starter_predictor(p) as day_one:
+            first = day_one.predict_spans(NOTE)
+        with Predictor.from_project(p) as predictor:
+            spans = predictor.predict_spans(NOTE)
+        assert first and _covered(NOTE, spans, first)
+        assert any(NOTE[s.start:s.end] == "QUINTERO" for s in spans)
+        # `deid evaluate` and the benchmarks score what `deid annotate` writes.
+        docs = gold_documents(p, splits=("test",))
+        texts = [d.text for d in docs]
+        scored = candidate_spans(p, run_, texts, name=run_.selected, every=False)[run_.selected]
+        with Predictor.from_project(p) as predictor:
+            written = [pr.spans for pr in predictor.predict(texts)]
+    assert [[(s.start, s.end) for s in x] for x in scored] == \
+        [[(s.start, s.end) for s in x] for x in written]
+
+
+def test_the_starters_floor_is_off_when_asked_and_for_runs_stored_before_it(tmp_path):
+    from app.services.runs import TrainedRun
+
+    run_, _ = _train_small(tmp_path, ["rules"], n=10, starter_floor=False)
+    assert not run_.starter_floor and run_.metrics()["starter_floor"] is False
+    older = {k: v for k, v in run_.metrics().items() if k != "starter_floor"}
+
+    class Record:
+        id, status, config, metrics = 1, "done", {}, older
+    assert not TrainedRun.of(Record()).starter_floor
