@@ -23,7 +23,9 @@ day one, what a new English project replaces with no annotation (the
 starter and the floor's fixed steps, `app.services.prediction`), measured
 apart on the notes the rules were written from (our dev patients) and on
 the others. ``--project``: the selected model of each trained project with
-the fixed steps its own dev kept, on its ``--split`` notes (a folds bench
+the fixed steps its own dev kept (and the starter's day-one spans, settled
+with the same rules, where the run was trained with the starter's floor),
+on its ``--split`` notes (a folds bench
 project, `python -m app.bench accuracy --corpus physionet --folds 5`, keeps
 a fold's test patients there: none of ours), summed over the projects.
 
@@ -57,6 +59,9 @@ class Note:
     patient: str | None
     raw: list[Span]
     group: str
+    # The starter's spans before the floor, for a run trained with the
+    # starter's floor (app.services.prediction.StarterFloor); else None.
+    starter_raw: list[Span] | None = None
     tokens: list = field(default_factory=list)
     gold_tokens: frozenset[int] = frozenset()
 
@@ -86,7 +91,7 @@ def settle_all(notes: Sequence[Note], settings: dict[str, Setting], off: str | N
     """Per group: identifier tokens hidden, false tokens, notes with
     identifiers and notes leaking, with rule ``off`` switched off (None:
     every rule on)."""
-    from app.lists.floor import Floor
+    from app.lists.floor import Floor, apply_floor
     from app.rules.registry import merge, shipped_rules
 
     rules = merge(shipped_rules(), {"enabled": {off: False}} if off else None)
@@ -94,8 +99,13 @@ def settle_all(notes: Sequence[Note], settings: dict[str, Setting], off: str | N
     out: dict[str, dict[str, int]] = {}
     for note in notes:
         setting = settings[note.group]
-        spans = floors[note.group].settle(note.text, note.raw, setting.labels, note.patient,
-                                          steps=setting.steps)
+        floor = floors[note.group]
+        spans = floor.settle(note.text, note.raw, setting.labels, note.patient,
+                             steps=setting.steps)
+        if note.starter_raw is not None:
+            # What day one replaces with the same rules, every fixed step run.
+            spans = apply_floor(spans, floor.settle(note.text, note.starter_raw, setting.labels,
+                                                    note.patient), note.text)
         hidden = _marked(note.tokens, spans)
         counts = out.setdefault(note.group, {"hidden": 0, "identifier_tokens": 0, "false": 0,
                                              "notes_with_identifiers": 0, "leaking": 0})
@@ -132,14 +142,16 @@ def measure(notes: list[Note], settings: dict[str, Setting], names: Sequence[str
 
 def _raw_spans(predictor, texts: Sequence[str], patients: Sequence[str | None]) -> list[list[Span]]:
     """The predictor's spans before the floor (it settles nothing while its
-    floor is taken away)."""
-    floor, labels = predictor.lists, predictor.list_labels
+    floor, and the starter's, are taken away)."""
+    floor, labels, starter = predictor.lists, predictor.list_labels, predictor.starter
     predictor.use_lists(None, labels)
+    predictor.starter = None
     try:
         return [p.spans for p in predictor.predict(list(texts), patients=list(patients),
                                                    spans_only=True)]
     finally:
         predictor.use_lists(floor, labels)
+        predictor.starter = starter
 
 
 def day_one_notes(gold_dir: Path) -> tuple[list[Note], dict[str, Setting]]:
@@ -179,6 +191,7 @@ def project_notes(paths: Sequence[Path], split: str) -> tuple[list[Note], dict[s
     """Each project's ``split`` notes with its selected model's spans; one
     group per project (its file stem)."""
     from app.project import Project
+    from app.services.prediction import _starter_predictor
     from app.services.predictor import Predictor
     from app.services.runs import active_run
     from app.services.training import gold_documents
@@ -200,8 +213,12 @@ def project_notes(paths: Sequence[Path], split: str) -> tuple[list[Note], dict[s
                                         run.fixed_steps(run.selected))
                 patients = [d.patient_id for d in docs]
                 raw = _raw_spans(predictor, [d.text for d in docs], patients)
-            notes += [Note(d.text, list(d.spans), d.patient_id, r, key)
-                      for d, r in zip(docs, raw)]
+            starter_raw = [None] * len(docs)
+            if run.starter_floor:
+                with _starter_predictor(project) as day_one:
+                    starter_raw = _raw_spans(day_one, [d.text for d in docs], patients)
+            notes += [Note(d.text, list(d.spans), d.patient_id, r, key, sr)
+                      for d, r, sr in zip(docs, raw, starter_raw)]
         finally:
             project.close()
     return notes, settings

@@ -281,13 +281,48 @@ def _identifying(text: str, span: Span, member: str) -> bool:
 
 @lru_cache(maxsize=1)
 def load_members(folder: Path | None = None) -> dict:
-    """The starter's members, loaded once per process."""
+    """The starter's members, loaded once per process, each remembering
+    the tags of the segments it read last (`RememberingMember`)."""
     from app.models.base import load_model
     from app.models.names_model import NamesModel
 
     folder = folder or starter_dir()
-    return {"rules": RulesMember(), "names": NamesModel("PERSON"),
-            "crf": load_model(folder / "crf")}
+    return {name: RememberingMember(name, member) for name, member in
+            (("rules", RulesMember()), ("names", NamesModel("PERSON")),
+             ("crf", load_model(folder / "crf")))}
+
+
+class RememberingMember:
+    """A starter member that keeps the tags of the segments it read last,
+    by (text, start, end): a trained run's starter member (`starter_tags`)
+    and the starter's floor (app.services.prediction.StarterFloor) read the
+    same segments one after the other, and the starter costs as much as a
+    CRF member."""
+
+    def __init__(self, name: str, member) -> None:
+        self.name = name
+        self.member = member
+
+    def __getattr__(self, attr):
+        if attr == "member":                      # not set yet (a copy being built)
+            raise AttributeError(attr)
+        return getattr(self.member, attr)
+
+    def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        keys = [(self.name, text, seg.start, seg.end) for text, seg in items]
+        with _TAGS_LOCK:
+            out = [_MEMBER_TAGS.get(key) for key in keys]
+        missing = [i for i, seq in enumerate(out) if seq is None]
+        if missing:
+            for i, seq in zip(missing, self.member.predict([items[i] for i in missing])):
+                out[i] = seq
+        with _TAGS_LOCK:
+            for key, seq in zip(keys, out):
+                _MEMBER_TAGS[key] = seq
+                _MEMBER_TAGS.move_to_end(key)
+            while len(_MEMBER_TAGS) > 3 * _TAGS_SIZE:
+                _MEMBER_TAGS.popitem(last=False)
+        return out
 
 
 def available() -> bool:
@@ -300,6 +335,8 @@ def available() -> bool:
 # doubts tag the same segments one after the other.
 _TAGS: OrderedDict[tuple[str, int, int], TagSeq] = OrderedDict()
 _TAGS_SIZE = 4096
+# ... and each member's own tags, by (member, text, start, end): `RememberingMember`.
+_MEMBER_TAGS: OrderedDict[tuple[str, str, int, int], TagSeq] = OrderedDict()
 _TAGS_LOCK = threading.Lock()
 
 

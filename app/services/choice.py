@@ -144,6 +144,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         other = model_words(run, better[0]["name"])
         why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
                 f"and the difference is within the noise of {notes}.")
+    if run.starter_floor:
+        why += (" What the starter model that ships with DeID Studio replaced before any "
+                "training stays replaced: the model adds to it.")
     return f"{head}: {why}"
 
 

@@ -99,9 +99,13 @@ def test_config_from_controls(trained, qtbot):
     assert view.config().cross_fit == 0          # chosen on the dev notes by default
     qtbot.mouseClick(view.crossfit_check, Qt.LeftButton)
     assert view.config().cross_fit == CROSS_FIT_FOLDS
+    assert view.config().starter_floor           # what day one replaced stays replaced
+    qtbot.mouseClick(view.starter_floor_check, Qt.LeftButton)
+    assert not view.config().starter_floor
     view.set_config(QUICK)
     assert view.jobs_box.value() == 1 and not view.reuse_check.isChecked()
     assert view.refit_check.isChecked() and not view.crossfit_check.isChecked()
+    assert view.starter_floor_check.isChecked()
     view.objective_box.setCurrentIndex(view.objective_box.findData("precision_at_token_recall"))
     assert view.recall_target.isEnabled()
     # The picked group: none ticked, no group; ticked, one named group.

@@ -38,3 +38,28 @@ def test_a_starter_member_from_a_newer_version_is_a_user_error(tmp_path):
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(UserError, match="newer version"):
         load_model(folder)
+
+
+def test_each_starter_member_reads_a_segment_once_for_the_member_and_the_floor():
+    from app.core.tokenize import segment
+    from app.models.base import TagSeq
+
+    class Counting:
+        kind = "counting"
+
+        def __init__(self):
+            self.read = 0
+
+        def predict(self, items):
+            self.read += len(items)
+            return [TagSeq(["O"] * len(seg.tokens), [1.0] * len(seg.tokens)) for _, seg in items]
+
+    text = "SEEN BY DR. OKAFOR.\nLAST BM 2/14.\n"
+    items = [(text, seg) for seg in segment(text)]
+    member = S.RememberingMember("counting-test", Counting())
+    first = member.predict(items)
+    again = member.predict(items[::-1])
+    assert member.read == len(items) == 2 and member.kind == "counting"
+    assert [s.tags for s in again] == [s.tags for s in first][::-1]
+    # The shipped members remember so: a run's starter member and the floor share them.
+    assert all(isinstance(m, S.RememberingMember) for m in S.load_members().values())

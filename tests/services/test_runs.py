@@ -164,6 +164,12 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
     assert plain_choice(met, used=False).startswith(
         "This run's best model is a word-pattern model, learned from the lines with identifiers "
         "and as many without")
+    # Trained with the starter's floor, the sentence says what stays replaced.
+    floored = TrainedRun(2, selected="crf-balanced", selection=met.selection, starter_floor=True)
+    assert "starter model" not in plain_choice(met)
+    assert plain_choice(floored).endswith(
+        "What the starter model that ships with DeID Studio replaced before any training stays "
+        "replaced: the model adds to it.")
 
 
 def test_a_candidate_is_named_in_words_a_person_reads():
