@@ -74,6 +74,8 @@ class Setting:
     lists: object
     labels: dict[str, str]
     steps: tuple[str, ...] | None
+    # The labels of the starter's floor, where the run has one.
+    starter_labels: frozenset[str] = frozenset()
 
 
 def _marked(tokens: Sequence, spans: Sequence[Span]) -> set[int]:
@@ -104,8 +106,9 @@ def settle_all(notes: Sequence[Note], settings: dict[str, Setting], off: str | N
                              steps=setting.steps)
         if note.starter_raw is not None:
             # What day one replaces with the same rules, every fixed step run.
-            spans = apply_floor(spans, floor.settle(note.text, note.starter_raw, setting.labels,
-                                                    note.patient), note.text)
+            day_one = floor.settle(note.text, note.starter_raw, setting.labels, note.patient)
+            spans = apply_floor(spans, [s for s in day_one if s.label in setting.starter_labels],
+                                note.text)
         hidden = _marked(note.tokens, spans)
         counts = out.setdefault(note.group, {"hidden": 0, "identifier_tokens": 0, "false": 0,
                                              "notes_with_identifiers": 0, "leaking": 0})
@@ -210,7 +213,8 @@ def project_notes(paths: Sequence[Path], split: str) -> tuple[list[Note], dict[s
                     raise SystemExit(f"{path.name}: not an English project (no English rules)")
                 key = path.stem
                 settings[key] = Setting(predictor.lists.lists, dict(predictor.list_labels),
-                                        run.fixed_steps(run.selected))
+                                        run.fixed_steps(run.selected),
+                                        frozenset((run.starter_floor or {}).get("labels", ())))
                 patients = [d.patient_id for d in docs]
                 raw = _raw_spans(predictor, [d.text for d in docs], patients)
             starter_raw = [None] * len(docs)

@@ -145,8 +145,11 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
                 f"and the difference is within the noise of {notes}.")
     if run.starter_floor:
+        left_out = run.starter_floor.get("left_out") or []
+        but = (f" (but for what it marks as {' or '.join(left_out)}, which your annotators "
+               "mostly do not mark)") if left_out else ""
         why += (" What the starter model that ships with DeID Studio replaced before any "
-                "training stays replaced: the model adds to it.")
+                f"training stays replaced{but}: the model adds to it.")
     return f"{head}: {why}"
 
 

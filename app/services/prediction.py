@@ -222,6 +222,15 @@ def _starter_predictor(project):
                      list_labels=list_labels)
 
 
+#: The starter's floor leaves a label out when, on the annotated notes, its
+#: starter spans cover at least this many tokens ...
+FLOOR_MIN_TOKENS = 20
+#: ... and fewer than this share of them are identifier tokens (as the
+#: selection's `USABLE_PRECISION`: a candidate tagging mostly ordinary words
+#: is no answer).
+FLOOR_PRECISION = 0.5
+
+
 class StarterFloor:
     """What a project replaced on day one stays replaced after training.
 
@@ -239,13 +248,18 @@ class StarterFloor:
     starter found, as the held-out patients of issue 32 showed (day one
     0.935, the trained default 0.924). Spans are remembered by note text for
     the last notes read (the selection settles each dev note many times).
+
+    ``labels``: the project labels whose starter spans it covers (None:
+    every one); a run keeps those its annotators agree with (`fit_labels`).
     """
 
     _REMEMBERED = 4096
 
-    def __init__(self, project) -> None:
+    def __init__(self, project, labels: Sequence[str] | None = None) -> None:
         self._predictor = _starter_predictor(project)
+        self._project_labels = [label.name for label in project.labels()]
         self._spans: dict[str, list[Span]] = {}
+        self.labels = None if labels is None else frozenset(labels)
 
     def read(self, texts: Sequence[str], patients: Sequence[str | None] | None = None) -> None:
         """Read the notes of ``texts`` not read yet, in one batch."""
@@ -256,7 +270,41 @@ class StarterFloor:
         if len(self._spans) + len(todo) > self._REMEMBERED:
             self._spans.clear()
         found = self._predictor.predict(list(todo), patients=list(todo.values()), spans_only=True)
-        self._spans.update((t, p.spans) for t, p in zip(todo, found))
+        self._spans.update((t, [s for s in p.spans if self.labels is None or s.label in self.labels])
+                           for t, p in zip(todo, found))
+
+    def fit_labels(self, docs) -> dict:
+        """Keep the labels whose starter spans the annotators agree with:
+        on the annotated ``docs`` (each with ``text`` and gold ``spans``), a
+        label is left out when its starter spans cover at least
+        `FLOOR_MIN_TOKENS` tokens and fewer than `FLOOR_PRECISION` of them
+        are identifier tokens (under the paper's labels, the starter's
+        places become ADDRESS, which the bundled sample's annotators keep
+        for street addresses: 0.32 of them). Returns the record a run
+        stores: ``{"labels": kept, "left_out": [..], "precision": {label:
+        share}, "tokens": {label: n}}``."""
+        from app.core.tokenize import tokenize
+        from app.eval.metrics import _marked
+
+        self.labels = None
+        self.read([d.text for d in docs])
+        hit: dict[str, int] = {}
+        tokens: dict[str, int] = {}
+        for d in docs:
+            toks = tokenize(d.text)
+            gold = _marked(toks, d.spans)
+            for span in self._spans[d.text]:
+                mine = _marked(toks, [span])
+                tokens[span.label] = tokens.get(span.label, 0) + len(mine)
+                hit[span.label] = hit.get(span.label, 0) + len(mine & gold)
+        precision = {label: round(hit[label] / n, 4) for label, n in tokens.items() if n}
+        left_out = sorted(label for label, n in tokens.items()
+                          if n >= FLOOR_MIN_TOKENS and precision[label] < FLOOR_PRECISION)
+        kept = [label for label in self._project_labels if label not in left_out]
+        self.labels = frozenset(kept)
+        self._spans.clear()
+        return {"labels": kept, "left_out": left_out, "precision": precision,
+                "tokens": dict(sorted(tokens.items()))}
 
     def cover(self, text: str, spans: Sequence[Span], patient_id: str | None = None) -> list[Span]:
         """``spans`` with every span the starter finds in ``text`` covered."""

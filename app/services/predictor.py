@@ -154,7 +154,7 @@ class Predictor:
         if run.starter_floor:
             from app.services.prediction import StarterFloor
             try:
-                starter = StarterFloor(project)
+                starter = StarterFloor(project, run.starter_floor.get("labels"))
             except BaseException:
                 private.close()
                 raise

@@ -108,9 +108,10 @@ class TrainedRun:
     # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
     # for a run without a floor, or stored before they were chosen on dev.
     fixed: dict | None = None
-    # Whether the starter's day-one spans are covered by every output
-    # (app.services.prediction.StarterFloor); False for a run stored before.
-    starter_floor: bool = False
+    # The starter's floor (app.services.prediction.StarterFloor.fit_labels):
+    # {"labels" it covers, "left_out", "precision", "tokens"}; None when the
+    # run has none (turned off, not English, or stored before it).
+    starter_floor: dict | None = None
     notes: list[str] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
@@ -131,7 +132,7 @@ class TrainedRun:
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
             edges=m.get("edges"), fixed=m.get("fixed"),
-            starter_floor=bool(m.get("starter_floor", False)), notes=list(m.get("notes") or []),
+            starter_floor=m.get("starter_floor") or None, notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))

@@ -455,15 +455,35 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
     return ensembles, oof
 
 
-def starter_floor(project, config: TrainConfig):
-    """The run's `app.services.prediction.StarterFloor` (close it), or None
-    when the config turns it off or the project's starter is not usable."""
+def starter_floor(project, plan: RunPlan):
+    """The run's `app.services.prediction.StarterFloor` (close it) over the
+    labels the annotated notes agree with (`StarterFloor.fit_labels`, its
+    record as ``floor.record``), or None when the config turns it off or
+    the project's starter is not usable."""
     from app.services.prediction import StarterFloor
     from app.services.starter import STARTER_SETTING
-    if not config.starter_floor or not starter_usable(project) \
+    if not plan.config.starter_floor or not starter_usable(project) \
             or project.get_setting(STARTER_SETTING, True) is False:
         return None
-    return StarterFloor(project)
+    floor = StarterFloor(project)
+    try:
+        floor.record = floor.fit_labels(plan.docs)
+    except BaseException:
+        floor.close()
+        raise
+    if floor.record["left_out"]:
+        plan.notes.append(_floor_note(floor.record))
+    return floor
+
+
+def _floor_note(record: dict) -> str:
+    """What the run says of the labels its starter's floor leaves out."""
+    out = record["left_out"]
+    shares = " and ".join(f"{record['precision'][label]:.0%} of the "
+                          f"{count(record['tokens'][label], 'word')} it marks {label}"
+                          for label in out)
+    return (f"What the starter model replaced before training stays replaced, except what it "
+            f"marks as {' or '.join(out)}: on your annotated notes only {shares} are identifiers")
 
 
 def settler(project, starter=None):
@@ -655,7 +675,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
-        starter_floor=starter is not None, notes=plan.notes,
+        starter_floor=starter.record if starter is not None else None, notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})
@@ -705,7 +725,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         costs = {name: members.dev_seconds[name] for name in members.dev_out}
         costs.update({name: sum(members.dev_seconds[m] for m in ens.members)
                       for name, ens in ensembles.items()})
-        starter = starter_floor(project, config)
+        starter = starter_floor(project, plan)
         settled, fixed_by_candidate = settle_candidates(project, plan, candidates, dev.beta,
                                                         starter)
         selection = select_candidate(plan, dev, settled, costs)

@@ -165,11 +165,16 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
         "This run's best model is a word-pattern model, learned from the lines with identifiers "
         "and as many without")
     # Trained with the starter's floor, the sentence says what stays replaced.
-    floored = TrainedRun(2, selected="crf-balanced", selection=met.selection, starter_floor=True)
+    floored = TrainedRun(2, selected="crf-balanced", selection=met.selection,
+                         starter_floor={"labels": ["NAME"], "left_out": []})
     assert "starter model" not in plain_choice(met)
     assert plain_choice(floored).endswith(
         "What the starter model that ships with DeID Studio replaced before any training stays "
         "replaced: the model adds to it.")
+    floored.starter_floor["left_out"] = ["ADDRESS"]
+    assert plain_choice(floored).endswith(
+        "stays replaced (but for what it marks as ADDRESS, which your annotators mostly do not "
+        "mark): the model adds to it.")
 
 
 def test_a_candidate_is_named_in_words_a_person_reads():
