@@ -60,7 +60,7 @@ class Note:
     raw: list[Span]
     group: str
     # The starter's spans before the floor, for a run trained with the
-    # starter's floor (app.services.prediction.StarterFloor); else None.
+    # starter's floor (app.services.predictor.StarterFloor); else None.
     starter_raw: list[Span] | None = None
     tokens: list = field(default_factory=list)
     gold_tokens: frozenset[int] = frozenset()

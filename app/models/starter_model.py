@@ -295,7 +295,7 @@ def load_members(folder: Path | None = None) -> dict:
 class RememberingMember:
     """A starter member that keeps the tags of the segments it read last,
     by (text, start, end): a trained run's starter member (`starter_tags`)
-    and the starter's floor (app.services.prediction.StarterFloor) read the
+    and the starter's floor (app.services.predictor.StarterFloor) read the
     same segments one after the other, and the starter costs as much as a
     CRF member."""
 

@@ -83,7 +83,7 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     app.services.finishing and the hospital lists' floor), every other
     candidate its spans after the floor's fixed steps its dev kept, and
     ``"CANDIDATE" + RAW`` each candidate's own spans. A run trained with the
-    starter's floor (`app.services.prediction.StarterFloor`) covers the
+    starter's floor (`app.services.predictor.StarterFloor`) covers the
     starter's day-one spans in every candidate but the raw ones, as
     `deid annotate` does. ``patients``: each text's patient id (the lists'
     patient table).

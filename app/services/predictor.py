@@ -76,7 +76,7 @@ class Predictor:
         self.edges = edges
         # ... and the fixed steps of the floor its dev agreed with (None: all, day one).
         self.fixed_steps = None if fixed_steps is None else tuple(fixed_steps)
-        # ... and the starter's day-one spans it covers (app.services.prediction.StarterFloor).
+        # ... and the starter's day-one spans it covers (`StarterFloor`).
         self.starter = starter
         self._private = private
         self._patients: dict[str, str | None] = {}
@@ -152,7 +152,6 @@ class Predictor:
             raise
         starter = None
         if run.starter_floor:
-            from app.services.prediction import StarterFloor
             try:
                 starter = StarterFloor(project, run.starter_floor.get("labels"))
             except BaseException:
@@ -276,3 +275,113 @@ class Predictor:
         flush()
         progress(Progress(1.0, "predict"))
         return results
+
+
+# ------------------------------------------------------------ the starter
+
+def starter_predictor(project) -> "Predictor":
+    """A `Predictor` over the shipped starter, its labels mapped to ``project``'s."""
+    from app.models.starter_model import StarterEnsemble, label_map, load_members, starter_manifest
+    from app.services.starter import STARTER_NAME
+
+    if starter_manifest() is None:
+        raise UserError("this installation has no starter model: run `deid train` first")
+    members = dict(load_members())
+    mapping = label_map([label.name for label in project.labels()])
+    lists, list_labels = project_matcher(project)       # the hospital lists' floor
+    return Predictor(STARTER_NAME, members, StarterEnsemble(mapping), lists=lists,
+                     list_labels=list_labels)
+
+
+#: The starter's floor leaves a label out when, on the annotated notes, its
+#: starter spans cover at least this many tokens ...
+FLOOR_MIN_TOKENS = 20
+#: ... and fewer than this share of them are identifier tokens (as the
+#: selection's `USABLE_PRECISION`: a candidate tagging mostly ordinary words
+#: is no answer).
+FLOOR_PRECISION = 0.5
+
+
+class StarterFloor:
+    """What a project replaced on day one stays replaced after training.
+
+    The shipped starter with every fixed step of the floor (exactly what an
+    English project predicts before its first run) reads each note, and a
+    trained candidate's spans are widened or joined to cover its spans
+    (`app.lists.floor.apply_floor`, the model's label winning where both
+    found something), as the hospital lists' hits are. A run trained with
+    it (``TrainConfig.starter_floor``) is scored on dev with it, learns its
+    finishing steps with it, and predicts with it (``TrainedRun.starter_floor``).
+
+    Why: on the 5 folds of PhysioNet patients no rule was written from, the
+    trained default hid 0.9714 of the identifier tokens and day one 0.9764;
+    a dev split of a few dozen patients picks candidates that drop what the
+    starter found, as the held-out patients of issue 32 showed (day one
+    0.935, the trained default 0.924). Spans are remembered by note text for
+    the last notes read (the selection settles each dev note many times).
+
+    ``labels``: the project labels whose starter spans it covers (None:
+    every one); a run keeps those its annotators agree with (`fit_labels`).
+    """
+
+    _REMEMBERED = 4096
+
+    def __init__(self, project, labels: Sequence[str] | None = None) -> None:
+        self._predictor = starter_predictor(project)
+        self._project_labels = [label.name for label in project.labels()]
+        self._spans: dict[str, list[Span]] = {}
+        self.labels = None if labels is None else frozenset(labels)
+
+    def read(self, texts: Sequence[str], patients: Sequence[str | None] | None = None) -> None:
+        """Read the notes of ``texts`` not read yet, in one batch."""
+        patients = list(patients) if patients is not None else [None] * len(texts)
+        todo = {t: p for t, p in zip(texts, patients) if t not in self._spans}
+        if not todo:
+            return
+        if len(self._spans) + len(todo) > self._REMEMBERED:
+            self._spans.clear()
+        found = self._predictor.predict(list(todo), patients=list(todo.values()), spans_only=True)
+        self._spans.update((t, [s for s in p.spans if self.labels is None or s.label in self.labels])
+                           for t, p in zip(todo, found))
+
+    def fit_labels(self, docs) -> dict:
+        """Keep the labels whose starter spans the annotators agree with:
+        on the annotated ``docs`` (each with ``text`` and gold ``spans``), a
+        label is left out when its starter spans cover at least
+        `FLOOR_MIN_TOKENS` tokens and fewer than `FLOOR_PRECISION` of them
+        are identifier tokens (under the paper's labels, the starter's
+        places become ADDRESS, which the bundled sample's annotators keep
+        for street addresses: 0.32 of them). Returns the record a run
+        stores: ``{"labels": kept, "left_out": [..], "precision": {label:
+        share}, "tokens": {label: n}}``."""
+        from app.core.tokenize import tokenize
+        from app.eval.metrics import _marked
+
+        self.labels = None
+        self.read([d.text for d in docs])
+        hit: dict[str, int] = {}
+        tokens: dict[str, int] = {}
+        for d in docs:
+            toks = tokenize(d.text)
+            gold = _marked(toks, d.spans)
+            for span in self._spans[d.text]:
+                mine = _marked(toks, [span])
+                tokens[span.label] = tokens.get(span.label, 0) + len(mine)
+                hit[span.label] = hit.get(span.label, 0) + len(mine & gold)
+        precision = {label: round(hit[label] / n, 4) for label, n in tokens.items() if n}
+        left_out = sorted(label for label, n in tokens.items()
+                          if n >= FLOOR_MIN_TOKENS and precision[label] < FLOOR_PRECISION)
+        kept = [label for label in self._project_labels if label not in left_out]
+        self.labels = frozenset(kept)
+        self._spans.clear()
+        return {"labels": kept, "left_out": left_out, "precision": precision,
+                "tokens": dict(sorted(tokens.items()))}
+
+    def cover(self, text: str, spans: Sequence[Span], patient_id: str | None = None) -> list[Span]:
+        """``spans`` with every span the starter finds in ``text`` covered."""
+        from app.lists.floor import apply_floor
+        self.read([text], [patient_id])
+        return apply_floor(spans, self._spans[text], text)
+
+    def close(self) -> None:
+        self._predictor.close()

@@ -108,7 +108,7 @@ class TrainedRun:
     # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
     # for a run without a floor, or stored before they were chosen on dev.
     fixed: dict | None = None
-    # The starter's floor (app.services.prediction.StarterFloor.fit_labels):
+    # The starter's floor (app.services.predictor.StarterFloor.fit_labels):
     # {"labels" it covers, "left_out", "precision", "tokens"}; None when the
     # run has none (turned off, not English, or stored before it).
     starter_floor: dict | None = None

@@ -139,7 +139,7 @@ class TrainConfig:
     # trained without its patient; 0: on the dev split alone.
     cross_fit: int = 0
     # What the shipped starter replaces on day one stays replaced: every
-    # candidate's output covers its spans (app.services.prediction.StarterFloor;
+    # candidate's output covers its spans (app.services.predictor.StarterFloor;
     # English projects whose starter is on). False: the trained model alone.
     starter_floor: bool = True
     # Member sets the user picks, built over beside the three built-in

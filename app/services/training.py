@@ -456,11 +456,11 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
 
 
 def starter_floor(project, plan: RunPlan):
-    """The run's `app.services.prediction.StarterFloor` (close it) over the
+    """The run's `app.services.predictor.StarterFloor` (close it) over the
     labels the annotated notes agree with (`StarterFloor.fit_labels`, its
     record as ``floor.record``), or None when the config turns it off or
     the project's starter is not usable."""
-    from app.services.prediction import StarterFloor
+    from app.services.predictor import StarterFloor
     from app.services.starter import STARTER_SETTING
     if not plan.config.starter_floor or not starter_usable(project) \
             or project.get_setting(STARTER_SETTING, True) is False:
