@@ -214,7 +214,7 @@ def project_notes(paths: Sequence[Path], split: str) -> tuple[list[Note], dict[s
                 key = path.stem
                 settings[key] = Setting(predictor.lists.lists, dict(predictor.list_labels),
                                         run.fixed_steps(run.selected),
-                                        frozenset((run.starter_floor or {}).get("labels", ())))
+                                        frozenset((run.starter_floor or {}).get("labels") or ()))
                 patients = [d.patient_id for d in docs]
                 raw = _raw_spans(predictor, [d.text for d in docs], patients)
             starter_raw = [None] * len(docs)
