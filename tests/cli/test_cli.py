@@ -123,11 +123,12 @@ def test_train_options_become_the_config_field_by_field(tmp_path, monkeypatch):
     assert run("new", proj) == 0
     assert run("train", proj, "--budget", "quick", "--data", "imbalanced", "--seed", "7",
                "--objective", "f1", "--jobs", "2", "--max-minutes", "5", "--no-fill",
-               "--group", "fast=crf,rules", "--models", "crf", "rules") == 1
+               "--no-starter-floor", "--group", "fast=crf,rules", "--models", "crf",
+               "rules") == 1
     assert run("train", proj) == 1
     assert seen[0] == TrainConfig(models=["crf", "rules"], variants=["imbalanced"], budget="quick",
                                   seed=7, objective="f1", jobs=2, max_minutes=5.0, fill=False,
-                                  groups={"fast": ["crf", "rules"]})
+                                  starter_floor=False, groups={"fast": ["crf", "rules"]})
     assert seen[1] == TrainConfig()
 
 
