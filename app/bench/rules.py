@@ -47,6 +47,7 @@ from typing import Sequence
 
 from app.core.spans import Span
 from app.core.tokenize import tokenize
+from app.eval.metrics import _marked
 
 
 @dataclass
@@ -76,11 +77,6 @@ class Setting:
     steps: tuple[str, ...] | None
     # The labels of the starter's floor, where the run has one.
     starter_labels: frozenset[str] = frozenset()
-
-
-def _marked(tokens: Sequence, spans: Sequence[Span]) -> set[int]:
-    from app.eval.metrics import _marked as marked
-    return marked(tokens, spans)
 
 
 def rule_names() -> list[str]:

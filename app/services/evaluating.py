@@ -88,7 +88,6 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     `deid annotate` does. ``patients``: each text's patient id (the lists'
     patient table).
     """
-    from app.lists.floor import apply_floor
     from app.services.finishing import finish, worded
     from app.services.prediction import resolve
     from app.services.predictor import run_ensembles
@@ -124,7 +123,6 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         starter = getattr(pred, "starter", None)
         if starter is not None:
             starter.read(texts, patients)
-            covered = {t: starter.cover(t, [], p) for t, p in zip(texts, patients)}
     raw_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
     helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
     spans_by = {}
@@ -139,7 +137,7 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
             final = [lists.settle(t, sp, list_labels, p, steps=steps)
                      for t, sp, p in zip(texts, final, patients)]
         if starter is not None:
-            final = [apply_floor(sp, covered[t], t) for t, sp in zip(texts, final)]
+            final = [starter.cover(t, sp, p) for t, sp, p in zip(texts, final, patients)]
         spans_by[c], spans_by[c + RAW] = final, raw
     return spans_by
 

@@ -331,6 +331,8 @@ class StarterFloor:
         self._project_labels = [label.name for label in project.labels()]
         self._spans: dict[str, list[Span]] = {}
         self.labels = None if labels is None else frozenset(labels)
+        # What `fit_labels` found, for the run to store.
+        self.record: dict | None = None
 
     def read(self, texts: Sequence[str], patients: Sequence[str | None] | None = None) -> None:
         """Read the notes of ``texts`` not read yet, in one batch."""
@@ -353,7 +355,7 @@ class StarterFloor:
         places become ADDRESS, which the bundled sample's annotators keep
         for street addresses: 0.32 of them). Returns the record a run
         stores: ``{"labels": kept, "left_out": [..], "precision": {label:
-        share}, "tokens": {label: n}}``."""
+        share}, "tokens": {label: n}}`` (also kept as ``record``)."""
         from app.core.tokenize import tokenize
         from app.eval.metrics import _marked
 
@@ -373,9 +375,12 @@ class StarterFloor:
                           if n >= FLOOR_MIN_TOKENS and precision[label] < FLOOR_PRECISION)
         kept = [label for label in self._project_labels if label not in left_out]
         self.labels = frozenset(kept)
-        self._spans.clear()
-        return {"labels": kept, "left_out": left_out, "precision": precision,
-                "tokens": dict(sorted(tokens.items()))}
+        # The notes read stay read (dev among them), with the labels kept.
+        self._spans = {t: [s for s in spans if s.label in self.labels]
+                       for t, spans in self._spans.items()}
+        self.record = {"labels": kept, "left_out": left_out, "precision": precision,
+                       "tokens": dict(sorted(tokens.items()))}
+        return self.record
 
     def cover(self, text: str, spans: Sequence[Span], patient_id: str | None = None) -> list[Span]:
         """``spans`` with every span the starter finds in ``text`` covered."""

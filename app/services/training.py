@@ -458,7 +458,7 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
 def starter_floor(project, plan: RunPlan):
     """The run's `app.services.predictor.StarterFloor` (close it) over the
     labels the annotated notes agree with (`StarterFloor.fit_labels`, its
-    record as ``floor.record``), or None when the config turns it off or
+    ``record``), or None when the config turns it off or
     the project's starter is not usable."""
     from app.services.predictor import StarterFloor
     from app.services.starter import STARTER_SETTING
@@ -467,7 +467,7 @@ def starter_floor(project, plan: RunPlan):
         return None
     floor = StarterFloor(project)
     try:
-        floor.record = floor.fit_labels(plan.docs)
+        floor.fit_labels(plan.docs)
     except BaseException:
         floor.close()
         raise

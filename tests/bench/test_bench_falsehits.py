@@ -2,21 +2,14 @@
 import json
 
 from app.bench.falsehits import false_hits, main
-
-
-def _brat(folder, stem, text, spans):
-    folder.mkdir(exist_ok=True)
-    (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
-    (folder / f"{stem}.ann").write_text("".join(
-        f"T{i}\t{label} {text.index(w)} {text.index(w) + len(w)}\t{w}\n"
-        for i, (label, w) in enumerate(spans, 1)), encoding="utf-8")
+from bench_brat import write_brat
 
 
 def test_a_false_hit_is_a_replaced_span_no_gold_span_meets(tmp_path):
     text = "PT IN USOH UNTIL 8/23. SEEN BY DR. OKAFOR. HIGH FIELDS.\n"
-    _brat(tmp_path / "gold", "p001_n001", text, [("DATE", "8/23"), ("NAME", "OKAFOR")])
-    _brat(tmp_path / "pred", "p001_n001", text,
-          [("LOCATION", "USOH"), ("DATE", "8/23"), ("NAME", "OKAFOR"), ("NAME", "FIELDS")])
+    write_brat(tmp_path / "gold", "p001_n001", text, [("DATE", "8/23"), ("NAME", "OKAFOR")])
+    write_brat(tmp_path / "pred", "p001_n001", text,
+               [("LOCATION", "USOH"), ("DATE", "8/23"), ("NAME", "OKAFOR"), ("NAME", "FIELDS")])
     counts, texts = false_hits(tmp_path / "gold", tmp_path / "pred")
     assert (counts["replaced_spans"], counts["not_identifiers"]) == (4, 2)
     assert counts["clinical_abbreviation"] == 1             # USOH
@@ -26,8 +19,8 @@ def test_a_false_hit_is_a_replaced_span_no_gold_span_meets(tmp_path):
 
 def test_the_command_runs_day_one_on_the_dev_patients_only(tmp_path, capsys):
     # p001 % 5 == 1: one of our dev patients; p002 a training patient
-    _brat(tmp_path / "gold", "p001_n001", "SEEN BY DR. OKAFOR.\n", [("NAME", "OKAFOR")])
-    _brat(tmp_path / "gold", "p002_n001", "SEEN BY DR. PRICE.\n", [("NAME", "PRICE")])
+    write_brat(tmp_path / "gold", "p001_n001", "SEEN BY DR. OKAFOR.\n", [("NAME", "OKAFOR")])
+    write_brat(tmp_path / "gold", "p002_n001", "SEEN BY DR. PRICE.\n", [("NAME", "PRICE")])
     assert main([str(tmp_path / "gold"), "--patients", "dev"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["patients"], result["notes"]) == ("dev", 1)

@@ -7,6 +7,7 @@ from app.bench.rules import Note, Setting, main, measure, rule_names
 from app.core.labels import PRESETS
 from app.core.spans import Span
 from app.lists.labels import label_map
+from bench_brat import write_brat
 
 LABELS = label_map(label.name for label in PRESETS["hipaa"])[0]
 
@@ -40,19 +41,11 @@ def test_the_fixed_steps_a_run_kept_are_the_only_ones_switched():
     assert result["rules"]["yearless-date"]["g"]["hidden"] == 0
 
 
-def _brat(folder, stem, text, spans):
-    folder.mkdir(exist_ok=True)
-    (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
-    (folder / f"{stem}.ann").write_text("".join(
-        f"T{i}\t{label} {text.index(w)} {text.index(w) + len(w)}\t{w}\n"
-        for i, (label, w) in enumerate(spans, 1)), encoding="utf-8")
-
-
 def test_day_one_is_measured_apart_on_the_notes_the_rules_were_written_from(tmp_path, capsys):
     # p001 % 5 == 1: one of our dev patients, whose leaks the rules were written from.
-    _brat(tmp_path, "p001_n001", "SEEN BY DR. OKAFOR ON 2/14.\n",
+    write_brat(tmp_path, "p001_n001", "SEEN BY DR. OKAFOR ON 2/14.\n",
           [("NAME", "OKAFOR"), ("DATE", "2/14")])
-    _brat(tmp_path, "p002_n001", "LAST BM 3/9. BP 110/60.\n", [("DATE", "3/9")])
+    write_brat(tmp_path, "p002_n001", "LAST BM 3/9. BP 110/60.\n", [("DATE", "3/9")])
     assert main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     result = json.loads(out)
