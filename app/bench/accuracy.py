@@ -187,7 +187,9 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     the run tuned on or that a rule was written from; the dev split's own
     figure is the plain ``accuracy --corpus physionet`` run, to set beside
     the mean. Results: ``folds`` (one row per fold: the selected
-    candidate's token recall and precision, strict F1, notes leaking),
+    candidate's token recall and precision, strict F1, notes leaking, and
+    ``together``: every candidate of the fold taken together, the most any
+    selection among them could hide: `scoring.together`),
     ``mean`` over the folds, and each fold's ``data``, selection,
     ``finishing`` (the lines on what the run learned after the selection) and
     ``candidates`` (every candidate's figures on the fold's test notes, as
@@ -228,7 +230,7 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         by_patient = chosen["token_by_patient"]
         ci = mean_of_folds_interval([np.array(by_patient)], resamples=FOLD_RESAMPLES, seed=seed)
         row = {"fold": k, **_privacy_row(chosen), "token_recall_ci": _bounds(ci["recall"]),
-               "train_seconds": summary["seconds"]}
+               "train_seconds": summary["seconds"], "together": scores["together"]}
         rows.append(row)
         details.append({"fold": k, "data": data, "selected": summary["selected"],
                         "token_by_patient": by_patient,
@@ -248,7 +250,11 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
             "token_recall_ci": _bounds(ci["recall"]),
             "token_precision_ci": _bounds(ci["precision"]),
             "notes_leaking": sum(r["notes_leaking"] for r in chosen),
-            "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen)}
+            "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen),
+            "together": {"token_recall": sum(r["together"]["token_recall"] for r in chosen) / n,
+                         "token_precision": sum(r["together"]["token_precision"]
+                                                for r in chosen) / n,
+                         "notes_leaking": sum(r["together"]["notes_leaking"] for r in chosen)}}
 
     results = {"corpus": corpus, "folds": rows, "details": details, "lists": bool(lists),
                "mean": mean(rows), "only": only}

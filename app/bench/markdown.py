@@ -121,6 +121,13 @@ def render_accuracy(rec: dict) -> list[str]:
                      _f(t["f1"]), _f(row["dev_f1"])])
     lines += _table(["candidate", "type", "strict P", "strict R", "strict F1 [95% CI]",
                      "relaxed F1", "token P", "token R [95% CI]", "token F1", "dev F1"], rows)
+    if ev.get("together"):
+        t = ev["together"]
+        lines += ["", f"Every candidate together (the union of the {t['candidates']} candidates' "
+                  f"spans, the most any choice among them could hide): token R "
+                  f"{_f(t['token_recall'])}, P {_f(t['token_precision'])}; "
+                  f"{t['notes_leaking']} of {t['notes_with_identifiers']} notes with identifiers "
+                  "leak one."]
     best = next(row for row in ev["rows"] if row["selected"])
     lines += ["", f"Per label ({best['name']}):", ""]
     # Token R: the label's identifier tokens hidden under any label (which kinds leak);
@@ -278,7 +285,8 @@ def render_folds(rec: dict) -> list[str]:
     rows = [[str(f["fold"]), f["name"],
              _f(f["token_recall"]) + _interval(f.get("token_recall_ci")),
              _f(f["token_precision"]), _f(f["strict_f1"]),
-             f"{f['notes_leaking']} of {f['notes_with_identifiers']}", f["train_seconds"]]
+             f"{f['notes_leaking']} of {f['notes_with_identifiers']}", _together(f),
+             f["train_seconds"]]
             for f in r["folds"]]
     for key, words in (("mean", "mean of every fold"),):
         if r.get("only") is not None:
@@ -286,13 +294,29 @@ def render_folds(rec: dict) -> list[str]:
         m = r[key]
         rows.append([words, "", _f(m["token_recall"]) + _interval(m.get("token_recall_ci")),
                      _f(m["token_precision"]) + _interval(m.get("token_precision_ci")),
-                     _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}", ""])
+                     _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}",
+                     _together(m), ""])
     lines += _table(["fold", "selected", "token R", "token P", "strict F1",
-                     "notes leaking", "training s"], rows)
+                     "notes leaking", "every candidate together: token R / P, leaking",
+                     "training s"], rows)
     if any(f.get("token_recall_ci") for f in r["folds"]):
         lines += ["", "In brackets: 95 % intervals over the test patients (each fold's patients "
                   "drawn again with replacement)."]
+    if any(f.get("together") for f in r["folds"]):
+        lines += ["", "Every candidate together: the union of every candidate's spans on the "
+                  "fold's test notes, the most that any choice among the run's candidates "
+                  "could hide. Below a target, no selection reaches it: the members must find "
+                  "more."]
     return lines
+
+
+def _together(f: dict) -> str:
+    """A fold's (or the mean's) every-candidates-together figures; "-" for a
+    record written before they were measured."""
+    t = f.get("together")
+    if not t:
+        return "-"
+    return f"{_f(t['token_recall'])} / {_f(t['token_precision'])}, {t['notes_leaking']}"
 
 
 def _interval(bounds) -> str:

@@ -17,7 +17,13 @@ A row (JSON, keys in this order)::
     privacy: {missed_identifiers, notes_with_identifiers, notes_with_missed,
               notes_with_missed_share}
 
-and for the selected row, ``token_by_patient``: ``[tp, fp, fn]`` identifier
+Beside the rows, ``together``: every candidate's spans (after its finishing
+steps) taken together, scored as one: the identifier tokens that some
+candidate hides. No choice among these candidates can hide more, so the gap
+between it and the selected row is what the selection leaves on the table,
+and what it misses is beyond every member the run trained.
+
+And for the selected row, ``token_by_patient``: ``[tp, fp, fn]`` identifier
 tokens per patient of the split (no patient id), so that an interval can be
 drawn over patients rather than notes (`app.eval.bootstrap.mean_of_folds_interval`).
 """
@@ -85,8 +91,27 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
             rows[-1]["token_by_patient"] = token_by_patient(
                 report.note_token_counts, [d.patient_id or d.name for d in docs])
     rows.sort(key=lambda r: (-r["strict"]["f1"], r["name"]))
-    return {"split": split, "notes": len(docs), "labels": sorted(labels), "selected": selected,
-            "rows": rows}
+    out = {"split": split, "notes": len(docs), "labels": sorted(labels), "selected": selected,
+           "rows": rows}
+    if not only_selected:
+        out["together"] = together(texts, gold, [s for n, s in spans_by.items()
+                                                 if not n.endswith(RAW)], labels)
+    return out
+
+
+def together(texts, gold, candidates, labels) -> dict:
+    """Token figures of the union of ``candidates`` (each a list of spans per
+    text): what some candidate hides, and the notes where none hides a gold
+    identifier token."""
+    from app.eval.report import evaluate
+
+    union = [[s for spans in candidates for s in spans[i]] for i in range(len(texts))]
+    data = evaluate(texts, gold, union, labels=labels or None, bootstrap=0).to_dict()
+    token, privacy = data["micro"]["token"], data["privacy"]
+    return {"candidates": len(candidates), "token_recall": token["recall"],
+            "token_precision": token["precision"],
+            "notes_leaking": privacy["notes_with_missed"],
+            "notes_with_identifiers": privacy["notes_with_identifiers"]}
 
 
 def token_by_patient(note_counts, patients) -> list[list[int]]:

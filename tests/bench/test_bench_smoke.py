@@ -8,6 +8,7 @@ from app.bench.corpora import subsample
 from app.bench.learning import dev_size
 from app.bench.markdown import update_benchmarks
 from app.bench.record import PART_IDS, load_records
+from app.services.evaluating import RAW
 
 ENVELOPE = ["schema", "id", "part", "command", "date", "machine", "budget", "size", "models",
             "seed", "load_average", "seconds", "results", "targets"]
@@ -56,6 +57,7 @@ def test_accuracy_scores_every_candidate_with_intervals(bench_out):
     # The rules find phones and IDs in synthetic notes: a real score, not zeros.
     rules = next(r for r in rows if r["name"] == "rules")
     assert rules["strict"]["tp"] > 0
+    _together_bounds_every_candidate(res["evaluation"])
     assert rec["targets"] == []          # targets are defined on MEDDOCAN only
 
 
@@ -320,6 +322,17 @@ def test_the_bench_trains_what_a_default_deid_train_would_on_this_machine(cuda, 
     assert seen["models"] == models
 
 
+def _together_bounds_every_candidate(evaluation: dict) -> None:
+    """The union of every candidate hides at least what each one does, and
+    leaks in no more notes than any."""
+    together = evaluation["together"]
+    rows = [r for r in evaluation["rows"] if not r["name"].endswith(RAW)]
+    assert together["candidates"] == len(rows)
+    assert together["token_recall"] >= max(r["token"]["recall"] for r in rows)
+    assert together["notes_leaking"] <= min(r["privacy"]["notes_with_missed"] for r in rows)
+    assert 0 < together["token_precision"] <= 1
+
+
 @pytest.mark.slow
 def test_folds_hold_out_each_fold_of_patients_once_and_report_the_mean(physionet, tmp_path):
     from pathlib import Path as P
@@ -370,8 +383,15 @@ def test_one_fold_runs_alone_with_every_candidate_and_no_target(physionet, tmp_p
     chosen = next(c for c in details["candidates"] if c["name"] == fold["name"])
     assert 0 < chosen["dev_token_recall"] <= 1 and 0 <= chosen["dev_strict_f1"] <= 1
     assert isinstance(details["finishing"], list)
+    # Every candidate together bounds what the selection could have hidden.
+    assert fold["together"]["token_recall"] >= max(c["token_recall"] for c in details["candidates"]
+                                                   if not c["name"].endswith(RAW))
+    assert fold["together"]["notes_leaking"] <= fold["notes_leaking"]
     shown = (tmp_path / "accuracy-physionet-folds-fold1.md").read_text()
     assert "fold 1 alone" in shown and "mean of every fold" not in shown
+    together = fold["together"]
+    assert (f"{together['token_recall']:.4f} / {together['token_precision']:.4f}, "
+            f"{together['notes_leaking']}") in shown
     assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--fold", "2", "--smoke",
                  "--out", str(tmp_path), "-q"]) == 1
 
