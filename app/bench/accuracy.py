@@ -189,7 +189,7 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     the mean. Results: ``folds`` (one row per fold: the selected
     candidate's token recall and precision, strict F1, notes leaking, and
     ``together``: every candidate of the fold taken together, the most any
-    selection among them could hide: `scoring.together`),
+    selection among them could hide: `evaluating.together`),
     ``mean`` over the folds, and each fold's ``data``, selection,
     ``finishing`` (the lines on what the run learned after the selection) and
     ``candidates`` (every candidate's figures on the fold's test notes, as

@@ -47,7 +47,7 @@ from typing import Sequence
 
 from app.core.spans import Span
 from app.core.tokenize import tokenize
-from app.eval.metrics import _marked
+from app.eval.metrics import marked_tokens
 
 
 @dataclass
@@ -105,7 +105,7 @@ def settle_all(notes: Sequence[Note], settings: dict[str, Setting], off: str | N
             day_one = floor.settle(note.text, note.starter_raw, setting.labels, note.patient)
             spans = apply_floor(spans, [s for s in day_one if s.label in setting.starter_labels],
                                 note.text)
-        hidden = _marked(note.tokens, spans)
+        hidden = marked_tokens(note.tokens, spans)
         counts = out.setdefault(note.group, {"hidden": 0, "identifier_tokens": 0, "false": 0,
                                              "notes_with_identifiers": 0, "leaking": 0})
         tp = len(hidden & note.gold_tokens)
@@ -123,7 +123,7 @@ def measure(notes: list[Note], settings: dict[str, Setting], names: Sequence[str
     "rules": {name: {group: {hidden, false, leaking}}}}``."""
     for note in notes:
         note.tokens = tokenize(note.text)
-        note.gold_tokens = frozenset(_marked(note.tokens, note.gold))
+        note.gold_tokens = frozenset(marked_tokens(note.tokens, note.gold))
     base = settle_all(notes, settings, None)
     rules = {}
     for name in names:

@@ -18,7 +18,7 @@ A row (JSON, keys in this order)::
               notes_with_missed_share}
 
 Beside the rows, ``together``: every candidate's spans (after its finishing
-steps) taken together, scored as one: the identifier tokens that some
+steps) taken together, scored as one (`evaluating.together`): the identifier tokens that some
 candidate hides. No choice among these candidates can hide more, so the gap
 between it and the selected row is what the selection leaves on the table,
 and what it misses is beyond every member the run trained.
@@ -60,7 +60,7 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         F1 first (only the selected one with ``only_selected``).
     """
     from app.eval.report import evaluate
-    from app.services.evaluating import RAW, candidate_spans, table_candidates
+    from app.services.evaluating import RAW, candidate_spans, table_candidates, together
     from app.services.runs import active_run
     from app.services.training import gold_documents
 
@@ -97,21 +97,6 @@ def score_candidates(project, *, split: str = "test", bootstrap: int = 1000,
         out["together"] = together(texts, gold, [s for n, s in spans_by.items()
                                                  if not n.endswith(RAW)], labels)
     return out
-
-
-def together(texts, gold, candidates, labels) -> dict:
-    """Token figures of the union of ``candidates`` (each a list of spans per
-    text): what some candidate hides, and the notes where none hides a gold
-    identifier token."""
-    from app.eval.report import evaluate
-
-    union = [[s for spans in candidates for s in spans[i]] for i in range(len(texts))]
-    data = evaluate(texts, gold, union, labels=labels or None, bootstrap=0).to_dict()
-    token, privacy = data["micro"]["token"], data["privacy"]
-    return {"candidates": len(candidates), "token_recall": token["recall"],
-            "token_precision": token["precision"],
-            "notes_leaking": privacy["notes_with_missed"],
-            "notes_with_identifiers": privacy["notes_with_identifiers"]}
 
 
 def token_by_patient(note_counts, patients) -> list[list[int]]:

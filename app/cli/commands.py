@@ -343,6 +343,15 @@ def cmd_evaluate(args) -> int:
     if res.filled or res.propagated:
         _print("(learned on dev; the table also shows the model without them)")
     _print(res.report.render())
+    if res.misses:
+        visible, beyond = res.visible_misses()
+        _print(f"of the {len(res.misses)} identifiers not found exactly, {visible} leave a word "
+               f"visible; no other candidate finds {beyond} of them (annotate more notes like "
+               f"those); the rest are hidden under another label or with other edges")
+    if res.together:
+        t = res.together
+        _print(f"every candidate together hides {t['token_recall']:.4f} of the identifier "
+               f"tokens (precision {t['token_precision']:.4f}): no choice among them hides more")
     if res.table:
         _print("")
         _print(f"every candidate on {res.split} (* = selected on dev):")

@@ -82,7 +82,7 @@ def relaxed_counts(gold: Sequence[Span], pred: Sequence[Span], label: str | None
     return PRF(tp, len(p) - tp, len(g) - tp)
 
 
-def _marked(toks: Sequence, spans: Sequence[Span]) -> set[int]:
+def marked_tokens(toks: Sequence, spans: Sequence[Span]) -> set[int]:
     """Indices of the tokens that some span overlaps."""
     out: set[int] = set()
     ivs = sorted((s.start, s.end) for s in spans)
@@ -104,7 +104,7 @@ def token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span], *,
     """Binary PII-token counts over the canonical tokens of ``text``
     (``tokens``: those tokens, when the caller already has them)."""
     toks = tokenize(text) if tokens is None else tokens
-    g, p = _marked(toks, gold), _marked(toks, pred)
+    g, p = marked_tokens(toks, gold), marked_tokens(toks, pred)
     tp = len(g & p)
     return PRF(tp, len(p) - tp, len(g) - tp)
 
@@ -115,10 +115,10 @@ def label_token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span], *,
     label (tp) and left visible (fn); fp is 0. A label-blind recall per
     label, i.e. which kinds of identifier leak."""
     toks = tokenize(text) if tokens is None else tokens
-    hidden = _marked(toks, pred)
+    hidden = marked_tokens(toks, pred)
     out: dict[str, PRF] = {}
     for label in {s.label for s in gold}:
-        mine = _marked(toks, [s for s in gold if s.label == label])
+        mine = marked_tokens(toks, [s for s in gold if s.label == label])
         tp = len(mine & hidden)
         out[label] = PRF(tp, 0, len(mine) - tp)
     return out

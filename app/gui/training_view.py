@@ -159,6 +159,22 @@ def _clock(seconds: float) -> str:
 
 
 # --------------------------------------------------------------- the view
+def _missed_in_words(missed: list, together: dict | None) -> str:
+    """What the test misses leave visible, in a sentence ending in a space
+    ("" for an evaluation kept before this was measured)."""
+    if not missed or any(e.visible is None for e in missed):
+        return ""
+    visible = [e for e in missed if e.visible]
+    beyond = sum(not e.elsewhere for e in visible)
+    out = (f"Of the missed, {len(visible)} leave words visible"
+           f" ({beyond} where no candidate finds them: annotate more notes like those)"
+           if visible else "Every missed identifier is hidden under another label or edges")
+    if together:
+        out += (f"; every candidate together would hide {together['token_recall']:.1%} of the "
+                "identifier words")
+    return out + ". "
+
+
 class TrainingView(QWidget):
     """Train a project's models and inspect the results.
 
@@ -513,12 +529,12 @@ class TrainingView(QWidget):
         row.addWidget(self.eval_label, 1)
         lower = QSplitter(Qt.Horizontal)
         self.label_chart = BarChart("Per label, test (strict)")
-        self.error_table = QTableWidget(0, 4)
-        self.error_table.setHorizontalHeaderLabels(["Error", "Label", "Note", "Context"])
+        self.error_table = QTableWidget(0, 5)
+        self.error_table.setHorizontalHeaderLabels(["Error", "Label", "Note", "Shown", "Context"])
         self.error_table.verticalHeader().setVisible(False)
         self.error_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.error_table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.error_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.Stretch)
+        self.error_table.horizontalHeader().setSectionResizeMode(4, QHeaderView.Stretch)
         self.error_table.setWordWrap(False)
         self.error_table.verticalHeader().setDefaultSectionSize(22)
         self.error_table.setToolTip("Double-click or press Enter to open the note at this span")
@@ -1055,12 +1071,13 @@ class TrainingView(QWidget):
                 if item is not None and scores is not None:
                     item.setText(f"{scores[key]:.3f}")
         micro = summary["micro"]
-        missed = sum(e.kind == "missed" for e in summary["errors"])
+        missed = [e for e in summary["errors"] if e.kind == "missed"]
         # In words first; the strict scores, under the model's name, after.
         self.eval_label.setText(
             f"Test notes: the model hides {summary['token']['recall']:.1%} of the identifier "
-            f"words; {count(missed, 'identifier')} missed, "
-            f"{count(len(summary['errors']) - missed, 'false hit')}. "
+            f"words; {count(len(missed), 'identifier')} missed, "
+            f"{count(len(summary['errors']) - len(missed), 'false hit')}. "
+            f"{_missed_in_words(missed, summary.get('together'))}"
             f"({summary['model']}: strict precision {micro['precision']:.3f}, recall "
             f"{micro['recall']:.3f}, F1 {micro['f1']:.3f})")
         self.label_chart.set_data(
@@ -1069,17 +1086,17 @@ class TrainingView(QWidget):
         errors = summary["errors"]
         self.error_table.setRowCount(len(errors))
         for i, e in enumerate(errors):
-            cells = [e.kind, e.label, e.doc_name, f"…{e.before}[{e.span}]{e.after}…"]
+            cells = [e.kind, e.label, e.doc_name, e.shown(), f"…{e.before}[{e.span}]{e.after}…"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.UserRole, i)
-                if c == 3:
+                if c >= 3:
                     item.setToolTip(text)
-                if e.kind == "missed":
+                if e.kind == "missed" and e.visible != 0:    # red: a word a reader would see
                     item.setForeground(QColor("#a40000"))
                 self.error_table.setItem(i, c, item)
         self.error_table.resizeColumnsToContents()
-        self.error_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.Stretch)
+        self.error_table.horizontalHeader().setSectionResizeMode(4, QHeaderView.Stretch)
 
     @Slot(QTableWidgetItem)
     def _on_error_activated(self, item: QTableWidgetItem) -> None:

@@ -20,6 +20,14 @@ little more than the selected model alone.
     fixed_steps           the floor's fixed steps run after the model (its dev kept
                           them); null: every one (a run from before they were chosen)
     evaluation            the model's report, app.eval.report (deid.evaluation/1)
+    misses                per strict false negative of ``evaluation`` (same order):
+                          {visible, words, elsewhere}: its words (tokens with a
+                          letter or digit) the model leaves visible, all its
+                          words, and how many of the visible ones some other
+                          candidate hides (`miss_visibility`)
+    together              every candidate's spans together (`together`): token
+                          recall and precision, notes leaking; what no choice
+                          among them could improve on
     candidates            [{name, strict: PRF, relaxed: PRF, token: PRF}, ...]
                           every candidate on the split as it would write (after
                           the floor's fixed steps its dev kept; the selected one
@@ -38,7 +46,7 @@ from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.tokenize import segment
 from app.core.words import count
 from app.errors import UserError
-from app.eval.metrics import micro
+from app.eval.metrics import marked_tokens, micro
 
 
 @dataclass
@@ -52,13 +60,23 @@ class EvaluationResult:
     propagated: list[str] = field(default_factory=list)   # labels propagated in the model's output
     filled: list[list[str]] = field(default_factory=list)  # fill rules [member, label] applied
     fixed_steps: list[str] | None = None   # the floor's fixed steps kept (None: every one)
+    misses: list[dict] = field(default_factory=list)   # per strict miss: `miss_visibility`
+    together: dict | None = None   # every candidate together (`together`); None without the table
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
                 "split": self.split, "selection_on_dev": self.selection,
                 "propagated_labels": self.propagated, "fill_rules": self.filled,
                 "fixed_steps": self.fixed_steps,
-                "evaluation": self.report.to_dict(), "candidates": self.table}
+                "evaluation": self.report.to_dict(), "misses": self.misses,
+                "together": self.together, "candidates": self.table}
+
+    def visible_misses(self) -> tuple[int, int]:
+        """Strict misses that leave a word visible, and of them those whose
+        visible words no other candidate hides (beyond every model the run
+        trained)."""
+        visible = [m for m in self.misses if m["visible"]]
+        return len(visible), sum(not m["elsewhere"] for m in visible)
 
 
 #: Suffix of the candidate's row without its finishing steps.
@@ -142,6 +160,55 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     return spans_by
 
 
+def _words(text: str, toks, spans) -> set[int]:
+    """Indices of the tokens with a letter or digit that ``spans`` overlap
+    (a bracket or a full stop left outside a span shows nothing)."""
+    return {i for i in marked_tokens(toks, spans)
+            if any(c.isalnum() for c in text[toks[i].start:toks[i].end])}
+
+
+def miss_visibility(texts: list[str], misses, spans: list[list], others: list[list[list]]
+                    ) -> list[dict]:
+    """For each strict miss ``(note, start, end, label)``: ``words`` (its
+    tokens with a letter or digit), ``visible`` (those ``spans`` leave
+    uncovered) and ``elsewhere`` (of the visible ones, those some candidate
+    of ``others`` covers). A miss with nothing visible was hidden under
+    another label or with other boundaries; one whose visible words no
+    other candidate covers is beyond every model the run trained."""
+    from app.core.spans import Span
+    from app.core.tokenize import tokenize
+
+    toks_by: dict[int, list] = {}
+    out = []
+    for note, start, end, label in misses:
+        text = texts[note]
+        toks = toks_by.setdefault(note, tokenize(text))
+        words = _words(text, toks, [Span(start, end, label)])
+        visible = words - marked_tokens(toks, spans[note])
+        elsewhere = set()
+        for other in others:
+            elsewhere |= visible & marked_tokens(toks, other[note])
+        out.append({"words": len(words), "visible": len(visible), "elsewhere": len(elsewhere)})
+    return out
+
+
+def together(texts: list[str], gold: list[list], candidates: list[list[list]],
+             labels: list[str]) -> dict:
+    """Token figures of the union of ``candidates`` (each a list of spans per
+    text): the identifier tokens that some candidate hides, its precision,
+    and the notes where no candidate hides a gold identifier. No choice among
+    the candidates can hide more."""
+    from app.eval.report import evaluate
+
+    union = [[s for spans in candidates for s in spans[i]] for i in range(len(texts))]
+    data = evaluate(texts, gold, union, labels=labels or None, bootstrap=0).to_dict()
+    token, privacy = data["micro"]["token"], data["privacy"]
+    return {"candidates": len(candidates), "token_recall": token["recall"],
+            "token_precision": token["precision"],
+            "notes_leaking": privacy["notes_with_missed"],
+            "notes_with_identifiers": privacy["notes_with_identifiers"]}
+
+
 def table_candidates(spans_by: dict[str, list], name: str) -> dict[str, list]:
     """The rows of a table of `candidate_spans`: every candidate with its
     steps, and without them the selected ``name`` alone (the other rows are
@@ -172,16 +239,21 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     labels = [l.name for l in project.labels()]
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []
+    others = [sp for c, sp in spans_by.items() if c != name and not c.endswith(RAW)]
+    misses = miss_visibility(texts, report.false_negatives, spans_by[name], others)
+    joint = None
     if table:
         for c, spans in table_candidates(spans_by, name).items():
             rows.append(_prf_row(c, micro(texts, gold, spans)))
         rows.sort(key=lambda r: -r["strict"]["f1"])
+        joint = together(texts, gold, [spans_by[name], *others], labels)
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
     return EvaluationResult(run.id, name, split, report, rows, run.selection,
                             run.propagation_labels(name), [list(r) for r in run.fill_rules(name)],
-                            None if (steps := run.fixed_steps(name)) is None else list(steps))
+                            None if (steps := run.fixed_steps(name)) is None else list(steps),
+                            misses, joint)
 
 
 def render_table(rows: list[dict], selected: str) -> str:
@@ -213,10 +285,30 @@ class ErrorRow:
     before: str
     span: str
     after: str
+    # A miss's words left visible and, of them, those another candidate hides
+    # (`miss_visibility`); None for a false hit or an evaluation kept before.
+    visible: int | None = None
+    elsewhere: int | None = None
+
+    def shown(self) -> str:
+        """What a miss leaves for a reader, in words ("" for a false hit)."""
+        if self.visible is None:
+            return ""
+        if not self.visible:
+            return "hidden (another label or other edges)"
+        words, them = count(self.visible, "word"), "them" if self.visible > 1 else "it"
+        if self.elsewhere == self.visible:
+            return f"{words} visible; another candidate hides {them}"
+        if self.elsewhere:
+            return f"{words} visible; other candidates hide some"
+        return f"{words} visible; no candidate finds {them}"
 
 
-def error_rows(project, errors: dict, split: str, context: int = 30) -> list[ErrorRow]:
-    """Evaluation errors (``report.to_dict()['errors']``), missed ones first.
+def error_rows(project, errors: dict, split: str, context: int = 30,
+               misses: list[dict] | None = None) -> list[ErrorRow]:
+    """Evaluation errors (``report.to_dict()['errors']``), missed ones first;
+    ``misses`` (`miss_visibility`, in the order of the false negatives) say
+    what each miss leaves visible.
 
     Note indices refer to ``gold_documents(project, splits=(split,))``,
     the list :func:`app.services.evaluating.evaluate_project` scored.
@@ -226,19 +318,22 @@ def error_rows(project, errors: dict, split: str, context: int = 30) -> list[Err
     names = {info.id: info.name for info in project.document_infos(split=split)}
     rows = []
     for kind, key in (("missed", "false_negatives"), ("false hit", "false_positives")):
-        for note, start, end, label in errors.get(key, []):
+        for k, (note, start, end, label) in enumerate(errors.get(key, [])):
             doc = docs[note]
+            seen = misses[k] if kind == "missed" and misses else {}
             rows.append(_error_row(kind, int(doc.name), names.get(int(doc.name), doc.name),
-                                   doc.text, start, end, label, context))
+                                   doc.text, start, end, label, context,
+                                   seen.get("visible"), seen.get("elsewhere")))
     return rows
 
 
 def _error_row(kind: str, doc_id: int, name: str, text: str, start: int, end: int, label: str,
-               context: int = 30) -> ErrorRow:
+               context: int = 30, visible: int | None = None,
+               elsewhere: int | None = None) -> ErrorRow:
     return ErrorRow(kind, doc_id, name, start, end, label,
                     text[max(0, start - context):start].replace("\n", " "),
                     text[start:end].replace("\n", " "),
-                    text[end:end + context].replace("\n", " "))
+                    text[end:end + context].replace("\n", " "), visible, elsewhere)
 
 
 def evaluation_summary(project, split: str = "test") -> dict:
@@ -258,10 +353,12 @@ def evaluation_summary(project, split: str = "test") -> dict:
                              for label, v in report["per_label"].items()},
                "micro": report["micro"]["strict"],
                "token": report["micro"]["token"],
-               "errors": error_rows(project, report["errors"], split)}
+               "errors": error_rows(project, report["errors"], split, misses=result.misses),
+               "together": result.together}
     if not project.readonly:
         kept = {k: v for k, v in summary.items() if k != "errors"}
-        kept["errors"] = [[e.kind, e.doc_id, e.start, e.end, e.label] for e in summary["errors"]]
+        kept["errors"] = [[e.kind, e.doc_id, e.start, e.end, e.label, e.visible, e.elsewhere]
+                          for e in summary["errors"]]
         project.set_setting(EVALUATION_KEY, kept)
     return summary
 
@@ -278,7 +375,7 @@ def stored_evaluation(project) -> dict | None:
         return None
     errors = []
     texts: dict[int, tuple[str, str]] = {}
-    for kind, doc_id, start, end, label in kept["errors"]:
+    for kind, doc_id, start, end, label, *seen in kept["errors"]:   # kept before: no seen
         if doc_id not in texts:
             try:
                 doc = project.document(doc_id)
@@ -286,7 +383,7 @@ def stored_evaluation(project) -> dict | None:
                 continue
             texts[doc_id] = (doc.text, doc.name)
         text, name = texts[doc_id]
-        errors.append(_error_row(kind, doc_id, name, text, start, end, label))
+        errors.append(_error_row(kind, doc_id, name, text, start, end, label, 30, *seen))
     return {**kept, "errors": errors}
 
 

@@ -357,7 +357,7 @@ class StarterFloor:
         stores: ``{"labels": kept, "left_out": [..], "precision": {label:
         share}, "tokens": {label: n}}`` (also kept as ``record``)."""
         from app.core.tokenize import tokenize
-        from app.eval.metrics import _marked
+        from app.eval.metrics import marked_tokens
 
         self.labels = None
         self.read([d.text for d in docs])
@@ -365,9 +365,9 @@ class StarterFloor:
         tokens: dict[str, int] = {}
         for d in docs:
             toks = tokenize(d.text)
-            gold = _marked(toks, d.spans)
+            gold = marked_tokens(toks, d.spans)
             for span in self._spans[d.text]:
-                mine = _marked(toks, [span])
+                mine = marked_tokens(toks, [span])
                 tokens[span.label] = tokens.get(span.label, 0) + len(mine)
                 hit[span.label] = hit.get(span.label, 0) + len(mine & gold)
         precision = {label: round(hit[label] / n, 4) for label, n in tokens.items() if n}

@@ -188,6 +188,28 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
     with qtbot.waitSignal(view.open_span) as blocker:
         view.error_table.itemActivated.emit(view.error_table.item(0, 2))
     assert blocker.args == [missed.doc_id, missed.start, missed.end]
+    # Each miss says what a reader of the output would still see: its words
+    # (a letter or digit) that the model's output leaves uncovered.
+    from app.core.tokenize import tokenize
+    from app.services.predictor import Predictor
+    shown = view.error_table.horizontalHeaderItem(3).text()
+    assert shown == "Shown"
+    with Predictor.from_project(project) as predictor:
+        for i, e in enumerate(errors):
+            assert view.error_table.item(i, 3).text() == e.shown()
+            if e.kind != "missed":
+                assert e.visible is None
+                continue
+            text = project.document(e.doc_id).text
+            out = predictor.predict([text])[0].spans
+            words = [t for t in tokenize(text) if e.start <= t.start and t.end <= e.end
+                     and any(c.isalnum() for c in text[t.start:t.end])]
+            assert e.visible == sum(not any(s.start < t.end and t.start < s.end for s in out)
+                                    for t in words)
+    visible = [e for e in errors if e.kind == "missed" and e.visible]
+    assert (f"Of the missed, {len(visible)} leave words visible" if visible else
+            "Every missed identifier is hidden") in view.eval_label.text()
+    assert "every candidate together would hide" in view.eval_label.text()
 
 
 def test_cancel_stops_training_and_keeps_the_project_consistent(trained, qtbot, monkeypatch):

@@ -18,3 +18,36 @@ def test_sample_size_note_only_below_the_floors():
     assert sample_size_note(5, 30) is None and sample_size_note(None, 3) is None
     assert "2 notes with 40 identifiers" in sample_size_note(2, 40)
     assert "one error moves them by 5 points" in sample_size_note(9, 20)
+
+
+def test_a_miss_says_which_words_stay_visible_and_whether_another_candidate_hides_them():
+    from app.core.spans import Span
+    from app.services.evaluating import ErrorRow, miss_visibility, together
+    text = "Seen by Dr. Ann Lee (617) 555-0100 on 3/4."
+    name = Span(text.index("Ann"), text.index("Lee") + 3, "NAME")
+    phone = Span(text.index("("), text.index("0100") + 4, "PHONE")
+    date = Span(text.index("3/4"), text.index("3/4") + 3, "DATE")
+    # The model hides "Ann" but not "Lee", hides the phone but for its opening
+    # bracket, and labels the date a phone; the other candidate finds "Lee".
+    model = [Span(name.start, name.start + 3, "NAME"),
+             Span(text.index("617"), phone.end, "PHONE"), Span(date.start, date.end, "PHONE")]
+    other = [Span(text.index("Lee"), name.end, "NAME")]
+    misses = [(0, s.start, s.end, s.label) for s in (name, phone, date)]
+    seen = miss_visibility([text], misses, [model], [[other]])
+    assert seen == [{"words": 2, "visible": 1, "elsewhere": 1},      # Lee; the other finds it
+                    {"words": 3, "visible": 0, "elsewhere": 0},      # only "(" shown
+                    {"words": 2, "visible": 0, "elsewhere": 0}]      # hidden as a phone
+    alone = miss_visibility([text], misses[:1], [model], [])
+    assert alone == [{"words": 2, "visible": 1, "elsewhere": 0}]
+    row = ErrorRow("missed", 1, "n", name.start, name.end, "NAME", "", "", "", 1, 0)
+    assert row.shown() == "1 word visible; no candidate finds it"
+    assert ErrorRow("missed", 1, "n", 0, 1, "NAME", "", "", "", 2, 2).shown() == \
+        "2 words visible; another candidate hides them"
+    assert ErrorRow("missed", 1, "n", 0, 1, "DATE", "", "", "", 0, 0).shown().startswith("hidden")
+    assert ErrorRow("false hit", 1, "n", 0, 1, "DATE", "", "", "").shown() == ""
+    # Together the two hide every token of the three identifiers but the bracket.
+    joint = together([text], [[name, phone, date]], [[model], [other]], ["NAME", "PHONE", "DATE"])
+    assert joint["candidates"] == 2 and joint["notes_leaking"] == 0
+    gold_tokens = 2 + 6 + 3           # Ann Lee | ( 617 ) 555 - 0100 | 3 / 4
+    assert joint["token_recall"] == (gold_tokens - 1) / gold_tokens
+    assert joint["token_precision"] == 1.0

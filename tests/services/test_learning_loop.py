@@ -61,6 +61,8 @@ def test_predictions_survive_reload_from_the_project_file(trained):
 
 def test_evaluate_cli_writes_stable_json(trained, tmp_path, capsys):
     import json
+
+    from app.services.evaluating import RAW
     path, result, _ = trained
     out = tmp_path / "eval.json"
     assert main(["-q", "evaluate", str(path), "--json", str(out)]) == 0
@@ -70,6 +72,13 @@ def test_evaluate_cli_writes_stable_json(trained, tmp_path, capsys):
     micro = data["evaluation"]["micro"]
     assert 0 < micro["strict"]["f1"] <= 1 and micro["token"]["recall"] > 0.5
     assert {r["name"] for r in data["candidates"]} >= {"rules", "spacy-balanced"}
+    # Each strict miss says what it leaves visible, and the candidates together
+    # hide at least what each one does.
+    misses = data["misses"]
+    assert len(misses) == len(data["evaluation"]["errors"]["false_negatives"])
+    assert all(0 <= m["elsewhere"] <= m["visible"] <= m["words"] for m in misses)
+    assert data["together"]["token_recall"] >= max(
+        r["token"]["recall"] for r in data["candidates"] if not r["name"].endswith(RAW))
 
 
 def test_annotate_folder_scores_like_evaluate(trained, tmp_path):

@@ -90,6 +90,11 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test notes: "), timeout=90000)
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
     assert all(test_f1)
+    # Each miss says what it leaves visible, in words, in the errors' "Shown" column.
+    what_misses_show = [t.error_table.item(r, 3).text() for r in range(t.error_table.rowCount())
+                        if t.error_table.item(r, 0).text() == "missed"]
+    assert all(s.startswith("hidden") or " visible; " in s for s in what_misses_show)
+    assert t.error_table.horizontalHeaderItem(3).text() == "Shown"
     log = t.log.toPlainText()
     assert "Cancel requested" in log
     from app.gui.qt import QScrollArea
@@ -114,6 +119,8 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert [t2.results_table.item(r, 8).text() for r in range(t2.results_table.rowCount())] \
         == test_f1
     assert t2.eval_label.text().startswith("Test notes: ")
+    assert [t2.error_table.item(r, 3).text() for r in range(t2.error_table.rowCount())
+            if t2.error_table.item(r, 0).text() == "missed"] == what_misses_show   # kept
     assert t2.log.toPlainText() == log
     boxes = {k: b.isChecked() for k, b in t2.model_checks.items()}
     assert boxes == ticked and not any(boxes[k] for k in ("spacy", "stanza", "flair"))
