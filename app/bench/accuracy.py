@@ -153,7 +153,8 @@ def _privacy_row(row: dict) -> dict:
     return {"name": row["name"], "token_recall": row["token"]["recall"],
             "token_precision": row["token"]["precision"], "strict_f1": row["strict"]["f1"],
             "notes_with_identifiers": privacy["notes_with_identifiers"],
-            "notes_leaking": privacy["notes_with_missed"]}
+            "notes_leaking": privacy["notes_with_missed"],
+            "notes_showing_a_word": privacy["notes_with_visible_word"]}
 
 
 def _bounds(interval: tuple[float, float]) -> list[float] | None:
@@ -187,7 +188,9 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     the run tuned on or that a rule was written from; the dev split's own
     figure is the plain ``accuracy --corpus physionet`` run, to set beside
     the mean. Results: ``folds`` (one row per fold: the selected
-    candidate's token recall and precision, strict F1, notes leaking, and
+    candidate's token recall and precision, strict F1, notes leaking (a gold
+    identifier none of whose tokens is hidden), notes showing a word (an
+    identifier word, a letter or digit, left uncovered: half a name too), and
     ``together``: every candidate of the fold taken together, the most any
     selection among them could hide: `evaluating.together`),
     ``mean`` over the folds, and each fold's ``data``, selection,
@@ -250,6 +253,7 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
             "token_recall_ci": _bounds(ci["recall"]),
             "token_precision_ci": _bounds(ci["precision"]),
             "notes_leaking": sum(r["notes_leaking"] for r in chosen),
+            "notes_showing_a_word": sum(r["notes_showing_a_word"] for r in chosen),
             "notes_with_identifiers": sum(r["notes_with_identifiers"] for r in chosen),
             "together": {"token_recall": sum(r["together"]["token_recall"] for r in chosen) / n,
                          "token_precision": sum(r["together"]["token_precision"]

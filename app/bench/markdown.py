@@ -285,8 +285,8 @@ def render_folds(rec: dict) -> list[str]:
     rows = [[str(f["fold"]), f["name"],
              _f(f["token_recall"]) + _interval(f.get("token_recall_ci")),
              _f(f["token_precision"]), _f(f["strict_f1"]),
-             f"{f['notes_leaking']} of {f['notes_with_identifiers']}", _together(f),
-             f["train_seconds"]]
+             f"{f['notes_leaking']} of {f['notes_with_identifiers']}", _showing(f),
+             _together(f), f["train_seconds"]]
             for f in r["folds"]]
     for key, words in (("mean", "mean of every fold"),):
         if r.get("only") is not None:
@@ -295,19 +295,29 @@ def render_folds(rec: dict) -> list[str]:
         rows.append([words, "", _f(m["token_recall"]) + _interval(m.get("token_recall_ci")),
                      _f(m["token_precision"]) + _interval(m.get("token_precision_ci")),
                      _f(m["strict_f1"]), f"{m['notes_leaking']} of {m['notes_with_identifiers']}",
-                     _together(m), ""])
+                     _showing(m), _together(m), ""])
     lines += _table(["fold", "selected", "token R", "token P", "strict F1",
-                     "notes leaking", "every candidate together: token R / P, leaking",
-                     "training s"], rows)
+                     "notes leaking", "notes showing a word",
+                     "every candidate together: token R / P, leaking", "training s"], rows)
     if any(f.get("token_recall_ci") for f in r["folds"]):
         lines += ["", "In brackets: 95 % intervals over the test patients (each fold's patients "
                   "drawn again with replacement)."]
+    if any(f.get("notes_showing_a_word") is not None for f in r["folds"]):
+        lines += ["", "Notes leaking: a gold identifier none of whose words is hidden. Notes "
+                  "showing a word: an identifier word (a letter or digit) left uncovered, the "
+                  "half of a name a partial span leaves too."]
     if any(f.get("together") for f in r["folds"]):
         lines += ["", "Every candidate together: the union of every candidate's spans on the "
                   "fold's test notes, the most that any choice among the run's candidates "
                   "could hide. Below a target, no selection reaches it: the members must find "
                   "more."]
     return lines
+
+
+def _showing(f: dict) -> str:
+    """Notes showing an identifier word; "-" for a record written before."""
+    n = f.get("notes_showing_a_word")
+    return "-" if n is None else str(n)
 
 
 def _together(f: dict) -> str:

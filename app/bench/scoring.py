@@ -15,7 +15,7 @@ A row (JSON, keys in this order)::
                                f1_ci: [lo, hi], recall_ci: [lo, hi]},
     per_label: {label: {support, strict: PRF, relaxed: PRF}},
     privacy: {missed_identifiers, notes_with_identifiers, notes_with_missed,
-              notes_with_missed_share}
+              notes_with_missed_share, visible_words, notes_with_visible_word}
 
 Beside the rows, ``together``: every candidate's spans (after its finishing
 steps) taken together, scored as one (`evaluating.together`): the identifier tokens that some
@@ -45,7 +45,7 @@ def _row(name: str, kind: str, report, *, selected: bool, description: str | Non
     privacy = data["privacy"]
     row["privacy"] = {key: privacy[key] for key in
                       ("missed_identifiers", "notes_with_identifiers", "notes_with_missed",
-                       "notes_with_missed_share")}
+                       "notes_with_missed_share", "visible_words", "notes_with_visible_word")}
     return row
 
 

@@ -99,6 +99,14 @@ def marked_tokens(toks: Sequence, spans: Sequence[Span]) -> set[int]:
     return out
 
 
+def word_tokens(text: str, toks: Sequence, spans: Sequence[Span]) -> set[int]:
+    """Indices of the tokens with a letter or digit that ``spans`` overlap:
+    the words a reader would see if they were left visible (a bracket or a
+    full stop left outside a span shows nothing)."""
+    return {i for i in marked_tokens(toks, spans)
+            if any(c.isalnum() for c in text[toks[i].start:toks[i].end])}
+
+
 def token_counts(text: str, gold: Sequence[Span], pred: Sequence[Span], *,
                  tokens: Sequence | None = None) -> PRF:
     """Binary PII-token counts over the canonical tokens of ``text``

@@ -28,7 +28,11 @@ JSON schema (``"schema": "deid.evaluation/1"``; keys appear in this order)
                    "notes_with_identifiers": notes with >= 1 gold span,
                    "notes_with_missed": notes with >= 1 missed identifier,
                    "notes_with_missed_share": notes_with_missed / notes
-                   (0.0 when there are no notes)}
+                   (0.0 when there are no notes),
+                   "visible_words": gold identifier tokens with a letter or
+                   digit that no prediction covers (what a reader would see:
+                   the half of a name a partial span leaves),
+                   "notes_with_visible_word": notes with >= 1 of them}
     bootstrap     {"resamples": n, "seed": s, "level": 0.95,
                    "ci": {"strict"|"relaxed"|"token":
                           {"f1": [low, high], "recall": [low, high]}}}
@@ -52,10 +56,12 @@ from typing import Sequence
 import numpy as np
 
 from app.core.spans import Span
+from app.core.words import count
 from app.eval.bootstrap import bootstrap_prf
 from app.core.tokenize import tokenize
-from app.eval.metrics import (PRF, label_confusion, label_token_counts, missed_spans,
-                              relaxed_counts, strict_counts, strict_errors, token_counts)
+from app.eval.metrics import (PRF, label_confusion, label_token_counts, marked_tokens,
+                              missed_spans, relaxed_counts, strict_counts, strict_errors,
+                              token_counts, word_tokens)
 
 SCHEMA = "deid.evaluation/1"
 KINDS = ("strict", "relaxed", "token")
@@ -80,6 +86,8 @@ class EvaluationReport:
     seed: int
     level: float
     ci: dict[str, dict[str, tuple[float, float] | None]]
+    visible_words: int = 0
+    notes_with_visible_word: int = 0
     false_negatives: list[Error] = field(default_factory=list)
     false_positives: list[Error] = field(default_factory=list)
     # Each note's binary identifier-token (tp, fp, fn), in the order given to
@@ -118,7 +126,9 @@ class EvaluationReport:
                 "missed_identifiers": self.missed_identifiers,
                 "notes_with_identifiers": self.notes_with_identifiers,
                 "notes_with_missed": self.notes_with_missed,
-                "notes_with_missed_share": self.notes_with_missed_share},
+                "notes_with_missed_share": self.notes_with_missed_share,
+                "visible_words": self.visible_words,
+                "notes_with_visible_word": self.notes_with_visible_word},
             "bootstrap": {
                 "resamples": self.resamples, "seed": self.seed, "level": self.level,
                 "ci": {k: {m: (list(v) if v is not None else [None, None])
@@ -155,7 +165,8 @@ class EvaluationReport:
         lines.append("")
         lines.append(f"missed identifiers: {self.missed_identifiers}; notes with a missed "
                      f"identifier: {self.notes_with_missed}/{self.notes} "
-                     f"({self.notes_with_missed_share:.1%})")
+                     f"({self.notes_with_missed_share:.1%}); identifier words left "
+                     f"visible: {self.visible_words}, in {count(self.notes_with_visible_word, 'note')}")
         top = sorted(((n, kind, g, p) for kind in ("exact", "overlap")
                       for (g, p), n in self.confusion[kind].items()),
                      key=lambda t: (-t[0], t[1:]))[:max_confusions]
@@ -206,7 +217,7 @@ def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
     confusion = {"exact": Counter(), "overlap": Counter()}
     fns: list[Error] = []
     fps: list[Error] = []
-    missed = notes_with_ids = notes_missed = 0
+    missed = notes_with_ids = notes_missed = visible = notes_visible = 0
     for i, (text, g, p) in enumerate(zip(texts, gold, pred)):
         toks = tokenize(text)
         for k, c in enumerate((strict_counts(g, p), relaxed_counts(g, p),
@@ -223,6 +234,9 @@ def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
         fn, fp = strict_errors(g, p)
         fns += [(i, s.start, s.end, s.label) for s in fn]
         fps += [(i, s.start, s.end, s.label) for s in fp]
+        shown = len(word_tokens(text, toks, g) - marked_tokens(toks, p))
+        visible += shown
+        notes_visible += bool(shown)
         lost = len(missed_spans(g, p))
         missed += lost
         notes_with_ids += bool(g)
@@ -242,6 +256,7 @@ def evaluate(texts: Sequence[str], gold: Sequence[Sequence[Span]],
         notes=n, labels=list(labels), micro=micro, per_label=per_label,
         confusion=confusion, missed_identifiers=missed,
         notes_with_identifiers=notes_with_ids, notes_with_missed=notes_missed,
+        visible_words=visible, notes_with_visible_word=notes_visible,
         resamples=bootstrap if n else 0, seed=seed, level=level, ci=ci,
         false_negatives=fns, false_positives=fps,
         note_token_counts=[tuple(map(int, c)) for c in per_doc[:, KINDS.index("token")]])

@@ -46,7 +46,7 @@ from app.core.progress import Progress, ProgressFn, no_progress
 from app.core.tokenize import segment
 from app.core.words import count
 from app.errors import UserError
-from app.eval.metrics import marked_tokens, micro
+from app.eval.metrics import marked_tokens, micro, word_tokens
 
 
 @dataclass
@@ -160,13 +160,6 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     return spans_by
 
 
-def _words(text: str, toks, spans) -> set[int]:
-    """Indices of the tokens with a letter or digit that ``spans`` overlap
-    (a bracket or a full stop left outside a span shows nothing)."""
-    return {i for i in marked_tokens(toks, spans)
-            if any(c.isalnum() for c in text[toks[i].start:toks[i].end])}
-
-
 def miss_visibility(texts: list[str], misses, spans: list[list], others: list[list[list]]
                     ) -> list[dict]:
     """For each strict miss ``(note, start, end, label)``: ``words`` (its
@@ -183,7 +176,7 @@ def miss_visibility(texts: list[str], misses, spans: list[list], others: list[li
     for note, start, end, label in misses:
         text = texts[note]
         toks = toks_by.setdefault(note, tokenize(text))
-        words = _words(text, toks, [Span(start, end, label)])
+        words = word_tokens(text, toks, [Span(start, end, label)])
         visible = words - marked_tokens(toks, spans[note])
         elsewhere = set()
         for other in others:

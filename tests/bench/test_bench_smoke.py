@@ -387,6 +387,8 @@ def test_one_fold_runs_alone_with_every_candidate_and_no_target(physionet, tmp_p
     assert fold["together"]["token_recall"] >= max(c["token_recall"] for c in details["candidates"]
                                                    if not c["name"].endswith(RAW))
     assert fold["together"]["notes_leaking"] <= fold["notes_leaking"]
+    # A note where a whole identifier leaks shows a word of it.
+    assert fold["notes_leaking"] <= fold["notes_showing_a_word"] <= fold["notes_with_identifiers"]
     shown = (tmp_path / "accuracy-physionet-folds-fold1.md").read_text()
     assert "fold 1 alone" in shown and "mean of every fold" not in shown
     together = fold["together"]

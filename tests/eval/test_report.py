@@ -107,8 +107,11 @@ def test_json_is_stable_and_text_free(report):
                                        "tp": 2, "fp": 4, "fn": 4}
     assert data["per_label"]["ADDRESS"]["support"] == 2
     assert data["confusion"]["exact"] == [{"gold": "PHONE", "pred": "IDN", "count": 1}]
+    # "2031" is missed whole; "Smith" stays visible beside a span that hid
+    # only "John": the missed identifiers count one, the visible words two.
     assert data["privacy"] == {"missed_identifiers": 1, "notes_with_identifiers": 3,
-                               "notes_with_missed": 1, "notes_with_missed_share": 0.25}
+                               "notes_with_missed": 1, "notes_with_missed_share": 0.25,
+                               "visible_words": 2, "notes_with_visible_word": 1}
     assert data["bootstrap"]["resamples"] == 200 and data["bootstrap"]["seed"] == 7
     assert data["errors"]["false_negatives"][0] == [0, 0, 10, "PERSON"]
     for word in ("John", "Smith", "Sydney", "9382", "Ann"):
@@ -120,6 +123,7 @@ def test_render_is_a_compact_table(report):
     out = report.render()
     assert out.splitlines()[1].split()[:4] == ["strict", "0.333", "0.333", "0.333"]
     assert "PHONE -> IDN x1" in out and "notes with a missed identifier: 1/4" in out
+    assert "identifier words left visible: 2, in 1 note" in out
     assert "John" not in out
 
 
