@@ -301,7 +301,10 @@ def error_rows(project, errors: dict, split: str, context: int = 30,
                misses: list[dict] | None = None) -> list[ErrorRow]:
     """Evaluation errors (``report.to_dict()['errors']``), missed ones first;
     ``misses`` (`miss_visibility`, in the order of the false negatives) say
-    what each miss leaves visible.
+    what each miss leaves visible, and order them for a reviewer: those
+    whose visible words no candidate finds first (annotate more like them),
+    then those another candidate hides, then those hidden under another
+    label or edges; each group in note order.
 
     Note indices refer to ``gold_documents(project, splits=(split,))``,
     the list :func:`app.services.evaluating.evaluate_project` scored.
@@ -317,7 +320,15 @@ def error_rows(project, errors: dict, split: str, context: int = 30,
             rows.append(_error_row(kind, int(doc.name), names.get(int(doc.name), doc.name),
                                    doc.text, start, end, label, context,
                                    seen.get("visible"), seen.get("elsewhere")))
-    return rows
+    return sorted(rows, key=_review_order)      # stable: note order within a group
+
+
+def _review_order(row: ErrorRow) -> int:
+    if row.kind != "missed":
+        return 3
+    if row.visible is None:           # an evaluation kept before misses were weighed
+        return 0
+    return 2 if not row.visible else 1 if row.elsewhere else 0
 
 
 def _error_row(kind: str, doc_id: int, name: str, text: str, start: int, end: int, label: str,

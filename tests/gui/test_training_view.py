@@ -206,6 +206,11 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
                      and any(c.isalnum() for c in text[t.start:t.end])]
             assert e.visible == sum(not any(s.start < t.end and t.start < s.end for s in out)
                                     for t in words)
+    # For a reviewer: first what no candidate finds, then what another hides,
+    # then what was hidden under another label or edges.
+    groups = [0 if e.visible and not e.elsewhere else 1 if e.visible else 2
+              for e in errors if e.kind == "missed"]
+    assert groups == sorted(groups)
     visible = [e for e in errors if e.kind == "missed" and e.visible]
     assert (f"Of the missed, {len(visible)} leave words visible" if visible else
             "Every missed identifier is hidden") in view.eval_label.text()
