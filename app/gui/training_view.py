@@ -159,6 +159,16 @@ def _clock(seconds: float) -> str:
 
 
 # --------------------------------------------------------------- the view
+def _notes_showing(privacy: dict | None) -> str:
+    """How many test notes still show an identifier word, in a sentence ending
+    in a space ("" for an evaluation kept before this was counted)."""
+    if not privacy or "notes_with_visible_word" not in privacy:
+        return ""
+    return (f"{privacy['notes_with_visible_word']} of "
+            f"{count(privacy['notes_with_identifiers'], 'note')} with identifiers still show "
+            "an identifier word. ")
+
+
 def _missed_in_words(missed: list, together: dict | None) -> str:
     """What the test misses leave visible, in a sentence ending in a space
     ("" for an evaluation kept before this was measured)."""
@@ -1077,6 +1087,7 @@ class TrainingView(QWidget):
             f"Test notes: the model hides {summary['token']['recall']:.1%} of the identifier "
             f"words; {count(len(missed), 'identifier')} missed, "
             f"{count(len(summary['errors']) - len(missed), 'false hit')}. "
+            f"{_notes_showing(summary.get('privacy'))}"
             f"{_missed_in_words(missed, summary.get('together'))}"
             f"({summary['model']}: strict precision {micro['precision']:.3f}, recall "
             f"{micro['recall']:.3f}, F1 {micro['f1']:.3f})")

@@ -357,6 +357,7 @@ def evaluation_summary(project, split: str = "test") -> dict:
                              for label, v in report["per_label"].items()},
                "micro": report["micro"]["strict"],
                "token": report["micro"]["token"],
+               "privacy": report["privacy"],
                "errors": error_rows(project, report["errors"], split, misses=result.misses),
                "together": result.together}
     if not project.readonly:

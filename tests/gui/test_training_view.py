@@ -215,6 +215,9 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
     assert (f"Of the missed, {len(visible)} leave words visible" if visible else
             "Every missed identifier is hidden") in view.eval_label.text()
     assert "every candidate together would hide" in view.eval_label.text()
+    privacy = summary["privacy"]
+    assert (f"{privacy['notes_with_visible_word']} of {privacy['notes_with_identifiers']} notes "
+            "with identifiers still show an identifier word") in view.eval_label.text()
 
 
 def test_cancel_stops_training_and_keeps_the_project_consistent(trained, qtbot, monkeypatch):
