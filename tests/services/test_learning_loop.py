@@ -79,6 +79,14 @@ def test_evaluate_cli_writes_stable_json(trained, tmp_path, capsys):
     assert all(0 <= m["elsewhere"] <= m["visible"] <= m["words"] for m in misses)
     assert data["together"]["token_recall"] >= max(
         r["token"]["recall"] for r in data["candidates"] if not r["name"].endswith(RAW))
+    out = capsys.readouterr().out
+    together = data["together"]["token_recall"]
+    assert f"every candidate together hides {together:.4f} of the identifier tokens" in out
+    visible = sum(m["visible"] > 0 for m in misses)
+    assert (f"of the {len(misses)} identifiers not found exactly, {visible} leave a word "
+            "visible") in out if misses else "not found exactly" not in out
+    privacy = data["evaluation"]["privacy"]
+    assert f"identifier words left visible: {privacy['visible_words']}" in out
 
 
 def test_annotate_folder_scores_like_evaluate(trained, tmp_path):
