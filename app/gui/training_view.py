@@ -175,7 +175,7 @@ def _missed_in_words(missed: list, together: dict | None) -> str:
     if not missed or any(e.visible is None for e in missed):
         return ""
     visible = [e for e in missed if e.visible]
-    beyond = sum(not e.elsewhere for e in visible)
+    beyond = sum(e.elsewhere == 0 for e in visible)
     out = (f"Of the missed, {len(visible)} leave words visible"
            f" ({beyond} where no candidate finds them: annotate more notes like those)"
            if visible else "Every missed identifier is hidden under another label or edges")

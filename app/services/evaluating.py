@@ -24,7 +24,8 @@ little more than the selected model alone.
                           {visible, words, elsewhere}: its words (tokens with a
                           letter or digit) the model leaves visible, all its
                           words, and how many of the visible ones some other
-                          candidate hides (`miss_visibility`)
+                          candidate hides (`miss_visibility`; null when the
+                          other candidates were not read)
     together              every candidate's spans together (`together`): token
                           recall and precision, notes leaking; what no choice
                           among them could improve on
@@ -76,7 +77,7 @@ class EvaluationResult:
         visible words no other candidate hides (beyond every model the run
         trained)."""
         visible = [m for m in self.misses if m["visible"]]
-        return len(visible), sum(not m["elsewhere"] for m in visible)
+        return len(visible), sum(m["elsewhere"] == 0 for m in visible)
 
 
 #: Suffix of the candidate's row without its finishing steps.
@@ -160,14 +161,15 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     return spans_by
 
 
-def miss_visibility(texts: list[str], misses, spans: list[list], others: list[list[list]]
-                    ) -> list[dict]:
+def miss_visibility(texts: list[str], misses, spans: list[list],
+                    others: list[list[list]] | None) -> list[dict]:
     """For each strict miss ``(note, start, end, label)``: ``words`` (its
     tokens with a letter or digit), ``visible`` (those ``spans`` leave
     uncovered) and ``elsewhere`` (of the visible ones, those some candidate
     of ``others`` covers). A miss with nothing visible was hidden under
     another label or with other boundaries; one whose visible words no
-    other candidate covers is beyond every model the run trained."""
+    other candidate covers is beyond every model the run trained.
+    ``others`` None (the other candidates not read): ``elsewhere`` is None."""
     from app.core.spans import Span
     from app.core.tokenize import tokenize
 
@@ -178,10 +180,11 @@ def miss_visibility(texts: list[str], misses, spans: list[list], others: list[li
         toks = toks_by.setdefault(note, tokenize(text))
         words = word_tokens(text, toks, [Span(start, end, label)])
         visible = words - marked_tokens(toks, spans[note])
-        elsewhere = set()
-        for other in others:
+        elsewhere = None if others is None else set()
+        for other in others or ():
             elsewhere |= visible & marked_tokens(toks, other[note])
-        out.append({"words": len(words), "visible": len(visible), "elsewhere": len(elsewhere)})
+        out.append({"words": len(words), "visible": len(visible),
+                    "elsewhere": None if elsewhere is None else len(elsewhere)})
     return out
 
 
@@ -232,14 +235,15 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     labels = [l.name for l in project.labels()]
     report = evaluate(texts, gold, spans_by[name], labels=labels or None, bootstrap=bootstrap)
     rows = []
-    others = [sp for c, sp in spans_by.items() if c != name and not c.endswith(RAW)]
+    others = [sp for c, sp in spans_by.items() if c != name and not c.endswith(RAW)] \
+        if table else None
     misses = miss_visibility(texts, report.false_negatives, spans_by[name], others)
     joint = None
     if table:
         for c, spans in table_candidates(spans_by, name).items():
             rows.append(_prf_row(c, micro(texts, gold, spans)))
         rows.sort(key=lambda r: -r["strict"]["f1"])
-        joint = together(texts, gold, [spans_by[name], *others], labels)
+        joint = together(texts, gold, [spans_by[name], *(others or [])], labels)
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
@@ -290,6 +294,8 @@ class ErrorRow:
         if not self.visible:
             return "hidden (another label or other edges)"
         words, them = count(self.visible, "word"), "them" if self.visible > 1 else "it"
+        if self.elsewhere is None:                  # the other candidates were not read
+            return f"{words} visible"
         if self.elsewhere == self.visible:
             return f"{words} visible; another candidate hides {them}"
         if self.elsewhere:
@@ -328,7 +334,7 @@ def _review_order(row: ErrorRow) -> int:
         return 3
     if row.visible is None:           # an evaluation kept before misses were weighed
         return 0
-    return 2 if not row.visible else 1 if row.elsewhere else 0
+    return 2 if not row.visible else 0 if row.elsewhere == 0 else 1
 
 
 def _error_row(kind: str, doc_id: int, name: str, text: str, start: int, end: int, label: str,

@@ -39,6 +39,10 @@ def test_a_miss_says_which_words_stay_visible_and_whether_another_candidate_hide
                     {"words": 2, "visible": 0, "elsewhere": 0}]      # hidden as a phone
     alone = miss_visibility([text], misses[:1], [model], [])
     assert alone == [{"words": 2, "visible": 1, "elsewhere": 0}]
+    unread = miss_visibility([text], misses[:1], [model], None)      # others not read
+    assert unread == [{"words": 2, "visible": 1, "elsewhere": None}]
+    assert ErrorRow("missed", 1, "n", 0, 1, "NAME", "", "", "", 1, None).shown() == \
+        "1 word visible"
     row = ErrorRow("missed", 1, "n", name.start, name.end, "NAME", "", "", "", 1, 0)
     assert row.shown() == "1 word visible; no candidate finds it"
     assert ErrorRow("missed", 1, "n", 0, 1, "NAME", "", "", "", 2, 2).shown() == \
