@@ -30,7 +30,9 @@ cd "$(dirname "$0")/.."
 # and scores fold K of the 5-fold bench instead (patients nobody tuned on;
 # `accuracy --folds 5 --fold K`), with the hospital lists when
 # GPU_CHECK_LISTS=1; it implies no annotation (the fold's test notes are not
-# the dev patients). GPU_CHECK_CROSS_FIT=K chooses on every training note,
+# the dev patients). GPU_CHECK_FOLD=all trains and scores all 5 folds at once,
+# each in its own process (`accuracy --folds 5 --jobs 5`): one record, the mean
+# of patients nobody tuned on. GPU_CHECK_CROSS_FIT=K chooses on every training note,
 # K-fold cross-fitted by patient (`deid train --cross-fit K`; each trained
 # member fitted K more times: about 5 more minutes for K=5 on an H100).
 # GPU_CHECK_SEED=N seeds the training (the bench's --seed, default 13), so a
@@ -78,6 +80,8 @@ assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
                            "--models", *models, "--data", *sys.argv[3].split(),
                            "--cross-fit", sys.argv[4], "--seed", sys.argv[5], "--out", "/tmp/x", "-q"])
+build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--jobs", "5",
+                           "--budget", budget, "--models", *models, "--out", "/tmp/x", "-q"])
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--fold", "3",
                            "--lists", "--budget", budget, "--models", *models,
                            "--data", *sys.argv[3].split(), "--cross-fit", sys.argv[4],
@@ -106,7 +110,8 @@ python3 -m app.cli doctor || true
 start=$(date +%s)
 if [ -n "${GPU_CHECK_FOLD:-}" ]; then
   lists=(); [ "${GPU_CHECK_LISTS:-0}" = 1 ] && lists=(--lists)
-  python3 -m app.bench accuracy --corpus physionet --folds 5 --fold "$GPU_CHECK_FOLD" "${lists[@]}" \
+  which=(--fold "$GPU_CHECK_FOLD"); [ "$GPU_CHECK_FOLD" = all ] && which=(--jobs 5)
+  python3 -m app.bench accuracy --corpus physionet --folds 5 "${which[@]}" "${lists[@]}" \
     --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --seed "$SEED" --out "$work/bench"
   echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"
   cp "$work"/bench/accuracy-physionet-folds*.json "$OUT/"

@@ -177,7 +177,8 @@ def dev_figures(summary: dict, name: str) -> dict:
 
 def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: Size,
               out_dir: Path, seed: int = 13, log: Callable[[str], None] = print,
-              lists: bool = False, only: int | None = None) -> tuple[dict, list[dict]]:
+              lists: bool = False, only: int | None = None, jobs: int = 1,
+              quiet: bool = False) -> tuple[dict, list[dict]]:
     """A default training run on each of ``folds`` patient-disjoint folds of
     the PhysioNet training notes; returns ``(results, targets)``.
 
@@ -205,7 +206,10 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
 
     ``only``: run fold ``only`` alone (numbered from 0) to try a change on
     one fold; its ``mean`` is that fold's, and no target is checked (a
-    target is of the mean of every fold).
+    target is of the mean of every fold). ``jobs``: folds trained at once,
+    each in its own process (a machine with many cores or a GPU); their
+    lines go to the terminal, and ``quiet`` keeps them and the libraries'
+    logs off it.
     """
     if corpus != "physionet":
         raise UserError("--folds is for the PhysioNet training notes (--corpus physionet)")
@@ -213,36 +217,24 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         raise UserError("--folds takes 2 to 20 folds")
     if only is not None and not 0 <= only < folds:
         raise UserError(f"--fold takes a fold from 0 to {folds - 1}")
-    rows, details = [], []
-    for k in (range(folds) if only is None else (only,)):
-        path = out_dir / "projects" / f"folds-physionet{'-lists' if lists else ''}-{k}of{folds}-{size.name}.deid"
-        log(f"folds/{corpus}: fold {k + 1} of {folds}: building {path}")
-        project = build_project(corpus, path, size, lists=lists, fold=k, folds=folds)
-        try:
-            data = corpus_stats(project)
-            if not data.get("test", {}).get("notes"):
-                raise UserError(f"fold {k + 1} of {folds} holds no note: fewer folds")
-            log(f"folds/{corpus}: fold {k + 1}: training {', '.join(models)} ({budget}); "
-                f"{data['test']['notes']} test notes")
-            train(project, budget=budget, models=models, seed=seed, size=size)
-            summary = run_summary(project)
-            scores = score_candidates(project, split="test", bootstrap=size.bootstrap)
-        finally:
-            project.close()
-        chosen = selected_row(scores)
-        by_patient = chosen["token_by_patient"]
-        ci = mean_of_folds_interval([np.array(by_patient)], resamples=FOLD_RESAMPLES, seed=seed)
-        row = {"fold": k, **_privacy_row(chosen), "token_recall_ci": _bounds(ci["recall"]),
-               "train_seconds": summary["seconds"], "together": scores["together"]}
-        rows.append(row)
-        details.append({"fold": k, "data": data, "selected": summary["selected"],
-                        "token_by_patient": by_patient,
-                        "reason": summary["reason"], "finishing": summary["finishing"],
-                        "candidates": [_privacy_row(r) | dev_figures(summary, r["name"])
-                                       for r in scores["rows"]]})
-        log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "
-            f"precision {row['token_precision']:.4f}, {row['notes_leaking']} of "
-            f"{row['notes_with_identifiers']} notes leak")
+    if jobs < 1:
+        raise UserError("--jobs takes 1 or more folds at once")
+    wanted = list(range(folds) if only is None else (only,))
+    args = dict(corpus=corpus, folds=folds, budget=budget, models=models, size=size,
+                out_dir=out_dir, seed=seed, lists=lists)
+    if jobs > 1 and len(wanted) > 1:
+        # Each fold in a process of its own (spawned: CUDA and forked torch do
+        # not mix); a fold's members still train as `deid train` trains them.
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        log(f"folds/{corpus}: {len(wanted)} folds, {min(jobs, len(wanted))} at a time")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(wanted)),
+                                 mp_context=mp.get_context("spawn")) as pool:
+            done = list(pool.map(_fold_in_process, [dict(args, k=k, quiet=quiet) for k in wanted]))
+    else:
+        done = [run_fold(k=k, log=log, **args) for k in wanted]
+    rows = [row for row, _ in done]
+    details = [detail for _, detail in done]
 
     def mean(chosen: list[dict]) -> dict:
         n = max(len(chosen), 1)
@@ -274,3 +266,57 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
     targets = [recall_target.check(results["mean"]["token_recall"], note),
                TARGETS["folds_token_precision"].check(results["mean"]["token_precision"], note)]
     return results, targets
+
+
+def run_fold(*, corpus: str, k: int, folds: int, budget: str, models: list[str], size: Size,
+             out_dir: Path, seed: int, lists: bool,
+             log: Callable[[str], None] = print) -> tuple[dict, dict]:
+    """Fold ``k`` of ``folds`` (`run_folds`): build, train, score; returns its
+    row of the folds table and its details."""
+    path = out_dir / "projects" / f"folds-physionet{'-lists' if lists else ''}-{k}of{folds}-{size.name}.deid"
+    log(f"folds/{corpus}: fold {k + 1} of {folds}: building {path}")
+    project = build_project(corpus, path, size, lists=lists, fold=k, folds=folds)
+    try:
+        data = corpus_stats(project)
+        if not data.get("test", {}).get("notes"):
+            raise UserError(f"fold {k + 1} of {folds} holds no note: fewer folds")
+        log(f"folds/{corpus}: fold {k + 1}: training {', '.join(models)} ({budget}); "
+            f"{data['test']['notes']} test notes")
+        train(project, budget=budget, models=models, seed=seed, size=size)
+        summary = run_summary(project)
+        scores = score_candidates(project, split="test", bootstrap=size.bootstrap)
+    finally:
+        project.close()
+    chosen = selected_row(scores)
+    by_patient = chosen["token_by_patient"]
+    ci = mean_of_folds_interval([np.array(by_patient)], resamples=FOLD_RESAMPLES, seed=seed)
+    row = {"fold": k, **_privacy_row(chosen), "token_recall_ci": _bounds(ci["recall"]),
+           "train_seconds": summary["seconds"], "together": scores["together"]}
+    detail = {"fold": k, "data": data, "selected": summary["selected"],
+              "token_by_patient": by_patient,
+              "reason": summary["reason"], "finishing": summary["finishing"],
+              "candidates": [_privacy_row(r) | dev_figures(summary, r["name"])
+                             for r in scores["rows"]]}
+    log(f"folds/{corpus}: fold {k + 1}: {row['name']} token recall {row['token_recall']:.4f}, "
+        f"precision {row['token_precision']:.4f}, {row['notes_leaking']} of "
+        f"{row['notes_with_identifiers']} notes leak")
+    return row, detail
+
+
+def _fold_in_process(args: dict) -> tuple[dict, dict]:
+    """`run_fold` in a worker process of `run_folds`."""
+    quiet = args.pop("quiet")
+    if quiet:
+        import logging
+        from app.core.logs import quiet_library_logs
+        quiet_library_logs()
+        logging.getLogger().setLevel(logging.ERROR)
+    return run_fold(**args, log=_silent if quiet else _print)
+
+
+def _print(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def _silent(msg: str) -> None:
+    pass

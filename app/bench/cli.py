@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fold", type=int, default=None, metavar="K",
                    help="with --folds N: run fold K alone (0 to N-1), to try a change on one "
                         "fold; no target is checked")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="with --folds: train up to N folds at once, each in its own process "
+                        "(many cores or a GPU; default 1, one after another)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "
@@ -166,7 +169,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
             name = ("accuracy-physionet-folds" + ("-lists" if args.lists else "")
                     + (f"-fold{args.fold}" if args.fold is not None else ""))
             records.append(part(name, "folds", lambda: run_folds(
-                args.corpus, folds=args.folds, lists=args.lists, only=args.fold, **common)))
+                args.corpus, folds=args.folds, lists=args.lists, only=args.fold,
+                jobs=args.jobs, quiet=args.quiet, **common)))
         for corpus in corpora:
             lists = args.lists and corpus == "physionet"
             records.append(part(f"accuracy-{corpus}" + ("-lists" if lists else ""), "accuracy",

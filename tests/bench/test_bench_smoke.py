@@ -1,5 +1,6 @@
 """The benchmark harness end to end on its tiny 'smoke' size (synthetic data)."""
 import json
+import re
 
 import pytest
 
@@ -368,6 +369,28 @@ def test_folds_hold_out_each_fold_of_patients_once_and_report_the_mean(physionet
     assert "95 % interval" in rec["targets"][0]["note"]
     assert [t["key"] for t in rec["targets"]] == ["folds_token_recall", "folds_token_precision"]
     assert "mean of every fold" in (tmp_path / "accuracy-physionet-folds.md").read_text()
+
+
+@pytest.mark.slow
+def test_folds_trained_at_once_read_as_one_after_another(physionet, tmp_path):
+    """--jobs N trains folds in processes of their own: the same record, fold for fold."""
+    def record(out, *jobs):
+        assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--smoke", "--models",
+                     "crf", "rules", "--out", str(out), "-q", *jobs]) == 0
+        results = json.loads((out / "accuracy-physionet-folds.json").read_text())["results"]
+        for row in results["folds"]:
+            assert row.pop("train_seconds") > 0
+        for detail in results["details"]:     # times measured: a speed ratio, the refit's
+            assert detail.pop("reason")
+            detail["finishing"] = [re.sub(r"\(\d+ s\)", "", line) for line in detail["finishing"]]
+        return results
+
+    alone, together = record(tmp_path / "one"), record(tmp_path / "two", "--jobs", "2")
+    assert [f["fold"] for f in together["folds"]] == [0, 1]
+    assert together["folds"] == alone["folds"] and together["mean"] == alone["mean"]
+    assert together["details"] == alone["details"]
+    assert main(["accuracy", "--corpus", "physionet", "--folds", "2", "--jobs", "0", "--smoke",
+                 "--out", str(tmp_path), "-q"]) == 1
 
 
 def test_one_fold_runs_alone_with_every_candidate_and_no_target(physionet, tmp_path):
