@@ -31,7 +31,8 @@ cd "$(dirname "$0")/.."
 # `accuracy --folds 5 --fold K`), with the hospital lists when
 # GPU_CHECK_LISTS=1; it implies no annotation (the fold's test notes are not
 # the dev patients). GPU_CHECK_FOLD=all trains and scores all 5 folds at once,
-# each in its own process (`accuracy --folds 5 --jobs 5`): one record, the mean
+# each in its own process (`accuracy --folds 5 --folds-at-once 5 --jobs 2`: two members
+# of each fold side by side): one record, the mean
 # of patients nobody tuned on. GPU_CHECK_CROSS_FIT=K chooses on every training note,
 # K-fold cross-fitted by patient (`deid train --cross-fit K`; each trained
 # member fitted K more times: about 5 more minutes for K=5 on an H100).
@@ -80,7 +81,7 @@ assert not unknown, f"unknown model kinds {unknown}"
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--budget", budget,
                            "--models", *models, "--data", *sys.argv[3].split(),
                            "--cross-fit", sys.argv[4], "--seed", sys.argv[5], "--out", "/tmp/x", "-q"])
-build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--jobs", "5",
+build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--folds-at-once", "5", "--jobs", "2",
                            "--budget", budget, "--models", *models, "--out", "/tmp/x", "-q"])
 build_parser().parse_args(["accuracy", "--corpus", "physionet", "--folds", "5", "--fold", "3",
                            "--lists", "--budget", budget, "--models", *models,
@@ -110,7 +111,7 @@ python3 -m app.cli doctor || true
 start=$(date +%s)
 if [ -n "${GPU_CHECK_FOLD:-}" ]; then
   lists=(); [ "${GPU_CHECK_LISTS:-0}" = 1 ] && lists=(--lists)
-  which=(--fold "$GPU_CHECK_FOLD"); [ "$GPU_CHECK_FOLD" = all ] && which=(--jobs 5)
+  which=(--fold "$GPU_CHECK_FOLD"); [ "$GPU_CHECK_FOLD" = all ] && which=(--folds-at-once 5 --jobs 2)
   python3 -m app.bench accuracy --corpus physionet --folds 5 "${which[@]}" "${lists[@]}" \
     --budget "$BUDGET" --models $MODELS --data $DATA --cross-fit "$CROSS_FIT" --seed "$SEED" --out "$work/bench"
   echo "gpu_check: fold $GPU_CHECK_FOLD train + score took $(( $(date +%s) - start )) s"

@@ -177,7 +177,7 @@ def dev_figures(summary: dict, name: str) -> dict:
 
 def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: Size,
               out_dir: Path, seed: int = 13, log: Callable[[str], None] = print,
-              lists: bool = False, only: int | None = None, jobs: int = 1,
+              lists: bool = False, only: int | None = None, at_once: int = 1,
               quiet: bool = False) -> tuple[dict, list[dict]]:
     """A default training run on each of ``folds`` patient-disjoint folds of
     the PhysioNet training notes; returns ``(results, targets)``.
@@ -206,7 +206,7 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
 
     ``only``: run fold ``only`` alone (numbered from 0) to try a change on
     one fold; its ``mean`` is that fold's, and no target is checked (a
-    target is of the mean of every fold). ``jobs``: folds trained at once,
+    target is of the mean of every fold). ``at_once``: folds trained at once,
     each in its own process (a machine with many cores or a GPU); their
     lines go to the terminal, and ``quiet`` keeps them and the libraries'
     logs off it.
@@ -217,18 +217,18 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         raise UserError("--folds takes 2 to 20 folds")
     if only is not None and not 0 <= only < folds:
         raise UserError(f"--fold takes a fold from 0 to {folds - 1}")
-    if jobs < 1:
-        raise UserError("--jobs takes 1 or more folds at once")
+    if at_once < 1:
+        raise UserError("--folds-at-once takes 1 or more folds")
     wanted = list(range(folds) if only is None else (only,))
     args = dict(corpus=corpus, folds=folds, budget=budget, models=models, size=size,
                 out_dir=out_dir, seed=seed, lists=lists)
-    if jobs > 1 and len(wanted) > 1:
+    if at_once > 1 and len(wanted) > 1:
         # Each fold in a process of its own (spawned: CUDA and forked torch do
         # not mix); a fold's members still train as `deid train` trains them.
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        log(f"folds/{corpus}: {len(wanted)} folds, {min(jobs, len(wanted))} at a time")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(wanted)),
+        log(f"folds/{corpus}: {len(wanted)} folds, {min(at_once, len(wanted))} at a time")
+        with ProcessPoolExecutor(max_workers=min(at_once, len(wanted)),
                                  mp_context=mp.get_context("spawn")) as pool:
             done = list(pool.map(_fold_in_process, [dict(args, k=k, quiet=quiet) for k in wanted]))
     else:

@@ -67,9 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fold", type=int, default=None, metavar="K",
                    help="with --folds N: run fold K alone (0 to N-1), to try a change on one "
                         "fold; no target is checked")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--folds-at-once", type=int, default=1, metavar="N",
                    help="with --folds: train up to N folds at once, each in its own process "
                         "(many cores or a GPU; default 1, one after another)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="as `deid train --jobs`: members trained side by side, each in its own "
+                        "process (default: the training service's, 1)")
     p.add_argument("--smoke", action="store_true", help="tiny data (tests)")
     p.add_argument("--lists", action="store_true",
                    help="accuracy --corpus physionet: give the project the corpus's hospital lists "
@@ -137,6 +140,8 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
         size = replace(size, train={**size.train, "variants": list(args.variants)})
     if args.cross_fit:
         size = replace(size, train={**size.train, "cross_fit": args.cross_fit})
+    if args.jobs is not None:
+        size = replace(size, train={**size.train, "jobs": args.jobs})
     models = args.models or default_models()
     if args.models:
         from app.models.base import known_kinds
@@ -170,7 +175,7 @@ def run(args: argparse.Namespace, command: str, log) -> list[Path]:
                     + (f"-fold{args.fold}" if args.fold is not None else ""))
             records.append(part(name, "folds", lambda: run_folds(
                 args.corpus, folds=args.folds, lists=args.lists, only=args.fold,
-                jobs=args.jobs, quiet=args.quiet, **common)))
+                at_once=args.folds_at_once, quiet=args.quiet, **common)))
         for corpus in corpora:
             lists = args.lists and corpus == "physionet"
             records.append(part(f"accuracy-{corpus}" + ("-lists" if lists else ""), "accuracy",
