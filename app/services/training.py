@@ -607,20 +607,26 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
             for job in members.jobs()
             if job.name in members.records and job.kind not in FIXED_KINDS
             and spec_class(job.kind).refits]
-    for i, job in enumerate(jobs):
-        def report(p: Progress, i=i, name=job.name) -> None:
-            members.report(Progress(
-                (members.total_weight - 1.0 + (i + p.fraction) / len(jobs) * 0.5)
-                / members.total_weight, "refit",
-                message=f"{name}: trained again on train + dev" if p.fraction >= 1.0 else None))
+    if not jobs:
+        return
+    done: dict[str, float] = {}
+
+    def report(name: str, p: Progress) -> None:
+        if p.stage in ("train", "hpo"):
+            done[name] = min(p.fraction, 0.999)
+        members.report(Progress(
+            (members.total_weight - 1.0 + sum(done.values()) / len(jobs) * 0.5)
+            / members.total_weight, "refit",
+            message=f"{name}: trained again on train + dev"
+            if p.stage == "refit" and p.fraction >= 1.0 else None))
+
+    def capped(job: MemberJob, running: int = 0) -> MemberJob:
         if members.deadline is not None:
             job.time_cap = round(max(_MIN_MEMBER_SECONDS, members.deadline - time.perf_counter()), 1)
-        report(Progress(0.0, "refit"))
-        # The fit's own last report is not the end of the refit: the line
-        # saying it is done comes once, below (it came twice).
-        fit, model = fit_member(job, lambda p, report=report: report(
-            Progress(min(p.fraction, 0.999) if p.stage in ("train", "hpo") else 0.0, "refit")))
-        del model
+        report(job.name, Progress(0.0, "refit"))
+        return job
+
+    def store(job: MemberJob, fit: MemberFit) -> None:
         put_refit(members.project, members.run_id, job.name, job.out_dir,
                   meta={"kind": job.kind, "variant": job.variant, "params": fit.params})
         members.records[job.name].refit = {
@@ -629,7 +635,26 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
         if fit.clock_stop:
             plan.notes.append(f"{job.name}: the safety time limit stopped its refit on train + dev "
                               "early")
-        report(Progress(1.0, "refit"))
+        # The fit's own last report is not the end of the refit: the line
+        # saying it is done comes once, here (it came twice).
+        done[job.name] = 1.0
+        report(job.name, Progress(1.0, "refit"))
+
+    def fit_progress(name: str, p: Progress) -> None:
+        report(name, Progress(p.fraction, p.stage) if p.stage in ("train", "hpo")
+               else Progress(0.0, "refit"))
+
+    # Side by side as the members were (`TrainConfig.jobs`), one after another otherwise.
+    slots = max(1, min(plan.config.jobs, len(jobs)))
+    if slots > 1:
+        fit_in_workers(jobs, slots, prepare=capped, on_progress=fit_progress, on_done=store,
+                       cancel=members.cancel)
+        return
+    for job in jobs:
+        job = capped(job)
+        fit, model = fit_member(job, lambda p, name=job.name: fit_progress(name, p))
+        del model
+        store(job, fit)
 
 
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,

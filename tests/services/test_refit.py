@@ -89,3 +89,27 @@ def test_a_reused_member_is_the_one_scored_on_dev_not_its_refit(trained, tmp_pat
     # The same dev scores as the first run's: the reused model had not seen dev.
     assert crf.dev == first.members["crf-imbalanced"].dev
     assert crf.refit is not None
+
+
+def test_members_refitted_side_by_side_are_those_refitted_one_after_another(tmp_path):
+    """With ``jobs`` > 1 the refit runs in worker processes, as the members' fits did:
+    the same refitted models, each said done once."""
+    config = dict(CONFIG, variants=["balanced", "imbalanced"])
+    outputs, said = [], []
+    for jobs in (1, 2):
+        path = make_project(tmp_path / f"p{jobs}.deid", n=30)
+        messages = []
+        with Project.open(path) as p:
+            run = train_project(p, TrainConfig(**config, jobs=jobs),
+                                progress=lambda pr: pr.message and messages.append(pr.message))
+            assert {n for n, m in run.members.items() if m.refit} == {"crf-balanced",
+                                                                      "crf-imbalanced"}
+            texts = [p.document(i.id).text for i in p.document_infos()][:10]
+            with Predictor.from_project(p, all_members=True) as predictor:
+                outputs.append([{m: out.member_spans[m] for m in ("crf-balanced", "crf-imbalanced")}
+                                for out in predictor.predict(texts, with_members=True)])
+        said.append([m for m in messages if "trained again" in m])
+    assert any(spans for out in outputs[0] for spans in out.values())
+    assert outputs[0] == outputs[1]
+    assert sorted(said[1]) == sorted(said[0]) == [
+        "crf-balanced: trained again on train + dev", "crf-imbalanced: trained again on train + dev"]
