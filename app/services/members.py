@@ -141,7 +141,7 @@ def fit_in_workers(jobs: Sequence[MemberJob], workers: int, *,
     events = context.Queue()
     pending = list(jobs)
     running: dict[str, tuple] = {}
-    threads = max(1, (os.cpu_count() or 1) // max(1, min(workers, len(pending))))
+    threads = max(1, thread_budget() // max(1, min(workers, len(pending))))
     try:
         while pending or running:
             while pending and len(running) < workers:
@@ -172,6 +172,18 @@ def fit_in_workers(jobs: Sequence[MemberJob], workers: int, *,
         for proc, _ in running.values():
             proc.join(timeout=10)
         events.close()
+
+
+def thread_budget() -> int:
+    """The cores the workers of this process share: ``OMP_NUM_THREADS``
+    where it is set (a process sharing the machine with others, such as one
+    of the benchmark's folds trained at once), else every core the process
+    may run on."""
+    from app.core.parallel import default_workers
+    try:
+        return max(1, int(os.environ["OMP_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        return default_workers()
 
 
 def _check_alive(running: dict, events) -> None:

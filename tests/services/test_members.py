@@ -7,7 +7,7 @@ import pytest
 from app.core.progress import Cancelled
 from app.models.base import Corpus
 from app.project import Project
-from app.services.members import MemberJob, fit_in_workers
+from app.services.members import MemberJob, fit_in_workers, thread_budget
 from app.services.training import TrainConfig, train_project
 
 from synth_projects import make_project
@@ -92,3 +92,15 @@ def test_config_refuses_bad_jobs_and_time_limits():
     for bad in (dict(jobs=0), dict(jobs=99), dict(max_minutes=0)):
         with pytest.raises(UserError):
             TrainConfig(**bad).validate()
+
+
+def test_workers_share_the_threads_the_process_was_given(monkeypatch):
+    """A process told OMP_NUM_THREADS (one of several sharing a machine) splits that
+    among its workers, not every core of the machine."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert thread_budget() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    from app.core.parallel import default_workers
+    assert thread_budget() == default_workers()
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert thread_budget() == default_workers()
