@@ -227,9 +227,13 @@ def run_folds(corpus: str, *, folds: int, budget: str, models: list[str], size: 
         # not mix); a fold's members still train as `deid train` trains them.
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
+
+        from app.core.parallel import end_with_parent
         log(f"folds/{corpus}: {len(wanted)} folds, {min(at_once, len(wanted))} at a time")
+        # A bench stopped outright stops its folds too.
         with ProcessPoolExecutor(max_workers=min(at_once, len(wanted)),
-                                 mp_context=mp.get_context("spawn")) as pool:
+                                 mp_context=mp.get_context("spawn"),
+                                 initializer=end_with_parent) as pool:
             done = list(pool.map(_fold_in_process, [dict(args, k=k, quiet=quiet) for k in wanted]))
     else:
         done = [run_fold(k=k, log=log, **args) for k in wanted]
