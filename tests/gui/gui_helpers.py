@@ -30,6 +30,23 @@ def doc_id(window, name: str) -> int:
     return next(i.id for i in window.project.document_infos() if i.name == name)
 
 
+def held_until_released(fn, hold, release):
+    """As `held_until_cancelled`, but the worker goes on once the test sets
+    the ``threading.Event`` ``release`` (or the run is cancelled): a test
+    sees the run under way, then lets it finish. Gives up after two
+    minutes, as that one does."""
+    def held(*args, progress, cancel, **kwargs):
+        def gated(p):
+            progress(p)
+            if hold(p):
+                for _ in range(1200):
+                    if release.is_set() or cancel.cancelled:
+                        break
+                    release.wait(0.1)
+        return fn(*args, progress=gated, cancel=cancel, **kwargs)
+    return held
+
+
 def held_until_cancelled(fn, hold):
     """``fn(*args, progress=..., cancel=...)`` (a service a worker runs) whose
     progress holds the worker, from the first event for which ``hold(p)`` is

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.gui.qt import QFileDialog, Qt
 
-from gui_helpers import held_until_cancelled
+from gui_helpers import held_until_cancelled, held_until_released
 from journey import (click, export, go, key, new_project, screenshot, shown, spans_shown,
                      view_shown, write_synth)
 
@@ -61,7 +61,16 @@ def _column(w, title: str) -> list[str]:
 
 def test_a_big_folder_says_how_far_its_suggestions_are_and_keeps_the_list_in_place(
         qtbot, settings, tmp_path, monkeypatch):
+    import threading
+
+    import app.services.annotating as annotating
     from app.gui.main_window import MainWindow
+    # The first folder's suggestions wait halfway until the second folder is in,
+    # however fast the machine: a quiet one finished all 300 before the window
+    # was looked at.
+    second_in = threading.Event()
+    monkeypatch.setattr(annotating, "suggest_new_notes", held_until_released(
+        annotating.suggest_new_notes, lambda p: p.fraction >= 0.5, second_in))
     w = MainWindow(settings)
     qtbot.addWidget(w)
     shown(w, qtbot)
@@ -79,6 +88,7 @@ def test_a_big_folder_says_how_far_its_suggestions_are_and_keeps_the_list_in_pla
     # A second folder, imported before the first one's suggestions are done.
     _import(qtbot, w, monkeypatch, second)
     assert w.documents.count_label.text() == f"{BIG + SECOND} documents"
+    second_in.set()
     # A person scrolls down the list and selects a note while suggestions land.
     table = w.documents.table
     table.setFocus()
