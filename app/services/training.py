@@ -640,19 +640,15 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
         done[job.name] = 1.0
         report(job.name, Progress(1.0, "refit"))
 
-    def fit_progress(name: str, p: Progress) -> None:
-        report(name, Progress(p.fraction, p.stage) if p.stage in ("train", "hpo")
-               else Progress(0.0, "refit"))
-
     # Side by side as the members were (`TrainConfig.jobs`), one after another otherwise.
     slots = max(1, min(plan.config.jobs, len(jobs)))
     if slots > 1:
-        fit_in_workers(jobs, slots, prepare=capped, on_progress=fit_progress, on_done=store,
+        fit_in_workers(jobs, slots, prepare=capped, on_progress=report, on_done=store,
                        cancel=members.cancel)
         return
     for job in jobs:
         job = capped(job)
-        fit, model = fit_member(job, lambda p, name=job.name: fit_progress(name, p))
+        fit, model = fit_member(job, lambda p, name=job.name: report(name, p))
         del model
         store(job, fit)
 

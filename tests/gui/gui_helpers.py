@@ -30,35 +30,22 @@ def doc_id(window, name: str) -> int:
     return next(i.id for i in window.project.document_infos() if i.name == name)
 
 
-def held_until_released(fn, hold, release):
-    """As `held_until_cancelled`, but the worker goes on once the test sets
-    the ``threading.Event`` ``release`` (or the run is cancelled): a test
-    sees the run under way, then lets it finish. Gives up after two
-    minutes, as that one does."""
+def held_until_cancelled(fn, hold, release=None):
+    """``fn(*args, progress=..., cancel=...)`` (a service a worker runs) whose
+    progress holds the worker, from the first event for which ``hold(p)`` is
+    true, until the run is cancelled, or until the test sets the
+    ``threading.Event`` ``release`` when given: a test's Stop or Cancel then
+    always finds the run under way, or a test sees it under way before letting
+    it finish. Without it, a quiet machine finished the run before the click,
+    and the test failed on speed alone (issue 35 item 15). The hold gives up
+    after two minutes so that a broken Stop fails the test's own wait
+    instead of hanging the suite."""
     def held(*args, progress, cancel, **kwargs):
         def gated(p):
             progress(p)
             if hold(p):
                 for _ in range(1200):
-                    if release.is_set() or cancel.cancelled:
+                    if cancel.wait(0.1) or (release is not None and release.is_set()):
                         break
-                    release.wait(0.1)
-        return fn(*args, progress=gated, cancel=cancel, **kwargs)
-    return held
-
-
-def held_until_cancelled(fn, hold):
-    """``fn(*args, progress=..., cancel=...)`` (a service a worker runs) whose
-    progress holds the worker, from the first event for which ``hold(p)`` is
-    true, until the run is cancelled: a test's Stop or Cancel then always
-    finds the run under way. Without it, a quiet machine finished the run
-    before the click, and the test failed on speed alone (issue 35 item 15).
-    The hold gives up after two minutes so that a broken Stop fails the
-    test's own wait instead of hanging the suite."""
-    def held(*args, progress, cancel, **kwargs):
-        def gated(p):
-            progress(p)
-            if hold(p):
-                cancel.wait(120)
         return fn(*args, progress=gated, cancel=cancel, **kwargs)
     return held

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.gui.qt import QFileDialog, Qt
 
-from gui_helpers import held_until_cancelled, held_until_released
+from gui_helpers import held_until_cancelled
 from journey import (click, export, go, key, new_project, screenshot, shown, spans_shown,
                      view_shown, write_synth)
 
@@ -69,7 +69,7 @@ def test_a_big_folder_says_how_far_its_suggestions_are_and_keeps_the_list_in_pla
     # however fast the machine: a quiet one finished all 300 before the window
     # was looked at.
     second_in = threading.Event()
-    monkeypatch.setattr(annotating, "suggest_new_notes", held_until_released(
+    monkeypatch.setattr(annotating, "suggest_new_notes", held_until_cancelled(
         annotating.suggest_new_notes, lambda p: p.fraction >= 0.5, second_in))
     w = MainWindow(settings)
     qtbot.addWidget(w)
