@@ -155,9 +155,19 @@ def unread_files(root: Path, fmt: str) -> Iterator[ImportProblem]:
         if kind is not None and kind != fmt:
             yield ImportProblem(path, f"a {kind} file, and the folder was read as {fmt}: "
                                       f"import it on its own (--format {kind})")
+        elif suffix in TABLE_SUFFIXES:
+            # A table beside notes is most often the patients' or a list
+            # (the bundled sample's patients.tsv): renaming it would make it a note.
+            yield ImportProblem(path, f"a table ({suffix}), not a note: left out; a table of "
+                                      f"patients or names goes in with File > Hospital lists")
         else:
             yield ImportProblem(path, f"not a note format ({suffix or 'no extension'}): "
                                       f"rename it to .txt to import it as a plain note")
+
+
+#: Files of tables, never notes (`unread_files` says so rather than
+#: offering to import them renamed).
+TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
 
 
 def hidden_notes(root: Path, suffixes: set[str]) -> Iterator[Path]:

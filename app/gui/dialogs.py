@@ -28,7 +28,8 @@ def _table(headers: list[str], rows: list[tuple[str, str]]) -> QTableWidget:
 
 
 class ImportSummaryDialog(QDialog):
-    """What an import did, with every skipped file and why."""
+    """What an import did, with every skipped file and why, and every
+    imported note that was read with a warning."""
 
     def __init__(self, summary, parent=None) -> None:
         super().__init__(parent)
@@ -55,7 +56,12 @@ class ImportSummaryDialog(QDialog):
         self.problems = _table(["Skipped file", "Reason"], summary.problems)
         self.problems.setVisible(bool(summary.problems))
         layout.addWidget(self.problems, 1)
-        if not summary.problems:
+        # What was imported but read with a guess (an encoding, a renamed
+        # file, repeated spans): counted above, so shown here, not only logged.
+        self.warnings = _table(["Imported note", "Warning"], summary.warnings)
+        self.warnings.setVisible(bool(summary.warnings))
+        layout.addWidget(self.warnings, 1)
+        if not summary.problems and not summary.warnings:
             self.resize(620, 140 + 40 * len(getattr(summary, "left_in_clear", ())))
             layout.addStretch(1)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)

@@ -331,10 +331,7 @@ class PreviewView(QWidget):
             return
         self.policy = project_policy(project)
         self._words = model_namer(project)       # set_project runs again after training
-        self.colours = {l.name: l.colour for l in project.labels()}
-        for label in project.labels():
-            self.miss_label.addItem(label.name)
-        self._fill_strategies()
+        self.reload_labels()
         self.date_order_box.blockSignals(True)
         self.date_order_box.setCurrentIndex(self.date_order_box.findData(self.policy.date_order))
         self.date_order_box.blockSignals(False)
@@ -360,6 +357,22 @@ class PreviewView(QWidget):
             self.set_project(self.project, self.annotator)
             if doc is not None:
                 self.load_document(doc)
+
+    def reload_labels(self) -> None:
+        """Show the project's labels as they are now (an import or the
+        guidelines may have added some): their colours, the missed-span
+        label list and a strategy row for each."""
+        if self.project is None:
+            return
+        labels = self.project.labels()
+        self.colours = {l.name: l.colour for l in labels}
+        chosen = self.miss_label.currentText()
+        self.miss_label.clear()
+        for label in labels:
+            self.miss_label.addItem(label.name)
+        if chosen:
+            self.miss_label.setCurrentText(chosen)
+        self._fill_strategies()
 
     def _fill_strategies(self) -> None:
         labels = [l.name for l in self.project.labels()]

@@ -644,7 +644,9 @@ class TrainingView(QWidget):
         has_project = self.project is not None and not self.project.readonly
         trained = self._selected is not None
         self.train_button.setEnabled(has_project and not busy)
-        self.cancel_button.setEnabled(busy and self.runner.name in ("train", "preannotate"))
+        # Asked once is enough: a second press while it stops did nothing.
+        self.cancel_button.setEnabled(busy and self.runner.name in ("train", "preannotate")
+                                      and not self._cancelling)
         self.evaluate_button.setEnabled(has_project and trained and not busy)
         self.preannotate_button.setEnabled(has_project and trained and not busy)
 
@@ -798,6 +800,7 @@ class TrainingView(QWidget):
             self.stage_label.setText("Cancelling…")
             self.time_label.setText("Cancelling…")
             self._log("Cancel requested")
+            self._update_buttons()
 
     def _reset_progress(self, names: list[str]) -> None:
         self._started = time.monotonic()
@@ -1129,6 +1132,7 @@ class TrainingView(QWidget):
             return preannotate(project, limit=limit, progress=progress, cancel=cancel)
 
         self._started = time.monotonic()
+        self._cancelling = False
         self.stage_label.setText("Pre-annotating…")
         self.overall_bar.setValue(0)
         self.runner.start("preannotate", work)

@@ -98,3 +98,15 @@ def test_writer_overwrites_atomically_without_leftovers(tmp_path):
     write_documents([Document("n", "new text")], tmp_path, "jsonl")
     assert json.loads((tmp_path / "documents.jsonl").read_text())["text"] == "new text"
     assert [p.name for p in tmp_path.iterdir()] == ["documents.jsonl"]
+
+
+def test_a_table_beside_notes_is_left_out_without_advice_to_import_it_as_a_note(tmp_path):
+    (tmp_path / "p1_n1.txt").write_text("Seen today.", encoding="utf-8")
+    (tmp_path / "patients.tsv").write_text("note\tpatient\np1_n1\tp1\n", encoding="utf-8")
+    (tmp_path / "readme.md").write_text("# notes", encoding="utf-8")
+    out = list(read_path(tmp_path, "txt"))
+    reasons = {x.path.name: x.reason for x in out if isinstance(x, ImportProblem)}
+    assert [x.name for x in out if isinstance(x, ImportedDoc)] == ["p1_n1"]
+    assert reasons["patients.tsv"].startswith("a table (.tsv), not a note: left out")
+    assert "rename" not in reasons["patients.tsv"] and "Hospital lists" in reasons["patients.tsv"]
+    assert "rename it to .txt" in reasons["readme.md"]

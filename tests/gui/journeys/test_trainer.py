@@ -78,6 +78,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     click(qtbot, t.train_button)
     assert t.cancel_button.isEnabled()
     click(qtbot, t.cancel_button)
+    assert not t.cancel_button.isEnabled()                          # asked once is enough
     qtbot.waitUntil(lambda: t.train_button.isEnabled(), timeout=90000)
     assert t.stage_label.text().startswith("Cancelled")
     assert "left" not in t.time_label.text() and t.time_label.text().startswith("Stopped after")
