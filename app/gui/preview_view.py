@@ -372,10 +372,9 @@ class PreviewView(QWidget):
             self.miss_label.addItem(label.name)
         if chosen:
             self.miss_label.setCurrentText(chosen)
-        self._fill_strategies()
+        self._fill_strategies([l.name for l in labels])
 
-    def _fill_strategies(self) -> None:
-        labels = [l.name for l in self.project.labels()]
+    def _fill_strategies(self, labels: list[str]) -> None:
         self.strategy_table.setRowCount(len(labels))
         self.strategy_boxes: dict[str, QComboBox] = {}
         for i, label in enumerate(labels):
