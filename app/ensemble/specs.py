@@ -21,6 +21,7 @@ from typing import ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from app.core.progress import CancelToken, no_progress
 from app.ensemble.base import Ensemble, Items
 from app.ensemble.encoding import MemberOutputs
 from app.ensemble.folds import assign_folds, out_of_fold
@@ -35,7 +36,9 @@ class DevSet:
     ``doc_ids`` names each segment's document; the folds (``fold``) keep a
     document's segments together. ``beta`` weighs recall in pruning (2 under
     a recall-first objective); ``objective``/``target`` are the selection's,
-    ``outside_weights`` the ``O`` weights a stacking decision may take.
+    ``outside_weights`` the ``O`` weights a stacking decision may take;
+    ``cancel`` is checked between the folds of a stacking fit (a run's Cancel
+    waited for every meta-model of a group, minutes with XGBoost).
     """
 
     outputs: MemberOutputs
@@ -49,6 +52,7 @@ class DevSet:
     objective: str = "f1"
     target: float | None = None
     outside_weights: tuple[float, ...] = (1.0,)
+    cancel: CancelToken | None = field(default=None, repr=False, compare=False)
     fold: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -157,7 +161,9 @@ class StackingSpec(EnsembleSpec):
             try:
                 oof = cross_val_predict_weighted(dev.outputs, dev.gold, group, meta,
                                                  dev.outside_weights, folds=dev.k,
-                                                 groups=dev.doc_ids, items=dev.items, seed=dev.seed)
+                                                 groups=dev.doc_ids, items=dev.items, seed=dev.seed,
+                                                 progress=dev.cancel.wrap(no_progress)
+                                                 if dev.cancel else no_progress)
                 weight = tune_outside_weight(oof, dev.gold, dev.objective, dev.target)
                 ens = fit_stacking(dev.outputs, dev.gold, group, meta, items=dev.items,
                                    seed=dev.seed, outside_weight=weight)

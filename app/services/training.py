@@ -426,7 +426,8 @@ def dev_set(plan: RunPlan, members: MemberStage):
                   folds=config.folds, seed=config.seed, beta=2.0 if recall_first else 1.0,
                   objective=config.objective,
                   target=config.recall_target if config.objective in TARGETED else None,
-                  outside_weights=RECALL_WEIGHTS if recall_first else (1.0,))
+                  outside_weights=RECALL_WEIGHTS if recall_first else (1.0,),
+                  cancel=members.cancel)
 
 
 def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToken | None = None
@@ -452,6 +453,8 @@ def build_ensembles(dev, groups: dict[str, list[str]], specs, cancel: CancelToke
                 cancel.check()
             for name, predictions, ens in spec.candidates(gname, group, dev):
                 oof[name], ensembles[name] = predictions, ens
+                if cancel:
+                    cancel.check()            # before the next meta-model
     return ensembles, oof
 
 

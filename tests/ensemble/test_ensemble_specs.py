@@ -86,3 +86,38 @@ def test_the_ensemble_base_module_knows_no_subclass(tmp_path):
 
     Echo().save(tmp_path / "e")
     assert isinstance(base.load_ensemble(tmp_path / "e"), Echo)      # a new kind plugs in
+
+
+def test_a_cancelled_run_stops_between_a_stackings_folds_and_between_candidates():
+    """Cancel during the ensembles waited for every meta-model of a group
+    (minutes with XGBoost); now a stacking fit stops at its next fold and
+    the stage before its next candidate."""
+    from dataclasses import replace
+
+    from app.core.progress import CancelToken, Cancelled
+    from app.services.training import build_ensembles
+
+    cancel = CancelToken()
+    dev = replace(_dev(), cancel=cancel)
+    made = []
+    stacking = ensemble_specs(["stacking"], meta_models=["lr", "svm"])[0]
+    candidates = stacking.candidates("all", ["A", "B", "C"], dev)
+    made.append(next(candidates)[0])
+    cancel.cancel()
+    with pytest.raises(Cancelled):
+        next(candidates)                          # the svm's first fold
+    assert made == ["stacking-lr[all]"]
+    late = CancelToken()
+
+    class Spec:
+        tuned = False
+
+        def candidates(self, group_name, group, dev):
+            for n in range(3):
+                made.append(n)
+                late.cancel()
+                yield f"c{n}[{group_name}]", [], None
+
+    with pytest.raises(Cancelled):
+        build_ensembles(_dev(), {"all": ["A", "B"]}, [Spec()], late)
+    assert made[1:] == [0]
