@@ -88,6 +88,9 @@ def cmd_new(args) -> int:
 def print_import_summary(s) -> None:
     _print(f"imported {s.imported} documents ({s.spans} spans, {s.chars:,} characters) "
            f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
+    if s.labels_mapped:
+        _print("labels filed under the project's: " + ", ".join(
+            f"{old} -> {new} ({count(n, 'span')})" for (old, new), n in s.labels_mapped.items()))
     if s.labels_added:
         _print(f"labels added: {', '.join(s.labels_added)}")
     if s.patients_from_table:
@@ -107,11 +110,23 @@ def cmd_import(args) -> int:
     """Import, then (as the desktop app does) suggest labels for the new notes to do."""
     from app.services.annotating import SUGGESTIONS_BY, pending_suggestions, suggest_new_notes
     from app.services.importing import import_path
+    from app.services.importing import file_labels, parse_label_map, suggested_label_map
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
+        project_labels = [label.name for label in project.labels()]
+        labels = file_labels(args.path, args.format)
+        mapping = parse_label_map(args.label_map, project_labels, labels) \
+            if args.label_map else None
         s = import_path(project, args.path, fmt=args.format, split=args.split,
-                        patient_regex=args.patient_regex, annotator=args.annotator, progress=bar)
+                        patient_regex=args.patient_regex, annotator=args.annotator,
+                        label_map=mapping, progress=bar)
         print_import_summary(s)
+        unmapped = suggested_label_map(project_labels, s.labels_added)
+        if unmapped and not args.label_map:
+            _print("  the notes' " + ", ".join(unmapped) + " are kinds the project has labels for ("
+                   + ", ".join(dict.fromkeys(unmapped.values())) + "): an import with --map auto "
+                   "files them there (" + " ".join(f"{a}={b}" for a, b in unmapped.items())
+                   + "); notes already in the project keep theirs")
         # Also the notes a killed run left without suggestions (their import
         # now reads as duplicates).
         if (s.doc_ids or pending_suggestions(project)) and not args.no_suggest:

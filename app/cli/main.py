@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", choices=("train", "dev", "test"))
     s.add_argument("--patient-regex", help=PATIENT_REGEX_HELP)
     s.add_argument("--annotator", help="record imported spans as this annotator's")
+    s.add_argument("--map", nargs="+", metavar="FILE_LABEL=LABEL", dest="label_map",
+                   help="file the annotations' labels under the project's (PERSON=NAME "
+                        "DOB=DATE ...), or auto: each under the project label of its kind")
     s.add_argument("--no-suggest", action="store_true",
                    help="leave the new notes without suggestions (by default they get the "
                         "model's, the starter model's or the rules', as in the desktop app)")

@@ -332,6 +332,9 @@ def _order_evidence(text: str) -> tuple[int, int]:
         a, sep, b = toks[i], toks[i + 1], toks[i + 2]
         if (a.kind == "num" and b.kind == "num" and sep.text in _SEPARATORS
                 and len(a.text) <= 2 and len(b.text) <= 2 and not _is_time(toks, i)):
+            if i >= 2 and toks[i - 1].text == sep.text and toks[i - 2].kind == "num" \
+                    and len(toks[i - 2].text) == 4:
+                return 0, 0       # ISO 8601 ("1980-08-16"): year first in every locale
             x, y = int(a.text), int(b.text)
             if 12 < x <= 31 and 1 <= y <= 12:
                 return 2, 0

@@ -103,6 +103,9 @@ class NoteOutcome:
 
 #: What `NoteOutcome.made_by` counts a span under when it names nothing.
 NOT_NAMED = "not named"
+#: The origin of a span a person annotated (accepted in the editor, or
+#: imported with the notes): what the report says found it.
+ANNOTATED = "a person's annotation"
 
 
 @dataclass

@@ -368,6 +368,12 @@ def _outside(start: int, end: int, ranges: _Ranges,
 
 
 _RESIDUE = re.compile(r"[^\W_]+")
+#: Words glued to a replacement that are no part of an identifier: a title
+#: before a name ("Dr<**NAME**>"), an age's unit or sex after it
+#: ("<**AGE**>YO", "<**AGE**>M"). A person cannot act on these suspicions.
+_GLUED_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "dra", "sr", "sra",
+                           "srta", "dña", "don"})
+_GLUED_UNITS = frozenset({"yo", "yr", "yrs", "y", "m", "f", "yof", "yom", "años", "a"})
 #: Shapes of identifiers a model often misses, searched outside replacements
 #: when the project protects that kind: partial dates and years, long numbers.
 SHAPES = {
@@ -472,7 +478,7 @@ def _residues(text: str, ranges: _Ranges) -> list[Leak]:
     for s, e in ranges.ranges:
         if e < len(text) and text[e].isalnum() and e not in starts:
             m = _RESIDUE.match(text, e)
-            if m:
+            if m and m.group().lower() not in _GLUED_UNITS:
                 out.append(Leak(m.start(), m.end(), "residue", "residue"))
         elif e < len(text) and e not in starts:
             m = _JOINED_AFTER.match(text, e)
@@ -482,7 +488,8 @@ def _residues(text: str, ranges: _Ranges) -> list[Leak]:
             j = s
             while j > 0 and text[j - 1].isalnum():
                 j -= 1
-            out.append(Leak(j, s, "residue", "residue"))
+            if text[j:s].lower() not in _GLUED_TITLES:
+                out.append(Leak(j, s, "residue", "residue"))
         elif s > 0 and s not in ends:
             m = _JOINED_BEFORE.search(text, max(0, s - 12), s)
             if m:

@@ -42,6 +42,10 @@ class ImportSummaryDialog(QDialog):
                 f"{count(summary.duplicates, 'duplicate')} skipped · "
                 f"{count(len(summary.problems), 'file')} could not be read · "
                 f"{count(len(summary.warnings), 'warning')} · {summary.seconds:.1f} s")
+        if getattr(summary, "labels_mapped", None):
+            text += "<br>Filed under the project's labels: " + ", ".join(
+                f"{html.escape(a)} → {html.escape(b)} ({count(n, 'span')})"
+                for (a, b), n in summary.labels_mapped.items())
         if summary.labels_added:
             text += "<br>New labels: " + ", ".join(summary.labels_added)
         if summary.patients_from_table:
@@ -160,13 +164,16 @@ _GUESS_FROM = 500
 
 class ImportOptionsDialog(QDialog):
     """How to import a folder: the patient-id pattern (so "label in the
-    patient's notes" and per-patient surrogates work) and the split.
+    patient's notes" and per-patient surrogates work), the split, and which
+    project label each label of the files' annotations goes under.
 
     The pattern is tried on the first file names as it is typed; an
-    invalid one disables OK with the reason.
+    invalid one disables OK with the reason. A label the project lacks is
+    offered the project label of its kind (another set's PERSON is a HIPAA
+    project's NAME), or to stay a label of its own.
     """
 
-    def __init__(self, folder: str, parent=None) -> None:
+    def __init__(self, folder: str, parent=None, project_labels: list[str] | None = None) -> None:
         super().__init__(parent)
         from pathlib import Path
         from app.formats.base import iter_files
@@ -202,6 +209,7 @@ class ImportOptionsDialog(QDialog):
         for key, text in IMPORT_SPLITS:
             self.split.addItem(text, key)
         form.addRow("Split", self.split)
+        self.label_boxes = self._label_rows(form, folder, project_labels or [])
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.button(QDialogButtonBox.Ok).setText("Import")
         self.buttons.accepted.connect(self.accept)
@@ -211,6 +219,34 @@ class ImportOptionsDialog(QDialog):
         if self.guessed:
             self.pattern.setText(self.guessed)
         self._update_examples()
+
+    def _label_rows(self, form, folder: str, project_labels: list[str]) -> dict:
+        """A choice per label of the annotations the project lacks."""
+        from app.services.importing import file_labels, suggested_label_map
+        new = [label for label in file_labels(folder) if label not in project_labels]
+        if not new:
+            return {}
+        suggested = suggested_label_map(project_labels, new)
+        intro = QLabel("The annotations use labels this project does not have. File each "
+                       "under one of the project's, or keep it as a new label:")
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        boxes = {}
+        for label in new:
+            box = QComboBox()
+            box.addItem(f"keep as a new label {label}", None)
+            for target in project_labels:
+                box.addItem(target, target)
+            if label in suggested:
+                box.setCurrentIndex(box.findData(suggested[label]))
+            form.addRow(label, box)
+            boxes[label] = box
+        return boxes
+
+    def label_map(self) -> dict[str, str]:
+        """The files' labels filed under the project's (those kept left out)."""
+        return {label: box.currentData() for label, box in self.label_boxes.items()
+                if box.currentData() is not None}
 
     def patient_regex(self) -> str | None:
         return self.pattern.text().strip() or None

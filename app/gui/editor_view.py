@@ -154,8 +154,12 @@ class EditorView(QWidget):
         top.addWidget(self.redo_button)
         top.addWidget(self.done_button)
         top.addWidget(self.done_next_button)
+        # The labels get a row of their own: beside the actions, a project's
+        # twelve labels pushed the window wider than a 1280-pixel screen.
+        labels_row = QHBoxLayout()
+        labels_row.addLayout(self.label_bar)
+        labels_row.addStretch(1)
         actions = QHBoxLayout()
-        actions.addLayout(self.label_bar)
         actions.addStretch(1)
         actions.addWidget(self.threshold)
         actions.addWidget(self.accept_all_button)
@@ -176,6 +180,7 @@ class EditorView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.blind_label)
+        layout.addLayout(labels_row)
         layout.addLayout(actions)
         layout.addWidget(splitter, 1)
 

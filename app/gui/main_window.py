@@ -613,11 +613,13 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------- import
     def import_folder(self, path: str | Path, *, fmt: str = "auto", split: str | None = None,
-                      patient_regex: str | None = None) -> None:
+                      patient_regex: str | None = None,
+                      label_map: dict[str, str] | None = None) -> None:
         """Import in a worker thread; ``importFinished`` reports the summary,
         then the new notes get suggestions (``suggestionsFinished``).
         ``split="patient"`` splits the notes without one by patient
-        (train/dev/test) once imported."""
+        (train/dev/test) once imported; ``label_map`` files the annotations'
+        labels under the project's."""
         if self.project is None or self.importer.busy():
             return
         project, path = self.project, str(path)
@@ -627,7 +629,8 @@ class MainWindow(QMainWindow):
             from app.services.splits import assign_splits
             summary = import_path(project, path, fmt=fmt,
                                   split=None if split == "patient" else split,
-                                  patient_regex=patient_regex, progress=progress, cancel=cancel)
+                                  patient_regex=patient_regex, label_map=label_map,
+                                  progress=progress, cancel=cancel)
             if split == "patient":
                 assign_splits(project)
             return summary
@@ -830,9 +833,11 @@ class MainWindow(QMainWindow):
         path = QFileDialog.getExistingDirectory(self, "Import a folder of notes")
         if not path:
             return
-        dialog = self.import_dialog = ImportOptionsDialog(path, self)
+        dialog = self.import_dialog = ImportOptionsDialog(
+            path, self, [label.name for label in self.project.labels()])
         dialog.accepted.connect(lambda: self.import_folder(
-            path, split=dialog.split_choice(), patient_regex=dialog.patient_regex()))
+            path, split=dialog.split_choice(), patient_regex=dialog.patient_regex(),
+            label_map=dialog.label_map()))
         dialog.open()
 
     @Slot()

@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
 from app.core.progress import Progress
@@ -159,11 +159,34 @@ class RulesMember:
         return out
 
 
-class StarterEnsemble:
-    """Union of the members' spans mapped to the project's labels."""
+#: A date with a four-digit year or a word (a weekday, a month) in it: the
+#: evidence of a note's date order. A ventilator's "16/5/40%" reads only day
+#: first too, and would make its own setting a date.
+_FIRM_DATE_RE = re.compile(r"\d{4}|[^\W\d_]")
 
-    def __init__(self, mapping: dict[str, str]) -> None:
+
+class StarterEnsemble:
+    """Union of the members' spans mapped to the project's labels.
+
+    A numeric date that only day first can read ("25/11") is one in a note
+    whose dates read day first (`app.deid.dates.note_day_first`, the reading
+    its surrogates get), else a setting or a score ("16/5/40"). ``day_first``:
+    the project's settled order, for notes that show none."""
+
+    def __init__(self, mapping: dict[str, str], day_first: bool = False) -> None:
         self.mapping = mapping
+        self.day_first = day_first
+        self._order: tuple[str | None, bool] = (None, day_first)    # (note, reads day first)
+
+    def _reads_day_first(self, text: str) -> bool:
+        order = self._order            # one read: threads may share the ensemble
+        if order[0] is not text:
+            from app.deid.dates import note_day_first
+            from app.rules import find_hits
+            dates = [text[h.start:h.end] for h in find_hits(text) if h.category == "DATE"]
+            firm = [d for d in dates if _FIRM_DATE_RE.search(d)]
+            order = self._order = (text, note_day_first(firm, default=self.day_first))
+        return order[1]
 
     def predict_from_members(self, outputs: dict[str, list[TagSeq]],
                              items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
@@ -175,7 +198,8 @@ class StarterEnsemble:
                 seq = outputs[member][k]
                 for span in tags_to_spans(seg.tokens, seq.tags, seq.confidences):
                     label = self.mapping.get(span.label)
-                    if label is None or not _identifying(text, span, member):
+                    if label is None or not _identifying(
+                            text, span, member, lambda t=text: self._reads_day_first(t)):
                         continue
                     idx = [i for i, t in enumerate(seg.tokens) if span.start <= t.start < span.end]
                     if not idx or any(taken[i] for i in idx):
@@ -240,14 +264,21 @@ def _is_clock_time(text: str, start: int, surface: str) -> bool:
 _NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
 
 
-def _identifying(text: str, span: Span, member: str) -> bool:
+def _month_first() -> bool:
+    return False
+
+
+def _identifying(text: str, span: Span, member: str,
+                 day_first: Callable[[], bool] = _month_first) -> bool:
     """Shape checks a span must pass, whichever member found it.
 
     Every hospital's numbers look like dates and phones: "BP 110/60",
     "CVP 9-15", "HR 105-130". A numeric date must be a valid month/day (a
-    hyphen needs a year: "9-12" is a range); a phone from the CRF needs
-    seven digits or more; an age must be over 89, and only the rules (which
-    need a cue: "93 yo", "aged 93") find ages.
+    day over 12 first only where the note reads day first: ``day_first()``,
+    asked only then; a year written first is ISO 8601's year-month-day; a
+    hyphen needs a year: "9-12" is a range); a phone from
+    the CRF needs seven digits or more; an age must be over 89, and only the
+    rules (which need a cue: "93 yo", "aged 93") find ages.
     """
     surface = text[span.start:span.end]
     if span.label in _NAMED_LABELS and member == "crf" and not _has_name_word(surface, span.label):
@@ -266,14 +297,15 @@ def _identifying(text: str, span: Span, member: str) -> bool:
         a, sep, b, year = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
         if year is None and len(m.group(1)) == 4:
             return False          # "2014/12" is not how these notes write a date
+        if len(m.group(1)) == 4:
+            return 1 <= b <= 12 and 1 <= int(year) <= 31     # ISO 8601: "2013-07-27"
         if year is None and sep != "/":
             return False
-        if (year is None or len(year) == 2) and a > 12:
-            return False          # US notes write the month first: "16/5/40" is a setting
-        if year is None and sep == "/" and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
+        if year is None and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
             return True           # month/two-digit year: "S/P AVR 8/88"
-        return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31) \
-            or len(m.group(1)) == 4
+        if (year is None or len(year) == 2) and a > 12 and not day_first():
+            return False          # "16/5/40" in month-first notes is a setting
+        return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)
     if span.label == "PHONE" and member == "crf":
         return sum(ch.isdigit() for ch in surface) >= 7
     return True

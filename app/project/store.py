@@ -292,13 +292,17 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
                 db.execute("UPDATE spans SET label = ? WHERE label = ?", (fields["name"], name))
 
     def ensure_labels(self, names: list[str]) -> list[str]:
-        """Add the labels not yet defined, with palette colours; return the added names."""
+        """Add the labels not yet defined, with palette colours and the first
+        number key no label has (1-9, then 0); return the added names."""
         added = []
         with self._write() as db:
-            known = {row[0] for row in db.execute("SELECT name FROM labels")}
+            rows = db.execute("SELECT name, hotkey FROM labels").fetchall()
+            known = {name for name, _ in rows}
+            free = [k for k in "1234567890" if k not in {key for _, key in rows}]
             for name in names:
                 if name not in known:
-                    self.add_label(LabelDef(name, PALETTE[len(known) % len(PALETTE)]))
+                    self.add_label(LabelDef(name, PALETTE[len(known) % len(PALETTE)],
+                                            free.pop(0) if free else None))
                     known.add(name)
                     added.append(name)
         return added

@@ -7,7 +7,7 @@ keeps whole documents only; re-running the import skips what is already in
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.core.progress import CancelToken, Progress, ProgressFn, no_progress
@@ -38,6 +38,8 @@ class ImportSummary:
     #: Notes imported with no patient that the patient table's ids in their
     #: file names gave one (``app.services.lists.link_patients``).
     patients_from_table: int = 0
+    #: The files' labels filed under another (``label_map``): spans by (file's, project's).
+    labels_mapped: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
@@ -45,7 +47,8 @@ class ImportSummary:
                 "warnings": len(self.warnings), "labels_added": self.labels_added,
                 "chars": self.chars, "seconds": round(self.seconds, 3),
                 "left_in_clear": self.left_in_clear,
-                "patients_from_table": self.patients_from_table}
+                "patients_from_table": self.patients_from_table,
+                "labels_mapped": {f"{a}={b}": n for (a, b), n in self.labels_mapped.items()}}
 
 
 SPLITS = ("train", "dev", "test")
@@ -66,6 +69,59 @@ def _unique_spans(doc, summary: "ImportSummary") -> list:
     return kept
 
 
+#: How many documents `file_labels` reads: labels show in the first ones, and
+#: a huge folder must not be read twice.
+LABEL_SAMPLE = 500
+
+
+def file_labels(path: str | Path, fmt: str = "auto", limit: int = LABEL_SAMPLE) -> list[str]:
+    """The labels the annotations under ``path`` use (its first ``limit``
+    documents), sorted; none for plain notes or what cannot be read (the
+    import itself reports that)."""
+    from app.formats import ImportedDoc, detect_format, read_path
+    path = Path(path)
+    found: set[str] = set()
+    try:
+        fmt = detect_format(path) if fmt == "auto" else fmt
+        if fmt == "txt":
+            return []
+        for n, item in enumerate(read_path(path, fmt)):
+            if n >= limit:
+                break
+            if isinstance(item, ImportedDoc):
+                found.update(s.label for s in item.spans)
+    except (ValueError, BadInputError, OSError):
+        return []
+    return sorted(found)
+
+
+def suggested_label_map(project_labels: list[str], labels: list[str]) -> dict[str, str]:
+    """For each of ``labels`` the project lacks, the project label of the
+    same kind where one is plain: another label set's PERSON is a HIPAA
+    project's NAME, its DOB a DATE, its PHONE a CONTACT (the kinds the
+    starter model maps, `app.models.starter_model.label_map`)."""
+    from app.models.starter_model import label_map
+    kinds = label_map(project_labels)
+    have = set(project_labels)
+    return {label: kinds[label] for label in labels
+            if label not in have and kinds.get(label) in have}
+
+
+def parse_label_map(pairs: list[str], project_labels: list[str], labels: list[str]
+                    ) -> dict[str, str]:
+    """``--map`` of `deid import`: ``["PERSON=NAME", ...]``, or ``["auto"]`` for
+    `suggested_label_map`. A pair needs a label on each side."""
+    if pairs == ["auto"]:
+        return suggested_label_map(project_labels, labels)
+    out = {}
+    for pair in pairs:
+        old, sep, new = pair.partition("=")
+        if not sep or not old.strip() or not new.strip():
+            raise UserError(f"--map takes FILE_LABEL=PROJECT_LABEL pairs or auto, not {pair!r}")
+        out[old.strip()] = new.strip()
+    return out
+
+
 def _count_files(path: Path) -> int:
     if path.is_file():
         return 1
@@ -74,9 +130,14 @@ def _count_files(path: Path) -> int:
 
 def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | None = None,
                 patient_regex: str | None = None, annotator: str | None = None,
+                label_map: dict[str, str] | None = None,
                 progress: ProgressFn = no_progress, cancel: CancelToken | None = None
                 ) -> ImportSummary:
-    """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal."""
+    """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal.
+
+    ``label_map``: the files' labels filed under the project's (``{"PERSON":
+    "NAME"}``); a label it does not name is kept, added to the project if new.
+    """
     from app.formats import ImportedDoc, detect_format, read_path
     from app.formats.base import NameAllocator, printable_path, utf8_name
 
@@ -111,6 +172,13 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
     def flush() -> None:
         if not batch:
             return
+        if label_map:
+            for d in batch:
+                for s in d.spans:
+                    if s.label in label_map:
+                        key = (s.label, label_map[s.label])
+                        summary.labels_mapped[key] = summary.labels_mapped.get(key, 0) + 1
+                d.spans = [replace(s, label=label_map.get(s.label, s.label)) for s in d.spans]
         with project.transaction():
             new_labels = sorted({s.label for d in batch for s in d.spans} - known)
             if new_labels:
@@ -147,7 +215,8 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                     summary.doc_ids.append(doc_id)
                     summary.spans += len(spans)
                     summary.chars += len(doc.text)
-            project.log("import", {"documents": len(batch), "format": fmt, "split": split})
+            project.log("import", {"documents": len(batch), "format": fmt, "split": split,
+                                   **({"label_map": label_map} if label_map else {})})
             # The summary sends the user here for the details; warnings name
             # documents and problems, never note text.
             warned = [[name, w] for name, w in summary.warnings[logged_warnings[0]:]]

@@ -26,6 +26,7 @@ from app.core.private import PrivateDir
 from app.services.finishing import finish
 from app.services.lists import project_matcher
 from app.services.runs import active_run
+from app.services.settings import project_policy
 
 
 def run_ensembles(project, run_id: int) -> dict:
@@ -164,9 +165,17 @@ class Predictor:
 
     def doubts(self, texts: Sequence[str], threshold: float) -> list[list[tuple[int, int, str]]]:
         """The tokens the candidate's own members doubt (`member_doubts`; a
-        predictor that also serves the scan holds more members)."""
-        return member_doubts({m: self.members[m] for m in self.candidate_members}, texts,
-                             threshold)
+        predictor that also serves the scan holds more members), each named
+        by the project's label (the starter's members name their own kinds:
+        its "HOSPITAL" is a LOCATION doubt in a HIPAA project)."""
+        from app.models.starter_model import StarterEnsemble
+
+        found = member_doubts({m: self.members[m] for m in self.candidate_members}, texts,
+                              threshold)
+        if isinstance(self.ensemble, StarterEnsemble):
+            mapping = self.ensemble.mapping
+            found = [[(a, b, mapping.get(kind, kind)) for a, b, kind in note] for note in found]
+        return found
 
     def close(self) -> None:
         if self.starter is not None:
@@ -289,8 +298,11 @@ def starter_predictor(project) -> "Predictor":
     members = dict(load_members())
     mapping = label_map([label.name for label in project.labels()])
     lists, list_labels = project_matcher(project)       # the hospital lists' floor
-    return Predictor(STARTER_NAME, members, StarterEnsemble(mapping), lists=lists,
-                     list_labels=list_labels)
+    # Only a settled order (the locale chosen, or an export read it off the notes):
+    # unsettled, the default locale is day first, and US ventilator settings
+    # ("16/5/40") would become dates.
+    ensemble = StarterEnsemble(mapping, day_first=project_policy(project).date_order == "dmy")
+    return Predictor(STARTER_NAME, members, ensemble, lists=lists, list_labels=list_labels)
 
 
 #: The starter's floor leaves a label out when, on the annotated notes, its

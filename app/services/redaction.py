@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app import __version__
@@ -315,7 +315,8 @@ def document_spans(project, doc_id: int, predicted: list[Span] | None = None) ->
     the accepted spans. Without a prediction: the accepted and the
     suggested spans.
     """
-    accepted = project.gold_spans(doc_id)
+    from app.deid.folder import ANNOTATED
+    accepted = [replace(s, origin=ANNOTATED) for s in project.gold_spans(doc_id)]
     records = project.span_records(doc_id)
     if predicted is None:
         extra = [r.span for r in records if r.status == "suggested"]

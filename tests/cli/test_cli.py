@@ -383,3 +383,32 @@ def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, ca
         assert all(i.split for i in p.document_infos())
     assert run("split", proj) == 0
     assert "nothing changed" in capsys.readouterr().out
+
+
+def test_import_files_another_sets_labels_under_the_projects_when_told(tmp_path, notes, capsys):
+    """Paper-labelled notes into a HIPAA project: without --map the import
+    keeps their labels and says which project labels take those kinds;
+    --map auto (or pairs) files them there; a pair without a side is refused."""
+    from app.project import Project
+    assert run("new", tmp_path / "kept.deid") == 0
+    capsys.readouterr()
+    assert run("import", tmp_path / "kept.deid", notes, "--no-suggest") == 0
+    out = capsys.readouterr().out
+    assert "labels added: IDN, PERSON, PHONE" in out
+    assert "--map auto files them there (IDN=ID PERSON=NAME PHONE=CONTACT)" in out
+    assert run("new", tmp_path / "mapped.deid") == 0
+    assert run("import", tmp_path / "mapped.deid", notes, "--no-suggest", "--map", "auto") == 0
+    out = capsys.readouterr().out
+    assert "labels filed under the project's: PERSON -> NAME (1 span)" in out
+    assert "labels added" not in out
+    assert run("new", tmp_path / "pairs.deid") == 0
+    assert run("import", tmp_path / "pairs.deid", notes, "--no-suggest",
+               "--map", "PERSON=NAME", "IDN=MRN") == 0
+    with Project.open(tmp_path / "pairs.deid", readonly=True) as p:
+        labels = {s.label for i in p.document_infos() for s in p.gold_spans(i.id)}
+        assert labels == {"NAME", "MRN", "PHONE"}
+        assert {"MRN", "PHONE"} <= {label.name for label in p.labels()}
+    capsys.readouterr()
+    assert run("import", tmp_path / "pairs.deid", notes, "--map", "PERSON") == 1
+    assert "--map takes FILE_LABEL=PROJECT_LABEL pairs or auto, not 'PERSON'" in \
+        capsys.readouterr().err

@@ -93,6 +93,9 @@ def test_a_note_shows_its_date_order():
     assert note_day_first(["3/5/2014"], default=True) is True                    # nothing to go by
     assert note_day_first(["25/10/2019", "10/25/2019"], default=False) is False  # both: default
     assert note_day_first(["10:30 3/5/2014"], default=True) is True              # a time is no date
+    # ISO 8601 writes the year first in every locale: "08-16" is no month-first evidence.
+    assert note_day_first(["1980-08-16", "20/4/19"], default=False) is True
+    assert note_day_first(["1980-08-16"], default=True) is True
 
 
 def test_a_corpus_shows_its_date_order():

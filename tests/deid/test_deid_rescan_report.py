@@ -142,6 +142,16 @@ def test_residues_and_shapes_outside_replacements():
                      ("#12345", "shape"), ("'92", "shape")]   # not the blood pressure
 
 
+def test_a_title_or_an_ages_unit_glued_to_a_replacement_is_no_residue():
+    """"DrFord" and "92YO" with the name and the age replaced: a reviewer
+    cannot act on "Dr" or "YO"; the rest of a number or a word still is one."""
+    out = "Seen by Dr<**NAME**> today, <**AGE**>YO man; MRN <**ID**>7 and Mc<**NAME**>."
+    repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w+\*\*>", out)]
+    found = [out[lk.start:lk.end] for lk in rescan(out, [], replaced=repl)
+             if lk.kind == "residue"]
+    assert found == ["7", "Mc"]
+
+
 def test_names_by_context_and_lists_dates_glued_or_short():
     """What a model most often leaves: a name after a title or a relative in
     any case, a listed name with a capital, years glued to words, digits

@@ -137,6 +137,11 @@ def test_labels(project):
     names = [label.name for label in project.labels()]
     assert names == ["NAME", "ADDRESS", "DOB", "IDN", "PHONE", "EMAIL", "AGE"]
     assert project.labels()[0].colour == "#111111"
+    # An added label takes the first number key no label has (the editor's
+    # keys): 6 after the paper's five, then 7 ... 9, 0, then none.
+    assert project.labels()[-1].hotkey == "6"
+    project.ensure_labels([f"L{i}" for i in range(6)])
+    assert [label.hotkey for label in project.labels()][-6:] == ["7", "8", "9", "0", None, None]
 
 
 def test_runs_left_running_are_cancelled_on_open(tmp_path):

@@ -45,3 +45,30 @@ def test_a_suspicion_is_flagged_under_the_label_its_kind_takes(tmp_path):
         assert [suspicion_label(p, c) for c in ("date", "DATE", "name", "place",
                                                 "LOCATION")] == [
             None, None, "PERSON", "ADDRESS", "ADDRESS"]
+
+
+def test_the_report_names_a_persons_annotations_and_the_projects_labels(tmp_path):
+    """A HIPAA project holding a note annotated elsewhere, exported on day one:
+    the report says a person's annotations made their spans (it said "not
+    named"), and the starter's doubts are named by the project's labels (it
+    named a HOSPITAL this project has no label for)."""
+    import shutil
+    from pathlib import Path
+    from app.core.labels import PRESETS
+    from app.services.importing import import_path
+    from app.services.redaction import redact_project
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample" / "notes"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for suffix in (".txt", ".ann"):
+        shutil.copy(sample / f"P0001_note_0001{suffix}", notes)
+    with Project.create(tmp_path / "h.deid", list(PRESETS["hipaa"])) as p:
+        import_path(p, notes, label_map={"PERSON": "NAME", "ADDRESS": "LOCATION",
+                                         "DOB": "DATE", "IDN": "ID", "PHONE": "CONTACT"})
+        labels = {label.name for label in p.labels()}
+        _, report = redact_project(p, tmp_path / "out", workers=1)
+    made_by = report["made_by"]
+    assert made_by["a person's annotation"] == 18 and "not named" not in made_by
+    doubts = [s["category"] for n in report["per_note"] for s in n["suspicions"]
+              if s["kind"] == "unsure"]
+    assert doubts and set(doubts) <= labels

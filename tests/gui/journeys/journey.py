@@ -106,11 +106,12 @@ def new_project(qtbot, window, monkeypatch, path: Path, preset: str = "paper") -
 
 
 def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str | None = "",
-                  split_steps: int = 0) -> None:
+                  split_steps: int = 0, keep_labels: bool = True) -> None:
     """File > Import folder…: the folder, then the patient pattern typed over
     the one proposed (``""``: cleared, no patient ids; ``None``: the proposal
-    kept) and the split chosen with the arrow keys; waits for the notes'
-    suggestions."""
+    kept), the split chosen with the arrow keys, and each label the project
+    lacks kept as a new label (Home on its choice; ``keep_labels=False``:
+    the proposed project labels); waits for the notes' suggestions."""
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
     key(qtbot, window, Qt.Key_I, Qt.ControlModifier)
     dialog = window.import_dialog
@@ -120,6 +121,9 @@ def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str | None 
         qtbot.keyClicks(dialog.pattern, pattern)
     for _ in range(split_steps):
         qtbot.keyClick(dialog.split, Qt.Key_Down)
+    if keep_labels:
+        for box in dialog.label_boxes.values():
+            qtbot.keyClick(box, Qt.Key_Home)
     with qtbot.waitSignal(window.suggestionsFinished, timeout=120000):
         qtbot.keyClick(dialog.pattern, Qt.Key_Return)
         qtbot.waitUntil(lambda: window.summary_dialog is not None

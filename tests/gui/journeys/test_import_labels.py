@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from journey import go, import_folder, new_project, screenshot, shown, write_synth
+from app.gui.qt import QFileDialog, Qt
+from journey import go, import_folder, key, new_project, screenshot, shown, write_synth
 
 pytestmark = pytest.mark.slow
 
@@ -43,3 +44,60 @@ def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, t
     assert sorted(rows) == sorted(before | added)
     assert {p.miss_label.itemText(i) for i in range(p.miss_label.count())} == before | added
     screenshot(p, "preview_after_import_labels")
+
+
+def test_the_import_files_another_sets_labels_under_the_projects(qtbot, settings, tmp_path,
+                                                                 monkeypatch):
+    """Notes annotated under the paper's labels, imported into a HIPAA project:
+    the import dialog proposes NAME for PERSON (and so on), the person keeps
+    one as a label of its own, and the summary says what went where."""
+    from app.gui.main_window import MainWindow
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    before = {label.name for label in w.project.labels()}
+    notes = write_synth(tmp_path / "notes", 6)                  # under the paper's labels
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(notes))
+    key(qtbot, w, Qt.Key_I, Qt.ControlModifier)
+    dialog = w.import_dialog
+    boxes = dialog.label_boxes
+    assert {"PERSON", "IDN"} <= set(boxes) and not set(boxes) & before
+    assert boxes["PERSON"].currentText() == "NAME" and boxes["IDN"].currentText() == "ID"
+    qtbot.keyClick(boxes["IDN"], Qt.Key_Home)                   # IDN stays a label of its own
+    assert boxes["IDN"].currentText() == "keep as a new label IDN"
+    screenshot(dialog, "import_label_map")
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        qtbot.keyClick(dialog.pattern, Qt.Key_Return)
+        qtbot.waitUntil(lambda: w.summary_dialog is not None and w.summary_dialog.isVisible(),
+                        timeout=120000)
+    said = w.summary_dialog.text.text()
+    assert "PERSON → NAME" in said and "New labels: IDN" in said
+    qtbot.keyClick(w.summary_dialog, Qt.Key_Return)
+    assert {label.name for label in w.project.labels()} - before == {"IDN"}
+    spans = {s.label for info in w.project.document_infos() for s in w.project.gold_spans(info.id)}
+    assert "NAME" in spans and "IDN" in spans and "PERSON" not in spans
+
+
+def test_twelve_labels_fit_a_1280_pixel_window_and_the_new_ones_have_number_keys(
+        qtbot, settings, tmp_path, monkeypatch):
+    """The paper's five labels kept beside HIPAA's seven: the editor's label
+    buttons pushed the window past 1280 pixels, and the five had no key."""
+    from app.gui.main_window import MainWindow
+    from journey import open_row
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    notes = write_synth(tmp_path / "notes", 3)
+    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    open_row(qtbot, w, w.project.document_infos()[0].name)
+    buttons = [b.text() for b in w.editor.label_buttons()]
+    assert len(buttons) == 12
+    assert buttons[7:10] == ["8 ADDRESS", "9 DOB", "0 IDN"]
+    assert w.minimumSizeHint().width() <= 1280
+    w.resize(1280, 800)
+    qtbot.wait(50)
+    screenshot(w, "editor_twelve_labels")
+    last = w.editor.label_buttons()[-1]
+    assert last.mapTo(w, last.rect().topRight()).x() <= w.width()
