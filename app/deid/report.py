@@ -266,9 +266,10 @@ def render_html(report: Mapping[str, Any]) -> str:
     made_rows = "".join(f"<tr><td>{_e(k)}</td><td class='n'>{v}</td></tr>"
                         for k, v in (report.get("made_by") or {}).items())
     if made_rows:
-        # The model, member, step or rule behind the replacements (rule names, never text).
-        removed += ("<table><tr><th>Found by (model, step or rule)</th><th>Spans</th></tr>"
-                    f"{made_rows}</table>")
+        # Who or what made the replacements: a person's annotation, the model, a member,
+        # a step or a rule (names, never text).
+        removed += ("<table><tr><th>Found by (a person, model, step or rule)</th>"
+                    f"<th>Spans</th></tr>{made_rows}</table>")
     removed += _kept_section(report.get("kept_by") or {})
 
     suspects = [n for n in report["per_note"] if n.get("leaks")]

@@ -250,7 +250,8 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
     A name loses its possessive ("DR. WHITE['S] ORDER": no annotated name
     holds one), but for a saint's ("ST. MARY'S", a place a model may call
     a name). A phone number loses the words in it ("555-010-6286 [OFFICE]
-    555-010-4517"; "x45" stays).
+    555-010-4517"; "x45" stays); an e-mail or web address under the same
+    label (a HIPAA project's CONTACT) keeps them: they are what it hides.
     (Not the commas of a date, "MAY 16[,] 2015": 6 between two annotated
     dates, but 1 inside one, and a missed comma leaks its note.)
     ``labels``: as for `veto`."""
@@ -264,7 +265,7 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
             if (m := _POSSESSIVE_RE.search(text, s.start, s.end)) and m.end() == s.end \
                     and not _SAINT_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()):
                 cuts += range(m.start(), m.end())
-        elif s.label == phone:
+        elif s.label == phone and not _ADDRESS_IN_CONTACT_RE.search(text, s.start, s.end):
             cuts = [i for m in _WORD_IN_PHONE_RE.finditer(text, s.start, s.end)
                     for i in range(m.start(), m.end())]
         out += cut_out(text, s, cuts)
@@ -274,6 +275,7 @@ def without_punctuation(text: str, spans: Sequence[Span], labels: Mapping[str, s
 _POSSESSIVE_RE = shipped_pattern("punctuation-cuts", "possessive")
 _SAINT_BEFORE_RE = shipped_pattern("punctuation-cuts", "saint-before")
 _WORD_IN_PHONE_RE = shipped_pattern("punctuation-cuts", "word-in-phone")
+_ADDRESS_IN_CONTACT_RE = shipped_pattern("punctuation-cuts", "address-in-contact")
 
 
 def cut_out(text: str, span: Span, cuts: Sequence[int]) -> list[Span]:

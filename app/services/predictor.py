@@ -168,14 +168,18 @@ class Predictor:
         predictor that also serves the scan holds more members), each named
         by the project's label (the starter's members name their own kinds:
         its "HOSPITAL" is a LOCATION doubt in a HIPAA project)."""
-        from app.models.starter_model import StarterEnsemble
-
         found = member_doubts({m: self.members[m] for m in self.candidate_members}, texts,
                               threshold)
+        return [[(a, b, self._project_label(kind)) for a, b, kind in note] for note in found]
+
+    def _project_label(self, label: str) -> str:
+        """A member's label as the project names it: the starter's members
+        name their own kinds (its "HOSPITAL" is a HIPAA project's LOCATION);
+        a kind the project has no label for keeps its name."""
+        from app.models.starter_model import StarterEnsemble
         if isinstance(self.ensemble, StarterEnsemble):
-            mapping = self.ensemble.mapping
-            found = [[(a, b, mapping.get(kind, kind)) for a, b, kind in note] for note in found]
-        return found
+            return self.ensemble.mapping.get(label) or label
+        return label
 
     def close(self) -> None:
         if self.starter is not None:
@@ -248,7 +252,8 @@ class Predictor:
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                 # Every member's spans for the preview; else only the fill's.
                 member_spans = {
-                    m: [replace(sp, origin=m) for seg, seq in zip(segs, o)
+                    m: [replace(sp, origin=m, label=self._project_label(sp.label))
+                        for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}
                 removed: list[tuple[Span, str]] = []

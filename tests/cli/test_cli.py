@@ -412,3 +412,24 @@ def test_import_files_another_sets_labels_under_the_projects_when_told(tmp_path,
     assert run("import", tmp_path / "pairs.deid", notes, "--map", "PERSON") == 1
     assert "--map takes FILE_LABEL=PROJECT_LABEL pairs or auto, not 'PERSON'" in \
         capsys.readouterr().err
+
+
+def test_day_one_in_a_hipaa_project_hides_whole_email_and_web_addresses(tmp_path):
+    """CONTACT holds phones, e-mails and web addresses: the cut that takes
+    the words out of a phone number ("555-010-6286 OFFICE 555-010-4517") took
+    them out of every e-mail and URL too, leaving "reception", the practice's
+    name and "com" in clear around three replaced dots."""
+    proj = tmp_path / "h.deid"
+    notes = tmp_path / "in"
+    notes.mkdir()
+    text = ("P: (02) 9439 8243 E: reception@hoganfamilypractice.com.au\n"
+            "Seen by Dr Ryan Blake. Website www.hoganfamily.com.au\n"
+            "Call 555-010-6286 OFFICE 555-010-4517.\n")
+    (notes / "a.txt").write_text(text, encoding="utf-8")
+    assert run("new", proj) == 0
+    assert run("annotate", proj, notes, tmp_path / "out") == 0
+    found = {line.split("\t")[2] for line in
+             (tmp_path / "out" / "a.ann").read_text(encoding="utf-8").splitlines()}
+    assert {"reception@hoganfamilypractice.com.au", "www.hoganfamily.com.au",
+            "(02) 9439 8243"} <= found
+    assert "OFFICE" not in " ".join(found)

@@ -69,6 +69,6 @@ def test_the_report_names_a_persons_annotations_and_the_projects_labels(tmp_path
         _, report = redact_project(p, tmp_path / "out", workers=1)
     made_by = report["made_by"]
     assert made_by["a person's annotation"] == 18 and "not named" not in made_by
-    doubts = [s["category"] for n in report["per_note"] for s in n["suspicions"]
-              if s["kind"] == "unsure"]
-    assert doubts and set(doubts) <= labels
+    by_model = {(s["kind"], s["category"]) for n in report["per_note"] for s in n["suspicions"]
+                if s["kind"] in ("unsure", "model")}
+    assert ("unsure", "LOCATION") in by_model and {c for _, c in by_model} <= labels
