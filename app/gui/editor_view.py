@@ -83,6 +83,9 @@ class SpanListModel(QAbstractListModel):
         return self._rows.get(span_id)
 
 
+READ_ONLY = "The project is open read-only: nothing can be changed"
+
+
 class EditorView(QWidget):
     """Edits one document at a time for the current annotator.
 
@@ -341,7 +344,7 @@ class EditorView(QWidget):
     def _run(self, action, *args):
         """Run a session action; a stale undo entry is reported, not raised."""
         if self.project.readonly:
-            self.message.emit("The project is open read-only: nothing can be changed")
+            self.message.emit(READ_ONLY)
             return None
         try:
             return action(*args)
@@ -354,6 +357,9 @@ class EditorView(QWidget):
     def label_selection(self, label: str) -> int | None:
         """Label the selected text (snapped to tokens), or relabel the current span."""
         if self.session is None:
+            return None
+        if self.project.readonly:           # said so, not "nothing to label"
+            self.message.emit(READ_ONLY)
             return None
         selection = self.text_view.selection()
         if selection is not None:

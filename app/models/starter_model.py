@@ -192,8 +192,9 @@ class StarterEnsemble:
                              items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         result = []
         for k, (text, seg) in enumerate(items):
-            taken = [False] * len(seg.tokens)
-            chosen: list[Span] = []
+            # Token ranges [i, j) with the label and the size of the largest
+            # member span in each, merged where members' spans overlap.
+            regions: list[list] = []
             for member in MEMBERS:
                 seq = outputs[member][k]
                 for span in tags_to_spans(seg.tokens, seq.tags, seq.confidences):
@@ -202,11 +203,13 @@ class StarterEnsemble:
                             text, span, member, lambda t=text: self._reads_day_first(t)):
                         continue
                     idx = [i for i, t in enumerate(seg.tokens) if span.start <= t.start < span.end]
-                    if not idx or any(taken[i] for i in idx):
-                        continue
-                    for i in idx:
-                        taken[i] = True
-                    chosen.append(Span(span.start, span.end, label, span.confidence))
+                    if idx:
+                        _add_region(regions, [idx[0], idx[-1] + 1, label, span.confidence,
+                                              span.label], widens=member == "crf"
+                                    and span.label == "ADDRESS")
+            toks = seg.tokens
+            chosen = [Span(toks[i].start, toks[j - 1].end, label, conf)
+                      for i, j, label, conf, _ in regions]
             tags, _ = spans_to_tags(seg.tokens, chosen)
             conf = [1.0] * len(tags)
             for span in chosen:
@@ -215,6 +218,26 @@ class StarterEnsemble:
                         conf[i] = span.confidence if span.confidence is not None else 0.9
             result.append(TagSeq(tags, conf))
         return result
+
+
+def _add_region(regions: list[list], region: list, widens: bool) -> None:
+    """Add ``region`` (``[i, j, label, conf, kind]``: token range, project
+    label, confidence, the starter's kind) to ``regions``, taken in the
+    members' order: one that overlaps a region taken is left out, unless it
+    ``widens``: the CRF's street address then takes the names and places it
+    holds (a name the names member found inside "31 JASON LOOKOUT", a
+    postcode the rules found in "WARNERHAVEN TAS 7633"), which left the rest
+    of the address in clear. Only an address, over names and places only: the
+    CRF's other long spans widened over ordinary words on the PhysioNet
+    notes, and a number inside an address is better kept as the rules read it."""
+    i, j = region[0], region[1]
+    over = [r for r in regions if r[0] < j and i < r[1]]
+    if over:
+        covered = sum(r[1] - r[0] for r in over if i <= r[0] and r[1] <= j)
+        if not widens or covered == j - i or any(r[4] not in _NAMED_LABELS for r in over):
+            return                # a place over a name it adds nothing to stays a name
+        region = [min([i] + [r[0] for r in over]), max([j] + [r[1] for r in over]), *region[2:]]
+    regions[:] = sorted([r for r in regions if r not in over] + [region])
 
 
 _NAMED_LABELS = frozenset({"PERSON", "LOCATION", "HOSPITAL", "ADDRESS"})

@@ -65,15 +65,16 @@ def test_each_starter_member_reads_a_segment_once_for_the_member_and_the_floor()
     assert all(isinstance(m, S.RememberingMember) for m in S.load_members().values())
 
 
-def _starter_dates(text: str, day_first: bool = False) -> list[str]:
-    """The dates the starter finds in ``text`` (its members joined as on day one)."""
+def _starter_spans(text: str, day_first: bool = False, labels: dict | None = None) -> list[str]:
+    """The spans the starter finds in ``text`` (its members joined as on day
+    one), its dates only unless ``labels`` maps more of its kinds."""
     from app.core.bio import tags_to_spans
     from app.core.tokenize import segment
 
     items = [(text, seg) for seg in segment(text)]
     outputs = {name: member.predict(items) for name, member in S.load_members().items()}
-    joined = S.StarterEnsemble({"DATE": "DATE", "DOB": "DATE"}, day_first).predict_from_members(
-        outputs, items)
+    joined = S.StarterEnsemble(labels or {"DATE": "DATE", "DOB": "DATE"},
+                               day_first).predict_from_members(outputs, items)
     return [text[s.start:s.end] for (_, seg), seq in zip(items, joined)
             for s in tags_to_spans(seg.tokens, seq.tags)]
 
@@ -83,13 +84,25 @@ def test_the_starter_keeps_iso_dates_and_a_day_first_notes_dates():
     # refused in every note, though its surrogates read it day first.
     note = ("ADMISSION 2013-07-27 - DISCHARGE 28/7  WARD CCU\n"
             "FAMILY MEETING ON SAT 27/07/13 WITH HER DAUGHTER.\n")
-    found = _starter_dates(note)
+    found = _starter_spans(note)
     assert "2013-07-27" in found and "28/7" in found
     # A ventilator setting in a month-first project stays no date, though it
     # reads only day first: the note shows both orders, so the project's decides.
     us = "Vent settings 16/5/40 overnight. Seen in clinic 10/25/2019.\n"
-    assert _starter_dates(us) == ["10/25/2019"]
+    assert _starter_spans(us) == ["10/25/2019"]
     # A note that shows no order follows the project's settled order.
     plain = "Discharged 28/7, review in clinic.\n"
-    assert ("28/7" in _starter_dates(plain, day_first=True),
-            "28/7" in _starter_dates(plain, day_first=False)) == (True, False)
+    assert ("28/7" in _starter_spans(plain, day_first=True),
+            "28/7" in _starter_spans(plain, day_first=False)) == (True, False)
+
+
+def test_the_starter_keeps_a_whole_street_address_over_a_name_or_postcode_in_it():
+    """The CRF's address lost to the names member's "Jason" and the rules'
+    postcode, which left "31", "Lookout" and the town in clear; a name
+    the CRF calls an address, adding nothing, stays a name."""
+    note = ("St Luke's Hospital\n31 Jason Lookout\nWarnerhaven TAS 7633\n"
+            "Tel (03) 9301 7180\n\nDear Dr Browning\n")
+    found = _starter_spans(note, labels={"ADDRESS": "LOCATION", "HOSPITAL": "LOCATION",
+                                         "PERSON": "NAME", "PHONE": "CONTACT"})
+    assert {"31 Jason Lookout", "Warnerhaven TAS 7633", "(03) 9301 7180"} <= set(found)
+    assert "Browning" in found

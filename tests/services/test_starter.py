@@ -191,6 +191,24 @@ def _train_small(tmp_path, models, n=15, **config):
         return train_project(p, TrainConfig(models=models, budget="quick", **config)), path
 
 
+def _train_small_without_addresses(tmp_path, n):
+    """`_train_small` of the rules on notes whose annotators mark no ADDRESS.
+    (With the bundled kind of notes the starter's addresses now agree with the
+    annotators', 0.69 of their tokens: the floor keeps ADDRESS.)"""
+    from app.core.labels import PRESETS
+    from app.services.training import TrainConfig, train_project
+    from app.synth import generate
+
+    path = tmp_path / "small.deid"
+    with Project.create(path, list(PRESETS["paper"])) as p:
+        for i, d in enumerate(generate(n, seed=7)):
+            split = "test" if i % 5 == 0 else "dev" if i % 5 == 1 else "train"
+            p.add_document(d.name, d.text, patient_id=d.patient_id, split=split, status="done",
+                           spans=[s for s in d.spans if s.label != "ADDRESS"],
+                           span_source="import")
+        return train_project(p, TrainConfig(models=["rules"], budget="quick")), path
+
+
 def test_the_starter_is_a_member_and_a_candidate_of_an_english_run(tmp_path):
     # Without the starter's floor (below), which would cover its spans in every candidate.
     run_, path = _train_small(tmp_path, ["rules", "starter"], n=10, starter_floor=False)
@@ -242,10 +260,10 @@ def test_what_day_one_replaced_stays_replaced_after_training(tmp_path):
 
     # The rules alone, with the starter's floor (the default): the run says
     # so, and its output covers every span the starter finds on day one.
-    run_, path = _train_small(tmp_path, ["rules"], n=10)
+    run_, path = _train_small_without_addresses(tmp_path, n=10)
     assert run_.selected == "rules"
     # Under the paper's labels the starter's places become ADDRESS, which these
-    # annotators keep for street addresses: that label is left out, and said.
+    # annotators never mark: that label is left out, and said.
     floor = run_.starter_floor
     assert floor["left_out"] == ["ADDRESS"] and floor["precision"]["ADDRESS"] < 0.5
     assert floor["tokens"]["ADDRESS"] >= 20 and "ADDRESS" not in floor["labels"]
