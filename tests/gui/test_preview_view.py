@@ -114,7 +114,7 @@ def test_model_mode_shows_members_and_uncertain_first(view, qtbot, project):
     view.step(1)
     first = view.infos[view.current]
     assert view.current == view.order[0]
-    assert "members" in view.info.text() or first.origin == "accepted"
+    assert "models that read the note" in view.info.text() or first.origin == "accepted"
     # A click on the redacted pane selects the span in both panes.
     last = view.order[-1]
     m = view.infos[last].mapped
