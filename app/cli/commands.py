@@ -109,13 +109,11 @@ def print_import_summary(s) -> None:
 def cmd_import(args) -> int:
     """Import, then (as the desktop app does) suggest labels for the new notes to do."""
     from app.services.annotating import SUGGESTIONS_BY, pending_suggestions, suggest_new_notes
-    from app.services.importing import import_path
-    from app.services.importing import file_labels, parse_label_map, suggested_label_map
+    from app.services.importing import import_path, parse_label_map, suggested_label_map
     bar = TerminalProgress(quiet=args.quiet)
     with open_project(args.project) as project:
         project_labels = [label.name for label in project.labels()]
-        labels = file_labels(args.path, args.format)
-        mapping = parse_label_map(args.label_map, project_labels, labels) \
+        mapping = parse_label_map(args.label_map, project_labels, args.path, args.format) \
             if args.label_map else None
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator,

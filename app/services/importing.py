@@ -107,12 +107,13 @@ def suggested_label_map(project_labels: list[str], labels: list[str]) -> dict[st
             if label not in have and kinds.get(label) in have}
 
 
-def parse_label_map(pairs: list[str], project_labels: list[str], labels: list[str]
-                    ) -> dict[str, str]:
+def parse_label_map(pairs: list[str], project_labels: list[str], path: str | Path,
+                    fmt: str = "auto") -> dict[str, str]:
     """``--map`` of `deid import`: ``["PERSON=NAME", ...]``, or ``["auto"]`` for
-    `suggested_label_map`. A pair needs a label on each side."""
+    `suggested_label_map` of the labels under ``path`` (`file_labels`: read
+    only then). A pair needs a label on each side."""
     if pairs == ["auto"]:
-        return suggested_label_map(project_labels, labels)
+        return suggested_label_map(project_labels, file_labels(path, fmt))
     out = {}
     for pair in pairs:
         old, sep, new = pair.partition("=")

@@ -63,6 +63,11 @@ class Predictor:
         self.candidate_members = list(members) if candidate_members is None \
             else [m for m in members if m in set(candidate_members)]
         self.ensemble = ensemble
+        # The project label of each member label, where the members name
+        # their own kinds (the starter's ensemble maps them: its "HOSPITAL"
+        # is a HIPAA project's LOCATION); a kind with no project label keeps
+        # its name.
+        self._member_labels: dict[str, str] = dict(getattr(ensemble, "mapping", None) or {})
         self.run_id = run_id
         # Learned on dev for the selected candidate (app.services.finishing):
         # (member, label) rules adding a member's spans where the candidate
@@ -170,16 +175,8 @@ class Predictor:
         its "HOSPITAL" is a LOCATION doubt in a HIPAA project)."""
         found = member_doubts({m: self.members[m] for m in self.candidate_members}, texts,
                               threshold)
-        return [[(a, b, self._project_label(kind)) for a, b, kind in note] for note in found]
-
-    def _project_label(self, label: str) -> str:
-        """A member's label as the project names it: the starter's members
-        name their own kinds (its "HOSPITAL" is a HIPAA project's LOCATION);
-        a kind the project has no label for keeps its name."""
-        from app.models.starter_model import StarterEnsemble
-        if isinstance(self.ensemble, StarterEnsemble):
-            return self.ensemble.mapping.get(label) or label
-        return label
+        named = self._member_labels
+        return [[(a, b, named.get(kind, kind)) for a, b, kind in note] for note in found]
 
     def close(self) -> None:
         if self.starter is not None:
@@ -252,7 +249,7 @@ class Predictor:
                          for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                 # Every member's spans for the preview; else only the fill's.
                 member_spans = {
-                    m: [replace(sp, origin=m, label=self._project_label(sp.label))
+                    m: [replace(sp, origin=m, label=self._member_labels.get(sp.label, sp.label))
                         for seg, seq in zip(segs, o)
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)]
                     for m, o in doc_out.items() if with_members or m in self._fill_members}

@@ -7,18 +7,25 @@ from __future__ import annotations
 import pytest
 
 from app.gui.qt import QFileDialog, Qt
-from journey import go, import_folder, key, new_project, screenshot, shown, write_synth
+from journey import (go, import_folder, key, new_project, open_row, screenshot, shown,
+                     write_synth)
 
 pytestmark = pytest.mark.slow
 
 
-def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, tmp_path,
-                                                               monkeypatch):
+def _hipaa_window(qtbot, settings, tmp_path, monkeypatch):
+    """The main window, File › New with the HIPAA labels."""
     from app.gui.main_window import MainWindow
     w = MainWindow(settings)
     qtbot.addWidget(w)
     shown(w, qtbot)
     new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    return w
+
+
+def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, tmp_path,
+                                                               monkeypatch):
+    w = _hipaa_window(qtbot, settings, tmp_path, monkeypatch)
     before = {label.name for label in w.project.labels()}
     notes = write_synth(tmp_path / "notes", 6)                  # under the paper's labels
     (notes / "P9_latin.txt").write_bytes("Patient: Ren\u00e9e M\u00fcller, seen today.\n"
@@ -51,11 +58,7 @@ def test_the_import_files_another_sets_labels_under_the_projects(qtbot, settings
     """Notes annotated under the paper's labels, imported into a HIPAA project:
     the import dialog proposes NAME for PERSON (and so on), the person keeps
     one as a label of its own, and the summary says what went where."""
-    from app.gui.main_window import MainWindow
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    w = _hipaa_window(qtbot, settings, tmp_path, monkeypatch)
     before = {label.name for label in w.project.labels()}
     notes = write_synth(tmp_path / "notes", 6)                  # under the paper's labels
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(notes))
@@ -83,12 +86,7 @@ def test_twelve_labels_fit_a_1280_pixel_window_and_the_new_ones_have_number_keys
         qtbot, settings, tmp_path, monkeypatch):
     """The paper's five labels kept beside HIPAA's seven: the editor's label
     buttons pushed the window past 1280 pixels, and the five had no key."""
-    from app.gui.main_window import MainWindow
-    from journey import open_row
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    new_project(qtbot, w, monkeypatch, tmp_path / "ward.deid", preset="hipaa")
+    w = _hipaa_window(qtbot, settings, tmp_path, monkeypatch)
     notes = write_synth(tmp_path / "notes", 3)
     import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
     open_row(qtbot, w, w.project.document_infos()[0].name)
