@@ -1,21 +1,21 @@
-"""Speed of the transformer member on this machine's CPU: prediction fp32 vs
-int8, and training steps with and without dropout on the attention weights.
+"""Speed of the transformer member on this machine's CPU: prediction in
+fp32, int8 and bfloat16, and training steps in fp32 and bfloat16.
 
     python -m app.bench.transformer MODEL_DIR NOTES_DIR [--limit N]
     python -m app.bench.transformer --fit NOTES_DIR [--limit N] [--steps N]
 
 MODEL_DIR is a saved ``transformer`` member (e.g. one a GPU run trained,
 brought back by ``build/gpu_check.sh`` with ``GPU_CHECK_EXPORT``); NOTES_DIR
-holds plain ``.txt`` notes. Both loads read the same fp16 weights; the
-int8 one quantises the linear layers dynamically (what a CPU predicts with
-by default). Prints characters a second of each, their ratio, and how many
-tokens the two call differently (identifier or not), so the choice of
-int8 is made on figures of one run.
+holds plain ``.txt`` notes. Every load reads the same fp16 weights: fp32
+computes in float32, int8 quantises the linear layers dynamically, bf16
+runs the matrix products in bfloat16 (measured only where the CPU has it in
+hardware, ``cpu_bf16``; the default there). Prints characters a second of
+each, their ratio to fp32, and how many tokens each calls differently from
+fp32 (identifier or not), so the default is chosen on figures of one run.
 
 ``--fit`` times training steps of the vendored MiniLM on windows of the
 notes as a CPU fit packs them (batches of 16, all tags ``O``: the cost does
-not depend on them), with MiniLM's attention dropout (what a GPU fit keeps)
-and with a CPU fit's ``CPU_ATTENTION_DROPOUT``, alternated so both meet the
+not depend on them), in float32 and in bfloat16, alternated so both meet the
 same machine load; prints seconds a step, word pieces a second and their ratio.
 """
 from __future__ import annotations
@@ -27,34 +27,37 @@ from pathlib import Path
 
 
 def measure(model_dir: Path, notes: list[str]) -> dict:
-    """Figures of fp32 and int8 prediction over ``notes`` (one run)."""
+    """Figures of fp32, int8 and (where the CPU has it) bf16 prediction over
+    ``notes`` (one run)."""
     import torch
 
     from app.core.tokenize import segment
-    from app.models.transformer_ner import TransformerModel
+    from app.models.transformer_ner import TransformerModel, cpu_bf16
 
     items = [(text, seg) for text in notes for seg in segment(text)]
     chars = sum(len(t) for t in notes)
-    out: dict = {"notes": len(notes), "chars": chars, "threads": torch.get_num_threads()}
+    out: dict = {"notes": len(notes), "chars": chars, "threads": torch.get_num_threads(),
+                 "cpu_bf16": cpu_bf16()}
     calls = {}
-    for name, quantize in (("fp32", False), ("int8", True)):
-        model = TransformerModel.load(model_dir, device="cpu", quantize=quantize)
+    for compute in ("fp32", "int8", "bf16") if out["cpu_bf16"] else ("fp32", "int8"):
+        model = TransformerModel.load(model_dir, device="cpu", compute=compute)
         started = time.perf_counter()
         tags = model.predict(items)
         seconds = time.perf_counter() - started
-        calls[name] = [t != "O" for seq in tags for t in seq.tags]
-        out[name] = {"seconds": round(seconds, 1), "chars_per_s": round(chars / seconds)}
-    differ = sum(a != b for a, b in zip(calls["fp32"], calls["int8"]))
-    out["int8_speedup"] = round(out["int8"]["chars_per_s"] / out["fp32"]["chars_per_s"], 2)
+        calls[compute] = [t != "O" for seq in tags for t in seq.tags]
+        out[compute] = {"seconds": round(seconds, 1), "chars_per_s": round(chars / seconds)}
+    for compute in calls:
+        out[compute]["speedup"] = round(out[compute]["chars_per_s"] / out["fp32"]["chars_per_s"], 2)
+        out[compute]["tokens_called_differently"] = sum(
+            a != b for a, b in zip(calls["fp32"], calls[compute]))
     out["tokens"] = len(calls["fp32"])
-    out["tokens_called_differently"] = differ
     out["identifier_tokens_fp32"] = sum(calls["fp32"])
     return out
 
 
 def measure_fit(notes: list[str], steps: int = 4) -> dict:
-    """Training-step figures with MiniLM's attention dropout and a CPU
-    fit's, ``steps`` timed steps each after one warm-up, alternated (one run)."""
+    """Training-step figures of a CPU fit in float32 and in bfloat16,
+    ``steps`` timed steps each after one warm-up, alternated (one run)."""
     import torch
 
     from app.core.tokenize import segment
@@ -70,22 +73,22 @@ def measure_fit(notes: list[str], steps: int = 4) -> dict:
         raise ValueError(f"the notes make {len(windows)} training windows; "
                          f"a step reads {batch}: give more notes")
     tags = ["O", "B-NAME", "I-NAME"]
-    settings = {"minilm": None, "cpu_fit": T.CPU_ATTENTION_DROPOUT}
     runs = {}
-    for name, dropout in settings.items():
+    for name in ("fp32", "bf16"):
         torch.manual_seed(0)
-        net, config = T._base_network(tags, keep, dropout)
+        net, _ = T._base_network(tags, keep, T.CPU_ATTENTION_DROPOUT)
         net.train()
-        runs[name] = {"net": net, "dropout": config["attention_probs_dropout_prob"],
-                      "opt": torch.optim.AdamW(net.parameters(), lr=1e-4), "seconds": []}
+        runs[name] = {"net": net, "bf16": name == "bf16", "seconds": [],
+                      "opt": torch.optim.AdamW(net.parameters(), lr=1e-4)}
     chunks = [windows[i:i + batch] for i in range(0, len(windows) - batch + 1, batch)]
 
     def step(run: dict, chunk) -> float:
         ids, mask = T._tensors(chunk, pieces, "cpu")
         started = time.perf_counter()
-        logits = run["net"](input_ids=ids, attention_mask=mask).logits
+        with T._autocast("cpu", run["bf16"]):
+            logits = run["net"](input_ids=ids, attention_mask=mask).logits
         gold = torch.zeros(ids.shape, dtype=torch.long)
-        torch.nn.functional.cross_entropy(logits.reshape(-1, len(tags)), gold.reshape(-1)).backward()
+        torch.nn.functional.cross_entropy(logits.reshape(-1, len(tags)).float(), gold.reshape(-1)).backward()
         run["opt"].step()
         run["opt"].zero_grad(set_to_none=True)
         return time.perf_counter() - started
@@ -100,12 +103,11 @@ def measure_fit(notes: list[str], steps: int = 4) -> dict:
         if k:
             read += sum(len(w.ids) + 2 for w in chunk)
     out: dict = {"notes": len(notes), "windows": len(windows), "batch": batch, "steps": steps,
-                 "threads": torch.get_num_threads()}
+                 "threads": torch.get_num_threads(), "cpu_bf16": T.cpu_bf16()}
     for name, run in runs.items():
         total = sum(run["seconds"])
-        out[name] = {"attention_dropout": run["dropout"], "seconds_a_step": round(total / steps, 2),
-                     "pieces_per_s": round(read / total)}
-    out["cpu_fit_speedup"] = round(out["cpu_fit"]["pieces_per_s"] / out["minilm"]["pieces_per_s"], 2)
+        out[name] = {"seconds_a_step": round(total / steps, 2), "pieces_per_s": round(read / total)}
+    out["bf16_speedup"] = round(out["bf16"]["pieces_per_s"] / out["fp32"]["pieces_per_s"], 2)
     return out
 
 

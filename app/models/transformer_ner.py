@@ -25,6 +25,14 @@ after every epoch: the epoch kept is the one with the best F2 at its best
 threshold. Below ``0.5`` the member tags more than its argmax would.
 The ensembles then learn how far to trust it, like every member.
 
+Start. An English fit starts from the starter's encoder
+(``resources/starter/transformer``, param ``init``): the vendored MiniLM
+fine-tuned on our generator's synthetic notes only, so that a fit on a
+site's notes, which on a CPU reads a few hundred thousand word pieces,
+begins from a network that already tells names, dates and places from
+clinical words instead of from MiniLM's sentence embeddings. Its tagging
+head is the site's own; other languages start from MiniLM.
+
 Copies. An English fit also reads a copy of each training segment that
 holds a name or a place, with other names and places from the shipped lists
 in their stead (param ``augment``, `app.models.augment`), so it learns the
@@ -48,9 +56,13 @@ members' (BENCHMARKS.md).
 
 Storage. The vocabulary is cut to the word pieces the project's notes use
 (plus every single character, so unseen words still split) and the weights
-are stored in fp16: about a third of the shipped 88 MB. On a CPU the
-loaded model's linear layers are quantised to int8 (dynamic quantisation)
-when that is available, which is what makes prediction affordable there.
+are stored in fp16: about a third of the shipped 88 MB.
+
+Arithmetic on a CPU. Where the CPU multiplies bfloat16 in hardware (AMX,
+AVX512-BF16: ``cpu_bf16``) a fit and a prediction run their matrix products
+in bfloat16 (``compute`` "bf16"); elsewhere a loaded model's linear layers
+are quantised to int8 (dynamic quantisation), which is what makes prediction
+affordable there. ``python -m app.bench.transformer`` measures the three.
 """
 from __future__ import annotations
 
@@ -107,6 +119,10 @@ DEFAULTS: dict[str, Any] = {
     "augment": "auto",        # "mentions": also train on copies of the segments with a
                               # name or place, others from the shipped lists in their
                               # stead (`app.models.augment`); "auto": for English
+    "init": "auto",           # where the fit starts: "minilm", the vendored weights;
+                              # "starter", the starter's encoder (`starter_encoder`);
+                              # "auto": the starter's for English where it is installed
+    "pieces": None,           # word pieces a CPU fit reads (None: the budget's CPU_PIECES)
     "attention_dropout": None,  # dropout on the attention weights while training
                                 # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
 }
@@ -126,8 +142,12 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "attention_dropout", "train_windows", "train_pieces",
-            "train_seconds", "device", "gpu_peak_mb")
+            "augment", "init", "attention_dropout", "train_windows", "train_pieces",
+            "train_seconds", "device", "compute", "gpu_peak_mb")
+#: The starter's encoder, under ``resources/starter``, and the metadata key
+#: naming the word pieces of its trained rows (``pack_encoder``).
+STARTER_ENCODER = "transformer/encoder.safetensors"
+STARTER_ROW_PIECES = "word_rows"
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: Word pieces a second a fit goes through (forward, backward, the dev
 #: passes), for ``estimate_fit_seconds``: the PhysioNet standard fit on an
@@ -387,10 +407,13 @@ def _build_network(config: dict[str, Any]):
     return BertForTokenClassification(BertConfig(**config))
 
 
-def _base_network(tags: list[str], keep: list[int], attention_dropout: float | None = None):
-    """The vendored MiniLM with a fresh tagging head over ``tags`` and its
-    word-piece embeddings cut to the old ids ``keep``, its attention dropout
-    ``attention_dropout`` when given; returns (network, config)."""
+def _base_network(tags: list[str], keep: list[int], attention_dropout: float | None = None,
+                  init: str = "minilm"):
+    """The vendored MiniLM (with ``init`` "starter", the starter's encoder
+    laid over it, ``starter_encoder``) with a fresh tagging head over
+    ``tags`` and its word-piece embeddings cut to the old ids ``keep``, its
+    attention dropout ``attention_dropout`` when given; returns (network,
+    config)."""
     import torch
 
     base = base_model_path()
@@ -408,12 +431,107 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
     state = _read_weights(base)
     state = {k.removeprefix("bert.").removeprefix("0.auto_model."): v for k, v in state.items()}
     emb = "embeddings.word_embeddings.weight"
+    if init == "starter":
+        state = _starter_state(state, emb)
     state[emb] = state[emb][torch.tensor(keep)]
     missing, unexpected = net.bert.load_state_dict(state, strict=False)
     if [k for k in missing if not k.startswith("pooler.")] or \
             [k for k in unexpected if not k.startswith("pooler.") and "position_ids" not in k]:
         raise RuntimeError("the vendored MiniLM weights do not fit a BERT encoder")
     return net, config
+
+
+def starter_encoder() -> Path | None:
+    """The starter's encoder (``resources/starter/transformer``): the vendored
+    MiniLM fine-tuned on synthetic notes only (`app.services.starter`), so
+    that a fit on a site's notes starts from a network that already tells
+    names, dates and places from clinical words; None where it is missing."""
+    from app.paths import resources_dir
+
+    path = resources_dir() / "starter" / STARTER_ENCODER
+    return path if path.is_file() else None
+
+
+def resolve_init(init: str, language: str) -> str:
+    """Where a fit of ``language`` notes starts, for param ``init``: "auto" is
+    the starter's encoder for English where it is installed (it learned from
+    English notes), else the vendored MiniLM."""
+    if init == "auto":
+        return "starter" if language == "en" and starter_encoder() else "minilm"
+    if init not in ("starter", "minilm"):
+        raise ValueError(f"unknown transformer init {init!r}")
+    return init
+
+
+def _starter_state(state: dict, emb: str) -> dict:
+    """MiniLM's weights ``state`` with the starter's encoder laid over them:
+    every tensor it holds, and the word-piece rows it trained (the pieces
+    of its synthetic notes; the others stay MiniLM's)."""
+    from safetensors import safe_open
+
+    path = starter_encoder()
+    if path is None:
+        raise RuntimeError("the starter's transformer encoder is not installed")
+    with safe_open(str(path), "pt") as f:
+        packed = {k: f.get_tensor(k) for k in f.keys()}
+        pieces = f.metadata()[STARTER_ROW_PIECES].split("\n")
+    return unpack_encoder(packed, pieces, state, emb, _read_vocab(base_model_path() / _VOCAB))
+
+
+def pack_encoder(tuned: dict, base: dict, emb: str, row_ids) -> dict:
+    """The tensors of the starter's encoder file: for each of ``tuned``'s
+    matrices its change from MiniLM's ``base`` in int8, with one fp16 scale a
+    row (``.q``, ``.s``; the word-piece matrix only over its rows, MiniLM's
+    ``row_ids``, whose pieces the file names in its metadata,
+    ``STARTER_ROW_PIECES``), and its vectors (biases, norms) whole in fp16.
+    About a quarter of fp32; the rounding moves a weight by at most half a
+    step of its row's change, nothing for a start a site's fit moves on from."""
+    import torch
+
+    ids = torch.as_tensor(row_ids, dtype=torch.long)
+    out = {}
+    for name, value in tuned.items():
+        value = value.detach().float()
+        if value.dim() == 1:
+            out[name] = value.to(torch.float16).contiguous()
+            continue
+        before = base[name].float()
+        if name == emb:
+            before = before[ids]
+        change = value - before
+        scale = change.abs().amax(dim=1).clamp(min=1e-12) / 127.0
+        out[name + ".q"] = torch.round(change / scale[:, None]).to(torch.int8).contiguous()
+        out[name + ".s"] = scale.to(torch.float16).contiguous()
+    return out
+
+
+def unpack_encoder(packed: dict, pieces: Sequence[str], base: dict, emb: str,
+                   vocab: Sequence[str]) -> dict:
+    """MiniLM's weights ``base`` (word pieces ``vocab``) with ``pack_encoder``'s
+    tensors laid over them, its word-piece rows ``pieces`` found by piece:
+    a MiniLM copy cut to fewer pieces (the GPU check's) takes those it has."""
+    import torch
+
+    index = {piece: i for i, piece in enumerate(vocab)}
+    found = [(r, index[p]) for r, p in enumerate(pieces) if p in index]
+    rows = torch.tensor([r for r, _ in found], dtype=torch.long)
+    ids = torch.tensor([i for _, i in found], dtype=torch.long)
+    out = dict(base)
+    for name, value in packed.items():
+        if name.endswith(".s"):
+            continue
+        if not name.endswith(".q"):
+            out[name] = value.float()
+            continue
+        name = name.removesuffix(".q")
+        change = value.float() * packed[name + ".s"].float()[:, None]
+        if name == emb:
+            words = base[name].float().clone()
+            words[ids] += change[rows]
+            out[name] = words
+        else:
+            out[name] = base[name].float() + change
+    return out
 
 
 def _read_weights(folder: Path) -> dict:
@@ -427,7 +545,7 @@ def _read_weights(folder: Path) -> dict:
 
 
 def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
-                   pieces: WordPieces, sizes: Sequence[int]):
+                   pieces: WordPieces, sizes: Sequence[int], bf16: bool = False):
     """Per item, a (tokens x tags) array of tag probabilities.
 
     Windows are batched shortest first, so a batch pads to windows of about
@@ -444,7 +562,7 @@ def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
         for b in range(0, len(ordered), batch):
             chunk = ordered[b:b + batch]
             ids, mask = _tensors(chunk, pieces, device)
-            with _autocast(device):
+            with _autocast(device, bf16):
                 logits = net(input_ids=ids, attention_mask=mask).logits
             probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
             for r, w in enumerate(chunk):
@@ -453,13 +571,34 @@ def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
     return out
 
 
-def _autocast(device: str):
+def cpu_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in hardware (AMX or
+    AVX512-BF16, as torch's own checks say). There a CPU fit and a CPU
+    prediction run in bfloat16 (``_autocast``); elsewhere bfloat16 is
+    emulated and slower than float32, so they do not. ``DEID_CPU_BF16=0``
+    turns it off."""
+    import os
+
+    import torch
+
+    if os.environ.get("DEID_CPU_BF16", "1") == "0":
+        return False
+    try:
+        return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
+    except AttributeError:       # a torch without these checks
+        return False
+
+
+def _autocast(device: str, bf16: bool = False):
+    """bfloat16 for the matrix products on a GPU, and on a CPU with ``bf16``."""
     import contextlib
 
     import torch
 
     if device == "cuda":
         return torch.autocast("cuda", dtype=torch.bfloat16)
+    if bf16:
+        return torch.autocast("cpu", dtype=torch.bfloat16)
     return contextlib.nullcontext()
 
 
@@ -561,9 +700,11 @@ class TransformerSpec(ModelSpec):
         attention_dropout = params["attention_dropout"]
         if attention_dropout is None and device != "cuda":
             attention_dropout = CPU_ATTENTION_DROPOUT
-        net, config = _base_network(tags, keep, attention_dropout)
+        init = params["init"] = resolve_init(params["init"], corpus.language)
+        net, config = _base_network(tags, keep, attention_dropout, init)
         params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
+        bf16 = device == "cpu" and cpu_bf16()
 
         max_length = int(params["max_length"])
         tag_index = {t: i for i, t in enumerate(tags)}
@@ -584,7 +725,8 @@ class TransformerSpec(ModelSpec):
             epochs = int(params["max_epochs"] or
                          min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
         else:
-            piece_budget = CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"])
+            piece_budget = int(params["pieces"] or
+                               CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
             epochs = int(params["max_epochs"] or MIN_EPOCHS)
         plans = epoch_plan(windows, labels, piece_budget, epochs, rng)
         total_steps = max(1, sum(math.ceil(len(plan) / batch_size) for plan in plans))
@@ -616,7 +758,7 @@ class TransformerSpec(ModelSpec):
                 for r, (w, i) in enumerate(zip(chunk, idx)):
                     gold[r, torch.tensor(w.firsts)] = torch.tensor(labels[i])
                 gold = gold.to(device)
-                with _autocast(device):
+                with _autocast(device, bf16):
                     logits = net(input_ids=ids, attention_mask=mask).logits
                     loss = torch.nn.functional.cross_entropy(
                         logits.reshape(-1, len(tags)).float(), gold.reshape(-1),
@@ -641,7 +783,7 @@ class TransformerSpec(ModelSpec):
             # its first epoch at dev F1 0).
             if dev_items:
                 probs = _probabilities(net, dev_windows,
-                                       _PREDICT_BATCH[device], device, pieces, sizes)
+                                       _PREDICT_BATCH[device], device, pieces, sizes, bf16)
                 cut, score, f1 = tune_threshold(dev_items, probs, tags)
             else:
                 cut, score, f1 = 0.5, float(epoch), None      # no dev: keep the last epoch
@@ -661,7 +803,7 @@ class TransformerSpec(ModelSpec):
                       train_windows=len(windows),
                       train_pieces=read,
                       train_seconds=round(time.monotonic() - started, 1),
-                      device=device)
+                      device=device, compute="bf16" if bf16 or device == "cuda" else "fp32")
         if device == "cuda":
             params["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
         progress(Progress(1.0, "train", model=self.kind, model_fraction=1.0,
@@ -680,7 +822,7 @@ class TransformerModel(TrainedModel):
 
     def __init__(self, net, network_config: dict[str, Any], vocab: list[str], tags: list[str],
                  config: dict[str, Any], *, language: str, labels: list[str],
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", compute: str | None = None) -> None:
         self.net = net
         self.network_config = dict(network_config)
         self.vocab = vocab
@@ -689,6 +831,9 @@ class TransformerModel(TrainedModel):
         self.language = language
         self.labels = labels
         self.device = device
+        #: How its matrix products are computed: "bf16" (a GPU, or a CPU
+        #: with bfloat16 in hardware), "int8" (a quantised network) or "fp32".
+        self.compute = compute or ("bf16" if device == "cuda" or cpu_bf16() else "fp32")
         self.net.to(device)
         self.net.eval()
         self._pieces = WordPieces(vocab)
@@ -709,7 +854,8 @@ class TransformerModel(TrainedModel):
                                int(self.config.get("max_length", DEFAULTS["max_length"])))
         probs = _probabilities(self.net, windows,
                                _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
-                               [len(it[1].tokens) for _, it in todo])
+                               [len(it[1].tokens) for _, it in todo],
+                               bf16=self.compute == "bf16")
         for (i, _), p in zip(todo, probs):
             out[i] = _decode(p, self.tags, self.threshold)
         return out
@@ -733,10 +879,11 @@ class TransformerModel(TrainedModel):
 
     @classmethod
     def load(cls, directory: Path, device: str = "cpu", *,
-             quantize: bool | None = None) -> "TransformerModel":
+             compute: str | None = None) -> "TransformerModel":
         """Rebuild a saved model on ``device`` (``"auto"``: the GPU when there
-        is one). On a CPU its linear layers are int8 unless ``quantize`` is
-        False or the fit said not to (``quantize`` in its config)."""
+        is one), computing in ``compute`` ("bf16", "int8" or "fp32"; None:
+        bfloat16 on a GPU or a CPU that has it in hardware, else int8 linear
+        layers unless the fit said not to, ``quantize`` in its config)."""
         import torch
         from safetensors.torch import load_file
 
@@ -753,13 +900,16 @@ class TransformerModel(TrainedModel):
             raise ValueError(f"the saved transformer lacks {len(missing)} weight(s)")
         if device in ("auto", "cuda"):
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        if quantize is None:
-            quantize = bool(meta["config"].get("quantize", True))
-        if device == "cpu" and quantize:
-            net = _quantized(net)
+        if device == "cuda":
+            compute = "bf16"
+        elif compute is None:
+            compute = ("bf16" if cpu_bf16() else
+                       "int8" if meta["config"].get("quantize", True) else "fp32")
+        if compute == "int8":
+            net, compute = _quantized(net)
         return cls(net, network_config, _read_vocab(directory / _VOCAB), meta["tags"],
                    meta["config"], language=meta["language"], labels=meta["labels"],
-                   device=device)
+                   device=device, compute=compute)
 
 
 def _float_state(net) -> dict:
@@ -768,7 +918,8 @@ def _float_state(net) -> dict:
 
 
 def _quantized(net):
-    """``net`` with int8 dynamically quantised linear layers, where torch can."""
+    """``net`` with int8 dynamically quantised linear layers, where torch can,
+    and "int8"; else ``net`` and "fp32"."""
     import torch
 
     try:
@@ -776,9 +927,9 @@ def _quantized(net):
             # torch deprecates its eager quantisation for torchao, not installed here.
             warnings.simplefilter("ignore")
             from torch.ao.quantization import quantize_dynamic
-            return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+            return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8), "int8"
     except Exception:        # a build without the quantised kernels predicts in fp32
-        return net
+        return net, "fp32"
 
 
 register(TransformerSpec, TransformerModel)

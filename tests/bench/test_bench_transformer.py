@@ -1,4 +1,4 @@
-"""The transformer speed bench: training steps with and without attention dropout."""
+"""The transformer speed bench: training steps in float32 and bfloat16."""
 import json
 
 import pytest
@@ -8,7 +8,7 @@ from app.bench.transformer import main
 pytest.importorskip("transformers")
 
 
-def test_fit_steps_are_timed_with_minilms_attention_dropout_and_a_cpu_fits(tmp_path, capsys):
+def test_fit_steps_are_timed_in_float32_and_bfloat16(tmp_path, capsys):
     for i in range(20):
         (tmp_path / f"n{i:02d}.txt").write_text(
             f"Seen on ward {i} by Dr Ames. Daughter called back at 555-01{i:02d}.\n"
@@ -16,12 +16,11 @@ def test_fit_steps_are_timed_with_minilms_attention_dropout_and_a_cpu_fits(tmp_p
     assert main(["--fit", str(tmp_path), "--steps", "1"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["notes"] == 20 and figures["windows"] >= figures["batch"] == 16
-    assert figures["minilm"]["attention_dropout"] == 0.1
-    assert figures["cpu_fit"]["attention_dropout"] == 0.0
-    for name in ("minilm", "cpu_fit"):
+    assert isinstance(figures["cpu_bf16"], bool)
+    for name in ("fp32", "bf16"):
         assert figures[name]["seconds_a_step"] > 0 and figures[name]["pieces_per_s"] > 0
-    assert figures["cpu_fit_speedup"] == pytest.approx(
-        figures["cpu_fit"]["pieces_per_s"] / figures["minilm"]["pieces_per_s"], abs=0.01)
+    assert figures["bf16_speedup"] == pytest.approx(
+        figures["bf16"]["pieces_per_s"] / figures["fp32"]["pieces_per_s"], abs=0.01)
 
 
 def test_fit_needs_enough_notes_for_a_step(tmp_path):

@@ -10,6 +10,8 @@ from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
                                         _base_network, _decode, _read_vocab, base_model_path,
+                                        STARTER_ROW_PIECES, _read_weights, cpu_bf16, pack_encoder,
+                                        resolve_init,
                                         cut_vocabulary, epoch_plan, pack_windows,
                                         sliding_windows)
 from models_synth import dev_f1, dev_items, make_docs, offline_single_thread  # noqa: F401
@@ -122,6 +124,52 @@ def test_the_base_network_keeps_minilms_attention_dropout_unless_told(vocab):
     assert cpu.config.hidden_dropout_prob == gpu.config.hidden_dropout_prob == 0.1
 
 
+def test_the_starters_encoder_is_laid_over_minilm_where_it_trained(vocab, tmp_path, monkeypatch):
+    import torch
+    from safetensors.torch import save_file
+
+    from app import paths
+
+    base = {k.removeprefix("0.auto_model."): v for k, v in
+            _read_weights(base_model_path()).items()}
+    emb, dense = "embeddings.word_embeddings.weight", "encoder.layer.0.output.dense.weight"
+    tuned = {dense: base[dense] + 0.01, "encoder.layer.0.output.dense.bias": torch.zeros(384),
+             emb: base[emb][[5, 7]] - 0.02}
+    packed = pack_encoder(tuned, base, emb, [5, 7])
+    assert packed[dense + ".q"].dtype == torch.int8             # a quarter of fp32
+    (tmp_path / "starter" / "transformer").mkdir(parents=True)
+    save_file(packed, str(tmp_path / "starter" / "transformer" / "encoder.safetensors"),
+              metadata={STARTER_ROW_PIECES: f"{vocab[5]}\n{vocab[7]}"})
+    monkeypatch.setattr(paths, "resources_dir", lambda: tmp_path)
+    keep = [0, 5, 6, 7]
+    tags = ["O", "B-NAME", "I-NAME"]
+    plain, _ = _base_network(tags, keep)
+    started, _ = _base_network(tags, keep, init="starter")
+    layer = started.bert.encoder.layer[0].output.dense
+    assert torch.allclose(layer.weight, plain.bert.encoder.layer[0].output.dense.weight + 0.01,
+                          atol=1e-4)
+    assert not layer.bias.any()
+    words, minilm = (started.bert.embeddings.word_embeddings.weight,
+                     plain.bert.embeddings.word_embeddings.weight)
+    assert torch.allclose(words[[1, 3]], minilm[[1, 3]] - 0.02, atol=1e-4)   # ids 5 and 7
+    assert torch.equal(words[[0, 2]], minilm[[0, 2]])                        # not trained
+    # Every other tensor is MiniLM's.
+    assert torch.equal(started.bert.encoder.layer[1].output.dense.weight,
+                       plain.bert.encoder.layer[1].output.dense.weight)
+
+
+def test_an_english_fit_starts_from_the_starters_encoder_where_installed(tmp_path, monkeypatch):
+    from app import paths
+
+    assert resolve_init("minilm", "en") == "minilm" and resolve_init("starter", "es") == "starter"
+    assert resolve_init("auto", "es") == "minilm"        # it learned from English notes
+    assert resolve_init("auto", "en") == "starter"       # shipped in resources/starter
+    monkeypatch.setattr(paths, "resources_dir", lambda: tmp_path)
+    assert resolve_init("auto", "en") == "minilm"
+    with pytest.raises(ValueError, match="init"):
+        resolve_init("bert-large", "en")
+
+
 def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
     import numpy as np
 
@@ -132,10 +180,12 @@ def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
     assert low.tags == ["B-PERSON", "O"] and low.confidences[0] == pytest.approx(0.3)
 
 
-def test_notes_predicted_together_as_each_alone_whatever_their_windows_lengths(trained):
+def test_notes_predicted_together_as_each_alone_whatever_their_windows_lengths(trained,
+                                                                              monkeypatch):
     # Windows are batched shortest first: each one's probabilities must still
     # land on its own tokens. fp32, so padding alone cannot move a token.
     model, _ = trained
+    monkeypatch.setattr(model, "compute", "fp32")
     notes = ["Seen by Dr Smith on 3 May.\n" * n + "Call 0412345678.\n" for n in (1, 9, 2, 14, 5)]
     items = [(t, s) for t in notes for s in segment(t)]
     together = model.predict(items)
@@ -158,6 +208,8 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     assert details["learning_rate"] == 3e-4 and details["identifier_weight"] == 5.0
     # ... and no dropout on the attention weights (the hidden layers keep theirs).
     assert details["attention_dropout"] == 0.0
+    # ... in bfloat16 where the CPU multiplies it in hardware.
+    assert details["compute"] == ("bf16" if cpu_bf16() else "fp32")
     assert model.net.config.attention_probs_dropout_prob == 0.0
     assert model.net.config.hidden_dropout_prob == 0.1
     for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
@@ -173,17 +225,30 @@ def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, 
     assert size < base / 3                                  # fp16, cut vocabulary
     meta = read_meta(tmp_path / "m", "transformer")
     assert meta["tags"][0] == "O" and meta["config"]["threshold"] == model.threshold
-    exact = TransformerModel.load(tmp_path / "m", device="cpu", quantize=False)
-    assert exact.device == "cpu"
+    exact = TransformerModel.load(tmp_path / "m", device="cpu", compute="fp32")
+    assert exact.device == "cpu" and exact.compute == "fp32"
     items = dev_items(corpus)
     before = [t for o in model.predict(items) for t in o.tags]
     after = [t for o in exact.predict(items) for t in o.tags]
     # fp16 storage moves a borderline token at most.
     assert sum(a == b for a, b in zip(before, after)) >= 0.995 * len(before)
-    # The default load (int8 on a CPU) keeps what it finds.
-    quantised = load_model(tmp_path / "m", device="auto")
-    assert quantised.device == "cpu"
-    assert dev_f1(quantised, corpus) > 0.8
+    # The default load (bfloat16 where the CPU has it, else int8) keeps what it finds,
+    # and so does the other.
+    default = load_model(tmp_path / "m", device="auto")
+    assert default.device == "cpu"
+    assert default.compute == ("bf16" if cpu_bf16() else "int8")
+    assert dev_f1(default, corpus) > 0.8
+    for compute in ("int8", "bf16"):
+        assert dev_f1(TransformerModel.load(tmp_path / "m", compute=compute), corpus) > 0.8
+
+
+@pytest.mark.slow
+def test_without_bfloat16_a_cpu_load_is_int8(corpus, trained, tmp_path, monkeypatch):
+    model, _ = trained
+    model.save(tmp_path / "m")
+    monkeypatch.setenv("DEID_CPU_BF16", "0")
+    assert not cpu_bf16()
+    assert TransformerModel.load(tmp_path / "m").compute == "int8"
 
 
 @pytest.mark.slow
