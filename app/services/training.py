@@ -235,9 +235,11 @@ def transformer_cost(budget: str, variants: int, device: str) -> str:
                  f".\nWithout a GPU a model that uses it reads at most about "
                  f"{round(estimate_tag_rate(), -3):,.0f} characters of notes a second, "
                  f"several times slower than one without it.\n"
-                 f"On a processor it has time for two short passes over the notes: in our "
-                 f"tests on three folds of English notes, the model chosen with it then found "
-                 f"no more identifiers than the one chosen without it")
+                 f"On a processor it has time for two short passes over the notes, starting "
+                 f"from an encoder that learned identifiers from synthetic notes: in our tests "
+                 f"on two folds of English notes, the model chosen with it hid 97.4 % of the "
+                 f"identifiers' tokens against 96.7 % without it, and 7 notes leaked one against "
+                 f"10, at 86 % precision against 90 %")
     return note + "."
 
 

@@ -79,6 +79,9 @@ def test_doctor_reports_versions_and_offline_checks(capsys, monkeypatch, tmp_pat
     assert "torch" in out and "Offline self-check" in out
     assert code == expected and ("[FAIL]" in out) == bool(expected)
     assert "[FAIL] vendored MiniLM" not in out
+    # Where the transformer starts, and how it computes on this processor.
+    assert "[ok] starter's transformer encoder" in out
+    assert "cpu_bfloat16" in out
 
 
 def test_doctor_exits_1_when_a_check_fails(capsys, monkeypatch, tmp_path):
