@@ -431,8 +431,7 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
     config.update(vocab_size=len(keep), num_labels=len(tags), pad_token_id=0,
                   id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
     net = _build_network(config)
-    state = _read_weights(base)
-    state = {k.removeprefix("bert.").removeprefix("0.auto_model."): v for k, v in state.items()}
+    state = minilm_state()
     emb = "embeddings.word_embeddings.weight"
     if init == "starter":
         state = _starter_state(state, emb)
@@ -442,6 +441,12 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
             [k for k in unexpected if not k.startswith("pooler.") and "position_ids" not in k]:
         raise RuntimeError("the vendored MiniLM weights do not fit a BERT encoder")
     return net, config
+
+
+def minilm_state() -> dict:
+    """The vendored MiniLM's encoder weights, named as a ``BertModel``'s."""
+    return {k.removeprefix("bert.").removeprefix("0.auto_model."): v
+            for k, v in _read_weights(base_model_path()).items()}
 
 
 def starter_encoder() -> Path | None:

@@ -58,15 +58,17 @@ def starter_identity() -> str:
 #: epochs; about 18 minutes on 2 cores).
 TRANSFORMER_NOTES = 3000
 TRANSFORMER_PIECES = 400_000
+TRANSFORMER_SEED = 23
 
 
 def build_starter_transformer(out_dir: Path, *, n_notes: int = TRANSFORMER_NOTES,
-                              seed: int = DEFAULT_SEED,
+                              seed: int = TRANSFORMER_SEED,
                               pieces: int = TRANSFORMER_PIECES) -> dict:
     """Fine-tune the vendored MiniLM on synthetic notes only, on the CPU, and
-    write its encoder to ``out_dir/transformer/encoder.safetensors`` (fp16:
-    every encoder tensor and the word-piece rows the fit trained, with their
-    MiniLM ids; the tagging head is left out, a site's fit grows its own).
+    write its encoder to ``out_dir/transformer/encoder.safetensors``
+    (``pack_encoder``: each tensor's change from MiniLM, the word-piece rows
+    the fit trained named by piece; the tagging head is left out, a site's
+    fit grows its own).
     Records how it was built under ``transformer`` in the manifest and
     returns that record."""
     from safetensors.torch import save_file
@@ -87,8 +89,7 @@ def build_starter_transformer(out_dir: Path, *, n_notes: int = TRANSFORMER_NOTES
     shutil.rmtree(work, ignore_errors=True)
     base_vocab = T._read_vocab(T.base_model_path() / T._VOCAB)
     index = {piece: i for i, piece in enumerate(base_vocab)}
-    base = {k.removeprefix("bert.").removeprefix("0.auto_model."): v
-            for k, v in T._read_weights(T.base_model_path()).items()}
+    base = T.minilm_state()
     tuned = {k.removeprefix("bert."): v for k, v in model.net.state_dict().items()
              if k.startswith("bert.") and v.is_floating_point()}
     encoder = T.pack_encoder(tuned, base, "embeddings.word_embeddings.weight",
@@ -168,7 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=None,
                         help=f"synthetic notes (default {DEFAULT_NOTES}; "
                              f"{TRANSFORMER_NOTES} with --transformer)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"default {DEFAULT_SEED}; {TRANSFORMER_SEED} with --transformer")
     parser.add_argument("--iterations", type=int, default=150)
     parser.add_argument("--transformer", action="store_true",
                         help="build the starter's transformer encoder only (the CRF stays)")
@@ -177,11 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.transformer:
         record = build_starter_transformer(args.out_dir, n_notes=args.n or TRANSFORMER_NOTES,
-                                           seed=args.seed,
+                                           seed=TRANSFORMER_SEED if args.seed is None else args.seed,
                                            pieces=args.pieces)
         print(f"starter transformer written to {args.out_dir} in {record['build_seconds']} s")
         return 0
-    manifest = build_starter(args.out_dir, n_notes=args.n or DEFAULT_NOTES, seed=args.seed,
+    manifest = build_starter(args.out_dir, n_notes=args.n or DEFAULT_NOTES,
+                             seed=DEFAULT_SEED if args.seed is None else args.seed,
                              iterations=args.iterations)
     print(f"starter written to {args.out_dir} in {manifest['build_seconds']} s")
     return 0

@@ -10,7 +10,7 @@ from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
                                         _base_network, _decode, _read_vocab, base_model_path,
-                                        STARTER_ROW_PIECES, _read_weights, cpu_bf16, pack_encoder,
+                                        STARTER_ROW_PIECES, cpu_bf16, minilm_state, pack_encoder,
                                         resolve_init,
                                         cut_vocabulary, epoch_plan, pack_windows,
                                         sliding_windows)
@@ -130,8 +130,7 @@ def test_the_starters_encoder_is_laid_over_minilm_where_it_trained(vocab, tmp_pa
 
     from app import paths
 
-    base = {k.removeprefix("0.auto_model."): v for k, v in
-            _read_weights(base_model_path()).items()}
+    base = minilm_state()
     emb, dense = "embeddings.word_embeddings.weight", "encoder.layer.0.output.dense.weight"
     tuned = {dense: base[dense] + 0.01, "encoder.layer.0.output.dense.bias": torch.zeros(384),
              emb: base[emb][[5, 7]] - 0.02}
