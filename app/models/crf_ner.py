@@ -41,7 +41,9 @@ many iterations as fit (fewer than the budget's: the stop fired).
 """
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from bisect import bisect_right
 from functools import lru_cache
 from hashlib import blake2b
@@ -301,6 +303,40 @@ def _hints_for(params: dict[str, Any], items: list[tuple[str, Segment]]) -> list
     return [None] * len(items)
 
 
+# The attributes of the segments read last, by (text, start, end, features):
+# the two CRF members of a run (balanced and imbalanced data, the same
+# features) read the same segments one after the other, and the leak scan
+# reads them again for its doubts. Building them is most of a CRF's tagging.
+_XSEQS: OrderedDict[tuple, Any] = OrderedDict()
+_XSEQS_SIZE = 1024               # a predictor's batch is 256 segments
+_XSEQS_LOCK = threading.Lock()
+
+
+def item_sequences(items: Sequence[tuple[str, Segment]], params: dict[str, Any],
+                   clusters: WordClusters | None) -> list:
+    """The ``pycrfsuite.ItemSequence`` of each ``(text, segment)`` (with
+    tokens) for a model with ``params`` and ``clusters``; those of the
+    segments read last with the same features are not built again."""
+    import pycrfsuite
+
+    kind = (params.get("hints") == HINTS_STARTER, None if clusters is None else clusters.key)
+    keys = [(text, seg.start, seg.end, kind) for text, seg in items]
+    with _XSEQS_LOCK:
+        out = [_XSEQS.get(key) for key in keys]
+    missing = [i for i, xseq in enumerate(out) if xseq is None]
+    if missing:
+        pairs = [items[i] for i in missing]
+        for i, (text, seg), hints in zip(missing, pairs, _hints_for(params, pairs)):
+            out[i] = pycrfsuite.ItemSequence(segment_features(text, seg, hints, clusters))
+    with _XSEQS_LOCK:
+        for key, xseq in zip(keys, out):
+            _XSEQS[key] = xseq
+            _XSEQS.move_to_end(key)
+        while len(_XSEQS) > _XSEQS_SIZE:
+            _XSEQS.popitem(last=False)
+    return out
+
+
 class _IterationCost(Exception):
     """Raised after the first L-BFGS iteration to size the real run."""
 
@@ -421,14 +457,13 @@ class CrfModel(TrainedModel):
         out = []
         tagger = self._tagger
         items = list(items)
-        hints = _hints_for(self.params, [item for item in items if item[1].tokens])
-        k = 0
+        xseqs = iter(item_sequences([item for item in items if item[1].tokens], self.params,
+                                    self.clusters))
         for text, seg in items:
             if not seg.tokens:
                 out.append(TagSeq([], []))
                 continue
-            tagger.set(segment_features(text, seg, hints[k], self.clusters))
-            k += 1
+            tagger.set(next(xseqs))
             tags = tagger.tag()
             out.append(TagSeq(tags, [tagger.marginal(t, i) for i, t in enumerate(tags)]))
         return out
@@ -445,12 +480,13 @@ class CrfModel(TrainedModel):
         tagger = self._tagger
         tags = [t for t in tagger.labels() if t != "O"]
         items = list(items)
-        hints = iter(_hints_for(self.params, [item for item in items if item[1].tokens]))
+        xseqs = iter(item_sequences([item for item in items if item[1].tokens], self.params,
+                                    self.clusters))
         out = []
         for text, seg in items:
             found: list[tuple[int, str]] = []
             if seg.tokens:
-                tagger.set(segment_features(text, seg, next(hints), self.clusters))
+                tagger.set(next(xseqs))
                 tagger.tag()                     # marginals need a tagged sequence
                 for i in range(len(seg.tokens)):
                     if 1.0 - tagger.marginal("O", i) >= threshold:

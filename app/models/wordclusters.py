@@ -24,6 +24,7 @@ then chose a recall-first candidate.
 from __future__ import annotations
 
 import threading
+from hashlib import blake2b
 from pathlib import Path
 from typing import Iterable
 
@@ -90,6 +91,8 @@ class WordClusters:
 
     def __init__(self, centroids: np.ndarray) -> None:
         self.centroids = np.asarray(centroids, dtype=np.float32)
+        # Names the groups by content: two members loaded apart, the same groups.
+        self.key = blake2b(self.centroids.tobytes(), digest_size=16).hexdigest()
         self._memo: dict[str, str | None] = {}
         self._lock = threading.Lock()     # the GUI's worker and a preview may share a model
 

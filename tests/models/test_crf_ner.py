@@ -187,6 +187,34 @@ def test_starter_tags_of_a_segment_are_computed_once(monkeypatch):
 
 
 
+def test_two_members_with_the_same_features_build_a_segments_attributes_once(
+        trained, corpus, tmp_path, monkeypatch):
+    # A run's balanced and imbalanced CRFs, and the leak scan after them, read
+    # the same segments: the attributes are built once and the tags are those
+    # built afresh.
+    import app.models.crf_ner as crf
+
+    model, _ = trained
+    model.save(tmp_path / "m")
+    twin = load_model(tmp_path / "m")                 # loaded apart: other objects
+    items = dev_items(corpus)
+    monkeypatch.setattr(crf, "_XSEQS", type(crf._XSEQS)())
+    built = []
+    real = crf.segment_features
+    monkeypatch.setattr(crf, "segment_features", lambda *a: built.append(1) or real(*a))
+    first = model.predict(items)
+    n = len(built)
+    assert n == sum(1 for _, seg in items if seg.tokens)
+    assert twin.predict(items) == first and len(built) == n
+    assert twin.suspicions(items, 0.05) == model.suspicions(items, 0.05) and len(built) == n
+    # Other features (no hints): built again, not mixed up.
+    bare = CrfModel(model._data, {**model.params, "hints": "none"}, model.clusters)
+    bare.predict(items)
+    assert len(built) == 2 * n
+    monkeypatch.setattr(crf, "_XSEQS", type(crf._XSEQS)())
+    assert model.predict(items) == first              # built afresh: the same tags
+
+
 def test_an_english_crf_reads_groups_of_like_words_it_saves_without_the_words(
         corpus, trained, tmp_path):
     import app.models.crf_ner as crf
