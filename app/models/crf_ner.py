@@ -41,9 +41,7 @@ many iterations as fit (fewer than the budget's: the stop fired).
 """
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from bisect import bisect_right
 from functools import lru_cache
 from hashlib import blake2b
@@ -51,6 +49,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from app.core.progress import Progress
+from app.core.recent import Recent
 from app.core.tokenize import Segment
 from app.rules import dictionaries
 from app.rules.recognizer import RuleHit, find_hits, hits_between
@@ -307,9 +306,7 @@ def _hints_for(params: dict[str, Any], items: list[tuple[str, Segment]]) -> list
 # the two CRF members of a run (balanced and imbalanced data, the same
 # features) read the same segments one after the other, and the leak scan
 # reads them again for its doubts. Building them is most of a CRF's tagging.
-_XSEQS: OrderedDict[tuple, Any] = OrderedDict()
-_XSEQS_SIZE = 1024               # a predictor's batch is 256 segments
-_XSEQS_LOCK = threading.Lock()
+_XSEQS = Recent(1024)            # a predictor's batch is 256 segments
 
 
 def item_sequences(items: Sequence[tuple[str, Segment]], params: dict[str, Any],
@@ -319,22 +316,13 @@ def item_sequences(items: Sequence[tuple[str, Segment]], params: dict[str, Any],
     segments read last with the same features are not built again."""
     import pycrfsuite
 
-    kind = (params.get("hints") == HINTS_STARTER, None if clusters is None else clusters.key)
-    keys = [(text, seg.start, seg.end, kind) for text, seg in items]
-    with _XSEQS_LOCK:
-        out = [_XSEQS.get(key) for key in keys]
-    missing = [i for i, xseq in enumerate(out) if xseq is None]
-    if missing:
+    def build(missing: list[int]) -> list:
         pairs = [items[i] for i in missing]
-        for i, (text, seg), hints in zip(missing, pairs, _hints_for(params, pairs)):
-            out[i] = pycrfsuite.ItemSequence(segment_features(text, seg, hints, clusters))
-    with _XSEQS_LOCK:
-        for key, xseq in zip(keys, out):
-            _XSEQS[key] = xseq
-            _XSEQS.move_to_end(key)
-        while len(_XSEQS) > _XSEQS_SIZE:
-            _XSEQS.popitem(last=False)
-    return out
+        return [pycrfsuite.ItemSequence(segment_features(text, seg, hints, clusters))
+                for (text, seg), hints in zip(pairs, _hints_for(params, pairs))]
+
+    kind = (params.get("hints") == HINTS_STARTER, None if clusters is None else clusters.key)
+    return _XSEQS.get([(text, seg.start, seg.end, kind) for text, seg in items], build)
 
 
 class _IterationCost(Exception):

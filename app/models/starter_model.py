@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
 from app.core.progress import Progress
+from app.core.recent import Recent
 from app.core.spans import Span
 from app.core.tokenize import Segment
 from app.errors import UserError
@@ -365,19 +364,8 @@ class RememberingMember:
 
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
         keys = [(self.name, text, seg.start, seg.end) for text, seg in items]
-        with _TAGS_LOCK:
-            out = [_MEMBER_TAGS.get(key) for key in keys]
-        missing = [i for i, seq in enumerate(out) if seq is None]
-        if missing:
-            for i, seq in zip(missing, self.member.predict([items[i] for i in missing])):
-                out[i] = seq
-        with _TAGS_LOCK:
-            for key, seq in zip(keys, out):
-                _MEMBER_TAGS[key] = seq
-                _MEMBER_TAGS.move_to_end(key)
-            while len(_MEMBER_TAGS) > 3 * _TAGS_SIZE:
-                _MEMBER_TAGS.popitem(last=False)
-        return out
+        return _MEMBER_TAGS.get(keys, lambda missing: self.member.predict(
+            [items[i] for i in missing]))
 
 
 def available() -> bool:
@@ -388,37 +376,24 @@ def available() -> bool:
 # Tags of the segments tagged last, by (text, start, end): the starter member
 # of a run, the two CRF members' hints and the leak scan's reading of their
 # doubts tag the same segments one after the other.
-_TAGS: OrderedDict[tuple[str, int, int], TagSeq] = OrderedDict()
-_TAGS_SIZE = 4096
+_TAGS = Recent(4096)
 # ... and each member's own tags, by (member, text, start, end): `RememberingMember`.
-_MEMBER_TAGS: OrderedDict[tuple[str, str, int, int], TagSeq] = OrderedDict()
-_TAGS_LOCK = threading.Lock()
+_MEMBER_TAGS = Recent(3 * 4096)
 
 
 def starter_tags(items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
     """The starter's joined tags (its own labels) for each ``(text, segment)``.
 
     A segment's tags depend on its note and its range only, so those of the
-    segments seen last (`_TAGS_SIZE`) are kept and not computed again.
+    segments seen last (`_TAGS`) are kept and not computed again.
     """
-    keys = [(text, seg.start, seg.end) for text, seg in items]
-    with _TAGS_LOCK:
-        out = [_TAGS.get(key) for key in keys]
-    missing = [i for i, seq in enumerate(out) if seq is None]
-    if missing:
+    def compute(missing: list[int]) -> list[TagSeq]:
         pairs = [items[i] for i in missing]
         outputs = {name: member.predict(pairs) for name, member in load_members().items()}
-        joined = StarterEnsemble({label: label for label in LABEL_TARGETS}).predict_from_members(
+        return StarterEnsemble({label: label for label in LABEL_TARGETS}).predict_from_members(
             outputs, pairs)
-        for i, seq in zip(missing, joined):
-            out[i] = seq
-    with _TAGS_LOCK:
-        for key, seq in zip(keys, out):
-            _TAGS[key] = seq
-            _TAGS.move_to_end(key)
-        while len(_TAGS) > _TAGS_SIZE:
-            _TAGS.popitem(last=False)
-    return out
+
+    return _TAGS.get([(text, seg.start, seg.end) for text, seg in items], compute)
 
 
 # ------------------------------------------------------- the starter member

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from app.core.bio import tags_to_spans
+from app.core.recent import Recent
 from app.core.progress import Cancelled
 from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.crf_ner import CrfModel, CrfSpec
@@ -175,13 +176,13 @@ def test_starter_tags_of_a_segment_are_computed_once(monkeypatch):
     monkeypatch.setattr(starter, "load_members",
                         lambda: {"crf": Counting(members["crf"]),
                                  **{k: v for k, v in members.items() if k != "crf"}})
-    monkeypatch.setattr(starter, "_TAGS", type(starter._TAGS)())
+    monkeypatch.setattr(starter, "_TAGS", Recent(4096))
     first = crf.starter_hints(items)
     assert "PERSON" in first[0]
     assert crf.starter_hints(items) == first and calls == [len(items)]
     assert crf.starter_hints(items[:1] + [(text + " ", items[0][1])])[0] == first[0]
     assert calls == [len(items), 1]                  # another note: computed
-    monkeypatch.setattr(starter, "_TAGS_SIZE", 1)
+    monkeypatch.setattr(starter._TAGS, "size", 1)
     crf.starter_hints(items)
     assert len(starter._TAGS) == 1                   # the oldest are dropped
 
@@ -198,7 +199,7 @@ def test_two_members_with_the_same_features_build_a_segments_attributes_once(
     model.save(tmp_path / "m")
     twin = load_model(tmp_path / "m")                 # loaded apart: other objects
     items = dev_items(corpus)
-    monkeypatch.setattr(crf, "_XSEQS", type(crf._XSEQS)())
+    monkeypatch.setattr(crf, "_XSEQS", Recent(1024))
     built = []
     real = crf.segment_features
     monkeypatch.setattr(crf, "segment_features", lambda *a: built.append(1) or real(*a))
@@ -211,7 +212,7 @@ def test_two_members_with_the_same_features_build_a_segments_attributes_once(
     bare = CrfModel(model._data, {**model.params, "hints": "none"}, model.clusters)
     bare.predict(items)
     assert len(built) == 2 * n
-    monkeypatch.setattr(crf, "_XSEQS", type(crf._XSEQS)())
+    monkeypatch.setattr(crf, "_XSEQS", Recent(1024))
     assert model.predict(items) == first              # built afresh: the same tags
 
 
