@@ -138,13 +138,25 @@ def is_misspelt_common_word(token: str) -> bool:
     return any(len(w) >= 4 and w in common for w in _one_edit(t))
 
 
+@lru_cache(maxsize=1)
+def _place_starts() -> frozenset[str]:
+    """The first words of every listed place ("bel", "bel air" of "bel air
+    md"), so a search stops at the first words no place begins with."""
+    return frozenset(" ".join(words[:k]) for place in lexicon().places
+                     for words in [place.split(" ")] for k in range(1, len(words) + 1))
+
+
 def place_length(tokens: Sequence[str], i: int) -> int:
     """Number of tokens of the longest listed place starting at ``tokens[i]`` (0: none)."""
     places = lexicon().places
+    starts = _place_starts()
     best = 0
     words: list[str] = []
     for k in range(i, min(len(tokens), i + MAX_PLACE_WORDS)):
         words.append(normalise(tokens[k]))
-        if " ".join(words) in places:
+        joined = " ".join(words)
+        if joined not in starts:         # most words: no place begins so
+            break
+        if joined in places:
             best = k - i + 1
     return best
