@@ -8,7 +8,8 @@ MODEL_DIR is a saved ``transformer`` member (e.g. one a GPU run trained,
 brought back by ``build/gpu_check.sh`` with ``GPU_CHECK_EXPORT``); NOTES_DIR
 holds plain ``.txt`` notes. Every load reads the same fp16 weights: fp32
 computes in float32, int8 quantises the linear layers dynamically, bf16
-runs the matrix products in bfloat16 (measured only where the CPU has it in
+runs the network in bfloat16 with its weights packed for the CPU's matrix
+units (`app.models.packed_bert`; measured only where the CPU has bfloat16 in
 hardware, ``cpu_bf16``; the default there). Prints characters a second of
 each, their ratio to fp32, and how many tokens each calls differently from
 fp32 (identifier or not), so the default is chosen on figures of one run.

@@ -81,6 +81,7 @@ from app.models.augment import mention_replacements
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
                              register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
+from app.models.packed_bert import PackedBert, can_pack
 
 KIND = "transformer"
 #: Optimiser steps a fit aims at per budget, whatever the data size: the
@@ -562,16 +563,20 @@ def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
     import numpy as np
     import torch
 
-    n_tags = net.config.num_labels
-    out = [np.zeros((n, n_tags), dtype=np.float32) for n in sizes]
+    out = [np.zeros((n, net.num_labels), dtype=np.float32) for n in sizes]
     ordered = sorted(windows, key=lambda w: len(w.ids))
-    net.eval()
+    packed = isinstance(net, PackedBert)
+    if not packed:
+        net.eval()
     with torch.inference_mode():
         for b in range(0, len(ordered), batch):
             chunk = ordered[b:b + batch]
             ids, mask = _tensors(chunk, pieces, device)
-            with _autocast(device, bf16):
-                logits = net(input_ids=ids, attention_mask=mask).logits
+            if packed:
+                logits = net.logits(ids, mask)
+            else:
+                with _autocast(device, bf16):
+                    logits = net(input_ids=ids, attention_mask=mask).logits
             probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
             for r, w in enumerate(chunk):
                 for first, (i, k) in zip(w.firsts, w.where):
@@ -842,8 +847,13 @@ class TransformerModel(TrainedModel):
         #: How its matrix products are computed: "bf16" (a GPU, or a CPU
         #: with bfloat16 in hardware), "int8" (a quantised network) or "fp32".
         self.compute = compute or ("bf16" if device == "cuda" or cpu_bf16() else "fp32")
-        self.net.to(device)
-        self.net.eval()
+        if (device == "cpu" and self.compute == "bf16" and not isinstance(net, PackedBert)
+                and can_pack(self.network_config)):
+            # A fit's network predicts as a loaded one does (`app.models.packed_bert`).
+            self.net = PackedBert(_float_state(net), self.network_config)
+        if not isinstance(self.net, PackedBert):
+            self.net.to(device)
+            self.net.eval()
         self._pieces = WordPieces(vocab)
 
     def fit_details(self) -> dict[str, Any]:
@@ -900,12 +910,6 @@ class TransformerModel(TrainedModel):
         network_config = json.loads((directory / _CONFIG).read_text(encoding="utf-8"))
         # JSON keys are strings: id2label's keys back to ints.
         network_config["id2label"] = {int(k): v for k, v in network_config["id2label"].items()}
-        net = _build_network(network_config)
-        state = {k: v.float() for k, v in load_file(str(directory / _WEIGHTS)).items()}
-        missing = [k for k in net.load_state_dict(state, strict=False).missing_keys
-                   if "position_ids" not in k]
-        if missing:
-            raise ValueError(f"the saved transformer lacks {len(missing)} weight(s)")
         if device in ("auto", "cuda"):
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if device == "cuda":
@@ -913,8 +917,21 @@ class TransformerModel(TrainedModel):
         elif compute is None:
             compute = ("bf16" if cpu_bf16() else
                        "int8" if meta["config"].get("quantize", True) else "fp32")
-        if compute == "int8":
-            net, compute = _quantized(net)
+        state = load_file(str(directory / _WEIGHTS))
+        if device == "cpu" and compute == "bf16" and can_pack(network_config):
+            try:
+                net = PackedBert(state, network_config)
+            except KeyError:
+                raise ValueError("the saved transformer lacks weights") from None
+        else:
+            net = _build_network(network_config)
+            state = {k: v.float() for k, v in state.items()}
+            missing = [k for k in net.load_state_dict(state, strict=False).missing_keys
+                       if "position_ids" not in k]
+            if missing:
+                raise ValueError(f"the saved transformer lacks {len(missing)} weight(s)")
+            if compute == "int8":
+                net, compute = _quantized(net)
         return cls(net, network_config, _read_vocab(directory / _VOCAB), meta["tags"],
                    meta["config"], language=meta["language"], labels=meta["labels"],
                    device=device, compute=compute)

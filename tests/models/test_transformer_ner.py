@@ -180,11 +180,11 @@ def test_decode_tags_an_identifier_where_its_mass_reaches_the_threshold():
 
 
 def test_notes_predicted_together_as_each_alone_whatever_their_windows_lengths(trained,
-                                                                              monkeypatch):
+                                                                              tmp_path):
     # Windows are batched shortest first: each one's probabilities must still
     # land on its own tokens. fp32, so padding alone cannot move a token.
-    model, _ = trained
-    monkeypatch.setattr(model, "compute", "fp32")
+    trained[0].save(tmp_path / "m")
+    model = TransformerModel.load(tmp_path / "m", compute="fp32")
     notes = ["Seen by Dr Smith on 3 May.\n" * n + "Call 0412345678.\n" for n in (1, 9, 2, 14, 5)]
     items = [(t, s) for t in notes for s in segment(t)]
     together = model.predict(items)
@@ -209,8 +209,8 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     assert details["attention_dropout"] == 0.0
     # ... in bfloat16 where the CPU multiplies it in hardware.
     assert details["compute"] == ("bf16" if cpu_bf16() else "fp32")
-    assert model.net.config.attention_probs_dropout_prob == 0.0
-    assert model.net.config.hidden_dropout_prob == 0.1
+    assert model.network_config["attention_probs_dropout_prob"] == 0.0
+    assert model.network_config["hidden_dropout_prob"] == 0.1
     for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
 
@@ -239,6 +239,42 @@ def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, 
     assert dev_f1(default, corpus) > 0.8
     for compute in ("int8", "bf16"):
         assert dev_f1(TransformerModel.load(tmp_path / "m", compute=compute), corpus) > 0.8
+
+
+@pytest.mark.slow
+def test_a_cpu_bfloat16_load_packs_its_weights_and_tags_as_transformers_does(corpus, trained,
+                                                                            tmp_path):
+    import subprocess
+    import sys
+
+    from safetensors.torch import load_file
+
+    from app.models.packed_bert import PackedBert, can_pack
+
+    model, _ = trained
+    if not cpu_bf16() or not can_pack(model.network_config):
+        pytest.skip("this CPU has no bfloat16 in hardware, or torch no packed products")
+    model.save(tmp_path / "m")
+    packed = TransformerModel.load(tmp_path / "m")
+    assert isinstance(packed.net, PackedBert) and packed.compute == "bf16"
+    reference = TransformerModel.load(tmp_path / "m", compute="fp32")
+    reference.compute = "bf16"            # transformers' network under autocast
+    items = dev_items(corpus)
+    mine = [t for o in packed.predict(items) for t in o.tags]
+    theirs = [t for o in reference.predict(items) for t in o.tags]
+    assert sum(a != b for a, b in zip(mine, theirs)) <= 0.005 * len(mine)
+    # Saved again, the weights it was built from.
+    packed.save(tmp_path / "again")
+    first, again = (load_file(str(tmp_path / d / "model.safetensors")) for d in ("m", "again"))
+    assert first.keys() == again.keys() and all(first[k].equal(again[k]) for k in first)
+    # Loading and tagging do not import transformers (seconds off each worker's start).
+    probe = ("import sys; from pathlib import Path; from app.core.tokenize import segment; "
+             "from app.models.transformer_ner import TransformerModel as T; "
+             f"m = T.load(Path({str(tmp_path / 'm')!r})); t = 'Seen by Dr Smith.'; "
+             "m.predict([(t, s) for s in segment(t)]); print('transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], check=True)
+    assert out.stdout.strip() == "False"
 
 
 @pytest.mark.slow
