@@ -23,16 +23,20 @@ from typing import Any
 _PACK_ROWS = 16 * 256
 
 
-def can_pack(network_config: dict[str, Any]) -> bool:
-    """True when this torch has the packed oneDNN products and the network
-    is one this forward computes (BERT with exact GELU)."""
+def packed_products() -> bool:
+    """True when this torch has oneDNN's packed products (CPU builds do)."""
     import torch
 
-    return (network_config.get("hidden_act") == "gelu"
-            and network_config.get("model_type", "bert") == "bert"
-            and torch.backends.mkldnn.is_available()
+    return (torch.backends.mkldnn.is_available()
             and hasattr(torch.ops.mkldnn, "_linear_pointwise")
             and hasattr(torch.ops.mkldnn, "_reorder_linear_weight"))
+
+
+def can_pack(network_config: dict[str, Any]) -> bool:
+    """True when this forward computes the network (BERT with exact GELU)
+    and this torch has the packed products."""
+    return (network_config.get("hidden_act") == "gelu"
+            and network_config.get("model_type", "bert") == "bert" and packed_products())
 
 
 class PackedBert:

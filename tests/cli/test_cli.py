@@ -82,6 +82,9 @@ def test_doctor_reports_versions_and_offline_checks(capsys, monkeypatch, tmp_pat
     # Where the transformer starts, and how it computes on this processor.
     assert "[ok] starter's transformer encoder" in out
     assert "cpu_bfloat16" in out
+    from app.models.packed_bert import packed_products
+    from app.models.transformer_ner import cpu_bf16
+    assert ("packed for the processor's matrix units" in out) == (cpu_bf16() and packed_products())
 
 
 def test_doctor_exits_1_when_a_check_fails(capsys, monkeypatch, tmp_path):
