@@ -53,7 +53,8 @@ class PackedBert:
         bf = torch.bfloat16
 
         def w(name: str):
-            return state[name].to(bf).contiguous()
+            # detached: a fit hands over its live weights for a dev pass.
+            return state[name].detach().to(bf).contiguous()
 
         def packed(weight):
             return torch.ops.mkldnn._reorder_linear_weight(weight, _PACK_ROWS)

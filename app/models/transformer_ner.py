@@ -795,7 +795,11 @@ class TransformerSpec(ModelSpec):
             # is learning (a quick fit of PhysioNet's imbalanced notes kept
             # its first epoch at dev F1 0).
             if dev_items:
-                probs = _probabilities(net, dev_windows,
+                # Scored by the forward the fitted model will predict with, so
+                # the threshold is tuned on the probabilities it will see.
+                scorer = (PackedBert(_float_state(net), config)
+                          if bf16 and can_pack(config) else net)
+                probs = _probabilities(scorer, dev_windows,
                                        _PREDICT_BATCH[device], device, pieces, sizes, bf16)
                 cut, score, f1 = tune_threshold(dev_items, probs, tags)
             else:
