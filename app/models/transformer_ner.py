@@ -160,10 +160,10 @@ _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 RATES = {"cuda": 80000.0, "cpu": 550.0, "cpu_bf16": 900.0}
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
-#: Characters a second one CPU core tags with a fitted model (int8, windows
-#: shortest first): 9,900-10,200 for a PhysioNet fold's member on one core
-#: of a 2-core EPYC (BENCHMARKS.md), where the CRFs tag 40,000-100,000.
-CPU_TAG_RATE = 10_000.0
+#: Characters a second a CPU core tags with a selected model holding the
+#: member, end to end: `deid annotate` with a PhysioNet fold's stack on 2
+#: cores of a Xeon with AMX read 14,479 (packed bfloat16, BENCHMARKS.md).
+CPU_TAG_RATE = 7_000.0
 
 
 def base_model_path() -> Path:
