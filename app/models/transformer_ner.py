@@ -126,7 +126,15 @@ DEFAULTS: dict[str, Any] = {
     "pieces": None,           # word pieces a CPU fit reads (None: the budget's CPU_PIECES)
     "attention_dropout": None,  # dropout on the attention weights while training
                                 # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
+    "layers": None,           # encoder layers kept, the lowest first (None: CPU_LAYERS on
+                              # a CPU, all of MiniLM's 6 on a GPU)
 }
+#: Encoder layers a CPU fit keeps (the lowest of MiniLM's 6, as the starter's
+#: encoder trained them). On PhysioNet fold 3 (2 cores, bfloat16) the member
+#: with 4 fitted in 473 s instead of 922, tagged 1.45-1.5 times as fast, and
+#: the fold's selected model hid the same share of the identifier tokens at
+#: 0.882 precision instead of 0.835 (BENCHMARKS.md). A GPU keeps all six.
+CPU_LAYERS = 4
 #: On a CPU, drawing a dropout mask over every head's attention weights
 #: (16 x 12 x 256 x 256 numbers a layer) is slow, and it keeps torch off its
 #: fused attention kernel: without it a step of PhysioNet windows takes 0.58
@@ -156,8 +164,11 @@ _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: CPU half busy (360 a core with the other core busy too; 400 with
 #: attention dropout, 185 measured then at load 7); about 900 on 2 cores
 #: of a Xeon with AMX in bfloat16 (a PhysioNet fold's standard fit, 720,179
-#: pieces in 798 s with its dev passes, BENCHMARKS.md).
+#: pieces in 798 s with its dev passes, BENCHMARKS.md). Measured with all six
+#: layers: a CPU fit keeps ``CPU_LAYERS`` and goes through more a second.
 RATES = {"cuda": 80000.0, "cpu": 550.0, "cpu_bf16": 900.0}
+#: MiniLM's encoder layers, which ``RATES`` were measured with.
+MINILM_LAYERS = 6
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
 #: Characters a second a CPU core tags with a selected model holding the
@@ -193,6 +204,7 @@ def estimate_fit_seconds(budget: str, device: str) -> float:
         steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
         return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / RATES["cuda"]
     rate = RATES["cpu_bf16" if cpu_bf16() else "cpu"] * max(1, os.cpu_count() or 2) / 2
+    rate *= MINILM_LAYERS / CPU_LAYERS
     return CPU_PIECES.get(budget, CPU_PIECES["standard"]) / rate
 
 
@@ -412,12 +424,12 @@ def _build_network(config: dict[str, Any]):
 
 
 def _base_network(tags: list[str], keep: list[int], attention_dropout: float | None = None,
-                  init: str = "minilm"):
+                  init: str = "minilm", layers: int | None = None):
     """The vendored MiniLM (with ``init`` "starter", the starter's encoder
     laid over it, ``starter_encoder``) with a fresh tagging head over
     ``tags`` and its word-piece embeddings cut to the old ids ``keep``, its
-    attention dropout ``attention_dropout`` when given; returns (network,
-    config)."""
+    attention dropout ``attention_dropout`` when given, and only its lowest
+    ``layers`` encoder layers when given; returns (network, config)."""
     import torch
 
     base = base_model_path()
@@ -429,6 +441,10 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
                        "type_vocab_size", "layer_norm_eps")}
     if attention_dropout is not None:
         config["attention_probs_dropout_prob"] = float(attention_dropout)
+    if layers is not None:
+        if not 1 <= int(layers) <= config["num_hidden_layers"]:
+            raise ValueError(f"transformer layers must be 1 to {config['num_hidden_layers']}")
+        config["num_hidden_layers"] = int(layers)
     config.update(vocab_size=len(keep), num_labels=len(tags), pad_token_id=0,
                   id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
     net = _build_network(config)
@@ -437,6 +453,8 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
     if init == "starter":
         state = _starter_state(state, emb)
     state[emb] = state[emb][torch.tensor(keep)]
+    state = {k: v for k, v in state.items() if not k.startswith("encoder.layer.")
+             or int(k.split(".")[2]) < config["num_hidden_layers"]}
     missing, unexpected = net.bert.load_state_dict(state, strict=False)
     if [k for k in missing if not k.startswith("pooler.")] or \
             [k for k in unexpected if not k.startswith("pooler.") and "position_ids" not in k]:
@@ -714,7 +732,8 @@ class TransformerSpec(ModelSpec):
         if attention_dropout is None and device != "cuda":
             attention_dropout = CPU_ATTENTION_DROPOUT
         init = params["init"] = resolve_init(params["init"], corpus.language)
-        net, config = _base_network(tags, keep, attention_dropout, init)
+        layers = params["layers"] = params["layers"] or (None if device == "cuda" else CPU_LAYERS)
+        net, config = _base_network(tags, keep, attention_dropout, init, layers)
         params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
         bf16 = device == "cpu" and cpu_bf16()

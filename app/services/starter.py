@@ -83,7 +83,9 @@ def build_starter_transformer(out_dir: Path, *, n_notes: int = TRANSFORMER_NOTES
     docs = generate(n_notes, seed=seed, locale="en_US", label_set="extended", style="mixed")
     corpus = build_corpus(docs, dev_fraction=0.05, seed=seed).corpus
     work = out_dir / "work"
-    spec = T.TransformerSpec(init="minilm", pieces=pieces)
+    # Every layer, as before a CPU fit kept fewer (`CPU_LAYERS`): a site's fit
+    # starts from as many of them as it keeps.
+    spec = T.TransformerSpec(init="minilm", pieces=pieces, layers=T.MINILM_LAYERS)
     model = spec.fit(corpus, TrainContext(workdir=work, device="cpu", budget="standard",
                                           seed=seed))
     shutil.rmtree(work, ignore_errors=True)

@@ -124,6 +124,20 @@ def test_the_base_network_keeps_minilms_attention_dropout_unless_told(vocab):
     assert cpu.config.hidden_dropout_prob == gpu.config.hidden_dropout_prob == 0.1
 
 
+def test_the_base_network_keeps_only_its_lowest_layers_when_told(vocab):
+    import torch
+
+    keep = list(range(200))
+    full, _ = _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0)
+    low, config = _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0, layers=4)
+    assert config["num_hidden_layers"] == low.config.num_hidden_layers == len(low.bert.encoder.layer) == 4
+    for i in range(4):
+        assert torch.equal(low.bert.encoder.layer[i].output.dense.weight,
+                           full.bert.encoder.layer[i].output.dense.weight)
+    with pytest.raises(ValueError, match="layers must be 1 to 6"):
+        _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0, layers=7)
+
+
 def test_the_starters_encoder_is_laid_over_minilm_where_it_trained(vocab, tmp_path, monkeypatch):
     import torch
     from safetensors.torch import save_file
