@@ -151,7 +151,7 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "init", "attention_dropout", "train_windows", "train_pieces",
+            "augment", "init", "attention_dropout", "layers", "train_windows", "train_pieces",
             "train_seconds", "device", "compute", "gpu_peak_mb")
 #: The starter's encoder, under ``resources/starter``, and the metadata key
 #: naming the word pieces of its trained rows (``pack_encoder``).

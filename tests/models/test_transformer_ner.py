@@ -10,7 +10,7 @@ from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
 from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
                                         _base_network, _decode, _read_vocab, base_model_path,
-                                        STARTER_ROW_PIECES, cpu_bf16, minilm_state, pack_encoder,
+                                        CPU_LAYERS, STARTER_ROW_PIECES, cpu_bf16, minilm_state, pack_encoder,
                                         resolve_init,
                                         cut_vocabulary, epoch_plan, pack_windows,
                                         sliding_windows)
@@ -225,6 +225,8 @@ def test_fine_tunes_learns_and_reports_epochs(corpus, trained):
     assert details["compute"] == ("bf16" if cpu_bf16() else "fp32")
     assert model.network_config["attention_probs_dropout_prob"] == 0.0
     assert model.network_config["hidden_dropout_prob"] == 0.1
+    # ... and the lowest CPU_LAYERS of the encoder's layers.
+    assert details["layers"] == model.network_config["num_hidden_layers"] == CPU_LAYERS < 6
     for item, out in zip(corpus.dev, model.predict(dev_items(corpus))):
         assert len(out.tags) == len(out.confidences) == len(item.segment.tokens)
 
