@@ -172,9 +172,11 @@ MINILM_LAYERS = 6
 #: Word pieces of a full training window, for the estimate.
 _FULL_WINDOW = 254
 #: Characters a second a CPU core tags with a selected model holding the
-#: member, end to end: `deid annotate` with a PhysioNet fold's stack on 2
-#: cores of a Xeon with AMX read 14,479 (packed bfloat16, BENCHMARKS.md).
-CPU_TAG_RATE = 7_000.0
+#: member, end to end: `deid annotate` of the 1,913 PhysioNet training notes
+#: with fold 3's stack holding a 4-layer member (``CPU_LAYERS``) on 2 cores of
+#: a Xeon with AMX read 19,707 and 21,043 (packed bfloat16; 14,479 with six
+#: layers over 600 notes, where loading weighs more; BENCHMARKS.md).
+CPU_TAG_RATE = 9_000.0
 
 
 def base_model_path() -> Path:
