@@ -131,9 +131,9 @@ DEFAULTS: dict[str, Any] = {
 }
 #: Encoder layers a CPU fit keeps (the lowest of MiniLM's 6, as the starter's
 #: encoder trained them). On PhysioNet fold 3 (2 cores, bfloat16) the member
-#: with 4 fitted in 473 s instead of 922, tagged 1.45-1.5 times as fast, and
-#: the fold's selected model hid the same share of the identifier tokens at
-#: 0.882 precision instead of 0.835 (BENCHMARKS.md). A GPU keeps all six.
+#: with 4 fitted in 473 s instead of 922 and tagged 1.45-1.5 times as fast; on
+#: folds 0-3 the selected model hid the same share of the identifier tokens as
+#: with six, and on fold 4 the member alone did (BENCHMARKS.md). A GPU keeps all six.
 CPU_LAYERS = 4
 #: On a CPU, drawing a dropout mask over every head's attention weights
 #: (16 x 12 x 256 x 256 numbers a layer) is slow, and it keeps torch off its
