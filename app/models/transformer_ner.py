@@ -22,7 +22,9 @@ the experiment behind this member did (windows of 254 pieces, stride 64).
 Recall. The share of probability a token gives to any identifier tag is
 compared with a threshold tuned on dev for strict F2 (recall weighs twice),
 after every epoch: the epoch kept is the one with the best F2 at its best
-threshold. Below ``0.5`` the member tags more than its argmax would.
+threshold. The thresholds tried are where a fit with equal weights would
+tag from 0.05 to 0.5 of its mass, moved by the loss weight of identifier
+tags (`thresholds`): tagging more than the argmax would, never less.
 The ensembles then learn how far to trust it, like every member.
 
 Start. An English fit starts from the starter's encoder
@@ -143,7 +145,9 @@ CPU_LAYERS = 4
 CPU_ATTENTION_DROPOUT = 0.0
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
-#: Thresholds tried on dev for "this token is part of an identifier".
+#: Thresholds tried on dev for "this token is part of an identifier", as
+#: the probabilities of a fit whose loss weighs identifier tags as much as
+#: ``O`` (`thresholds` moves them for a weighted fit).
 _THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 _PREDICT_BATCH = {"cpu": 16, "cuda": 64}
 _WEIGHTS = "model.safetensors"
@@ -664,13 +668,29 @@ def _dev_counts(items, probs, tags: list[str], threshold: float):
     return total
 
 
-def tune_threshold(items, probs, tags: list[str]) -> tuple[float, float, float]:
-    """The threshold of ``_THRESHOLDS`` with the best dev strict F2 (recall
-    weighs twice; ties go to the higher threshold); returns (threshold, F2, F1)."""
+def thresholds(weight: float = 1.0) -> tuple[float, ...]:
+    """The thresholds tried on dev for a fit whose loss weighs identifier
+    tags ``weight`` times ``O``: ``_THRESHOLDS`` where that fit puts them.
+
+    Weighing a class ``w`` times in the cross-entropy multiplies the odds the
+    network learns for it by about ``w``, so an identifier mass ``t`` of an
+    unweighted fit is ``w t / (w t + 1 - t)`` of the weighted one. Tried as
+    they were, a CPU fit (``CPU_IDENTIFIER_WEIGHT`` 5) could at most ask for
+    0.5 of its mass, an unweighted 0.17: every PhysioNet fold's dev chose that
+    top of the range, and the member tagged what its own prior had pushed
+    over, not what dev preferred."""
+    return tuple(round(weight * t / (weight * t + 1.0 - t), 3) for t in _THRESHOLDS)
+
+
+def tune_threshold(items, probs, tags: list[str], weight: float = 1.0
+                   ) -> tuple[float, float, float]:
+    """The threshold of ``thresholds(weight)`` with the best dev strict F2
+    (recall weighs twice; ties go to the higher threshold); returns
+    (threshold, F2, F1)."""
     from app.eval.metrics import f_beta
 
     best = (-1.0, 0.5, 0.0)
-    for t in _THRESHOLDS:
+    for t in thresholds(weight):
         c = _dev_counts(items, probs, tags, t)
         f2 = f_beta(c.precision, c.recall, 2.0)
         if f2 >= best[0]:
@@ -822,7 +842,7 @@ class TransformerSpec(ModelSpec):
                           if bf16 and can_pack(config) else net)
                 probs = _probabilities(scorer, dev_windows,
                                        _PREDICT_BATCH[device], device, pieces, sizes, bf16)
-                cut, score, f1 = tune_threshold(dev_items, probs, tags)
+                cut, score, f1 = tune_threshold(dev_items, probs, tags, weight)
             else:
                 cut, score, f1 = 0.5, float(epoch), None      # no dev: keep the last epoch
             progress(Progress(step / total_steps, "train", model=self.kind,

@@ -344,6 +344,35 @@ def test_an_epoch_is_judged_at_its_own_best_threshold():
     assert threshold == 0.3 and f1 == 1.0 and f2 == pytest.approx(1.0)
 
 
+def test_a_weighted_fit_is_tuned_over_thresholds_moved_by_its_weight():
+    """Identifier tags weighing 5 times O push the network's identifier mass
+    up: the thresholds tried go up with it (an unweighted 0.5 is 5/6 of the
+    weighted fit's mass), so dev can drop a word the weight alone pushed over
+    0.5, which the unweighted range could not."""
+    import numpy as np
+
+    from app.core.bio import spans_to_tags
+    from app.core.spans import Span
+    from app.core.tokenize import segment as seg_of
+    from app.models.base import TaggedSegment
+    from app.models.transformer_ner import _THRESHOLDS, thresholds, tune_threshold
+
+    assert thresholds(1.0) == _THRESHOLDS
+    moved = thresholds(5.0)
+    assert moved[-1] == pytest.approx(5 / 6, abs=1e-3)
+    assert all(a < b for a, b in zip(moved, moved[1:]))
+    text = "Seen by Smith today"
+    seg = seg_of(text)[0]
+    tags, _ = spans_to_tags(seg.tokens, [Span(8, 13, "PERSON")])
+    item = TaggedSegment("d", text, seg, tuple(tags))
+    names = ["O", "B-PERSON", "I-PERSON"]
+    probs = np.array([[0.95, 0.05, 0], [0.95, 0.05, 0], [0.05, 0.95, 0], [0.35, 0.65, 0]],
+                     dtype=np.float32)
+    assert tune_threshold([item], [probs], names)[2] < 1.0        # "today" tagged at 0.5
+    threshold, _, f1 = tune_threshold([item], [probs], names, weight=5.0)
+    assert threshold > 0.65 and f1 == 1.0
+
+
 @pytest.mark.slow
 def test_the_same_seed_fits_the_same_model(corpus, tmp_path):
     def fit():
