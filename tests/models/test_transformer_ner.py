@@ -356,7 +356,7 @@ def test_a_weighted_fit_is_tuned_over_thresholds_moved_by_its_weight():
     from app.core.spans import Span
     from app.core.tokenize import segment as seg_of
     from app.models.base import TaggedSegment
-    from app.models.transformer_ner import _THRESHOLDS, thresholds, tune_threshold
+    from app.models.transformer_ner import _THRESHOLDS, tune_threshold
 
     assert thresholds(1.0) == _THRESHOLDS
     moved = thresholds(5.0)
