@@ -41,6 +41,20 @@ def meddocan() -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _cpu_without_bfloat16(monkeypatch):
+    """A CPU that multiplies bfloat16 in hardware adds the transformer to a
+    run's default members (`app.services.schema.default_models`); what the
+    tests train by default must not hang on the machine they run on, so
+    they see a CPU without it unless a test builds its own ``DeviceInfo``."""
+    import dataclasses
+
+    import app.models.device as device
+    real = device.detect_devices
+    monkeypatch.setattr(device, "detect_devices",
+                        lambda: dataclasses.replace(real(), cpu_bf16=False))
+
+
 class NetworkBlocked(RuntimeError):
     pass
 

@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", nargs="+", default=None,
                    help="base model kinds (default: a default `deid train`'s on this machine: "
                         f"{' '.join(schema.default_models('cpu'))} on a CPU, "
+                        f"{' '.join(schema.default_models('cpu', True))} on one computing "
+                        f"in bfloat16, "
                         f"{' '.join(schema.default_models('cuda'))} with a GPU)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--seed", type=int, default=13)

@@ -10,9 +10,8 @@ def default_models() -> list[str]:
     """The models a default `deid train` trains on this machine: the
     default ones of the device it uses (its run adds the lists member itself
     when the project has hospital lists)."""
-    from app.models.device import resolve_device
-    from app.services.schema import default_models as device_default
-    return device_default(resolve_device("auto")[0])
+    from app.services.training import device_defaults
+    return device_defaults("auto")[2]
 
 
 def train(project, *, budget: str, models: list[str], seed: int, size: Size,

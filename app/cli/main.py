@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--models", nargs="+",
                    help=f"base models ({' '.join(schema.builtin_kinds())}); default on the CPU "
                         f"{' '.join(schema.default_models('cpu'))} (the neural models take hours "
-                        f"there), with a GPU {' '.join(schema.default_models('cuda'))}; and lists "
+                        f"there; transformer too where the CPU computes in bfloat16, as deid "
+                        f"doctor says), with a GPU {' '.join(schema.default_models('cuda'))}; and lists "
                         "when the project has hospital lists (starter is for English projects)")
     # Each option's dest is its TrainConfig field (cmd_train builds the config from them).
     s.add_argument("--data", dest="variants", nargs="+", choices=schema.VARIANTS,

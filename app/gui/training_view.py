@@ -269,7 +269,8 @@ class TrainingView(QWidget):
                 # devices are probed only once the view is shown.
                 box.setToolTip(transformer_cost(
                     "standard", len(kind_variants(kind, list(VARIANTS), "cpu")), "cpu")
-                               + "\nTicked by default only with a GPU.")
+                               + "\nTicked by default with a GPU, and on a processor "
+                                 "that computes in bfloat16 (deid doctor says).")
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
         self.variant_checks: dict[str, QCheckBox] = {}
@@ -678,12 +679,13 @@ class TrainingView(QWidget):
         Until ``ensure_devices`` has probed (the first time the view is
         shown: probing imports torch, about a second, kept out of the
         window's start-up) no GPU is known and the CPU's default is shown:
-        right for most machines (and any without torch); a GPU found then
-        swaps in its default while the ticks are still the view's own.
+        right for most machines (and any without torch); a GPU, or a CPU that
+        multiplies bfloat16 in hardware, found then swaps in its default
+        while the ticks are still the view's own.
         """
         info = self.device_info
         gpu = info is not None and info.cuda_available and not self.force_cpu.isChecked()
-        return default_models("cuda" if gpu else "cpu")
+        return default_models("cuda" if gpu else "cpu", info is not None and info.cpu_bf16)
 
     def _tick_default_models(self) -> None:
         """Tick the device's default models (those the project can use)."""

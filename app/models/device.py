@@ -22,6 +22,9 @@ class DeviceInfo:
     mps_available: bool = False
     cpu_physical: int | None = None
     cpu_logical: int | None = None
+    # The CPU multiplies bfloat16 in hardware (AMX or AVX512-BF16): the
+    # transformer fits and predicts in bfloat16 there, and is a default member.
+    cpu_bf16: bool = False
     torch_version: str | None = None
 
     def as_dict(self) -> dict:
@@ -42,6 +45,8 @@ def detect_devices() -> DeviceInfo:
     except ImportError:
         return DeviceInfo(**fields)
     fields["torch_version"] = torch.__version__
+    from app.models.transformer_ner import cpu_bf16
+    fields["cpu_bf16"] = cpu_bf16()
     try:
         if torch.cuda.is_available():
             props = torch.cuda.get_device_properties(0)

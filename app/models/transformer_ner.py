@@ -52,9 +52,10 @@ recipe the issue measured: 2 epochs on a third of the identifier-free
 windows kept held-out recall). The dev-tuned threshold undoes the shifted
 prior. A CPU fit also drops MiniLM's dropout on the attention weights
 (``CPU_ATTENTION_DROPOUT``): those masks, and the unfused attention they
-force, were 40 % of a step. It is still a default member only with CUDA
-(``app.services.schema``): its prediction on a CPU is slower than the other
-members' (BENCHMARKS.md).
+force, were 40 % of a step. It is a default member with CUDA and on a CPU
+that multiplies bfloat16 in hardware (``app.services.schema``), where its
+fit and a model holding it stay within the bars of issue 32 (BENCHMARKS.md);
+elsewhere it is one tick away.
 
 Storage. The vocabulary is cut to the word pieces the project's notes use
 (plus every single character, so unseen words still split) and the weights

@@ -406,18 +406,20 @@ def test_the_starter_is_offered_to_english_projects_only(window, qtbot, tmp_path
         assert ("English" in box.toolTip()) != usable
 
 
-@pytest.mark.parametrize("cuda", [False, True])
+@pytest.mark.parametrize("cuda, bf16", [(False, False), (False, True), (True, False)])
 def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_path, monkeypatch,
-                                                            cuda):
+                                                            cuda, bf16):
     """On a CPU crf, rules and the starter are ticked and the neural models
-    are one tick away, saying what they cost there; with a GPU every model
-    is ticked, and Force CPU goes back to the CPU's default."""
+    are one tick away, saying what they cost there; the transformer is ticked
+    too where the CPU computes in bfloat16; with a GPU every model is
+    ticked, and Force CPU goes back to the CPU's default."""
     import app.models.device as device
     from app.gui.qt import QCheckBox, QFileDialog, QGroupBox
     from app.project import Project
     from journeys.journey import click, go
     monkeypatch.setattr(device, "detect_devices", lambda: device.DeviceInfo(
-        cpu_physical=2, cuda_available=cuda, cuda_name="Fake GPU" if cuda else None))
+        cpu_physical=2, cuda_available=cuda, cuda_name="Fake GPU" if cuda else None,
+        cpu_bf16=bf16))
     path = tmp_path / "en.deid"
     Project.create(path, []).close()
     w = _shown(window, qtbot)
@@ -449,9 +451,11 @@ def test_the_models_ticked_are_the_default_of_this_computer(window, qtbot, tmp_p
         click(qtbot, force_cpu)
         assert ticked() == cpu | neural
     else:
-        assert ticked() == cpu and not force_cpu.isEnabled()
+        default = cpu | {"transformer"} if bf16 else cpu
+        assert ticked() == default and not force_cpu.isEnabled()
+        assert "on a processor that computes in bfloat16" in boxes["transformer"].toolTip()
         click(qtbot, boxes["flair"])
-        assert ticked() == cpu | {"flair"}
+        assert ticked() == default | {"flair"}
 
 
 def test_done_and_next_marks_the_note_done_and_opens_the_next_to_annotate(imported, qtbot):

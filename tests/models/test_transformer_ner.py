@@ -39,13 +39,15 @@ def trained(corpus, tmp_path_factory):
 
 
 
-def test_registered_without_a_search_and_a_default_only_with_a_gpu():
+def test_registered_without_a_search_and_a_default_with_a_gpu_or_a_bfloat16_cpu():
     from app.services.schema import CPU_MODELS, NEURAL_KINDS, default_models
 
     assert spec_class("transformer") is TransformerSpec
     assert len(TransformerSpec.HPO_GRID) == 1 and all(len(v) == 1 for v in TransformerSpec.HPO_GRID.values())
     assert "transformer" in default_models("cuda")
     assert "transformer" not in default_models("cpu") and "transformer" not in CPU_MODELS
+    # A CPU that multiplies bfloat16 in hardware fits and tags it fast enough.
+    assert default_models("cpu", cpu_bf16=True) == [*CPU_MODELS, "transformer"]
     assert "transformer" in NEURAL_KINDS         # the training view warns it is slow on a CPU
 
 

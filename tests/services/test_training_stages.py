@@ -83,32 +83,38 @@ def test_on_a_small_dev_the_starter_stays_unless_a_trained_model_hides_more():
     assert select_candidate(f1, small_f1, {"crf": half, "starter": noisy}, {}).best_name == "crf"
 
 
-def _machine(monkeypatch, cuda: bool) -> None:
-    """This machine, as ``detect_devices`` sees it: with a GPU or without."""
+def _machine(monkeypatch, cuda: bool, bf16: bool = False) -> None:
+    """This machine, as ``detect_devices`` sees it: with a GPU or without,
+    its CPU multiplying bfloat16 in hardware or not."""
     import app.models.device as device
     monkeypatch.setattr(device, "detect_devices",
-                        lambda: device.DeviceInfo(cuda_available=cuda, cuda_name="fake", cuda_count=1)
-                        if cuda else device.DeviceInfo())
+                        lambda: device.DeviceInfo(cuda_available=cuda, cuda_name="fake", cuda_count=1,
+                                                  cpu_bf16=bf16)
+                        if cuda else device.DeviceInfo(cpu_bf16=bf16))
 
 
-@pytest.mark.parametrize("cuda, models", [
-    (False, ["crf", "rules", "starter"]),
-    (True, ["spacy", "stanza", "flair", "transformer", "crf", "rules", "starter"])])
+@pytest.mark.parametrize("cuda, bf16, models", [
+    (False, False, ["crf", "rules", "starter"]),
+    (False, True, ["crf", "rules", "starter", "transformer"]),
+    (True, False, ["spacy", "stanza", "flair", "transformer", "crf", "rules", "starter"])])
 def test_a_default_run_trains_the_default_members_of_its_device(tmp_path, monkeypatch, cuda,
-                                                                 models):
+                                                                 bf16, models):
     from app.services.schema import default_models
-    _machine(monkeypatch, cuda)
+    _machine(monkeypatch, cuda, bf16)
     path = make_project(tmp_path / "p.deid", n=15)
     with Project.open(path) as p:
         plan = plan_run(p, TrainConfig(budget="quick"))          # device "auto"
         assert plan.device == ("cuda" if cuda else "cpu")
-        assert default_models(plan.device) == models
+        assert default_models(plan.device, bf16) == models
         # The run stores the members it trains, not "the default".
         assert plan.config.models == models and plan.stored_config()["models"] == models
-        assert [k for k, _ in plan.members] == [k for k in models if k not in ("rules", "starter")
-                                                for _ in range(2)] + ["rules", "starter"]
+        # Each trained kind on both data variants, but the transformer on a
+        # CPU (one: `kind_variants`), then the fixed kinds.
+        assert [k for k, _ in plan.members] == [
+            k for k in models if k not in ("rules", "starter")
+            for _ in range(1 if k == "transformer" and not cuda else 2)] + ["rules", "starter"]
         # Forced onto the CPU, a GPU machine trains the CPU's default.
-        assert plan_run(p, TrainConfig(device="cpu")).config.models == ["crf", "rules", "starter"]
+        assert plan_run(p, TrainConfig(device="cpu")).config.models == default_models("cpu", bf16)
 
 
 def test_named_models_win_over_the_device_default(tmp_path, monkeypatch):
