@@ -86,6 +86,9 @@ def device_sentence(info, force_cpu: bool = False) -> str:
     """How the run will compute, in words ("CPU, 2 cores — no GPU found")."""
     cores = info.cpu_physical or info.cpu_logical
     cpu = f"CPU, {cores} core{'s' if cores != 1 else ''}" if cores else "CPU"
+    if info.cpu_bf16:
+        # Why the transformer is ticked on this CPU (`default_models`).
+        cpu += ", bfloat16 in hardware"
     if info.cuda_available:
         memory = f" {round(info.cuda_total_memory / 2**30)} GB" if info.cuda_total_memory else ""
         gpu = f"{info.cuda_name}{memory}"

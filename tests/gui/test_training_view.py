@@ -72,6 +72,8 @@ def test_device_sentence_says_where_training_runs():
     assert device_sentence(gpu) == "NVIDIA H100 80GB HBM3 80 GB — training on GPU"
     assert device_sentence(gpu, force_cpu=True).startswith("CPU, 16 cores — GPU (")
     assert device_sentence(DeviceInfo(cpu_physical=2)) == "CPU, 2 cores — no GPU found"
+    assert device_sentence(DeviceInfo(cpu_physical=2, cpu_bf16=True)) == \
+        "CPU, 2 cores, bfloat16 in hardware — no GPU found"
 
 
 def test_config_from_controls(trained, qtbot):
