@@ -73,7 +73,7 @@ def run_doctor() -> DoctorReport:
     from app.models.transformer_ner import cpu_bf16, starter_encoder
     # How the transformer member computes on this processor (app.models.transformer_ner).
     rep.hardware["cpu_bfloat16"] = (
-        "no: the transformer predicts in int8 and is one tick away" if not cpu_bf16() else
+        "no: the transformer predicts in int8, one tick away on this CPU" if not cpu_bf16() else
         "yes: the transformer fits and predicts in bfloat16, a default member"
         + (", its weights packed for the processor's matrix units" if packed_products() else ""))
     rep.checks.append(Check("hub access disabled", os.environ.get("HF_HUB_OFFLINE") == "1",

@@ -152,6 +152,7 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     """
     from app.models.budget import get_budget
     from app.models.datasets import build_corpora
+
     config.validate()
     notes = []
     device, device_note, defaults = device_defaults(config.device)
