@@ -45,11 +45,12 @@ Budget. Work, not time. On a GPU: the epochs that reach ``TARGET_STEPS``
 of the budget, early stopping after ``patience`` epochs without a dev gain,
 keeping the best epoch; a standard run over the PhysioNet training notes
 takes about a minute. On a CPU the same recipe would take hours, so a fit
-there reads ``CPU_PIECES`` word pieces of the budget in ``MIN_EPOCHS``
+there reads ``CPU_PIECES`` word pieces of the budget in ``CPU_EPOCHS``
 epochs: windows without overlap, every window that holds an identifier and,
 to fill the rest, identifier-free windows drawn afresh each epoch (the
 recipe the issue measured: 2 epochs on a third of the identifier-free
-windows kept held-out recall). The dev-tuned threshold undoes the shifted
+windows kept held-out recall; a standard fit of a PhysioNet fold now reads
+nearly every window in each of 3). The dev-tuned threshold undoes the shifted
 prior. A CPU fit also drops MiniLM's dropout on the attention weights
 (``CPU_ATTENTION_DROPOUT``): those masks, and the unfused attention they
 force, were 40 % of a step. It is a default member with CUDA and on a CPU
@@ -92,17 +93,15 @@ KIND = "transformer"
 #: early stopping on dev may end sooner. A standard fit of the PhysioNet
 #: training notes is about 2,000 steps of 16 windows (a minute on a GPU).
 TARGET_STEPS = {"quick": 300, "standard": 2000, "full": 5000}
-#: Word pieces a fit on a CPU reads over all its epochs, per budget: about
-#: 5, 22 and 75 minutes on 2 cores (``RATES``). 1.5 times what they were
-#: before the fit dropped the attention dropout, in the same time: on two
-#: PhysioNet folds the standard fit then added about the recall it added
-#: before to the CRFs, the pruned vote and the starter, at 0.04-0.10 more
-#: precision (BENCHMARKS.md).
+#: Word pieces a fit on a CPU reads over all its epochs, per budget. The
+#: standard fit of a PhysioNet fold: 476 s on 2 cores of an EPYC in bfloat16
+#: with ``CPU_LAYERS`` (BENCHMARKS.md, session 38).
 CPU_PIECES = {"quick": 180_000, "standard": 1_080_000, "full": 2_400_000}
 #: Epochs a CPU fit reads its pieces in, per budget. A PhysioNet fold's
-#: training windows hold about 380,000 pieces, so 2 epochs of the 720,000
-#: the standard budget had read nearly every window twice, and its best
-#: epoch was the last on 4 folds of 5: a third pass.
+#: training windows hold about 380,000 pieces: 2 epochs of the 720,000 the
+#: standard budget had read nearly every window twice, and the best epoch was
+#: the last on 4 folds of 5. A third pass raised the five folds' precision
+#: (BENCHMARKS.md, session 38).
 CPU_EPOCHS = {"quick": 2, "standard": 3, "full": 4}
 #: A CPU fit takes a few hundred steps where a GPU's takes thousands: a
 #: bolder learning rate, and identifier tags weighing more in the loss, so

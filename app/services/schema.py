@@ -30,11 +30,12 @@ PICKABLE_KINDS: tuple[str, ...] = (*BASE_KINDS, "rules", "starter")
 CPU_MODELS: tuple[str, ...] = ("crf", "rules", "starter")
 #: A run's members by default on a CPU that multiplies bfloat16 in hardware
 #: (AMX or AVX512-BF16, ``DeviceInfo.cpu_bf16``): the fine-tuned transformer
-#: too. There its standard fit of a PhysioNet fold took 6-13 minutes on 2
-#: cores (the whole default run 12-25) and a model holding it annotated
-#: 20,000-30,000 characters a second, within the bars of issue 32; on the
-#: five PhysioNet folds the model chosen with it hid 0.980 of the identifier
-#: tokens against 0.977, 13 of 389 notes leaking against 16 (BENCHMARKS.md).
+#: too. There its standard fit of a PhysioNet fold took 8 minutes on 2 cores
+#: of an EPYC (three passes, session 38; the whole default run 13-14) and a
+#: model holding it annotated 20,000-30,000 characters a second, within the
+#: bars of issue 32; on the five PhysioNet folds the model chosen with it hid
+#: 0.983 of the identifier tokens against 0.977, 12 of 389 notes leaking
+#: against 16, at 0.891 precision against 0.923 (BENCHMARKS.md).
 #: Elsewhere its fit runs in float32, slower, and it stays one tick away.
 CPU_BF16_MODELS: tuple[str, ...] = (*CPU_MODELS, "transformer")
 #: The neural kinds, slow without a GPU (what the training view warns of).

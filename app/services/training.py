@@ -233,11 +233,11 @@ def transformer_cost(budget: str, variants: int, device: str) -> str:
                  f".\nWithout a GPU a model that uses it reads about "
                  f"{round(estimate_tag_rate(), -3):,.0f} characters of notes a second or more, "
                  f"taking about 1.7 times as long as one without it.\n"
-                 f"On a processor it has time for two short passes over the notes with four "
+                 f"On a processor it has time for three short passes over the notes with four "
                  f"of its six layers, starting from an encoder that learned identifiers from "
                  f"synthetic notes: in our tests on five folds of English notes, the model "
-                 f"chosen with it hid 98.0 % of the identifiers' tokens against 97.7 % "
-                 f"without it, and 13 of 389 notes leaked one against 16, at 91 % precision "
+                 f"chosen with it hid 98.3 % of the identifiers' tokens against 97.7 % "
+                 f"without it, and 12 of 389 notes leaked one against 16, at 89 % precision "
                  f"against 92 %")
     return note + "."
 
