@@ -786,7 +786,8 @@ class TransformerSpec(ModelSpec):
         else:
             piece_budget = int(params["pieces"] or
                                CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
-            epochs = int(params["max_epochs"] or CPU_EPOCHS.get(ctx.budget.name, MIN_EPOCHS))
+            epochs = int(params["max_epochs"] or
+                         CPU_EPOCHS.get(ctx.budget.name, CPU_EPOCHS["standard"]))
         plans = epoch_plan(windows, labels, piece_budget, epochs, rng)
         total_steps = max(1, sum(math.ceil(len(plan) / batch_size) for plan in plans))
         on_gpu = device == "cuda"
