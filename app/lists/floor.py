@@ -55,7 +55,8 @@ class Floor:
     None) and, with ``shapes``, the identifying shapes of ward notes.
 
     ``find(text, patient_id)`` has the signature of `ListMatcher.find`; a
-    shape overlapping a list hit is left to the list. ``settle`` is the
+    shape inside a list hit is left to the list (the floor with lists covers
+    every character the floor without them does). ``settle`` is the
     last step of every prediction: with ``shapes``, the model's spans that
     cannot be what their label says are dropped (`veto`), then the floor
     is applied.
@@ -105,7 +106,14 @@ class Floor:
                          and country(text, h.start, h.end))
                  and not (abbreviations and h.category in _WORDED_HITS
                           and clinical_abbreviation(text, h.start, h.end))]
-        extra = [h for h in extra if not any(a < h.end and h.start < b for a, b in taken)]
+        # A shape inside a list hit is left to the list; one reaching beyond it
+        # is kept, so adding a list never uncovers a word the shapes covered.
+        # Dropping every shape a list hit touched left, on the five PhysioNet
+        # folds, a first name before a listed surname, a surname after a
+        # listed first name and the "'s" of a listed place visible where the
+        # same CRF member without the lists hid them. Where both cover a word
+        # the list's label wins (`take_listed_labels`).
+        extra = [h for h in extra if not any(a <= h.start and h.end <= b for a, b in taken)]
         return sorted(hits + extra, key=lambda h: (h.start, h.end))
 
     def settle(self, text: str, spans: Sequence[Span], labels: Mapping[str, str],

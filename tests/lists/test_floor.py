@@ -249,3 +249,19 @@ def test_completing_names_looks_at_each_span_a_few_times_not_at_every_span():
     assert [text[s.start:s.end] for s in out[:3]] == ["J SMITH", "ODALYS", "KWAME"]
     assert len(out) == 3 * n
     assert reads[0] < 50 * len(spans)
+
+
+def test_a_list_hit_inside_a_shape_leaves_the_rest_of_the_shape_covered():
+    from app.lists import HospitalLists, ListMatcher
+
+    lists = HospitalLists()
+    lists.add("staff", "Okonjo")
+    text = "Call son. Hank Okonjo (son) cell 212-476-8356."
+    plain = Floor(None, shapes=True).settle(text, [], LABELS)
+    listed = Floor(ListMatcher(lists), shapes=True).settle(text, [], LABELS)
+    covered = lambda spans: {i for s in spans for i in range(s.start, s.end)}
+    assert "Hank" in {text[s.start:s.end].split()[0] for s in plain}
+    # The lists only add: every character the floor covers without them it
+    # still covers, the first name before the listed surname included.
+    assert covered(plain) <= covered(listed)
+    assert text.index("Hank") in covered(listed)
