@@ -21,6 +21,17 @@ strict entity micro P/R/F1 on the same dev segments. Objectives:
   one of them hiding the most tokens was measured on the 5 PhysioNet folds
   with the hospital lists (2026-11-27) and bought 0.003 more token recall
   for 0.035 less precision, a worse token F2.
+  Given ``prefer`` (candidates learned end to end from the site's own
+  notes: the fine-tuned transformer), the best of them by dev token F2 is
+  kept over the candidate the objective ranked first unless the dev
+  patients can tell that one is better (`tied_on_dev`: its token F2 above
+  the preferred one's in at least ``1 - TIE_SHARE`` of the resamples);
+  ``SelectionResult.kept_over`` then names the one it was kept over. On
+  twenty dev patients a candidate reaches the target, or misses it, by one
+  or two tokens; the stacks that won that way on the PhysioNet folds read
+  0.61-0.79 token precision on their test patients where the transformer,
+  which dev could not tell from them, read 0.91-0.93 (BENCHMARKS.md,
+  2026-11-30).
 * ``"f1"`` (the paper's): highest F1;
 * ``"f2"``: highest F2 (recall weighs four times precision);
 * ``"recall_at_precision"``: highest recall among candidates with
@@ -98,23 +109,29 @@ class SelectionResult:
     # The candidates dev could not tell from the chosen one's token F2
     # (`tied_on_dev`), when the target was missed and dev patients were given.
     tied: tuple[str, ...] = ()
+    # The candidate the objective ranked first, when a ``prefer``red one
+    # was kept over it (dev could not tell it was better).
+    kept_over: str | None = None
 
     def as_dict(self) -> dict:
         return {"best": self.best_name, "objective": self.objective, "target": self.target,
                 "reason": self.reason, "rows": [r.as_dict() for r in self.rows],
-                "tied": list(self.tied)}
+                "tied": list(self.tied), "kept_over": self.kept_over}
 
 
 def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold: GoldTags,
            objective: str = "f1", target: float | None = None, *,
            costs: Mapping[str, float] | None = None, tolerance: float = 0.0,
-           groups: Sequence[str] | None = None, seed: int = 13) -> SelectionResult:
+           groups: Sequence[str] | None = None, seed: int = 13,
+           prefer: Sequence[str] = ()) -> SelectionResult:
     """Score every candidate on dev and pick the best under ``objective``
     (the cheapest within ``tolerance`` of it when ``costs`` are given).
 
     ``groups`` names each dev segment's patient (or note): with it, a
     ``privacy`` selection that misses its target names the candidates dev
-    cannot tell from the one it takes (`tied_on_dev`, seeded by ``seed``).
+    cannot tell from the one it takes (`tied_on_dev`, seeded by ``seed``),
+    and the best of the ``prefer`` candidates is kept over the one ranked
+    first unless dev can tell that one is better (module docstring).
 
     Raises ``ValueError`` for no candidates, an unknown objective, a missing
     or out-of-range ``target`` for the constrained objectives, or a target
@@ -144,14 +161,28 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
     ranked = [r for _, r in sorted(zip(keys, rows), key=lambda kr: kr[0], reverse=True)]
     reason = _reason(ranked, objective, target)
     top = ranked[0]
-    if objective == "privacy" and not top.eligible and groups is not None:
+    if objective == "privacy" and groups is not None:
         usable = [r for r in ranked if r.token.precision >= USABLE_PRECISION] or ranked
-        tied = tied_on_dev(top.name, [r.name for r in usable if r is not top], tags_by,
-                           dev_gold, groups, seed)
-        if tied:
-            reason = (f"{reason}; the dev patients cannot tell {count(len(tied), 'other')} "
-                      f"from it ({', '.join(tied)})")
-        return SelectionResult(top.name, ranked, objective, target, reason, tuple(sorted(tied)))
+        kept = _kept_among_equals(top, [r for r in usable if r.name in prefer], tags_by,
+                                  dev_gold, groups, seed)
+        if kept is not None:
+            ranked.remove(kept)
+            ranked.insert(0, kept)
+            reason = (f"{kept.name} kept: the dev patients cannot tell that {top.name}, ranked "
+                      f"first ({reason}), is better (token F2 {top.token.f(2.0):.4f} against "
+                      f"{kept.token.f(2.0):.4f}); a model learned from the site's own notes is "
+                      f"kept among equals; token P {kept.token.precision:.3f}, "
+                      f"R {kept.token.recall:.3f}")
+            return SelectionResult(kept.name, ranked, objective, target, reason,
+                                   kept_over=top.name)
+        if not top.eligible:
+            tied = tied_on_dev(top.name, [r.name for r in usable if r is not top], tags_by,
+                               dev_gold, groups, seed)
+            if tied:
+                reason = (f"{reason}; the dev patients cannot tell {count(len(tied), 'other')} "
+                          f"from it ({', '.join(tied)})")
+            return SelectionResult(top.name, ranked, objective, target, reason,
+                                   tuple(sorted(tied)))
     if costs and tolerance > 0 and top.eligible and top.name in costs:
         near = [r for r in ranked if r.eligible and r.name in costs
                 and top.score - r.score <= tolerance
@@ -167,6 +198,18 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
                       f"cheaper to run; P {cheap.prf.precision:.3f}, R {cheap.prf.recall:.3f}, "
                       f"F1 {cheap.prf.f1:.3f}")
     return SelectionResult(ranked[0].name, ranked, objective, target, reason)
+
+
+def _kept_among_equals(top: SelectionRow, preferred: Sequence[SelectionRow],
+                       tags_by: Mapping[str, Sequence], gold: GoldTags,
+                       groups: Sequence[str], seed: int) -> SelectionRow | None:
+    """The best ``preferred`` row by dev token F2 when the dev patients
+    cannot tell ``top`` is better than it (`tied_on_dev`); None when ``top``
+    is preferred itself, none is, or dev can tell."""
+    if not preferred or top in preferred:
+        return None
+    best = max(preferred, key=lambda r: r.token.f(2.0))     # max keeps rank order on ties
+    return best if tied_on_dev(top.name, [best.name], tags_by, gold, groups, seed) else None
 
 
 def tied_on_dev(best: str, others: Sequence[str], tags_by: Mapping[str, Sequence],

@@ -153,6 +153,10 @@ class ModelSpec(ABC):
     #: The data variants it trains on a CPU (None: every variant the run
     #: trains): a kind that balances its own data there trains once.
     cpu_variants: ClassVar[tuple[str, ...] | None] = None
+    #: Learned end to end from the site's own notes, so what it finds carries
+    #: to new patients: the selection keeps it unless the dev patients can
+    #: tell another candidate is better (``prefer`` in app.ensemble.selection).
+    kept_among_equals: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)

@@ -108,7 +108,13 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     # Cross-fitted, the choice was made on every annotated note, each tagged
     # by models trained without its patient (app.services.crossfit).
     notes = "the annotated notes" if selection.get("cross_fit") else "the dev notes"
-    if objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
+    if (over := selection.get("kept_over")) is not None:
+        # A model learned end to end from the site's notes is kept among
+        # equals (app.ensemble.selection, ``prefer``).
+        why = (f"it was fine-tuned on your own notes, and {notes} are of too few patients to show "
+               f"that {model_words(run, over)}, which came first there, would hide "
+               f"identifiers better on new patients' notes.{hides}")
+    elif objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"
                   " (a missed identifier counts four times a wrongly hidden word)"
@@ -140,7 +146,7 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     else:
         why = f"it finds the identifiers of {notes} most exactly (F1 {row.get('f1', 0.0):.3f})."
     better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
-    if better and row.get("eligible", True):
+    if better and row.get("eligible", True) and over is None:
         other = model_words(run, better[0]["name"])
         why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
                 f"and the difference is within the noise of {notes}.")

@@ -549,9 +549,12 @@ def settle_candidates(project, plan: RunPlan, candidates: dict, beta: float, sta
     return settled, kept
 
 
-def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
+def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict,
+                     kinds: dict[str, str] | None = None):
     """Stage *select*: the candidate the objective picks on dev (cheapest
-    within the cost tolerance); a note when it tags mostly non-identifiers."""
+    within the cost tolerance; a member whose kind is ``kept_among_equals``,
+    by ``kinds`` (member name -> kind), unless dev can tell another is
+    better); a note when it tags mostly non-identifiers."""
     from app.ensemble import select
 
     if "lists" in candidates and len(candidates) > 1:
@@ -568,7 +571,9 @@ def select_candidate(plan: RunPlan, dev, candidates: dict, costs: dict):
     selection = select(candidates, dev.gold, objective=plan.config.objective, target=dev.target,
                        costs=costs, tolerance=plan.config.cost_tolerance,
                        groups=[patient.get(doc, doc) for doc in dev.doc_ids],
-                       seed=plan.config.seed)
+                       seed=plan.config.seed,
+                       prefer=[name for name, kind in (kinds or {}).items()
+                               if name in candidates and spec_class(kind).kept_among_equals])
     selection = _starter_kept(selection, dev, plan.config.objective)
     if (warning := low_precision_note(selection)) is not None:
         plan.notes.append(warning)
@@ -764,7 +769,8 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         starter = starter_floor(project, plan)
         settled, fixed_by_candidate = settle_candidates(project, plan, candidates, dev.beta,
                                                         starter)
-        selection = select_candidate(plan, dev, settled, costs)
+        selection = select_candidate(plan, dev, settled, costs,
+                                     {name: r.kind for name, r in members.records.items()})
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,

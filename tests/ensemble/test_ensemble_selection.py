@@ -195,3 +195,43 @@ def test_a_met_target_or_another_objective_ignores_the_patients():
     gold, cands, groups = _patients(4, misses={0}, noisy={1})
     assert select(cands, gold, "privacy", target=0.9, groups=groups).tied == ()
     assert select(cands, gold, "f1", groups=groups).best_name == "careful"
+
+
+def test_a_preferred_candidate_dev_cannot_tell_from_the_first_is_kept_over_it():
+    # Four patients: careful comes first on token F2 (.918 against .872), but
+    # a third of the patient draws rank hider first: dev cannot tell careful
+    # is better, so the preferred hider (a model learned from the site's own
+    # notes) is kept, and the reason and the record say over what.
+    gold, cands, groups = _patients(4, misses={0}, noisy={1})
+    res = select(cands, gold, "privacy", target=0.999, groups=groups, prefer=["hider"])
+    assert res.best_name == "hider" and res.kept_over == "careful"
+    assert [r.name for r in res.rows] == ["hider", "careful"]
+    assert res.reason.startswith("hider kept: the dev patients cannot tell that careful, ranked "
+                                 "first (no candidate reaches")
+    assert "token F2 0.9184 against 0.8716" in res.reason
+    assert res.as_dict()["kept_over"] == "careful"
+    # A met target is no proof either: careful's better strict F1 is one patient's.
+    met = select(cands, gold, "privacy", target=0.9, groups=groups, prefer=["hider"])
+    assert met.best_name == "hider" and met.kept_over == "careful"
+    # Preferring the first one, or nothing, changes nothing.
+    for prefer in (["careful"], []):
+        res = select(cands, gold, "privacy", target=0.999, groups=groups, prefer=prefer)
+        assert res.best_name == "careful" and res.kept_over is None
+
+
+def test_a_preferred_candidate_is_not_kept_when_dev_tells_another_is_better():
+    # Eighty patients tell careful is better: the preference gives way.
+    gold, cands, groups = _patients(80, misses=set(range(20)), noisy=set(range(20, 40)))
+    res = select(cands, gold, "privacy", target=0.999, groups=groups, prefer=["hider"])
+    assert res.best_name == "careful" and res.kept_over is None
+    # Nor without the patients to tell it by, nor for another objective.
+    gold, cands, groups = _patients(4, misses={0}, noisy={1})
+    assert select(cands, gold, "privacy", target=0.999, prefer=["hider"]).best_name == "careful"
+    assert select(cands, gold, "f1", groups=groups, prefer=["hider"]).best_name == "careful"
+
+
+def test_a_preferred_candidate_hiding_mostly_ordinary_words_is_not_kept():
+    # hider hides two patients' ordinary words: token precision 19/39 < 0.5.
+    gold, cands, groups = _patients(4, misses={0}, noisy={1, 2})
+    res = select(cands, gold, "privacy", target=0.999, groups=groups, prefer=["hider"])
+    assert res.best_name == "careful" and res.kept_over is None

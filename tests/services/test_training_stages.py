@@ -83,6 +83,26 @@ def test_on_a_small_dev_the_starter_stays_unless_a_trained_model_hides_more():
     assert select_candidate(f1, small_f1, {"crf": half, "starter": noisy}, {}).best_name == "crf"
 
 
+def test_the_transformer_member_is_kept_unless_the_dev_patients_tell_another_is_better():
+    """The stage passes the members whose kind is kept among equals (the
+    fine-tuned transformer) to the selection by their kind, not their name."""
+    from types import SimpleNamespace
+    from app.services.training import select_candidate
+    gold = [("B-X", "O", "B-X", "O")] * 4
+    stack = [TagSeq(["B-X", "O", "B-X", "O"], [0.9] * 4)] * 3 + [TagSeq(["B-X"] * 4, [0.9] * 4)]
+    learned = [TagSeq(["B-X", "O", "B-X", "O"], [0.9] * 3 + [0.6])] * 3 \
+        + [TagSeq(["B-X", "O", "O", "O"], [0.9] * 4)]                  # one token missed
+    plan = SimpleNamespace(config=TrainConfig(), notes=[], docs=[])
+    dev = SimpleNamespace(gold=gold, target=0.99, n_entities=80, doc_ids="abcd")
+    cands = {"stacking-lr[all]": stack, "transformer-imbalanced": learned}
+    assert select_candidate(plan, dev, cands, {}).best_name == "stacking-lr[all]"
+    kept = select_candidate(plan, dev, cands, {}, {"transformer-imbalanced": "transformer",
+                                                   "crf-balanced": "crf"})
+    assert kept.best_name == "transformer-imbalanced" and kept.kept_over == "stacking-lr[all]"
+    assert select_candidate(plan, dev, cands, {}, {"transformer-imbalanced": "crf"}
+                            ).best_name == "stacking-lr[all]"
+
+
 def _machine(monkeypatch, cuda: bool, bf16: bool = False) -> None:
     """This machine, as ``detect_devices`` sees it: with a GPU or without,
     its CPU multiplying bfloat16 in hardware or not."""
