@@ -113,7 +113,9 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         # equals (app.ensemble.selection, ``prefer``).
         why = (f"it was fine-tuned on your own notes, and {notes} are of too few patients to show "
                f"that {model_words(run, over)}, which came first there, would hide "
-               f"identifiers better on new patients' notes.{hides}")
+               f"identifiers better on new patients' notes."
+               + (f" It hides {token:.1%} of the identifier words of {notes}."
+                  if token is not None else ""))
     elif objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"
