@@ -110,7 +110,7 @@ class SelectionResult:
     # The candidates dev could not tell from the chosen one's token F2
     # (`tied_on_dev`), when the target was missed and dev patients were given.
     tied: tuple[str, ...] = ()
-    # The candidate the objective ranked first, when a ``prefer``red one
+    # The candidate the objective ranked first, when a preferred one (``prefer``)
     # was kept over it (dev could not tell it was better).
     kept_over: str | None = None
 
