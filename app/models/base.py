@@ -145,10 +145,10 @@ class ModelSpec(ABC):
     #: Loading its trained models imports scikit-learn (a process loading
     #: only models that do not keeps it out, as torch: app.services.predictor).
     uses_sklearn: ClassVar[bool] = False
-    #: Its training reads ``corpus.dev`` for nothing (no early stopping, no
-    #: epoch chosen on dev), so once a run has scored it and selected, the
-    #: same params can be fitted again on train + dev (``refit`` in
-    #: app.services.training) and the result is no worse tuned.
+    #: Once a run has scored it and selected, it can be fitted again on
+    #: train + dev (``refit`` in app.services.training) and be no worse tuned:
+    #: its training reads ``corpus.dev`` for nothing (the CRF), or only to
+    #: choose what ``refit_params`` then fixes (the transformer's epochs).
     refits: ClassVar[bool] = False
     #: The data variants it trains on a CPU (None: every variant the run
     #: trains): a kind that balances its own data there trains once.
@@ -160,6 +160,13 @@ class ModelSpec(ABC):
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)
+
+    @classmethod
+    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """The params a refit on train + dev fits with, from the scored fit's
+        (its search's choice, with ``fit``: what ``fit_details`` reported):
+        by default those as they are."""
+        return dict(params)
 
     @abstractmethod
     def fit(self, corpus: Corpus, ctx: TrainContext) -> TrainedModel:

@@ -135,6 +135,11 @@ DEFAULTS: dict[str, Any] = {
                                 # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
     "layers": None,           # encoder layers kept, the lowest first (None: CPU_LAYERS on
                               # a CPU, all of MiniLM's 6 on a GPU)
+    "epoch_share": None,      # share of the training windows' pieces a CPU epoch reads
+                              # (None: the budget's CPU_PIECES over its epochs)
+    "threshold": None,        # None: tuned on dev after every epoch, the best epoch kept;
+                              # a number: used as it is, dev not read, the last epoch kept
+                              # (a refit on train + dev, `TransformerSpec.refit_params`)
 }
 #: Encoder layers a CPU fit keeps (the lowest of MiniLM's 6, as the starter's
 #: encoder trained them). On PhysioNet fold 3 (2 cores, bfloat16) the member
@@ -160,8 +165,8 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "init", "attention_dropout", "layers", "train_windows", "train_pieces",
-            "train_seconds", "device", "compute", "gpu_peak_mb")
+            "augment", "init", "attention_dropout", "layers", "epoch_share", "train_windows",
+            "train_pieces", "train_seconds", "device", "compute", "gpu_peak_mb", "refit")
 #: The starter's encoder, under ``resources/starter``, and the metadata key
 #: naming the word pieces of its trained rows (``pack_encoder``).
 STARTER_ENCODER = "transformer/encoder.safetensors"
@@ -722,8 +727,28 @@ class TransformerSpec(ModelSpec):
     # outside the team gained recall from it that the CRF, starter and lists
     # missed (issue 32), which twenty dev patients cannot show.
     kept_among_equals = True
+    # Dev only chooses its epochs and threshold, which a refit on train + dev
+    # takes from the scored fit (`refit_params`): the site's dev notes, a
+    # fifth to a third of what it annotated, are then learnt from too.
+    refits = True
     HPO_GRID = {"learning_rate": (DEFAULTS["learning_rate"],)}
     HPO_DEFAULT = {"learning_rate": DEFAULTS["learning_rate"]}
+
+    @classmethod
+    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """The scored fit's settings with what dev chose fixed: as many epochs
+        as the one kept, its threshold, and on a CPU the same share of the
+        training windows an epoch (so the refit reads dev's windows besides,
+        in proportion, and identifier windows weigh as they did)."""
+        fit = params.get("fit") or {}
+        if "best_epoch" not in fit or "threshold" not in fit:
+            raise ValueError("a transformer refit needs its scored fit's epoch and threshold")
+        out = {k: v for k, v in params.items() if k != "fit"}
+        out.update({k: fit[k] for k in ("learning_rate", "identifier_weight", "augment", "init",
+                                        "attention_dropout", "layers", "epoch_share")
+                    if fit.get(k) is not None})
+        out.update(max_epochs=max(1, int(fit["best_epoch"])), threshold=float(fit["threshold"]))
+        return out
 
     def fit(self, corpus: Corpus, ctx: TrainContext) -> "TransformerModel":
         import numpy as np
@@ -788,10 +813,15 @@ class TransformerSpec(ModelSpec):
             epochs = int(params["max_epochs"] or
                          min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
         else:
-            piece_budget = int(params["pieces"] or
-                               CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
             epochs = int(params["max_epochs"] or
                          CPU_EPOCHS.get(ctx.budget.name, CPU_EPOCHS["standard"]))
+            window_pieces = max(1, sum(len(w.ids) for w in windows))
+            if params["epoch_share"] is not None:
+                piece_budget = math.ceil(float(params["epoch_share"]) * window_pieces * epochs)
+            else:
+                piece_budget = int(params["pieces"] or
+                                   CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
+            params["epoch_share"] = round(min(1.0, piece_budget / epochs / window_pieces), 6)
         plans = epoch_plan(windows, labels, piece_budget, epochs, rng)
         total_steps = max(1, sum(math.ceil(len(plan) / batch_size) for plan in plans))
         on_gpu = device == "cuda"
@@ -806,7 +836,8 @@ class TransformerSpec(ModelSpec):
             opt, lambda s: min((s + 1) / warm, max(0.0, (total_steps - s) / max(1, total_steps - warm))))
         clock = SafetyClock(safety_seconds(ctx, params), progress, self.kind)
         best_score, best_f1, best_state, best_epoch, since_best = -1.0, None, None, 0, 0
-        threshold = 0.5
+        fixed = params["threshold"]
+        threshold = 0.5 if fixed is None else float(fixed)
         step, loss_avg = 0, None
         started = time.monotonic()
         sizes = [len(s.segment.tokens) for s in dev_items]
@@ -845,7 +876,9 @@ class TransformerSpec(ModelSpec):
             # token sits below 0.5, and a fixed 0.5 would stop a fit that
             # is learning (a quick fit of PhysioNet's imbalanced notes kept
             # its first epoch at dev F1 0).
-            if dev_items:
+            if fixed is not None:
+                cut, score, f1 = threshold, float(epoch), None   # a refit: keep the last epoch
+            elif dev_items:
                 # Scored by the forward the fitted model will predict with, so
                 # the threshold is tuned on the probabilities it will see.
                 scorer = (PackedBert(_float_state(net), config)
@@ -857,7 +890,9 @@ class TransformerSpec(ModelSpec):
                 cut, score, f1 = 0.5, float(epoch), None      # no dev: keep the last epoch
             progress(Progress(step / total_steps, "train", model=self.kind,
                               model_fraction=step / total_steps, epoch=epoch, loss=loss_avg,
-                              dev_f1=f1, kind=EPOCH, message=f"epoch {epoch}/{epochs} evaluated"))
+                              dev_f1=f1, kind=EPOCH,
+                              message=f"epoch {epoch}/{epochs} "
+                                      f"{'done' if fixed is not None else 'evaluated'}"))
             if score > best_score:
                 best_score, best_f1, threshold, best_epoch, since_best = score, f1, cut, epoch, 0
                 best_state = {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
@@ -871,7 +906,8 @@ class TransformerSpec(ModelSpec):
                       train_windows=len(windows),
                       train_pieces=read,
                       train_seconds=round(time.monotonic() - started, 1),
-                      device=device, compute="bf16" if bf16 or device == "cuda" else "fp32")
+                      device=device, compute="bf16" if bf16 or device == "cuda" else "fp32",
+                      refit=fixed is not None)
         if device == "cuda":
             params["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
         progress(Progress(1.0, "train", model=self.kind, model_fraction=1.0,

@@ -25,8 +25,10 @@ as named stages (``train_project`` runs them in order):
    dev output after the fixed steps of the project's floor its dev agrees
    with (app.lists.floor), then selection on dev by the chosen objective;
 5. *refit* (``refit_members``): the members whose training reads dev for
-   nothing (the CRF) fitted again on train + dev with the params their
-   search chose, stored beside the scored ones; they are what predicts;
+   nothing (the CRF) or only to choose its epochs and threshold (the
+   transformer) fitted again on train + dev with the params their search
+   chose and what dev chose fixed, stored beside the scored ones; they are
+   what predicts;
 6. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
    fill, propagation, edge and unmarked words; app.services.finishing)
    learned on dev for the selected candidate, then the fixed steps chosen
@@ -217,9 +219,10 @@ def _duration(seconds: float) -> str:
     return f"about {seconds / 3600:.0f} hours"
 
 
-def transformer_cost(budget: str, variants: int, device: str) -> str:
+def transformer_cost(budget: str, variants: int, device: str, refit: bool = True) -> str:
     """How long the transformer trains on ``device`` (``"cpu"``/``"cuda"``),
-    in one plain sentence; on a CPU, with the GPU's time beside it and, on
+    in one plain sentence (with ``refit``, its refit on train + dev after the
+    selection besides); on a CPU, with the GPU's time beside it and, on
     lines of their own, how fast a model using it then tags notes there and
     what its short CPU fit bought in the PhysioNet folds (BENCHMARKS.md)."""
     from app.models.transformer_ner import estimate_fit_seconds, estimate_tag_rate
@@ -228,6 +231,9 @@ def transformer_cost(budget: str, variants: int, device: str) -> str:
     where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
     note = (f"The transformer will train for {_duration(here)} on {where} "
             f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget)")
+    if refit:
+        # The refit reads the same share of its windows, dev's besides.
+        note += ", and a little longer again once the model is chosen, to learn the dev notes too"
     if device != "cuda":
         note += (f"; with a GPU it takes {_duration(estimate_fit_seconds(budget, 'cuda') * variants)}"
                  f".\nWithout a GPU a model that uses it reads about "
@@ -264,7 +270,8 @@ def cost_notes(config: TrainConfig) -> list[str]:
     notes = []
     if KIND in (config.models or defaults):
         notes.append(transformer_cost(config.budget,
-                                      len(kind_variants(KIND, config.variants, device)), device))
+                                      len(kind_variants(KIND, config.variants, device)), device,
+                                      config.refit))
     if config.cross_fit:
         notes.append(cost_note(config.cross_fit))
     return notes
@@ -620,7 +627,8 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 
     if not plan.config.refit:
         return
-    jobs = [replace(job, params=dict(members.records[job.name].params), search=False,
+    jobs = [replace(job, params=spec_class(job.kind).refit_params(members.records[job.name].params),
+                    search=False,
                     corpus=refit_corpus(plan.builds[job.variant], seed=plan.config.seed),
                     workdir=job.workdir.with_name(job.name + "-refit"),
                     out_dir=job.out_dir.parent.parent / "refit" / job.name)

@@ -399,3 +399,39 @@ def test_an_english_fit_also_reads_copies_with_other_names_and_places(corpus, tm
     assert copies["train_windows"] > plain["train_windows"]
     with pytest.raises(ValueError, match="augment"):
         fit(augment="synonyms")
+
+
+def test_a_refit_takes_dev_s_choices_from_the_scored_fit_and_learns_dev_too(corpus, trained,
+                                                                            tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import app.models.transformer_ner as tn
+
+    model, _ = trained
+    details = model.fit_details()
+    params = TransformerSpec.refit_params({"learning_rate": None, "max_length": 64,
+                                           "fit": details})
+    assert params["max_epochs"] == details["best_epoch"]
+    assert params["threshold"] == details["threshold"] and "fit" not in params
+    assert params["epoch_share"] == details["epoch_share"] <= 1.0
+    with pytest.raises(ValueError, match="epoch and threshold"):
+        TransformerSpec.refit_params({"fit": {}})
+
+    # Dev is in its training now: it must choose nothing there.
+    def no_dev(*a, **k):
+        raise AssertionError("a refit tuned its threshold on dev")
+
+    monkeypatch.setattr(tn, "tune_threshold", no_dev)
+    both = replace(corpus, train=[*corpus.train, *corpus.dev])     # as `refit_corpus` gives
+    reports = []
+    refit = TransformerSpec(**params).fit(both, TrainContext(workdir=tmp_path, budget="quick",
+                                                             progress=reports.append, seed=7))
+    again = refit.fit_details()
+    assert again["refit"] and not details.get("refit")
+    assert again["threshold"] == details["threshold"] == refit.threshold
+    assert again["epochs_run"] == again["best_epoch"] == details["best_epoch"]
+    # The same share of its windows an epoch, so it reads dev's besides.
+    assert again["epoch_share"] == details["epoch_share"]
+    assert again["train_windows"] > details["train_windows"]
+    assert all(p.dev_f1 is None for p in reports if p.kind == EPOCH)
+    assert dev_f1(refit, corpus) > 0.8

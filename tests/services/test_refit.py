@@ -1,4 +1,4 @@
-"""The refit stage: once selected, the CRF members learn from train + dev too,
+"""The refit stage: once selected, the CRF and transformer members learn from train + dev too,
 while every dev figure, the selection and a later reuse stay with the models
 that had not seen dev."""
 import shutil
@@ -113,3 +113,28 @@ def test_members_refitted_side_by_side_are_those_refitted_one_after_another(tmp_
     assert outputs[0] == outputs[1]
     assert sorted(said[1]) == sorted(said[0]) == [
         "crf-balanced: trained again on train + dev", "crf-imbalanced: trained again on train + dev"]
+
+
+def test_the_transformer_is_refitted_with_the_epochs_and_threshold_dev_chose(tmp_path):
+    """Dev chose its epochs and threshold; the refit takes them and learns dev's notes too,
+    also when a later run reuses the scored member."""
+    pytest.importorskip("transformers")
+    config = dict(models=["rules", "transformer"], budget="quick", variants=["imbalanced"],
+                  ensembles=["voting"])
+    path = make_project(tmp_path / "t.deid", n=30)
+    with Project.open(path) as p:
+        build = plan_run(p, TrainConfig(**config)).builds["imbalanced"]
+        runs = [train_project(p, TrainConfig(**config)),
+                train_project(p, TrainConfig(**config, reuse_members=True))]
+        for run in runs:
+            record = run.members["transformer-imbalanced"]
+            scored = record.params["fit"]
+            assert record.refit["train_segments"] == len(build.corpus.train) + len(build.corpus.dev)
+            artifact = run.member_artifacts(p)["transformer-imbalanced"]
+            assert artifact.name == artifact_name(REFIT, "transformer-imbalanced")
+            refit = load_model(p.extract_artifact(artifact.id, tmp_path / f"m{artifact.id}"))
+            details = refit.fit_details()
+            assert details["refit"] and not scored.get("refit")
+            assert details["threshold"] == scored["threshold"]
+            assert details["epochs_run"] == scored["best_epoch"]
+        assert runs[1].members["transformer-imbalanced"].reused_from == runs[0].id

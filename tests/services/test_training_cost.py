@@ -17,6 +17,10 @@ def test_the_transformer_on_a_cpu_is_announced_with_the_gpu_alternative(on):
     # On a CPU it trains once, on its own balanced windows (cpu_variants).
     assert "minutes" in note and "1 data variant, standard budget" in note
     assert "with a GPU it takes" in note
+    # ... and that its refit on train + dev comes after the selection, unless told not to.
+    assert "learn the dev notes too" in note
+    [once] = cost_notes(TrainConfig(models=["transformer", "crf"], refit=False))
+    assert "learn the dev notes" not in once
     # ... and what it costs afterwards: tagging notes on the processor.
     assert "characters of notes a second" in note and "as long as one without it" in note
     # ... and what its short fit there bought when measured.
