@@ -21,7 +21,7 @@ TITLES = {
     "accuracy-physionet": "Accuracy: PhysioNet English ICU notes, our dev patients",
     "accuracy-physionet-lists": "Accuracy: PhysioNet dev patients, with the hospital lists",
     "accuracy-synthetic": "Accuracy: held-out synthetic English notes",
-    "accuracy-physionet-folds": "Accuracy: PhysioNet, 5 patient-disjoint folds (figures nobody tuned on)",
+    "accuracy-physionet-folds": "Accuracy: PhysioNet, patient-disjoint folds (figures nobody tuned on)",
     "accuracy-physionet-folds-lists": "Accuracy: PhysioNet folds, with the hospital lists",
     "learning-curve": "Learning curve: MEDDOCAN",
     "learning-curve-physionet": "Learning curve: PhysioNet English ICU notes",

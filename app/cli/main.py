@@ -106,9 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="learn on dev which labels' predicted strings are tagged wherever "
                         "they recur in a note (default: on)")
     s.add_argument("--refit", action=argparse.BooleanOptionalAction, default=defaults.refit,
-                   help="after the selection, train the CRF and transformer members again on "
-                        "train + dev with the settings they were selected with (the "
-                        "transformer: the epochs and threshold dev chose) (default: on)")
+                   help="after the selection, train the CRF members (and a transformer trained "
+                        "on a GPU) again on train + dev with the settings they were selected "
+                        "with (the transformer: the epochs and threshold dev chose) (default: on)")
     s.add_argument("--starter-floor", action=argparse.BooleanOptionalAction,
                    default=defaults.starter_floor,
                    help="English: what the shipped starter replaces on day one stays replaced; "

@@ -382,13 +382,13 @@ class TrainingView(QWidget):
                                         "Learned on dev, label by label: a label is propagated only "
                                         "when that improves the selection score there.")
         rl.addRow("", self.propagate_check)
-        self.refit_check = QCheckBox("Refit the CRF and transformer on train + dev")
+        self.refit_check = QCheckBox("Refit on train + dev")
         self.refit_check.setChecked(True)
-        self.refit_check.setToolTip("Once the model is selected, the CRF and transformer members "
-                                    "learn from the dev notes too, with the settings they were "
-                                    "selected with (the transformer: the epochs and threshold dev "
-                                    "chose). The dev figures stay those of the models before, "
-                                    "which had not seen dev.")
+        self.refit_check.setToolTip("Once the model is selected, the CRF members, and a transformer "
+                                    "trained on a GPU, learn from the dev notes too, with the "
+                                    "settings they were selected with (the transformer: the epochs "
+                                    "and threshold dev chose). The dev figures stay those of the "
+                                    "models before, which had not seen dev.")
         rl.addRow("", self.refit_check)
         self.starter_floor_check = QCheckBox("Keep what day one replaced")
         self.starter_floor_check.setChecked(True)

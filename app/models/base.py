@@ -148,7 +148,7 @@ class ModelSpec(ABC):
     #: Once a run has scored it and selected, it can be fitted again on
     #: train + dev (``refit`` in app.services.training) and be no worse tuned:
     #: its training reads ``corpus.dev`` for nothing (the CRF), or only to
-    #: choose what ``refit_params`` then fixes (the transformer's epochs).
+    #: choose what ``refit_params`` then fixes (the transformer's epochs, on a GPU).
     refits: ClassVar[bool] = False
     #: The data variants it trains on a CPU (None: every variant the run
     #: trains): a kind that balances its own data there trains once.
@@ -162,10 +162,10 @@ class ModelSpec(ABC):
         self.params = dict(params)
 
     @classmethod
-    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any] | None:
         """The params a refit on train + dev fits with, from the scored fit's
         (its search's choice, with ``fit``: what ``fit_details`` reported):
-        by default those as they are."""
+        by default those as they are; None: this fit is not refitted."""
         return dict(params)
 
     @abstractmethod

@@ -25,7 +25,11 @@ after every epoch: the epoch kept is the one with the best F2 at its best
 threshold. The thresholds tried are where a fit with equal weights would
 tag from 0.05 to 0.5 of its mass, moved by the loss weight of identifier
 tags (`thresholds`): tagging more than the argmax would, never less.
-The ensembles then learn how far to trust it, like every member.
+The ensembles then learn how far to trust it, like every member. Once the
+run has selected, a fit on a GPU is fitted again on train + dev with that
+epoch count and threshold fixed (`TransformerSpec.refit_params`), so what
+predicts has learnt from the dev notes too (on a CPU that doubled the
+member's time for no measured gain: ``REFIT_DEVICES``).
 
 Start. An English fit starts from the starter's encoder
 (``resources/starter/transformer``, param ``init``): the vendored MiniLM
@@ -153,6 +157,13 @@ CPU_LAYERS = 4
 #: of the time (1.7 times the word pieces a second, ``python -m
 #: app.bench.transformer --fit``). The hidden layers keep their dropout.
 CPU_ATTENTION_DROPOUT = 0.0
+#: Devices whose fits are refitted on train + dev after the selection
+#: (`TransformerSpec.refit_params`). On a GPU the refit costs about a minute.
+#: On 2 CPU cores it cost 507-528 s a run (a run 1,268-1,334 s instead of
+#: 769-941) and bought nothing measurable: four PhysioNet folds dealt
+#: otherwise, selected model token recall 0.9834 against 0.9832, precision
+#: 0.908 against 0.907, 11 notes leaking against 10 (BENCHMARKS.md, session 41).
+REFIT_DEVICES = ("cuda",)
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
 #: Thresholds tried on dev for "this token is part of an identifier", as
@@ -729,18 +740,22 @@ class TransformerSpec(ModelSpec):
     kept_among_equals = True
     # Dev only chooses its epochs and threshold, which a refit on train + dev
     # takes from the scored fit (`refit_params`): the site's dev notes, a
-    # fifth to a third of what it annotated, are then learnt from too.
+    # fifth to a third of what it annotated, are then learnt from too; where
+    # the fit ran on a device in ``REFIT_DEVICES``.
     refits = True
     HPO_GRID = {"learning_rate": (DEFAULTS["learning_rate"],)}
     HPO_DEFAULT = {"learning_rate": DEFAULTS["learning_rate"]}
 
     @classmethod
-    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+    def refit_params(cls, params: dict[str, Any]) -> dict[str, Any] | None:
         """The scored fit's settings with what dev chose fixed: as many epochs
         as the one kept, its threshold, and on a CPU the same share of the
         training windows an epoch (so the refit reads dev's windows besides,
-        in proportion, and identifier windows weigh as they did)."""
+        in proportion, and identifier windows weigh as they did); None where
+        the scored fit ran on a device not in ``REFIT_DEVICES``."""
         fit = params.get("fit") or {}
+        if fit.get("device", "cpu") not in REFIT_DEVICES:
+            return None
         if "best_epoch" not in fit or "threshold" not in fit:
             raise ValueError("a transformer refit needs its scored fit's epoch and threshold")
         out = {k: v for k, v in params.items() if k != "fit"}

@@ -141,8 +141,8 @@ class TrainConfig:
     # Learn on dev which labels' predicted strings are tagged again wherever
     # they recur in a note (app.ensemble.propagation).
     propagate: bool = True
-    # Once the selection is made, fit the members that can (the CRF and the
-    # transformer: ``ModelSpec.refits``) again on train + dev with the params
+    # Once the selection is made, fit the members that can (the CRF, and the
+    # transformer on a GPU: ``ModelSpec.refits``) again on train + dev with the params
     # their search chose (``refit_params``): what predicts learned from every
     # annotated note, not only the training split's (dev scores and the
     # selection stay those of the models before; see docs/ARCHITECTURE.md).

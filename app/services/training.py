@@ -26,9 +26,9 @@ as named stages (``train_project`` runs them in order):
    with (app.lists.floor), then selection on dev by the chosen objective;
 5. *refit* (``refit_members``): the members whose training reads dev for
    nothing (the CRF) or only to choose its epochs and threshold (the
-   transformer) fitted again on train + dev with the params their search
-   chose and what dev chose fixed, stored beside the scored ones; they are
-   what predicts;
+   transformer, fitted on a GPU) fitted again on train + dev with the params
+   their search chose and what dev chose fixed, stored beside the scored
+   ones; they are what predicts;
 6. *finish* (``finish_run`` -> ``TrainedRun``): the finishing steps (recall
    fill, propagation, edge and unmarked words; app.services.finishing)
    learned on dev for the selected candidate, then the fixed steps chosen
@@ -225,13 +225,13 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     selection besides); on a CPU, with the GPU's time beside it and, on
     lines of their own, how fast a model using it then tags notes there and
     what its short CPU fit bought in the PhysioNet folds (BENCHMARKS.md)."""
-    from app.models.transformer_ner import estimate_fit_seconds, estimate_tag_rate
+    from app.models.transformer_ner import REFIT_DEVICES, estimate_fit_seconds, estimate_tag_rate
 
     here = estimate_fit_seconds(budget, device) * variants
     where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
     note = (f"The transformer will train for {_duration(here)} on {where} "
             f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget)")
-    if refit:
+    if refit and device in REFIT_DEVICES:
         # The refit reads the same share of its windows, dev's besides.
         note += ", and a little longer again once the model is chosen, to learn the dev notes too"
     if device != "cuda":
@@ -627,14 +627,15 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 
     if not plan.config.refit:
         return
-    jobs = [replace(job, params=spec_class(job.kind).refit_params(members.records[job.name].params),
-                    search=False,
+    chosen = {job.name: spec_class(job.kind).refit_params(members.records[job.name].params)
+              for job in members.jobs()
+              if job.name in members.records and job.kind not in FIXED_KINDS
+              and spec_class(job.kind).refits}
+    jobs = [replace(job, params=chosen[job.name], search=False,
                     corpus=refit_corpus(plan.builds[job.variant], seed=plan.config.seed),
                     workdir=job.workdir.with_name(job.name + "-refit"),
                     out_dir=job.out_dir.parent.parent / "refit" / job.name)
-            for job in members.jobs()
-            if job.name in members.records and job.kind not in FIXED_KINDS
-            and spec_class(job.kind).refits]
+            for job in members.jobs() if chosen.get(job.name) is not None]
     if not jobs:
         return
     done: dict[str, float] = {}

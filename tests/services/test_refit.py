@@ -115,12 +115,22 @@ def test_members_refitted_side_by_side_are_those_refitted_one_after_another(tmp_
         "crf-balanced: trained again on train + dev", "crf-imbalanced: trained again on train + dev"]
 
 
-def test_the_transformer_is_refitted_with_the_epochs_and_threshold_dev_chose(tmp_path):
+def test_the_transformer_is_refitted_with_the_epochs_and_threshold_dev_chose(tmp_path,
+                                                                            monkeypatch):
     """Dev chose its epochs and threshold; the refit takes them and learns dev's notes too,
-    also when a later run reuses the scored member."""
+    also when a later run reuses the scored member. Where the device is one whose fits
+    are refitted (a GPU; here the CPU stands in for it); elsewhere the scored one predicts."""
     pytest.importorskip("transformers")
+    import app.models.transformer_ner as tn
+
     config = dict(models=["rules", "transformer"], budget="quick", variants=["imbalanced"],
                   ensembles=["voting"])
+    with Project.open(make_project(tmp_path / "cpu.deid", n=20)) as p:
+        run = train_project(p, TrainConfig(**config))
+        assert run.members["transformer-imbalanced"].refit is None
+        assert run.member_artifacts(p)["transformer-imbalanced"].name == \
+            "member:transformer-imbalanced"
+    monkeypatch.setattr(tn, "REFIT_DEVICES", ("cuda", "cpu"))
     path = make_project(tmp_path / "t.deid", n=30)
     with Project.open(path) as p:
         build = plan_run(p, TrainConfig(**config)).builds["imbalanced"]
