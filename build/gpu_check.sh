@@ -165,7 +165,8 @@ record = next((work / "bench").glob("accuracy-physionet*.json"))
 shutil.copyfile(record, out / "bench-record.json")
 res = json.loads(record.read_text())["results"]
 print(record.with_suffix(".md").read_text())
-members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1")} | (m.get("params") or {}).get("fit", {})
+members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1", "refit")}
+           | (m.get("params") or {}).get("fit", {})
            for n, m in res["train"]["members"].items()}
 summary = {"device": res["train"]["device"], "selected": res["train"]["selected"],
            "train_seconds": res["train"]["seconds"], "members": members,

@@ -30,8 +30,8 @@ def run_summary(project) -> dict:
     Keys: ``run``, ``budget``, ``models`` (kinds trained), ``selected``, ``reason``, ``seconds`` (whole training
     step), ``device``, ``documents`` ({train, dev} notes),
     ``members`` ({name: {kind, variant, seconds, peak_mb, size_mb,
-    dev_f1, params, run}}; ``run``: the run that trained it, an earlier one
-    when it was reused), ``ensemble_kinds`` and ``meta_models`` (what was
+    dev_f1, params, run, refit}}; ``run``: the run that trained it, an earlier one
+    when it was reused; ``refit``: its refit on train + dev, None without), ``ensemble_kinds`` and ``meta_models`` (what was
     asked for), ``ensembles`` (number stored), ``finishing`` (lines on the
     recall fill and propagation learned), ``dev_rows`` ({candidate: its
     row of the selection's dev table}).
@@ -44,7 +44,7 @@ def run_summary(project) -> dict:
         name: {"kind": info.kind, "variant": info.variant, "seconds": info.seconds,
                "peak_mb": info.peak_mb, "size_mb": info.size_mb,
                "dev_f1": info.dev.get("f1"), "params": info.params,
-               "run": info.reused_from or run.id}
+               "run": info.reused_from or run.id, "refit": info.refit}
         for name, info in run.members.items()}
     config = run.train_config()
     return {"run": run.id, "budget": config.budget, "models": config.models,
