@@ -165,8 +165,9 @@ record = next((work / "bench").glob("accuracy-physionet*.json"))
 shutil.copyfile(record, out / "bench-record.json")
 res = json.loads(record.read_text())["results"]
 print(record.with_suffix(".md").read_text())
-members = {n: {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1", "refit")}
-           | (m.get("params") or {}).get("fit", {})
+# The member's figures last: its refit record, not the scored fit's "refit": false.
+members = {n: (m.get("params") or {}).get("fit", {})
+           | {k: m.get(k) for k in ("seconds", "peak_mb", "dev_f1", "refit")}
            for n, m in res["train"]["members"].items()}
 summary = {"device": res["train"]["device"], "selected": res["train"]["selected"],
            "train_seconds": res["train"]["seconds"], "members": members,

@@ -139,8 +139,6 @@ DEFAULTS: dict[str, Any] = {
                                 # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
     "layers": None,           # encoder layers kept, the lowest first (None: CPU_LAYERS on
                               # a CPU, all of MiniLM's 6 on a GPU)
-    "epoch_share": None,      # share of the training windows' pieces a CPU epoch reads
-                              # (None: the budget's CPU_PIECES over its epochs)
     "threshold": None,        # None: tuned on dev after every epoch, the best epoch kept;
                               # a number: used as it is, dev not read, the last epoch kept
                               # (a refit on train + dev, `TransformerSpec.refit_params`)
@@ -176,8 +174,8 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "init", "attention_dropout", "layers", "epoch_share", "train_windows",
-            "train_pieces", "train_seconds", "device", "compute", "gpu_peak_mb", "refit")
+            "augment", "init", "attention_dropout", "layers", "train_windows", "train_pieces",
+            "train_seconds", "device", "compute", "gpu_peak_mb", "refit")
 #: The starter's encoder, under ``resources/starter``, and the metadata key
 #: naming the word pieces of its trained rows (``pack_encoder``).
 STARTER_ENCODER = "transformer/encoder.safetensors"
@@ -749,10 +747,8 @@ class TransformerSpec(ModelSpec):
     @classmethod
     def refit_params(cls, params: dict[str, Any]) -> dict[str, Any] | None:
         """The scored fit's settings with what dev chose fixed: as many epochs
-        as the one kept, its threshold, and on a CPU the same share of the
-        training windows an epoch (so the refit reads dev's windows besides,
-        in proportion, and identifier windows weigh as they did); None where
-        the scored fit ran on a device not in ``REFIT_DEVICES``."""
+        as the one kept, and its threshold; None where the scored fit ran on
+        a device not in ``REFIT_DEVICES``."""
         fit = params.get("fit") or {}
         if fit.get("device", "cpu") not in REFIT_DEVICES:
             return None
@@ -760,7 +756,7 @@ class TransformerSpec(ModelSpec):
             raise ValueError("a transformer refit needs its scored fit's epoch and threshold")
         out = {k: v for k, v in params.items() if k != "fit"}
         out.update({k: fit[k] for k in ("learning_rate", "identifier_weight", "augment", "init",
-                                        "attention_dropout", "layers", "epoch_share")
+                                        "attention_dropout", "layers")
                     if fit.get(k) is not None})
         out.update(max_epochs=max(1, int(fit["best_epoch"])), threshold=float(fit["threshold"]))
         return out
@@ -828,15 +824,10 @@ class TransformerSpec(ModelSpec):
             epochs = int(params["max_epochs"] or
                          min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(target / steps_per_epoch))))
         else:
+            piece_budget = int(params["pieces"] or
+                               CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
             epochs = int(params["max_epochs"] or
                          CPU_EPOCHS.get(ctx.budget.name, CPU_EPOCHS["standard"]))
-            window_pieces = max(1, sum(len(w.ids) for w in windows))
-            if params["epoch_share"] is not None:
-                piece_budget = math.ceil(float(params["epoch_share"]) * window_pieces * epochs)
-            else:
-                piece_budget = int(params["pieces"] or
-                                   CPU_PIECES.get(ctx.budget.name, CPU_PIECES["standard"]))
-            params["epoch_share"] = round(min(1.0, piece_budget / epochs / window_pieces), 6)
         plans = epoch_plan(windows, labels, piece_budget, epochs, rng)
         total_steps = max(1, sum(math.ceil(len(plan) / batch_size) for plan in plans))
         on_gpu = device == "cuda"

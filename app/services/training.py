@@ -232,7 +232,7 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     note = (f"The transformer will train for {_duration(here)} on {where} "
             f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget)")
     if refit and device in REFIT_DEVICES:
-        # The refit reads the same share of its windows, dev's besides.
+        # The refit reads every window for the epochs kept, dev's besides.
         note += ", and a little longer again once the model is chosen, to learn the dev notes too"
     if device != "cuda":
         note += (f"; with a GPU it takes {_duration(estimate_fit_seconds(budget, 'cuda') * variants)}"
