@@ -37,13 +37,15 @@ MAX_SHARE = 0.02
 
 
 class Edges(NamedTuple):
-    """Lower-cased tokens trimmed from a span's start and from its end."""
+    """Lower-cased tokens trimmed from a span's start and from its end, and
+    the join types a span is widened over (app.ensemble.joins)."""
 
     starts: frozenset[str]
     ends: frozenset[str]
+    joins: frozenset[tuple[str, str, str]] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.starts or self.ends)
+        return bool(self.starts or self.ends or self.joins)
 
 
 def edge_words(docs: Iterable[tuple[str, Sequence[Span]]], min_edges: int = MIN_EDGES,
@@ -98,7 +100,7 @@ def span_edges(text: str, spans: Sequence[Span]) -> tuple[set[str], set[str]]:
 def trim_edges(text: str, spans: Sequence[Span], edges: Edges) -> list[Span]:
     """``spans`` without their leading start words and trailing end words;
     a span with nothing left is dropped."""
-    if not edges:
+    if not (edges.starts or edges.ends):
         return list(spans)
     out = []
     for span in spans:

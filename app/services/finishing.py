@@ -1,7 +1,7 @@
 """The finishing steps after a candidate has tagged a note: recall fill,
-then propagation, then the edge words, then the unmarked words
-(app.ensemble.fill, app.ensemble.propagation, app.ensemble.edges,
-app.ensemble.unmarked). Before them, always, a
+then propagation, then the joins, then the edge words, then the unmarked
+words (app.ensemble.fill, app.ensemble.propagation, app.ensemble.joins,
+app.ensemble.edges, app.ensemble.unmarked). Before them, always, a
 span with no letter or digit is dropped (``worded``): punctuation alone
 identifies nobody, and no annotated span of MEDDOCAN's or PhysioNet's
 training notes is one (MEDDOCAN's recall-first stack tagged 20 lone commas
@@ -24,6 +24,7 @@ from app.core.words import count
 from app.ensemble.fill import fill, fit_fill
 from app.ensemble.propagation import fit_propagation, propagate, token_bounds
 from app.ensemble.edges import Edges, edge_words, span_edges, trim_edges
+from app.ensemble.joins import describe_join, kept_joins, widen
 from app.ensemble.unmarked import drop_unmarked, unmarked_words
 
 #: Identifier tokens of dev the edge words or the unmarked words may cost,
@@ -46,6 +47,7 @@ class Finishing(NamedTuple):
     unmarked: dict | None = None
     edges: dict | None = None
     fixed: dict | None = None
+    joins: dict | None = None
 
 
 def dev_notes(dev, seqs, member_seqs: Mapping[str, Sequence] | None = None) -> list[dict]:
@@ -132,14 +134,15 @@ def fit_finishing(name: str, seqs, dev, member_seqs: Mapping[str, Sequence], bet
         if labels:
             for n in notes_list:
                 n["pred"] = propagate(n["text"], n["pred"], labels, token_bounds(n["segs"]))
-    unmarked = edges_record = None
+    unmarked = edges_record = joins = None
     if train_docs is not None:
+        joins = _fit_joins(name, notes_list, train_docs, beta)
         unmarked, edges_record = _fit_words(name, notes_list, train_docs, beta)
     fixed = None
     if settle is not None:
         fixed = {"candidate": name, "beta": beta,
                  **fit_fixed_steps(notes_list, settle, beta, fixed_steps)}
-    return Finishing(fill_record, propagation, unmarked, edges_record, fixed)
+    return Finishing(fill_record, propagation, unmarked, edges_record, fixed, joins)
 
 
 def _fit_words(name: str, notes_list: list[dict], train_docs, beta: float
@@ -164,6 +167,25 @@ def _fit_words(name: str, notes_list: list[dict], train_docs, beta: float
         for n in notes_list:
             n["pred"] = drop_unmarked(n["text"], n["pred"], words)
     return unmarked, edges_record
+
+
+def _fit_joins(name: str, notes: list[dict], train_docs, beta: float) -> dict:
+    """The record of the joins (app.ensemble.joins): the join types the
+    training notes keep whole, kept unless widening dev's predictions over
+    them lowers dev strict F-beta. Widening never unhides a token and the
+    training notes are the evidence (PhysioNet's: 370 of 370 digit/digit
+    joins an identifier touched were inside it), so a dev with no partial
+    prediction of one keeps them. The notes' predictions become the widened ones."""
+    learned = kept_joins(train_docs)
+    trial = [widen(n["text"], n["pred"], learned) for n in notes]
+    changed = sum(t != n["pred"] for t, n in zip(trial, notes))
+    _, record = _compare(notes, beta, [n["pred"] for n in notes], trial)
+    keep = bool(learned) and record["dev_after"] >= record["dev_before"]
+    if keep:
+        for n, pred in zip(notes, trial):
+            n["pred"] = pred
+    return {"candidate": name, "joins": [list(j) for j in sorted(learned)] if keep else [],
+            "learned": len(learned), "dev_notes_changed": changed, **record}
 
 
 def _fit_edge_words(notes: list[dict], edges: Edges, beta: float) -> Edges:
@@ -242,8 +264,9 @@ def worded(text: str, spans: Sequence[Span]) -> list[Span]:
 
 
 #: The registered names of the learned steps, as spans and removals name them.
-WORDED, FILL, PROPAGATION, EDGE_WORDS, UNMARKED = (
-    "worded.v1", "recall-fill.v1", "propagation.v1", "edge-words.v1", "unmarked-words.v1")
+WORDED, FILL, PROPAGATION, JOINS, EDGE_WORDS, UNMARKED = (
+    "worded.v1", "recall-fill.v1", "propagation.v1", "joins.v1", "edge-words.v1",
+    "unmarked-words.v1")
 
 
 def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
@@ -252,7 +275,8 @@ def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
            edges: Edges | None = None, removed: list | None = None) -> list[Span]:
     """A candidate's spans of one note, ``worded``, after the fill ``rules``,
     the propagation of ``labels`` (``segments``: the parts that were
-    tagged), trimmed of their ``edges`` words and without the spans made
+    tagged), widened over the ``edges`` joins, trimmed of their ``edges``
+    words and without the spans made
     only of ``unmarked`` words. A span a step made or changed names it
     (``Span.origin``, where the span had none: a filled span keeps its
     member's); ``removed`` receives ``(span, step)`` for each span dropped."""
@@ -262,7 +286,9 @@ def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
     if labels:
         out = _named(PROPAGATION, out, propagate(text, out, labels, token_bounds(segments)),
                      removed)
-    if edges:
+    if edges and edges.joins:
+        out = _named(JOINS, out, widen(text, out, edges.joins), removed)
+    if edges and (edges.starts or edges.ends):
         out = _named(EDGE_WORDS, out, trim_edges(text, out, edges), removed)
     if unmarked:
         out = _named(UNMARKED, out, drop_unmarked(text, out, unmarked), removed)
@@ -346,6 +372,20 @@ def edges_summary(record: dict | None) -> str:
             f"({_dev_change(record)}).")
 
 
+def joins_summary(record: dict | None) -> str:
+    """One line on the joins ("" when the step did not run)."""
+    if not record:
+        return ""
+    if not record.get("learned"):
+        return "Glued words: the training notes show no glued word your annotators always mark whole."
+    if not record.get("joins"):
+        return (f"Glued words: widening a span over the {record['learned']} kinds of glued word "
+                f"your annotators always mark whole loses on dev, so it is off.")
+    kinds = ", ".join(describe_join(j) for j in record["joins"])
+    return (f"Glued words: a span that covers part of a word your annotators always mark "
+            f"whole ({kinds}) covers all of it ({_dev_change(record)}).")
+
+
 def fixed_summary(record: dict | None) -> str:
     """One line on the fixed steps of the floor dev turned off ("" when
     they were not chosen on dev or dev agreed with every one)."""
@@ -373,5 +413,6 @@ def finishing_summary(run) -> list[str]:
     """The lines of the steps that ran in ``run`` (an
     `app.services.runs.TrainedRun`), the refit last."""
     return [line for line in (fill_summary(run.fill), propagation_summary(run.propagation),
-                              edges_summary(run.edges), unmarked_summary(run.unmarked),
+                              joins_summary(run.joins), edges_summary(run.edges),
+                              unmarked_summary(run.unmarked),
                               fixed_summary(run.fixed), refit_summary(run.members)) if line]

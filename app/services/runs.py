@@ -104,6 +104,9 @@ class TrainedRun:
     propagation: dict | None = None
     unmarked: dict | None = None
     edges: dict | None = None
+    # The join types spans are widened over (app.ensemble.joins): {"candidate",
+    # "joins", "learned", dev figures}; None for a run stored before them.
+    joins: dict | None = None
     # The fixed steps of the floor kept on dev (app.services.finishing.fit_fixed_steps):
     # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
     # for a run without a floor, or stored before they were chosen on dev.
@@ -131,7 +134,7 @@ class TrainedRun:
             ensembles={n: EnsembleRecord(list(v.get("members", [])), v.get("description", ""))
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
-            edges=m.get("edges"), fixed=m.get("fixed"),
+            edges=m.get("edges"), joins=m.get("joins"), fixed=m.get("fixed"),
             starter_floor=m.get("starter_floor") or None, notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
@@ -183,10 +186,12 @@ class TrainedRun:
 
     def edge_words(self, name: str):
         """The start and end words trimmed from candidate ``name``'s spans
-        (app.ensemble.edges; empty when the step is off)."""
+        (app.ensemble.edges) and the joins they are widened over
+        (app.ensemble.joins); empty where a step is off."""
         from app.ensemble.edges import Edges
         return Edges(frozenset(self._learned(self.edges, "starts", name)),
-                     frozenset(self._learned(self.edges, "ends", name)))
+                     frozenset(self._learned(self.edges, "ends", name)),
+                     frozenset(tuple(j) for j in self._learned(self.joins, "joins", name)))
 
     def fixed_steps(self, name: str) -> tuple[str, ...] | None:
         """The fixed steps of the floor that run after candidate ``name``
@@ -225,7 +230,7 @@ class TrainedRun:
             "version": RECORD_VERSION,
             "selected": self.selected, "selection": self.selection,
             "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
-            "edges": self.edges, "fixed": self.fixed, "starter_floor": self.starter_floor,
+            "edges": self.edges, "joins": self.joins, "fixed": self.fixed, "starter_floor": self.starter_floor,
             "notes": self.notes,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},

@@ -708,7 +708,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         tail = crossfit.n_dev
         chosen = chosen[len(chosen) - tail:]
         member_tags = {n: tags[len(tags) - tail:] for n, tags in member_tags.items()}
-    fill, propagation, unmarked, edges, fixed = fit_finishing(
+    fill, propagation, unmarked, edges, fixed, joins = fit_finishing(
         selection.best_name, chosen, plan.split_dev, member_tags, dev.beta,
         use_fill=config.fill, use_propagation=config.propagate, train_docs=train_docs,
         settle=settle, fixed_steps=floor.steps(None) if floor is not None else ())
@@ -725,6 +725,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
+        joins=joins,
         starter_floor=starter.record if starter is not None else None, notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),

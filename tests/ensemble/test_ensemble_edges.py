@@ -2,12 +2,12 @@
 trimmed from predicted spans, kept only when dev agrees."""
 from app.core.bio import spans_to_tags
 from app.core.spans import Span
-from app.core.tokenize import segment
 from app.ensemble.edges import Edges, edge_words, trim_edges
-from app.models.base import TaggedSegment, TagSeq
+from app.models.base import TagSeq
 from app.services.finishing import edges_summary, finishing_summary, fit_finishing
 from app.services.predictor import Predictor
 from app.services.runs import TrainedRun
+from dev_notes import tagged_dev
 
 
 def _at(text: str, piece: str, label: str, after: int = 0) -> Span:
@@ -65,13 +65,8 @@ class OnePastTheEnd:
         return out
 
 
-def _dev(gold: list[Span]) -> list[TaggedSegment]:
-    dev = []
-    for doc in ("a", "b"):
-        for seg in segment(TEXT):
-            tags, _ = spans_to_tags(seg.tokens, gold)
-            dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
-    return dev
+def _dev(gold):
+    return tagged_dev(TEXT, gold)
 
 
 def test_training_keeps_the_edge_words_when_dev_agrees_and_the_predictor_trims():

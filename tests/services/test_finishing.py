@@ -10,6 +10,7 @@ from app.services.finishing import (fill_summary, finishing_summary, fit_finishi
                                     propagation_summary, unmarked_summary)
 from app.services.predictor import Predictor
 from app.services.runs import TrainedRun
+from dev_notes import tagged_dev
 
 TEXT = "Paciente: Ana Ruiz.\nAna Ruiz acude con su hija.\nFirma: Dr Gil.\n"
 
@@ -61,7 +62,7 @@ def test_training_learns_the_labels_on_dev_notes():
             tags, _ = spans_to_tags(seg.tokens, gold_spans)
             dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
     seqs = FirstMentionOnly().predict([(it.text, it.segment) for it in dev])
-    fill, learned, unmarked, edges, _ = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
+    fill, learned, unmarked, edges, *_ = fit_finishing("m", seqs, dev, {"m": seqs}, beta=1.0)
     assert unmarked is edges is None      # no training notes given: these steps do not run
     assert fill["rules"] == []            # its own spans add nothing where it found nothing
     assert learned["candidate"] == "m" and learned["labels"] == ["PERSON"]
@@ -87,12 +88,7 @@ class SignatureOnly:
 
 
 def _dev(gold_spans):
-    dev = []
-    for doc in ("a", "b"):
-        for seg in segment(TEXT):
-            tags, _ = spans_to_tags(seg.tokens, gold_spans)
-            dev.append(TaggedSegment(doc, TEXT, seg, tuple(tags)))
-    return dev
+    return tagged_dev(TEXT, gold_spans)
 
 
 def test_training_learns_a_fill_from_another_member_then_propagates():
