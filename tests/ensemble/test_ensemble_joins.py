@@ -1,5 +1,7 @@
 """Joins: the glued words the training notes' annotators keep whole, learned
 from their spans, predicted spans widened over them, kept unless dev disagrees."""
+import pytest
+
 from app.core.bio import spans_to_tags
 from app.core.spans import Span
 from app.ensemble.joins import describe_join, kept_joins, widen
@@ -114,3 +116,12 @@ def test_joins_dev_disagrees_with_are_off_and_none_learned_says_so():
 class _Record:
     def __init__(self, metrics):
         self.id, self.status, self.config, self.metrics = 1, "done", {}, metrics
+
+
+@pytest.mark.timeout(120)
+def test_widening_a_huge_notes_spans_stays_linear():
+    text = "1/2 " * 100_000
+    spans = [Span(4 * i + 2, 4 * i + 3, "DATE") for i in range(100_000)]    # every "2"
+    out = widen(text, spans, frozenset({SLASH}))
+    assert len(out) == 100_000 and all(text[s.start:s.end] == "1/2" for s in out)
+

@@ -7,7 +7,7 @@ from app.core.spans import Span
 from app.core.tokenize import segment
 from app.models.base import TaggedSegment, TagSeq
 from app.services.finishing import (fill_summary, finishing_summary, fit_finishing,
-                                    propagation_summary, unmarked_summary)
+                                    joins_summary, propagation_summary, unmarked_summary)
 from app.services.predictor import Predictor
 from app.services.runs import TrainedRun
 from dev_notes import tagged_dev
@@ -172,3 +172,23 @@ def test_finishing_a_huge_notes_spans_stays_linear():
     kept = finish(text, spans, [], {}, [], [], removed=removed)
     assert len(kept) == 100_000 and all(text[s.start] == "a" for s in kept)
     assert len(removed) == 100_000 and {step for _, step in removed} == {WORDED}
+
+
+@pytest.mark.slow
+def test_a_real_training_stores_the_joins_and_every_path_reads_them(tmp_path):
+    """The synthetic notes' dates are marked whole: the run learns digits/digits."""
+    from app.project import Project
+    from app.services.runs import active_run
+    from app.services.training import TrainConfig, train_project
+    from synth_projects import make_project
+
+    path = make_project(tmp_path / "p.deid", n=20)
+    with Project.open(path) as p:
+        run = train_project(p, TrainConfig(models=["crf", "rules"], budget="quick",
+                                           variants=["imbalanced"], ensembles=["voting"]))
+    record = run.joins
+    assert record["candidate"] == run.selected and ("D", "/", "D") in map(tuple, record["joins"])
+    assert joins_summary(record) in finishing_summary(run)
+    with Project.open(path, readonly=True) as p:
+        stored = active_run(p)
+        assert stored.joins == record and ("D", "/", "D") in stored.edge_words(stored.selected).joins
