@@ -9,9 +9,10 @@ and dashes on test).
 
 They are learned on dev for the selected candidate when a run is trained
 (``fit_finishing``), stored in the run's metrics (``"fill"``,
-``"propagation"``, ``"edges"``, ``"unmarked"``) and applied by the predictor, `deid
-evaluate` and the benchmark (``finish``), so what is scored is what `deid
-annotate` writes.
+``"propagation"``, ``"joins"``, ``"edges"``, ``"unmarked"``) and applied by
+the predictor, `deid evaluate` and the benchmark (``finish``), so what is
+scored is what `deid annotate` writes. A widened span keeps the name of
+what made it (the joins only grow spans, never make one).
 """
 from __future__ import annotations
 
@@ -276,8 +277,7 @@ def finish(text: str, spans: Sequence[Span], segments: Sequence[Segment],
     """A candidate's spans of one note, ``worded``, after the fill ``rules``,
     the propagation of ``labels`` (``segments``: the parts that were
     tagged), widened over the ``edges`` joins, trimmed of their ``edges``
-    words and without the spans made
-    only of ``unmarked`` words. A span a step made or changed names it
+    words and without the spans made only of ``unmarked`` words. A span a step made or changed names it
     (``Span.origin``, where the span had none: a filled span keeps its
     member's); ``removed`` receives ``(span, step)`` for each span dropped."""
     out = _named(WORDED, spans, worded(text, spans), removed)

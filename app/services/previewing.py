@@ -17,7 +17,7 @@ from app.core.prediction import left_in_clear
 from app.core.spans import Span
 from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES
 from app.services.editing import AnnotationSession, Edit, state_of
-from app.services.finishing import EDGE_WORDS, JOINS, PROPAGATION, WORDED
+from app.services.finishing import EDGE_WORDS, PROPAGATION, WORDED
 from app.services.redaction import document_spans, preview_document
 from app.services.settings import store_locale, store_strategies  # noqa: F401
 
@@ -52,8 +52,7 @@ def found_by(made_by: str | None) -> str | None:
              "rules": "the rules", SHAPES: f"the rule “{rule}”",
              NAME_COMPLETION: f"the rule “{rule}”, which completes a name",
              PROPAGATION: "the same words marked elsewhere in the note",
-             WORDED: "the cut to whole words", EDGE_WORDS: "the trim of edge words",
-             JOINS: "a glued word kept whole"}
+             WORDED: "the cut to whole words", EDGE_WORDS: "the trim of edge words"}
     return steps.get(head)
 
 
