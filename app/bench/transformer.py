@@ -77,17 +77,17 @@ def measure_fit(notes: list[str], steps: int = 4) -> dict:
     runs = {}
     for name in ("fp32", "bf16"):
         torch.manual_seed(0)
-        net, _ = T._base_network(tags, keep, T.CPU_ATTENTION_DROPOUT)
+        net, _ = T._base_network(tags, keep, T.CPU_ATTENTION_DROPOUT, case=True)
         net.train()
         runs[name] = {"net": net, "bf16": name == "bf16", "seconds": [],
                       "opt": torch.optim.AdamW(net.parameters(), lr=1e-4)}
     chunks = [windows[i:i + batch] for i in range(0, len(windows) - batch + 1, batch)]
 
     def step(run: dict, chunk) -> float:
-        ids, mask = T._tensors(chunk, pieces, "cpu")
+        ids, mask, types = T._tensors(chunk, pieces, "cpu")
         started = time.perf_counter()
         with T._autocast("cpu", run["bf16"]):
-            logits = run["net"](input_ids=ids, attention_mask=mask).logits
+            logits = run["net"](input_ids=ids, attention_mask=mask, token_type_ids=types).logits
         gold = torch.zeros(ids.shape, dtype=torch.long)
         torch.nn.functional.cross_entropy(logits.reshape(-1, len(tags)).float(), gold.reshape(-1)).backward()
         run["opt"].step()

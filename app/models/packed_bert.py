@@ -62,7 +62,7 @@ class PackedBert:
         e = "bert.embeddings."
         self.word = w(e + "word_embeddings.weight")
         self.position = w(e + "position_embeddings.weight")
-        self.token_type = w(e + "token_type_embeddings.weight")[0]
+        self.token_type = w(e + "token_type_embeddings.weight")
         self.norm = (w(e + "LayerNorm.weight"), w(e + "LayerNorm.bias"))
         self.layers = []
         for i in range(int(network_config["num_hidden_layers"])):
@@ -83,9 +83,10 @@ class PackedBert:
         """The weights it was built from, by `transformers`' names."""
         return dict(self._state)
 
-    def logits(self, ids, mask):
+    def logits(self, ids, mask, types=None):
         """Tag logits (float32) of ``ids`` (windows x pieces) where ``mask``
-        marks the real pieces."""
+        marks the real pieces, each piece of token type ``types`` (None:
+        type 0, as MiniLM reads every piece)."""
         import torch
         import torch.nn.functional as F
 
@@ -93,7 +94,8 @@ class PackedBert:
         rows, width = ids.shape
         hidden = self.word.shape[1]
         heads, size = self.heads, hidden // self.heads
-        x = F.layer_norm(self.word[ids] + self.token_type + self.position[:width], (hidden,),
+        kind = self.token_type[0] if types is None else self.token_type[types]
+        x = F.layer_norm(self.word[ids] + kind + self.position[:width], (hidden,),
                          *self.norm, self.eps)
         keep = mask.bool()[:, None, None, :]
         for (qkv_w, qkv_b, out_w, out_b, norm1_w, norm1_b,

@@ -12,6 +12,15 @@ token is turned into its pieces (at most ``_MAX_PIECES_PER_TOKEN``), the
 first piece carries the token's tag in training and gives its prediction,
 so character offsets stay the canonical ones by construction.
 
+Case. MiniLM is uncased: its word pieces are lower-cased, so "Rob" and
+"rob", "General" and "general" read the same. Each piece also carries the
+case of its canonical token (`case_type`: no letter, lower, capitalised,
+all capitals, mixed) through BERT's token-type embeddings, grown from
+MiniLM's one used row to ``CASE_TYPES`` rows that all start as it (so the
+fit starts from exactly the network it had) and are learnt from the
+site's notes: what a capital means in a note written in lower case, and
+that it means nothing in one written in capitals (param ``case``).
+
 Context. Consecutive segments of one note (lines, sentences) are packed
 into windows of at most ``max_length`` pieces (a segment longer than a
 window is cut at token boundaries), so a short line such as a signature is
@@ -139,6 +148,8 @@ DEFAULTS: dict[str, Any] = {
                                 # (None: MiniLM's 0.1 on a GPU, CPU_ATTENTION_DROPOUT on a CPU)
     "layers": None,           # encoder layers kept, the lowest first (None: CPU_LAYERS on
                               # a CPU, all of MiniLM's 6 on a GPU)
+    "case": True,             # each piece reads its token's case (`case_type`) as its
+                              # token type; False: uncased, as MiniLM
     "threshold": None,        # None: tuned on dev after every epoch, the best epoch kept;
                               # a number: used as it is, dev not read, the last epoch kept
                               # (a refit on train + dev, `TransformerSpec.refit_params`)
@@ -164,6 +175,9 @@ CPU_ATTENTION_DROPOUT = 0.0
 REFIT_DEVICES = ("cuda",)
 #: Word pieces one canonical token may take (a 40-digit run stays bounded).
 _MAX_PIECES_PER_TOKEN = 8
+#: The case types of a canonical token (`case_type`), read by the network as
+#: token types: no letter, lower case, capitalised, all capitals, mixed.
+CASE_TYPES = 5
 #: Thresholds tried on dev for "this token is part of an identifier", as
 #: the probabilities of a fit whose loss weighs identifier tags as much as
 #: ``O`` (`thresholds` moves them for a weighted fit).
@@ -174,7 +188,8 @@ _CONFIG = "config.json"
 _VOCAB = "vocab.txt"
 #: What ``fit_details`` reports of a fit.
 _DETAILS = ("epochs_run", "best_epoch", "threshold", "learning_rate", "identifier_weight",
-            "augment", "init", "attention_dropout", "layers", "train_windows", "train_pieces",
+            "augment", "init", "attention_dropout", "layers", "case", "train_windows",
+            "train_pieces",
             "train_seconds", "device", "compute", "gpu_peak_mb", "refit")
 #: The starter's encoder, under ``resources/starter``, and the metadata key
 #: naming the word pieces of its trained rows (``pack_encoder``).
@@ -309,6 +324,22 @@ class WordPieces:
         return got
 
 
+def case_type(word: str) -> int:
+    """The case of a canonical token, as a token type (``CASE_TYPES``): 0 no
+    letter ("12/3", "-"), 1 lower case ("rob"), 2 capitalised ("Rob", "A"),
+    3 all capitals ("ROB"), 4 mixed ("McRae", "iPod")."""
+    letters = [c for c in word if c.isalpha()]
+    if not letters:
+        return 0
+    if all(c.islower() for c in letters):
+        return 1
+    if all(c.isupper() for c in letters):
+        return 3 if len(letters) > 1 else 2
+    if letters[0].isupper() and all(not c.isupper() for c in letters[1:]):
+        return 2
+    return 4
+
+
 def _read_vocab(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
@@ -335,13 +366,15 @@ def cut_vocabulary(vocab: Sequence[str], texts: Iterator[str]) -> list[int]:
 
 
 class Window:
-    """One model input: piece ids, and for each canonical token it covers
-    (item index, token index within the item's segment) its first piece."""
+    """One model input: piece ids, each piece's case type (its token's
+    `case_type`), and for each canonical token it covers (item index, token
+    index within the item's segment) its first piece."""
 
-    __slots__ = ("ids", "firsts", "where")
+    __slots__ = ("ids", "types", "firsts", "where")
 
     def __init__(self) -> None:
         self.ids: list[int] = []
+        self.types: list[int] = []
         self.firsts: list[int] = []
         self.where: list[tuple[int, int]] = []
 
@@ -357,20 +390,22 @@ def pack_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
     current: Window | None = None
     last_text: str | None = None
     for i, (text, seg) in enumerate(items):
-        token_ids = [pieces.ids(text[t.start:t.end]) for t in seg.tokens]
+        words = [text[t.start:t.end] for t in seg.tokens]
+        token_ids = [pieces.ids(w) for w in words]
         need = sum(len(p) for p in token_ids)
         if current is None or text is not last_text or len(current.ids) + need > room:
             if current is not None and current.ids:
                 windows.append(current)
             current = Window()
         last_text = text
-        for k, ids in enumerate(token_ids):
+        for k, (word, ids) in enumerate(zip(words, token_ids)):
             if len(current.ids) + len(ids) > room:
                 windows.append(current)
                 current = Window()
             current.firsts.append(len(current.ids) + 1)     # +1: the [CLS] in front
             current.where.append((i, k))
             current.ids.extend(ids)
+            current.types.extend([case_type(word)] * len(ids))
     if current is not None and current.ids:
         windows.append(current)
     return windows
@@ -384,23 +419,24 @@ def sliding_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
     room = max_length - 2
     step = max(1, int(room * stride)) if stride > 0 else room
     windows: list[Window] = []
-    note: list[tuple[int, int, tuple[int, ...]]] = []
+    note: list[tuple[int, int, tuple[int, ...], int]] = []
 
     def flush() -> None:
         if not note:
             return
         offsets, at = [], 0
-        for _, _, ids in note:
+        for _, _, ids, _ in note:
             offsets.append(at)
             at += len(ids)
         begin = 0
         while begin < len(note):
             w, k = Window(), begin
             while k < len(note) and len(w.ids) + len(note[k][2]) <= room:
-                i, t, ids = note[k]
+                i, t, ids, case = note[k]
                 w.firsts.append(len(w.ids) + 1)
                 w.where.append((i, t))
                 w.ids.extend(ids)
+                w.types.extend([case] * len(ids))
                 k += 1
             if k == begin:            # a token alone over the room (cannot be: capped pieces)
                 k += 1
@@ -418,24 +454,28 @@ def sliding_windows(items: Sequence[tuple[str, Segment]], pieces: WordPieces,
         if text is not last_text:
             flush()
             last_text = text
-        note.extend((i, k, pieces.ids(text[t.start:t.end])) for k, t in enumerate(seg.tokens))
+        note.extend((i, k, pieces.ids(word), case_type(word))
+                    for k, word in enumerate(text[t.start:t.end] for t in seg.tokens))
     flush()
     return windows
 
 
 def _tensors(chunk: Sequence[Window], pieces: WordPieces, device: str):
-    """Input ids and attention mask of ``chunk``: ``[CLS]`` + pieces +
+    """Input ids, attention mask and case types (`case_type`; 0 for
+    ``[CLS]``, ``[SEP]`` and padding) of ``chunk``: ``[CLS]`` + pieces +
     ``[SEP]``, padded to the longest window."""
     import torch
 
     width = max(len(w.ids) for w in chunk) + 2
     ids = torch.full((len(chunk), width), pieces.pad, dtype=torch.long)
     mask = torch.zeros((len(chunk), width), dtype=torch.long)
+    types = torch.zeros((len(chunk), width), dtype=torch.long)
     for r, w in enumerate(chunk):
         row = [pieces.cls, *w.ids, pieces.sep]
         ids[r, :len(row)] = torch.tensor(row)
         mask[r, :len(row)] = 1
-    return ids.to(device), mask.to(device)
+        types[r, 1:len(w.types) + 1] = torch.tensor(w.types)
+    return ids.to(device), mask.to(device), types.to(device)
 
 
 # --------------------------------------------------------------------------- model
@@ -449,12 +489,15 @@ def _build_network(config: dict[str, Any]):
 
 
 def _base_network(tags: list[str], keep: list[int], attention_dropout: float | None = None,
-                  init: str = "minilm", layers: int | None = None):
+                  init: str = "minilm", layers: int | None = None, case: bool = False):
     """The vendored MiniLM (with ``init`` "starter", the starter's encoder
     laid over it, ``starter_encoder``) with a fresh tagging head over
     ``tags`` and its word-piece embeddings cut to the old ids ``keep``, its
-    attention dropout ``attention_dropout`` when given, and only its lowest
-    ``layers`` encoder layers when given; returns (network, config)."""
+    attention dropout ``attention_dropout`` when given, only its lowest
+    ``layers`` encoder layers when given, and with ``case`` ``CASE_TYPES``
+    token types that all start as the one MiniLM used (type 0), so the
+    network computes what it did until a fit moves them; returns (network,
+    config)."""
     import torch
 
     base = base_model_path()
@@ -470,6 +513,8 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
         if not 1 <= int(layers) <= config["num_hidden_layers"]:
             raise ValueError(f"transformer layers must be 1 to {config['num_hidden_layers']}")
         config["num_hidden_layers"] = int(layers)
+    if case:
+        config["type_vocab_size"] = CASE_TYPES
     config.update(vocab_size=len(keep), num_labels=len(tags), pad_token_id=0,
                   id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
     net = _build_network(config)
@@ -478,6 +523,9 @@ def _base_network(tags: list[str], keep: list[int], attention_dropout: float | N
     if init == "starter":
         state = _starter_state(state, emb)
     state[emb] = state[emb][torch.tensor(keep)]
+    if case:
+        types = "embeddings.token_type_embeddings.weight"
+        state[types] = state[types][:1].repeat(CASE_TYPES, 1)
     state = {k: v for k, v in state.items() if not k.startswith("encoder.layer.")
              or int(k.split(".")[2]) < config["num_hidden_layers"]}
     missing, unexpected = net.bert.load_state_dict(state, strict=False)
@@ -597,8 +645,10 @@ def _read_weights(folder: Path) -> dict:
 
 
 def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
-                   pieces: WordPieces, sizes: Sequence[int], bf16: bool = False):
-    """Per item, a (tokens x tags) array of tag probabilities.
+                   pieces: WordPieces, sizes: Sequence[int], bf16: bool = False,
+                   case: bool = False):
+    """Per item, a (tokens x tags) array of tag probabilities; with ``case``
+    the network reads each piece's case type.
 
     Windows are batched shortest first, so a batch pads to windows of about
     its own length: a note's last window is short, and padded to a full one
@@ -614,12 +664,13 @@ def _probabilities(net, windows: Sequence[Window], batch: int, device: str,
     with torch.inference_mode():
         for b in range(0, len(ordered), batch):
             chunk = ordered[b:b + batch]
-            ids, mask = _tensors(chunk, pieces, device)
+            ids, mask, types = _tensors(chunk, pieces, device)
+            types = types if case else None
             if packed:
-                logits = net.logits(ids, mask)
+                logits = net.logits(ids, mask, types)
             else:
                 with _autocast(device, bf16):
-                    logits = net(input_ids=ids, attention_mask=mask).logits
+                    logits = net(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
             probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
             for r, w in enumerate(chunk):
                 for first, (i, k) in zip(w.firsts, w.where):
@@ -800,7 +851,8 @@ class TransformerSpec(ModelSpec):
             attention_dropout = CPU_ATTENTION_DROPOUT
         init = params["init"] = resolve_init(params["init"], corpus.language)
         layers = params["layers"] = params["layers"] or (None if device == "cuda" else CPU_LAYERS)
-        net, config = _base_network(tags, keep, attention_dropout, init, layers)
+        case = params["case"] = bool(params["case"])
+        net, config = _base_network(tags, keep, attention_dropout, init, layers, case)
         params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
         bf16 = device == "cpu" and cpu_bf16()
@@ -854,13 +906,14 @@ class TransformerSpec(ModelSpec):
             for b in range(0, len(order), batch_size):
                 idx = order[b:b + batch_size]
                 chunk = [windows[i] for i in idx]
-                ids, mask = _tensors(chunk, pieces, device)
+                ids, mask, types = _tensors(chunk, pieces, device)
                 gold = torch.full(ids.shape, -100, dtype=torch.long)
                 for r, (w, i) in enumerate(zip(chunk, idx)):
                     gold[r, torch.tensor(w.firsts)] = torch.tensor(labels[i])
                 gold = gold.to(device)
                 with _autocast(device, bf16):
-                    logits = net(input_ids=ids, attention_mask=mask).logits
+                    logits = net(input_ids=ids, attention_mask=mask,
+                                 token_type_ids=types if case else None).logits
                     loss = torch.nn.functional.cross_entropy(
                         logits.reshape(-1, len(tags)).float(), gold.reshape(-1),
                         weight=class_weights, ignore_index=-100)
@@ -890,7 +943,7 @@ class TransformerSpec(ModelSpec):
                 scorer = (PackedBert(_float_state(net), config)
                           if bf16 and can_pack(config) else net)
                 probs = _probabilities(scorer, dev_windows,
-                                       _PREDICT_BATCH[device], device, pieces, sizes, bf16)
+                                       _PREDICT_BATCH[device], device, pieces, sizes, bf16, case)
                 cut, score, f1 = tune_threshold(dev_items, probs, tags, weight)
             else:
                 cut, score, f1 = 0.5, float(epoch), None      # no dev: keep the last epoch
@@ -952,6 +1005,8 @@ class TransformerModel(TrainedModel):
             self.net.to(device)
             self.net.eval()
         self._pieces = WordPieces(vocab)
+        # A model fitted before the case types reads every piece as type 0.
+        self.case = bool(self.config.get("case"))
 
     def fit_details(self) -> dict[str, Any]:
         return {k: self.config[k] for k in _DETAILS if k in self.config}
@@ -970,7 +1025,7 @@ class TransformerModel(TrainedModel):
         probs = _probabilities(self.net, windows,
                                _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
                                [len(it[1].tokens) for _, it in todo],
-                               bf16=self.compute == "bf16")
+                               bf16=self.compute == "bf16", case=self.case)
         for (i, _), p in zip(todo, probs):
             out[i] = _decode(p, self.tags, self.threshold)
         return out

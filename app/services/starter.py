@@ -85,7 +85,9 @@ def build_starter_transformer(out_dir: Path, *, n_notes: int = TRANSFORMER_NOTES
     work = out_dir / "work"
     # Every layer, as before a CPU fit kept fewer (`CPU_LAYERS`): a site's fit
     # starts from as many of them as it keeps.
-    spec = T.TransformerSpec(init="minilm", pieces=pieces, layers=T.MINILM_LAYERS)
+    # Uncased, so its file holds MiniLM's token types and a site's fit grows
+    # its case types from the one it used (`T.CASE_TYPES`).
+    spec = T.TransformerSpec(init="minilm", pieces=pieces, layers=T.MINILM_LAYERS, case=False)
     model = spec.fit(corpus, TrainContext(workdir=work, device="cpu", budget="standard",
                                           seed=seed))
     shutil.rmtree(work, ignore_errors=True)

@@ -8,7 +8,8 @@ from app.core.progress import EPOCH, Cancelled
 from app.core.tokenize import segment
 from app.models.base import TrainContext, load_model, read_meta, spec_class
 from app.models.datasets import build_corpus
-from app.models.transformer_ner import (TransformerModel, TransformerSpec, WordPieces,
+from app.models.transformer_ner import (CASE_TYPES, TransformerModel, TransformerSpec, WordPieces,
+                                        case_type,
                                         _base_network, _decode, _read_vocab, base_model_path,
                                         CPU_LAYERS, STARTER_ROW_PIECES, cpu_bf16, minilm_state, pack_encoder,
                                         resolve_init,
@@ -115,6 +116,40 @@ def test_cut_vocabulary_tokenises_the_notes_as_the_full_one_and_keeps_characters
         assert [full.vocab[i] for i in full.ids(word)] == [small.vocab[i] for i in small.ids(word)]
     # An unseen word still splits into pieces, not into [UNK].
     assert small.unk not in small.ids("zyxwvut")
+
+
+def test_a_token_s_case_type():
+    assert [case_type(w) for w in ("12/3", "-", "rob", "Rob", "A", "ROB", "McRae", "iPod",
+                                   "o'neil", "O'Neil", "x45", "X45")] == \
+        [0, 0, 1, 2, 2, 3, 4, 4, 1, 4, 1, 2]
+    assert CASE_TYPES == 5
+
+
+def test_every_piece_of_a_window_carries_its_token_s_case(vocab):
+    pieces = WordPieces(vocab)
+    text = "Seen by Dr SMITH on 12/3.\nCalled McRae, rob.\n" * 20
+    items = [(text, s) for s in segment(text)]
+    for windows in (pack_windows(items, pieces, 32), sliding_windows(items, pieces, 34, 0.5)):
+        for w in windows:
+            words = [text[items[i][1].tokens[k].start:items[i][1].tokens[k].end] for i, k in w.where]
+            assert w.types == [case_type(word) for word in words for _ in pieces.ids(word)]
+
+
+def test_the_case_types_start_as_the_one_minilm_used(vocab):
+    """A fit with the case types starts from exactly the network it had."""
+    import torch
+
+    keep = list(range(2000))
+    plain, config = _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0)
+    cased, cased_config = _base_network(["O", "B-NAME", "I-NAME"], keep, 0.0, case=True)
+    assert config["type_vocab_size"] == 2 and cased_config["type_vocab_size"] == CASE_TYPES
+    cased.classifier.load_state_dict(plain.classifier.state_dict())      # the fresh heads alike
+    plain.eval(), cased.eval()
+    ids = torch.randint(5, 2000, (2, 12))
+    types = torch.randint(0, CASE_TYPES, (2, 12))
+    with torch.no_grad():
+        assert torch.allclose(plain(input_ids=ids).logits,
+                              cased(input_ids=ids, token_type_ids=types).logits, atol=1e-5)
 
 
 def test_the_base_network_keeps_minilms_attention_dropout_unless_told(vocab):
@@ -258,6 +293,30 @@ def test_saved_compact_fp16_and_loaded_model_predicts_the_same(corpus, trained, 
     assert dev_f1(default, corpus) > 0.8
     for compute in ("int8", "bf16"):
         assert dev_f1(TransformerModel.load(tmp_path / "m", compute=compute), corpus) > 0.8
+
+
+def test_a_fit_reads_case_and_a_model_fitted_before_reads_every_piece_as_one_type(
+        corpus, trained, tmp_path):
+    import json
+
+    model, _ = trained
+    assert model.case and model.fit_details()["case"] is True
+    assert model.network_config["type_vocab_size"] == CASE_TYPES
+    ctx = TrainContext(workdir=tmp_path / "w", budget="quick", seed=7)
+    uncased = TransformerSpec(max_epochs=1, max_length=64, case=False).fit(corpus, ctx)
+    assert not uncased.case and uncased.network_config["type_vocab_size"] == 2
+    uncased.save(tmp_path / "m")
+    items = dev_items(corpus)
+    before = [t for o in uncased.predict(items) for t in o.tags]
+    # A model saved before the case types: no "case" in its config.
+    meta_path = next(p for p in (tmp_path / "m").iterdir() if p.name.startswith("meta"))
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["config"]["case"]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    old = TransformerModel.load(tmp_path / "m", device="cpu")
+    assert not old.case
+    after = [t for o in old.predict(items) for t in o.tags]
+    assert sum(a == b for a, b in zip(before, after)) >= 0.995 * len(before)
 
 
 @pytest.mark.slow
