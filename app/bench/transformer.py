@@ -74,10 +74,11 @@ def measure_fit(notes: list[str], steps: int = 4) -> dict:
         raise ValueError(f"the notes make {len(windows)} training windows; "
                          f"a step reads {batch}: give more notes")
     tags = ["O", "B-NAME", "I-NAME"]
+    case = bool(T.DEFAULTS["case"])          # as a fit reads its pieces
     runs = {}
     for name in ("fp32", "bf16"):
         torch.manual_seed(0)
-        net, _ = T._base_network(tags, keep, T.CPU_ATTENTION_DROPOUT, case=True)
+        net, _ = T._base_network(tags, keep, T.CPU_ATTENTION_DROPOUT, case=case)
         net.train()
         runs[name] = {"net": net, "bf16": name == "bf16", "seconds": [],
                       "opt": torch.optim.AdamW(net.parameters(), lr=1e-4)}
@@ -87,7 +88,8 @@ def measure_fit(notes: list[str], steps: int = 4) -> dict:
         ids, mask, types = T._tensors(chunk, pieces, "cpu")
         started = time.perf_counter()
         with T._autocast("cpu", run["bf16"]):
-            logits = run["net"](input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+            logits = run["net"](input_ids=ids, attention_mask=mask,
+                                token_type_ids=types if case else None).logits
         gold = torch.zeros(ids.shape, dtype=torch.long)
         torch.nn.functional.cross_entropy(logits.reshape(-1, len(tags)).float(), gold.reshape(-1)).backward()
         run["opt"].step()
