@@ -202,6 +202,29 @@ def test_physionet_holds_out_whole_patients_and_checks_its_targets(physionet, tm
     assert all(t["measured"] is not None for t in rec["targets"])
 
 
+def test_the_folds_with_the_lists_have_targets_of_their_own():
+    from app.bench.accuracy import fold_targets
+
+    mean = {"token_recall": 0.9884, "token_precision": 0.8976, "token_recall_ci": [0.981, 0.993]}
+    plain = fold_targets(mean, 5, False, "standard", ["crf"], "standard")
+    listed = fold_targets(mean, 5, True, "standard", ["crf", "lists"], "standard")
+    assert [t["key"] for t in plain] == ["folds_token_recall", "folds_token_precision"]
+    assert [t["key"] for t in listed] == ["folds_token_recall_lists", "folds_token_precision_lists"]
+    assert all("with the hospital lists" in t["what"] for t in listed)
+    assert [t["pass"] for t in listed] == [False, False] and plain[0]["pass"] is True
+    # Both runs' rows stand in the targets table, each named for what it measured.
+    from app.bench.markdown import _targets_summary
+
+    text = "".join(f"<!-- bench:{rec_id} -->\n<!-- targets-json: {json.dumps(targets)} -->\n"
+                   f"<!-- /bench:{rec_id} -->\n"
+                   for rec_id, targets in (("accuracy-physionet-folds", plain),
+                                           ("accuracy-physionet-folds-lists", listed)))
+    rows = [r for r in _targets_summary(text).splitlines() if "folds" in r]
+    assert len(rows) == 4 and not any("not measured" in r for r in rows)
+    assert any("precision, mean of the PhysioNet folds, with the hospital lists | 0.9 | 0.8976" in r
+               for r in rows)
+
+
 def test_curve_takes_notes_until_enough_have_identifiers():
     from app.bench.learning import take
     from app.core.spans import Document, Span
