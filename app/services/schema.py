@@ -33,9 +33,8 @@ CPU_MODELS: tuple[str, ...] = ("crf", "rules", "starter")
 #: too. There its standard fit of a PhysioNet fold took 8 minutes on 2 cores
 #: of an EPYC (three passes, session 38; the whole default run 13-14) and a
 #: model holding it annotated 20,000-30,000 characters a second, within the
-#: bars of issue 32; on the five PhysioNet folds the model chosen with it hid
-#: 0.987 of the identifier tokens against 0.977, 9 of 389 notes leaking
-#: against 17, at 0.897 precision against 0.928 (session 44, BENCHMARKS.md).
+#: bars of issue 32; what it bought on the five PhysioNet folds is said once,
+#: where the training view tells it (`transformer_cost`; BENCHMARKS.md).
 #: Elsewhere its fit runs in float32, slower, and it stays one tick away.
 CPU_BF16_MODELS: tuple[str, ...] = (*CPU_MODELS, "transformer")
 #: The neural kinds, slow without a GPU (what the training view warns of).
