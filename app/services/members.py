@@ -90,6 +90,10 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     seconds = time.perf_counter() - started
     if model.fit_details():
         params = {**params, "fit": model.fit_details()}
+        if "train_pieces" in params["fit"]:
+            # This computer's rate, for the next estimate of a fit's time here.
+            from app.services.fit_speed import record_fit
+            record_fit(params["fit"])
     model.save(job.out_dir)
     clock_stop = any(t.get("clock_stop") for t in trials) or \
         bool((getattr(model, "info", None) or {}).get("clock_stop"))
