@@ -138,7 +138,14 @@ def _widened(text: str, span: Span, joins: frozenset[Join]) -> Span:
 
 
 def describe_join(join: Sequence[str]) -> str:
-    """A join type in words: ``("D", "/", "D")`` -> "digits/digits"."""
+    """A join type in words: ``("D", "/", "D")`` -> "digits/digits",
+    ``("D", ")", "D")`` -> 'digits ")" digits' (a bracket or a comma glued
+    between the words would read as the sentence's own)."""
     left, mid, right = join
     names = {"A": "letters", "D": "digits"}
-    return f"{names[left]}{mid}{names[right]}" if mid else f"{names[left]} then {names[right]}"
+    if not mid:
+        return f"{names[left]} then {names[right]}"
+    if mid in "/-.:":
+        return f"{names[left]}{mid}{names[right]}"
+    return f'{names[left]} "{mid}" {names[right]}'
+

@@ -171,8 +171,9 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
             ranked.insert(0, kept)
             reason = (f"{kept.name} kept: the dev patients cannot tell that {top.name}, ranked "
                       f"first ({reason}), is better (token F2 {top.token.f(2.0):.4f} against "
-                      f"{kept.token.f(2.0):.4f}); a model learned from the site's own notes is "
-                      f"kept among equals; token P {kept.token.precision:.3f}, "
+                      f"{kept.token.f(2.0):.4f}); a network fine-tuned end to end on the site's "
+                      f"own notes is kept among equals, as it carried best to patients nobody "
+                      f"tuned on; token P {kept.token.precision:.3f}, "
                       f"R {kept.token.recall:.3f}")
             return SelectionResult(kept.name, ranked, objective, target, reason,
                                    kept_over=top.name)

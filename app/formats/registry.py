@@ -158,8 +158,10 @@ def unread_files(root: Path, fmt: str) -> Iterator[ImportProblem]:
         elif suffix in TABLE_SUFFIXES:
             # A table beside notes is most often the patients' or a list
             # (the bundled sample's patients.tsv): renaming it would make it a note.
-            yield ImportProblem(path, f"a table ({suffix}), not a note: left out; a table of "
-                                      f"patients or names goes in with File > Hospital lists")
+            yield ImportProblem(path, f"a table ({suffix}), not a note: left out. A note's "
+                                      f"patient comes from its file name (the patient-id "
+                                      f"pattern); a table of names goes in with File > "
+                                      f"Hospital lists")
         else:
             yield ImportProblem(path, f"not a note format ({suffix or 'no extension'}): "
                                       f"rename it to .txt to import it as a plain note")

@@ -40,7 +40,7 @@ class ImportSummaryDialog(QDialog):
         text = (f"<b>{imported[0]}</b> {imported[1]} imported with "
                 f"{count(summary.spans, 'span')} · "
                 f"{count(summary.duplicates, 'duplicate')} skipped · "
-                f"{count(len(summary.problems), 'file')} could not be read · "
+                f"{count(len(summary.problems), 'file')} left out · "
                 f"{count(len(summary.warnings), 'warning')} · {summary.seconds:.1f} s")
         if getattr(summary, "labels_mapped", None):
             text += "<br>Filed under the project's labels: " + ", ".join(
@@ -216,6 +216,8 @@ class ImportOptionsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
         self.pattern.textChanged.connect(self._update_examples)
+        if self.label_boxes:
+            self._update_narrowed()
         if self.guessed:
             self.pattern.setText(self.guessed)
         self._update_examples()
@@ -241,7 +243,20 @@ class ImportOptionsDialog(QDialog):
                 box.setCurrentIndex(box.findData(suggested[label]))
             form.addRow(label, box)
             boxes[label] = box
+        # Said as the choice is made, not only after the import.
+        self.narrowed = QLabel()
+        self.narrowed.setWordWrap(True)
+        self.narrowed.setStyleSheet("color: #a40000;")
+        form.addRow(self.narrowed)
+        for box in boxes.values():
+            box.currentIndexChanged.connect(self._update_narrowed)
         return boxes
+
+    def _update_narrowed(self) -> None:
+        from app.services.importing import narrowed_dates
+        said = narrowed_dates(self.label_map())
+        self.narrowed.setText("\n".join(f"⚠ {sentence}." for sentence in said))
+        self.narrowed.setVisible(bool(said))
 
     def label_map(self) -> dict[str, str]:
         """The files' labels filed under the project's (those kept left out)."""

@@ -381,9 +381,9 @@ def joins_summary(record: dict | None) -> str:
     if not record.get("joins"):
         return (f"Glued words: widening a span over the {record['learned']} kinds of glued word "
                 f"your annotators always mark whole loses on dev, so it is off.")
-    kinds = ", ".join(describe_join(j) for j in record["joins"])
+    kinds = "; ".join(describe_join(j) for j in record["joins"])
     return (f"Glued words: a span that covers part of a word your annotators always mark "
-            f"whole ({kinds}) covers all of it ({_dev_change(record)}).")
+            f"whole covers all of it ({_dev_change(record)}): {kinds}.")
 
 
 def fixed_summary(record: dict | None) -> str:
@@ -393,8 +393,13 @@ def fixed_summary(record: dict | None) -> str:
            if r.get("changed") and not r.get("kept")}
     if not off:
         return ""
-    return "Fixed steps off, as dev does not agree with them: " + "; ".join(
-        f"{step} ({_dev_change(r)})" for step, r in off.items()) + "."
+    # The day-one floor (`app.services.predictor.StarterFloor`) reads each
+    # note with every fixed step, so what they found then may still be
+    # covered, and credited to them in the audit report's "found by".
+    return ("Fixed steps off for the trained model, as dev does not agree with them: "
+            + "; ".join(f"{step} ({_dev_change(r)})" for step, r in off.items())
+            + ". What they found on day one stays replaced where the run keeps what day one "
+              "replaced.")
 
 
 def refit_summary(members: dict) -> str:

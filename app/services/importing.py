@@ -107,6 +107,25 @@ def suggested_label_map(project_labels: list[str], labels: list[str]) -> dict[st
             if label not in have and kinds.get(label) in have}
 
 
+def narrowed_dates(label_map: dict[str, str]) -> list[str]:
+    """A sentence for each of the files' labels for dates of birth only
+    (`app.deid.coverage.birth_only`) that ``label_map`` files under a
+    project label taking every date (DOB -> DATE): the files' other dates
+    are not marked, so training reads them as no identifier and the model
+    it selects leaves them in clear (the bundled sample's notes mark dates
+    of birth only: a HIPAA project's export from them left the other dates
+    in clear while its report said dates were protected)."""
+    from app.deid.coverage import birth_only
+    from app.deid.policy import default_kind
+
+    return [f"{old} marks dates of birth only, and it is filed under {new}, which takes "
+            f"every date: the notes' other dates are not marked, so a model trained on them "
+            f"learns to leave dates in clear. Mark the other dates of the notes you annotate, "
+            f"or file {old} under a label for dates of birth"
+            for old, new in label_map.items()
+            if birth_only(old) and not birth_only(new) and default_kind(new) == "date"]
+
+
 def parse_label_map(pairs: list[str], project_labels: list[str], path: str | Path,
                     fmt: str = "auto") -> dict[str, str]:
     """``--map`` of `deid import`: ``["PERSON=NAME", ...]``, or ``["auto"]`` for
@@ -226,6 +245,13 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 logged_warnings[0] = len(summary.warnings)
         batch.clear()
 
+    def where(file) -> str:
+        """A file as the summary names it: its path within the folder imported."""
+        try:
+            return printable_path(Path(file).relative_to(path) if path.is_dir() else Path(file).name)
+        except ValueError:                      # a link's target outside the folder
+            return printable_path(file)
+
     try:
         for item in read_path(path, fmt):
             seen += 1
@@ -233,10 +259,10 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 cancel.check()
             if isinstance(item, ImportedDoc) and not (utf8_name(item.name)
                                                       and utf8_name(str(item.source_path))):
-                summary.problems.append((printable_path(item.source_path),
+                summary.problems.append((where(item.source_path),
                                          "file name is not valid UTF-8 (rename the file)"))
             elif isinstance(item, ImportedDoc) and not utf8_name(item.text):
-                summary.problems.append((printable_path(item.source_path),
+                summary.problems.append((where(item.source_path),
                                          "text holds invalid Unicode (a lone surrogate)"))
             elif isinstance(item, ImportedDoc):
                 for w in item.warnings:
@@ -245,7 +271,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 if len(batch) >= BATCH:
                     flush()
             else:
-                summary.problems.append((printable_path(item.path), item.reason))
+                summary.problems.append((where(item.path), item.reason))
             progress(Progress(min(1.0, seen / total), "import",
                               message=f"{summary.imported + len(batch)} documents"))
         flush()
@@ -257,7 +283,8 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
             summary.patients_from_table = link_patients(project, summary.doc_ids)
     if summary.imported:
         from app.services.coverage import project_rule_gaps
-        summary.left_in_clear = [gap.sentence for gap in project_rule_gaps(project)]
+        summary.left_in_clear = [gap.sentence for gap in project_rule_gaps(project)] \
+            + narrowed_dates({a: b for (a, b), n in summary.labels_mapped.items() if n})
     summary.seconds = time.perf_counter() - start
     progress(Progress(1.0, "import", message=f"{summary.imported} documents"))
     return summary

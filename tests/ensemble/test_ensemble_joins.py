@@ -41,6 +41,9 @@ def test_the_joins_annotators_keep_whole():
     assert kept_joins(_train()[:2]) == frozenset()                 # 2 of each: too few to tell
     assert kept_joins([]) == frozenset()
     assert describe_join(SLASH) == "digits/digits" and describe_join(GLUED) == "letters then digits"
+    # A bracket or comma between them is quoted, so a list of joins still reads.
+    assert describe_join(("D", ")", "D")) == 'digits ")" digits'
+    assert describe_join(("A", ",", "D")) == 'letters "," digits'
 
 
 def test_widening_covers_the_whole_glued_word_and_nothing_past_it():

@@ -259,7 +259,8 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_imported(tmp_path,
     _latin1_named(d)
     s = import_path(project, d, fmt="txt")
     assert s.imported == 3
-    assert s.problems == [(str(d / "nota_\\xe9.txt"), "file name is not valid UTF-8 (rename the file)")]
+    # Named within the folder imported, as the summary shows it.
+    assert s.problems == [("nota_\\xe9.txt", "file name is not valid UTF-8 (rename the file)")]
 
 
 def test_names_are_unique_and_exportable_in_every_format(tmp_path, project):
@@ -328,3 +329,23 @@ def test_import_annotate_and_redact_read_one_patient_from_nested_folders(tmp_pat
         assert imported["ward/old/P3_n3.txt"] == "P3"
     if regex == r"^(P\d+)/":                      # a folder per patient
         assert imported["P5/deep/x.txt"] == "P5" and imported["P1_n1.txt"] is None
+
+
+def test_dates_of_birth_filed_under_every_date_are_warned_about(tmp_path):
+    """A label for dates of birth only filed under a label taking every date
+    (the sample's DOB under HIPAA's DATE) leaves the notes' other dates
+    unmarked: the summary says so; kept as a label of its own, nothing is said."""
+    d = tmp_path / "notes"
+    d.mkdir()
+    text = "Born 02/03/1950. Admitted 14/05/2020.\n"
+    (d / "a.txt").write_text(text, encoding="utf-8")
+    (d / "a.ann").write_text("T1\tDOB 5 15\t02/03/1950\n", encoding="utf-8")
+    with Project.create(tmp_path / "h.deid", list(PRESETS["hipaa"])) as p:
+        s = import_path(p, d, fmt="brat", label_map={"DOB": "DATE"})
+        assert s.labels_mapped == {("DOB", "DATE"): 1}
+        [said] = [w for w in s.left_in_clear if w.startswith("DOB ")]
+        assert "filed under DATE, which takes every date" in said
+        assert "02/03/1950" not in said and "14/05/2020" not in said      # no note text
+    with Project.create(tmp_path / "k.deid", list(PRESETS["hipaa"])) as p:
+        s = import_path(p, d, fmt="brat")                    # DOB kept as a label of its own
+        assert not [w for w in s.left_in_clear if w.startswith("DOB ")]

@@ -30,6 +30,7 @@ def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, t
     notes = write_synth(tmp_path / "notes", 6)                  # under the paper's labels
     (notes / "P9_latin.txt").write_bytes("Patient: Ren\u00e9e M\u00fcller, seen today.\n"
                                          .encode("cp1252"))
+    (notes / "patients.tsv").write_text("note\tpatient_id\nP9_latin\tP9\n", encoding="utf-8")
     import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
     dialog = w.summary_dialog
     added = {label.name for label in w.project.labels()} - before
@@ -40,7 +41,10 @@ def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, t
     assert not table.isHidden() and table.rowCount() == 1
     assert table.item(0, 0).text() == "P9_latin"
     assert "not UTF-8" in table.item(0, 1).text()
-    assert dialog.problems.isHidden()
+    # A table beside the notes is left out on purpose, and said so: not "could not be read".
+    assert "1 file left out" in dialog.text.text() and "could not" not in dialog.text.text()
+    assert dialog.problems.rowCount() == 1 and dialog.problems.item(0, 0).text() == "patients.tsv"
+    assert "patient comes from its file name" in dialog.problems.item(0, 1).text()
     dialog.show()
     screenshot(dialog, "import_summary_warning")
     dialog.hide()
@@ -69,13 +73,22 @@ def test_the_import_files_another_sets_labels_under_the_projects(qtbot, settings
     assert boxes["PERSON"].currentText() == "NAME" and boxes["IDN"].currentText() == "ID"
     qtbot.keyClick(boxes["IDN"], Qt.Key_Home)                   # IDN stays a label of its own
     assert boxes["IDN"].currentText() == "keep as a new label IDN"
+    # DOB (dates of birth only) proposed under DATE (every date): said as it is chosen.
+    assert boxes["DOB"].currentText() == "DATE" and not dialog.narrowed.isHidden()
+    assert dialog.narrowed.text().startswith("⚠ DOB marks dates of birth only, and it is "
+                                             "filed under DATE, which takes every date")
     screenshot(dialog, "import_label_map")
+    qtbot.keyClick(boxes["DOB"], Qt.Key_Home)                   # kept as its own: nothing to say
+    assert dialog.narrowed.isHidden()
+    qtbot.keyClicks(boxes["DOB"], "DATE")                       # ... filed under DATE after all
+    assert boxes["DOB"].currentText() == "DATE" and not dialog.narrowed.isHidden()
     with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
         qtbot.keyClick(dialog.pattern, Qt.Key_Return)
         qtbot.waitUntil(lambda: w.summary_dialog is not None and w.summary_dialog.isVisible(),
                         timeout=120000)
     said = w.summary_dialog.text.text()
     assert "PERSON → NAME" in said and "New labels: IDN" in said
+    assert "⚠ DOB marks dates of birth only" in said and "other dates are not marked" in said
     qtbot.keyClick(w.summary_dialog, Qt.Key_Return)
     assert {label.name for label in w.project.labels()} - before == {"IDN"}
     spans = {s.label for info in w.project.document_infos() for s in w.project.gold_spans(info.id)}
