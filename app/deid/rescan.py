@@ -74,6 +74,7 @@ _TITLE = re.compile(r"(?:\b(?:" + "|".join(sorted(_TITLE_WORDS, key=len, reverse
 #: Sources of a suspicion, in words (for reports and the review list).
 REASONS = {
     "patient": "a known identifier of this patient",
+    "replaced": "replaced as an identifier in another of this patient's notes",
     "project": "a known identifier of the project (another patient or a hospital list)",
     "part": "part of a known name",
     "rule": "the rules recognise an identifier",
@@ -89,7 +90,7 @@ REASONS = {
 
 #: Sources from the one that explains a suspicion best to the weakest hint:
 #: overlapping suspicions keep the first, review lists show them in this order.
-BY_WEIGHT = ("patient", "part", "project", "rule", "model", "name", "residue", "beside",
+BY_WEIGHT = ("patient", "part", "project", "replaced", "rule", "model", "name", "residue", "beside",
              "shape", "listed", "proper", "unsure")
 
 
@@ -275,7 +276,10 @@ class KnownIdentifiers:
         def kind(owners: dict[str | None, str], own: str, other: str,
                  key: object = None) -> tuple[str, str] | None:
             if patient is not None and patient in owners:
-                return own, owners[patient]
+                # What this run replaced (the model's call) is not what people
+                # annotated or listed: the reviewer is told which it is.
+                return ("replaced" if self._own_only and own == "patient" else own), \
+                    owners[patient]
             if not self._own_only:
                 shared = [o for o in owners if (key, o) not in self._private]
                 if shared:

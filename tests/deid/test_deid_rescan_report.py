@@ -76,6 +76,22 @@ def test_known_identifiers_match_variants_parts_and_numbers():
     assert kinds == {"project"}
 
 
+def test_what_the_run_replaced_is_said_to_be_its_call_not_a_known_identifier():
+    """A word the model replaced in one note ("Medicare" taken for a name) and
+    left in another of the patient's is suspected there, as what the run
+    replaced elsewhere: not as an identifier people annotated or listed."""
+    from app.deid.rescan import REASONS, KnownIdentifiers
+    seen = KnownIdentifiers(own_patient_only=True)
+    seen.add("patient:P1", "NAME", "Medicare")
+    seen.add("patient:P1", "ID", "6621968643")
+    out = "Medicare no. 6621968643"
+    found = [(out[lk.start:lk.end], lk.kind, lk.reason) for lk in seen.find(out, "patient:P1")]
+    assert found == [("Medicare", "replaced", REASONS["replaced"]),
+                     ("6621968643", "replaced", REASONS["replaced"])]
+    assert REASONS["replaced"] == "replaced as an identifier in another of this patient's notes"
+    assert seen.find(out, "patient:P2") == []            # never searched in another's notes
+
+
 def test_model_and_rule_spans_count_outside_replacements_and_names_beside():
     out = "Seen by Mark Smith today with Dr Jones."
     replaced = [(8, 12)]                      # "Mark" is the surrogate of a first name
