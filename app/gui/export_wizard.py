@@ -16,13 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.deid import STRATEGIES
-from app.gui.qt import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog,
+from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDialog, QFileDialog,
                         QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
                         QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
                         Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
-                                    select_documents)
+                                    flagged_places, select_documents)
 from app.services.prediction import predicts_by
 from app.core.words import count
 
@@ -35,6 +35,11 @@ STATUS_VALUES = ("todo", "in_progress", "done", "reviewed")
 LAST_FOLDER_KEY = "last_export_folder"
 NAMINGS = (("same", "Same names as in the project"),
            ("pseudonymous", "Pseudonymous names (note-<keyed hash>.txt)"))
+#: The summary's size once it lists suspected leaks (or the free screen where
+#: smaller): at 760x560 the list showed five rows of hundreds.
+SUMMARY_SIZE = (900, 900)
+#: The leak list's column saying which places are flagged since the export.
+STATUS_COLUMN = 3
 
 
 # --------------------------------------------------------------- plain Python
@@ -75,6 +80,13 @@ def summary_html(outcome: ExportOutcome, open_suspicions: tuple[int, int] | None
             f"(and .json) in that folder</p>")
 
 
+def flag_status(flags) -> str:
+    """The leak list's Status of a row whose places are ``flags`` (flagged
+    as missed or not): "", "flagged", "1 of 3 flagged"."""
+    n = sum(flags)
+    return "" if n == 0 else "flagged" if n == len(flags) else f"{n} of {len(flags)} flagged"
+
+
 def _in_context(text: str, start: int, end: int, width: int = 30) -> str:
     """``text[start:end]`` in brackets with up to ``width`` characters either
     side, on one line (for the user's screen only)."""
@@ -105,6 +117,8 @@ class ExportWizard(QDialog):
         (code points of the original), the label to flag it with.
     corrected(int)
         A document whose suspicions were flagged as missed identifiers.
+    moved()
+        The dialog was moved, resized, shown or hidden.
     """
 
     exported = Signal(object)
@@ -116,11 +130,14 @@ class ExportWizard(QDialog):
     review_requested = Signal(object)
     #: Suspicions flagged as missed identifiers: a corrected document's id.
     corrected = Signal(int)
+    #: Moved, resized, shown or hidden (what it covers of the main window changed).
+    moved = Signal()
 
     def __init__(self, project, parent=None) -> None:
         super().__init__(parent)
         self.project = project
         self.outcome: ExportOutcome | None = None
+        self._summary_sized = False           # grown once for its leak list
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -244,11 +261,14 @@ class ExportWizard(QDialog):
         self.summary_label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.open_button = QPushButton("Open audit report")
         self.open_button.clicked.connect(self.open_report)
-        self.suspicion_table = QTableWidget(0, 3)
+        self.suspicion_table = QTableWidget(0, 4)
         # The suspected text is shown here, on the user's screen only: never
         # in the report, a file or a log.
         self.suspicion_table.setHorizontalHeaderLabels(["Suspected text, in context", "Notes",
-                                                        "Why"])
+                                                        "Why", "Status"])
+        self.suspicion_table.horizontalHeaderItem(STATUS_COLUMN).setToolTip(
+            "Flagged as missed since this export (in Preview or Annotate): exporting again "
+            "into this folder replaces it")
         self.suspicion_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.suspicion_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.suspicion_table.verticalHeader().setVisible(False)
@@ -297,6 +317,19 @@ class ExportWizard(QDialog):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_summary()
+        self.moved.emit()
+
+    def moveEvent(self, event) -> None:
+        super().moveEvent(event)
+        self.moved.emit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.moved.emit()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self.moved.emit()
 
     # ------------------------------------------------------------ navigation
     STEPS = ("1. Documents", "2. Output", "3. Export", "4. Summary")
@@ -407,7 +440,27 @@ class ExportWizard(QDialog):
         self._fit_summary()
         self._fill_suspicions(outcome)
         self.go(3)
+        self._size_summary()
         self.exported.emit(outcome)
+
+    def _size_summary(self) -> None:
+        """Once, when the summary lists suspected leaks: grow to
+        :data:`SUMMARY_SIZE` about the same centre, on the screen; the list
+        takes the height (the dialog stays resizable)."""
+        if self._summary_sized or not self.suspicion_table.rowCount():
+            return
+        self._summary_sized = True
+        free, frame = self.screen().availableGeometry(), self.frameGeometry()
+        centre = frame.center()
+        # resize() sizes the contents: the frame (a title bar) fits on the screen too.
+        dx, dy = frame.width() - self.width(), frame.height() - self.height()
+        self.resize(min(max(self.width(), SUMMARY_SIZE[0]), free.width() - dx),
+                    min(max(self.height(), SUMMARY_SIZE[1]), free.height() - dy))
+        frame = self.frameGeometry()
+        frame.moveCenter(centre)
+        # move() places the frame; keep it on the screen.
+        self.move(max(free.left(), min(frame.left(), free.right() + 1 - frame.width())),
+                  max(free.top(), min(frame.top(), free.bottom() + 1 - frame.height())))
 
     @Slot(str)
     def _on_failed(self, reason: str) -> None:
@@ -462,17 +515,59 @@ class ExportWizard(QDialog):
                 if j == 1 and len(notes) > 1:
                     item.setToolTip(", ".join(notes))
                 self.suspicion_table.setItem(i, j, item)
+            self._set_flags(i, (False,) * len(data))
         self._update_judging()
         self.suspicion_table.resizeColumnToContents(1)
+        self.suspicion_table.resizeColumnToContents(STATUS_COLUMN)
+
+    def _flags(self, row: int) -> tuple[bool, ...]:
+        """Which places of a row are flagged as missed since the export."""
+        return self.suspicion_table.item(row, STATUS_COLUMN).data(Qt.UserRole)
+
+    def _set_flags(self, row: int, flags) -> None:
+        item = QTableWidgetItem(flag_status(flags))
+        item.setData(Qt.UserRole, tuple(flags))
+        item.setForeground(QColor("#0a6d2a"))
+        if any(flags):
+            item.setToolTip("Saved to the annotations: exporting again into this folder "
+                            "replaces it")
+        self.suspicion_table.setItem(row, STATUS_COLUMN, item)
+
+    @Slot(int)
+    def note_edited(self, doc_id: int) -> None:
+        """A note's annotations changed (a miss flagged in Preview, an edit in
+        Annotate): its rows say which of their places are flagged now, and
+        the red count is of the others."""
+        table, changed = self.suspicion_table, False
+        for r in range(table.rowCount()):
+            members = table.item(r, 0).data(Qt.UserRole)
+            here = [k for k, m in enumerate(members) if m[0] == doc_id]
+            if not here:
+                continue
+            flags = list(self._flags(r))
+            for k, now in zip(here, flagged_places(self.project, doc_id,
+                                                   [members[k][1:3] for k in here])):
+                flags[k] = now
+            if tuple(flags) != self._flags(r):
+                self._set_flags(r, flags)
+                changed = True
+        if changed:
+            table.resizeColumnToContents(STATUS_COLUMN)
+            self._update_judging()
+
+    def _open_places(self, row: int) -> list[tuple]:
+        """The places of a row not flagged yet."""
+        members = self.suspicion_table.item(row, 0).data(Qt.UserRole)
+        return [m for m, flagged in zip(members, self._flags(row)) if not flagged]
 
     def _update_judging(self) -> None:
         """Show the judging controls while rows are left; keep the red count true."""
-        rows = [self.suspicion_table.item(r, 0).data(Qt.UserRole)
-                for r in range(self.suspicion_table.rowCount())]
+        rows = range(self.suspicion_table.rowCount())
         for widget in (self.suspicion_table, self.dismiss_button, self.flag_button):
             widget.setVisible(bool(rows))
         if self.outcome is not None and self.outcome.leaks:
-            left = [m for members in rows for m in members]
+            # Left to judge: neither dismissed nor flagged.
+            left = [m for r in rows for m in self._open_places(r)]
             self.summary_label.setText(summary_html(
                 self.outcome, (len(left), len({m[0] for m in left}))
                 if len(left) != self.outcome.leaks else None))
@@ -483,17 +578,21 @@ class ExportWizard(QDialog):
 
     @Slot(int, int)
     def _open_suspicion(self, row: int, column: int) -> None:
-        doc_id, start, end, _, label = self.suspicion_table.item(row, column).data(Qt.UserRole)[0]
+        """Open the row's first place not flagged yet (all flagged: its first)."""
+        members = self._open_places(row) or self.suspicion_table.item(row, 0).data(Qt.UserRole)
+        doc_id, start, end, _, label = members[0]
         if doc_id is not None:
             self.show_in_preview.emit(doc_id, start, end, label)
+            # Placed anew beside the Preview: the row opened stays in sight.
+            self.suspicion_table.scrollToItem(self.suspicion_table.item(row, column))
 
     @Slot()
     def dismiss_selected(self) -> None:
-        """Record the selected rows' suspicions, every place of each, as not
-        leaks and drop the rows."""
+        """Record the selected rows' suspicions, every place of each not
+        flagged as missed, as not leaks and drop the rows."""
         from app.services.redaction import dismiss_suspicions
         rows = self._selected_rows()
-        ids = [m[3] for r in rows for m in self.suspicion_table.item(r, 0).data(Qt.UserRole)]
+        ids = [m[3] for r in rows for m in self._open_places(r)]
         if ids:
             who = getattr(self.parent(), "annotator", None)
             dismiss_suspicions(self.project, [i for i in ids if i],
@@ -504,9 +603,9 @@ class ExportWizard(QDialog):
 
     @Slot()
     def flag_selected(self) -> int:
-        """Record every place of the selected rows as a missed identifier
-        under the row's label (rows without one are left for Preview);
-        returns how many were recorded."""
+        """Record every place of the selected rows (not flagged yet) as a
+        missed identifier under the row's label (rows without one are left
+        for Preview); returns how many were recorded."""
         from app.services.previewing import CorrectionSession
         project = self.project
         labels = {label.name for label in project.labels()}
@@ -517,7 +616,7 @@ class ExportWizard(QDialog):
             members = self.suspicion_table.item(r, 0).data(Qt.UserRole)
             if members[0][4] not in labels or members[0][0] is None:
                 continue
-            for doc_id, start, end, _, label in members:
+            for doc_id, start, end, _, label in self._open_places(r):
                 if CorrectionSession(project, doc_id, who).flag_miss(start, end, label) is not None:
                     flagged += 1
                     docs.add(doc_id)

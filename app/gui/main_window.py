@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings if settings is not None else user_settings()
         self.project: Project | None = None
+        self._created = False      # the open project was just made (`_install`)
         self.importer = TaskRunner(self)
         self.importer.progress.connect(self._on_import_progress)
         self.importer.finished.connect(self._on_import_finished)
@@ -333,7 +334,7 @@ class MainWindow(QMainWindow):
         except (ProjectError, OSError) as exc:
             self.show_error("Cannot create the project", str(exc))
             return False
-        return self._install(project)
+        return self._install(project, created=True)
 
     def open_project(self, path: str | Path, readonly: bool = False) -> bool:
         """Open a project file; only the first page of the document list is read.
@@ -355,10 +356,12 @@ class MainWindow(QMainWindow):
             return False
         return self._install(project)
 
-    def _install(self, project: Project) -> bool:
-        """Make ``project`` the open one; the first time, ask who annotates."""
+    def _install(self, project: Project, created: bool = False) -> bool:
+        """Make ``project`` the open one; the first time, ask who annotates.
+        ``created``: it was just made (the status bar says so, not "Opened")."""
         self.close_project()
         self.project = project
+        self._created = created
         if self.annotator() is None:
             self._ask_annotator()
         else:
@@ -418,7 +421,8 @@ class MainWindow(QMainWindow):
             # A read-only open writes nothing: it only reads them so.
             notes.append(f"{count(len(project.interrupted_runs), 'interrupted run')} "
                          + ("read as cancelled" if project.readonly else "marked cancelled"))
-        self._show_message(f"Opened {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
+        verb = "Created" if self._created else "Opened"
+        self._show_message(f"{verb} {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
 
     @Slot()
@@ -491,6 +495,7 @@ class MainWindow(QMainWindow):
         self.export_wizard.corrected.connect(self._on_corrected)
         self.export_wizard.review_requested.connect(
             lambda outcome: self.open_audit(outcome.out_dir, outcome.doc_ids))
+        self.export_wizard.moved.connect(self._summary_moved)
         self.export_wizard.show()        # not modal: a suspected leak opens in Preview beside it
 
     def _ask_audit(self) -> None:
@@ -531,40 +536,61 @@ class MainWindow(QMainWindow):
     @Slot(int, int, int, str)
     def _show_suspicion(self, doc_id: int, start: int, end: int, category: str = "") -> None:
         """A suspicion of the export summary opened in Preview: the summary
-        steps beside the main window, so it covers no part of the Preview."""
+        steps aside, so it covers none of what judging it needs."""
         self.show_in_preview(doc_id, start, end, category)
         if self.export_wizard is not None:
-            self.place_beside(self.export_wizard)
+            self.place_beside(self.export_wizard, keep=self.preview.judging_area())
 
-    def place_beside(self, window) -> None:
+    def place_beside(self, window, keep=None) -> None:
         """Move ``window`` (a dialog of this one) where it covers nothing of
-        this window: to its right if the screen has room, else the screen
-        is shared, this window on the left, ``window`` on the right."""
+        this window: to its right, or its left, where the screen has room.
+        Without room, it covers this window's part under ``keep`` (a
+        rectangle of the screen), or its lower half. This window keeps its
+        size, place and state (making room by narrowing it left a maximized
+        window narrow, its views cut, after the dialog closed)."""
         screen = self.screen().availableGeometry()
-        if self.isMaximized() or self.isFullScreen():
-            self.setWindowState(self.windowState() & ~(Qt.WindowMaximized | Qt.WindowFullScreen))
-        frame = self.frameGeometry()
-        # The window frames' width and height beside their contents (0 offscreen).
-        dx = frame.width() - self.width()
-        dy = frame.height() - self.height()
+        area = self.frameGeometry().intersected(screen)
+        # A window frame's width and height beside its contents (0 offscreen).
+        dx = window.frameGeometry().width() - window.width()
+        dy = window.frameGeometry().height() - window.height()
         need = max(window.minimumSizeHint().width(), 360) + dx
-        if screen.right() - frame.right() >= need:
-            x, width = frame.right() + 1, screen.right() - frame.right()
-        else:
-            width = max(need, screen.width() * 2 // 5)
-            x = screen.right() + 1 - width
+        right, left = screen.right() - area.right(), area.left() - screen.left()
+        if max(right, left) >= need:
+            x, width = (area.right() + 1, right) if right >= need else (screen.left(), left)
             # move() places a window's frame, resize() sizes its contents.
-            self.resize(max(x - screen.left() - dx, self.minimumSizeHint().width()),
-                        screen.height() - dy)
-            self.move(screen.left(), screen.top())
-            frame = self.frameGeometry()
-        window.resize(width - dx, frame.height() - dy)
-        window.move(x, frame.top())
+            window.resize(width - dx, area.height() - dy)
+            window.move(x, area.top())
+        else:
+            top = keep.bottom() + 1 if keep is not None else area.center().y()
+            # Never shorter than it can be (on a small screen it covers more).
+            top = max(area.top(), min(top, area.bottom() + 1
+                                      - window.minimumSizeHint().height() - dy))
+            window.resize(area.width() - dx, area.bottom() + 1 - top - dy)
+            window.move(area.left(), top)
         window.raise_()
+
+    @Slot()
+    def _summary_moved(self) -> None:
+        """The Preview's texts end above the export summary where it lies
+        over them (`place_beside`), and use their whole height again when
+        it is closed or moved off."""
+        wizard = getattr(self, "export_wizard", None)     # (None while __init__ runs)
+        if wizard is not None:
+            self.preview.set_covered(wizard.frameGeometry() if wizard.isVisible() else None)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._summary_moved()
+
+    def moveEvent(self, event) -> None:
+        super().moveEvent(event)
+        self._summary_moved()
 
     @Slot(int)
     def _on_document_edited(self, doc_id: int) -> None:
         self.documents.refresh_document(doc_id)
+        if self.export_wizard is not None:          # its leak list says what is flagged since
+            self.export_wizard.note_edited(doc_id)
 
     @Slot(int)
     def _on_corrected(self, doc_id: int) -> None:

@@ -23,7 +23,7 @@ from app.core.spans import Span
 from app.deid import STRATEGIES, Policy
 from app.deid.redact import map_offset
 from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout,
-                        QHeaderView, QLabel, QPoint, QPushButton, QSplitter,
+                        QHeaderView, QLabel, QPoint, QPushButton, QRect, QSplitter,
                         Qt, QTableWidget, QTableWidgetItem, QTextCharFormat, QTextCursor,
                         QTextEdit, QVBoxLayout,
                         QWidget, Signal, Slot)
@@ -48,6 +48,10 @@ LOCALE_CHOICES = (("Australian English", "en_AU"), ("British English", "en_GB"),
 SPAN_ALPHA = 90
 #: Who predicts, as the status line says it (`PredictorSpec.kind`, app.services.prediction).
 PREDICTED_BY = {"model": "the model", "starter": "the starter model", "rules": "the rules"}
+#: Lines of a note shown above a suspected leak opened from the export summary.
+SPOT_LINES_ABOVE = 2
+#: The least height of a text kept in sight above a window covering its lower part.
+MIN_TEXT_SHOWN = 60
 
 
 def describe(info: SpanInfo, replacement: str, words=None) -> str:
@@ -132,19 +136,38 @@ class PreviewText(OffsetTextView):
         self.offsets = OffsetMap(text)
         self.setPlainText(text)
 
+    def scroll_into_sight(self) -> None:
+        """Scroll on until the text cursor's line is whole in sight (lines
+        not laid out yet count as one in `scroll_to_offset`, and a last
+        line was left cut at the bottom)."""
+        self.ensureCursorVisible()
+        bar = self.verticalScrollBar()
+        while (self.cursorRect().bottom() >= self.viewport().height()
+               and bar.value() < bar.maximum()):
+            bar.setValue(bar.value() + 1)
+
+    def leave_out_below(self, pixels: int) -> bool:
+        """Show the text in all but the bottom ``pixels`` (a window covers
+        them): it scrolls within the part in sight. Returns whether that changed."""
+        if self.viewportMargins().bottom() == pixels:
+            return False
+        self.setViewportMargins(0, 0, 0, pixels)
+        return True
+
     def top_offset(self) -> int:
         """Offset of the first character shown at the top left."""
         return self.offsets.to_py(self.cursorForPosition(QPoint(0, 0)).position())
 
-    def scroll_to_offset(self, offset: int) -> None:
-        """Make the line holding ``offset`` the top line (the scroll bar of
-        a QPlainTextEdit counts visual lines)."""
+    def scroll_to_offset(self, offset: int, lines_above: int = 0) -> None:
+        """Make the line holding ``offset`` the top line, or ``lines_above``
+        lines below the top (the scroll bar of a QPlainTextEdit counts
+        visual lines)."""
         pos = self.offsets.to_qt(offset)
         block = self.document().findBlock(pos)
         line = 0
         if block.layout() is not None and block.layout().lineCount():
             line = max(0, block.layout().lineForTextPosition(pos - block.position()).lineNumber())
-        self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+        self.verticalScrollBar().setValue(max(0, block.firstLineNumber() + line - lines_above))
 
 
 
@@ -668,14 +691,24 @@ class PreviewView(QWidget):
         self._update_buttons()
 
     def _select_spot(self) -> None:
-        """Select the shown spot in both texts (again after a new redaction)."""
+        """Select the shown spot in both texts (again after a new redaction),
+        near their top: the lines after it in sight, and a window over the
+        view's lower part (the export summary, `judging_area`) hides none of it."""
         start, end = self._spot
-        self.original.select(start, end)
-        self.original.ensureCursorVisible()
+        places = [(self.original, start, end)]
         if self.result is not None:          # the same place in the de-identified text
             out = map_offset(self.result.span_map, start)
-            self.redacted.select(out, min(out + end - start, len(self.result.text)))
-            self.redacted.ensureCursorVisible()
+            places.append((self.redacted, out, min(out + end - start, len(self.result.text))))
+        # Each text scrolls to its own selection (the other following it
+        # left one a line short, its last line cut).
+        self._syncing, syncing = True, self._syncing
+        try:
+            for pane, a, b in places:
+                pane.select(a, b)
+                pane.scroll_to_offset(a, lines_above=SPOT_LINES_ABOVE)
+                pane.scroll_into_sight()
+        finally:
+            self._syncing = syncing
 
     @Slot()
     def flag_miss(self, label: str | None = None) -> int | None:
@@ -686,10 +719,16 @@ class PreviewView(QWidget):
         if selection is None:
             self.message.emit("Select the missed identifier in the original text first")
             return None
-        span_id = self._session().flag_miss(*selection, label or self.miss_label.currentText())
+        label = label or self.miss_label.currentText()
+        span_id = self._session().flag_miss(*selection, label)
         if span_id is None:
             self.message.emit("Nothing labelable is selected")
             return None
+        if self._spot is not None and selection[0] < self._spot[1] and self._spot[0] < selection[1]:
+            # The suspected leak shown is flagged: the panel no longer asks for it.
+            self._spot_words = (f"Flagged as a missed identifier ({escape(label)}), saved to the "
+                                f"annotations: exporting again into the same folder replaces "
+                                f"it.")
         self._corrected()
         return span_id
 
@@ -710,6 +749,30 @@ class PreviewView(QWidget):
         self.refresh()
         self.corrected.emit(self.doc_id)
         self.message.emit("Correction saved to the annotations")
+
+    def judging_area(self) -> QRect:
+        """Where this view is on the screen, down to its Flag buttons: what a
+        person reads to judge a suspected leak shown (`show_at` puts it near
+        the top of both texts); a window may cover the rest."""
+        top = self.mapToGlobal(QPoint(0, 0))
+        bottom = self.false_button.mapToGlobal(QPoint(0, self.false_button.height()))
+        return QRect(top.x(), top.y(), self.width(), bottom.y() - top.y())
+
+    def set_covered(self, rect: QRect | None) -> None:
+        """A window (the export summary) covers ``rect`` of the screen, or
+        nothing now: a text whose lower part it covers, all its width, is
+        shown above it, so the leak `show_at` selects scrolls into sight
+        even in a note's last lines."""
+        changed = False
+        for pane in (self.original, self.redacted):
+            shown = QRect(pane.mapToGlobal(QPoint(0, 0)), pane.size())
+            hidden = 0
+            if (rect is not None and rect.left() <= shown.left() and shown.right() <= rect.right()
+                    and shown.top() + MIN_TEXT_SHOWN <= rect.top() <= shown.bottom()):
+                hidden = shown.bottom() + 1 - rect.top()
+            changed |= pane.leave_out_below(hidden)
+        if changed and self._spot is not None:
+            self._select_spot()
 
     def _update_buttons(self) -> None:
         ok = self.project is not None and self.doc_id is not None and not self.project.readonly

@@ -16,7 +16,7 @@ if sys.version_info < (3, 12) and PYSIDE_VERSION.startswith("6.12.0"):
                       f"{sys.version.split()[0]}: install PySide6-Essentials<6.12")
 from PySide6.QtCore import (QAbstractListModel, QAbstractTableModel, QCoreApplication, QEvent,
                             QEventLoop, QItemSelectionModel,
-                            QModelIndex, QObject, QPoint, QSettings, QSize,
+                            QModelIndex, QObject, QPoint, QRect, QSettings, QSize,
                             QSortFilterProxyModel, QThread, QTimer, QUrl, Qt, Signal, Slot,
                             qVersion)
 from PySide6.QtGui import (QAction, QBrush, QColor, QDesktopServices, QFont, QFontDatabase,

@@ -164,6 +164,20 @@ def suspicion_label(project, category: str) -> str | None:
     return None
 
 
+def flagged_places(project, doc_id: int, places) -> list[bool]:
+    """Whether each suspected leak of a document, ``(start, end)`` of its
+    original, is flagged as a missed identifier now: an accepted annotation
+    covers it (flagged in Preview or the export summary, or annotated).
+
+    An export always replaces accepted spans
+    (:func:`app.services.redaction.document_spans`) and the leak scan
+    reports nothing inside a replacement, so a place covered now was
+    flagged since that export, and exporting again replaces it.
+    """
+    accepted = project.gold_spans(doc_id)
+    return [any(s.start <= start and end <= s.end for s in accepted) for start, end in places]
+
+
 def select_documents(project, scope: str = "all", value: str | None = None) -> list:
     """``DocumentInfo`` rows of the export scope, in id order."""
     if scope == "all":

@@ -71,7 +71,7 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     rows = _rows(wizard.suspicion_table)
     # The suspected words with their context, on screen; the label a flag takes.
     assert ["P1_b.txt", "a known identifier of this patient — flags PERSON"] in [
-        r[1:] for r in rows]
+        r[1:3] for r in rows]
     assert "Ann Lee" in (out / "P1_b.txt").read_text(encoding="utf-8")
     row = [r[1] for r in rows].index("P1_b.txt")
     assert "reviewed MRN" in rows[row][0] and "[Ann Lee]" in rows[row][0]
@@ -88,12 +88,12 @@ def test_a_suspected_leak_opens_in_preview_and_a_flagged_miss_fixes_the_export(
     wizard, outcome = _export(w, qtbot, out, monkeypatch)
     assert "Ann Lee" not in (out / "P1_b.txt").read_text(encoding="utf-8")
     assert ["P1_b.txt", "a known identifier of this patient — flags PERSON"] not in [
-        r[1:] for r in _rows(wizard.suspicion_table)]
+        r[1:3] for r in _rows(wizard.suspicion_table)]
     # "Bob Ray phoned": no label, but the shipped name lists still see "Bob", in
     # both notes of P1: one row.
     assert ["[Bob]", "2× in 2 notes", "a first name, surname or place of the shipped "
             "lists, with a capital — flags PERSON"] in [
-        [re.search(r"\[.*\]", r[0]).group()] + r[1:] for r in _rows(wizard.suspicion_table)]
+        [re.search(r"\[.*\]", r[0]).group()] + r[1:3] for r in _rows(wizard.suspicion_table)]
     assert outcome.summary.redone() == {"its annotations changed": 1}
 
 
@@ -189,23 +189,156 @@ def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
     w.export_wizard.close()
 
 
-def test_the_summary_steps_beside_the_preview_it_opens(imported, qtbot, tmp_path, monkeypatch):
-    """Issue 34 item 7: the export summary covered the Preview of the suspicion it opened."""
+def _on_screen(widget, rect=None):
+    """Where ``widget`` (or ``rect`` of it) is on the screen."""
     from PySide6.QtCore import QRect
+    rect = widget.rect() if rect is None else rect
+    return QRect(widget.mapToGlobal(rect.topLeft()), rect.size())
+
+
+def _open_suspicion(qtbot, w, wizard, row):
+    """Select a row of the summary's leak list with a click, open it with Enter."""
+    _click_row(qtbot, wizard.suspicion_table, row)
+    qtbot.keyClick(wizard.suspicion_table, Qt.Key_Return)
+    assert w.current_view() == "Preview"
+
+
+def _import_more(qtbot, w, folder, monkeypatch):
+    """File > Import folder… of ``folder``, patient from the name, no split."""
+    from app.gui.qt import QApplication
+    from journeys.journey import choose
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    choose(qtbot, w, "File", "Import folder…")
+    dialog = w.import_dialog
+    qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)
+    qtbot.keyClicks(dialog.pattern, r"^(P\d+)_")
+    qtbot.keyClick(dialog.split, Qt.Key_Down)
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=20000):
+        with qtbot.waitSignal(w.importFinished, timeout=20000):
+            qtbot.keyClick(dialog.pattern, Qt.Key_Return)
+    qtbot.waitUntil(lambda: w.summary_dialog is not None and w.summary_dialog.isVisible())
+    qtbot.keyClick(w.summary_dialog, Qt.Key_Return)                   # its summary closed
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+
+
+def test_a_suspicion_opened_leaves_the_main_window_as_it_was(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Walkthrough: opening a leak from the export summary narrowed a
+    maximized 1600 px window to 960 px, and it stayed so once the summary
+    was closed. Issue 34 item 7: the summary must not hide the leak it
+    opened. With no room beside the window, the summary goes over its lower
+    part; the leak, even in a note's last line, what the panel says of it
+    and Flag missed stay in sight above it."""
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "P3_a.txt").write_text("Seen by Zed Quill.", encoding="utf-8")
+    (more / "P3_a.ann").write_text("T1\tPERSON 8 17\tZed Quill\n", encoding="utf-8")
+    long = "".join(f"Day {n}: observations stable, no change.\n" for n in range(1, 80))
+    (more / "P3_b.txt").write_text(long + "Plan agreed with Zed Quill.", encoding="utf-8")
     w = _shown(imported, qtbot)
+    _import_more(qtbot, w, more, monkeypatch)
     w.showMaximized()
+    qtbot.waitUntil(lambda: w.frameGeometry() == w.screen().availableGeometry())
+    before = w.geometry()
+    wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    rows = _rows(wizard.suspicion_table)
+    row = next(r for r, row in enumerate(rows) if "[Zed Quill]" in row[0])
+    assert rows[row][1] == "P3_b.txt"
+    _open_suspicion(qtbot, w, wizard, row)
+    preview = w.preview
+    qtbot.waitUntil(lambda: not preview.wait_for_prediction(), timeout=20000)
+    assert preview.original.textCursor().selectedText() == "Zed Quill"
+    assert wizard.isVisible()
+    assert w.isMaximized() and w.geometry() == before
+    summary = wizard.frameGeometry()
+    assert summary.intersects(_on_screen(preview.original))            # it lies over them
+    for pane in (preview.original, preview.redacted):
+        leak = pane.cursorRect(pane.textCursor())
+        assert pane.viewport().rect().contains(leak)
+        assert not summary.intersects(_on_screen(pane.viewport(), leak))
+    for widget in (preview.info, preview.miss_label, preview.miss_button):
+        assert not summary.intersects(_on_screen(widget))
+    qtbot.mouseClick(wizard.close_button, Qt.LeftButton)
+    assert not wizard.isVisible()
+    assert w.isMaximized() and w.geometry() == before
+    # The texts use their whole height again.
+    assert preview.original.viewport().height() > preview.original.height() - 10
+
+
+def test_the_summary_steps_beside_the_window_when_the_screen_has_room(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Issue 34 item 7: with room on the screen, the summary covers none of
+    the Preview, and the main window keeps its size and place."""
+    w = _shown(imported, qtbot)
+    free = w.screen().availableGeometry()
+    w.resize(w.minimumSizeHint().width(), free.height() * 3 // 4)
+    w.move(free.topLeft())                                  # its frame at the top left
+    qtbot.waitUntil(lambda: w.frameGeometry().topLeft() == free.topLeft())
+    before = w.geometry()
+    wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    _open_suspicion(qtbot, w, wizard, 0)
+    assert w.geometry() == before
+    assert wizard.isVisible()
+    assert not wizard.frameGeometry().intersects(w.frameGeometry())
+    assert free.contains(wizard.frameGeometry())
+
+
+def test_the_leak_list_takes_most_of_the_summary(imported, qtbot, tmp_path, monkeypatch):
+    """Walkthrough: 765 suspicions shown five rows at a time."""
+    w = _shown(imported, qtbot)
     wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
     table = wizard.suspicion_table
-    rect = table.visualItemRect(table.item(0, 1))
-    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
-    qtbot.keyClick(table, Qt.Key_Return)                   # open the selected suspicion
-    assert w.current_view() == "Preview"
+    assert table.isVisible()
+    assert table.height() > wizard.height() // 2
+    assert wizard.screen().availableGeometry().contains(wizard.frameGeometry())
+    # Resizable (its corner dragged, as a window manager does): the list takes the change.
+    height = table.height()
+    wizard.resize(wizard.width(), wizard.height() - 100)
+    qtbot.waitUntil(lambda: table.height() == height - 100)
+
+
+def _status(wizard, row):
+    table = wizard.suspicion_table
+    column = next(c for c in range(table.columnCount())
+                  if table.horizontalHeaderItem(c).text() == "Status")
+    return table.item(row, column).text()
+
+
+def test_a_leak_flagged_in_preview_is_shown_flagged_there_and_in_the_summary(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Walkthrough: after Flag missed in Preview ("Correction saved to the
+    annotations") the panel still said to press Flag missed, and the
+    summary's row looked untouched until the next export."""
+    w = _shown(imported, qtbot)
+    wizard, outcome = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    table, leaks = wizard.suspicion_table, outcome.leaks
+    rows = _rows(table)
+    ann = [r[1] for r in rows].index("P1_b.txt")                 # "Ann Lee", flags PERSON
+    bob = next(r for r, row in enumerate(rows) if "[Bob]" in row[0])    # 2× in 2 notes
+    assert _status(wizard, ann) == _status(wizard, bob) == ""
+    _open_suspicion(qtbot, w, wizard, ann)
     preview = w.preview
-
-    def covered():
-        shown = QRect(preview.mapToGlobal(preview.rect().topLeft()), preview.size())
-        return wizard.frameGeometry().intersected(shown.intersected(w.geometry()))
-
-    assert wizard.isVisible()
-    qtbot.waitUntil(lambda: covered().isEmpty(), timeout=3000)
-    assert preview.original.visibleRegion().boundingRect().width() > 100
+    assert "press <b>Flag missed</b>" in preview.info.text()
+    qtbot.mouseClick(preview.miss_button, Qt.LeftButton)
+    assert w.statusBar().currentMessage() == "Correction saved to the annotations"
+    said = preview.info.text()
+    assert said.startswith("Flagged as a missed identifier (PERSON), saved to the annotations")
+    assert "press" not in said
+    assert _status(wizard, ann) == "flagged"
+    # The red count is of what is left to judge.
+    assert f"Leak scan: {count(leaks - 1, 'suspected identifier')}" in wizard.summary_label.text()
+    # A row of two places, one flagged in Preview: it says so, and only so.
+    _open_suspicion(qtbot, w, wizard, bob)
+    qtbot.mouseClick(preview.miss_button, Qt.LeftButton)
+    assert _status(wizard, bob) == "1 of 2 flagged"
+    assert f"Leak scan: {count(leaks - 2, 'suspected identifier')}" in wizard.summary_label.text()
+    # Flag missed in the summary then records the other place, once.
+    _click_row(qtbot, table, bob)
+    qtbot.mouseClick(wizard.flag_button, Qt.LeftButton)
+    assert not any("[Bob]" in row[0] for row in _rows(table))
+    assert f"Leak scan: {count(leaks - 3, 'suspected identifier')}" in wizard.summary_label.text()
+    for name in ("P1_a", "P1_b"):
+        doc = next(i.id for i in w.project.document_infos() if i.name == name)
+        assert sum(w.project.document(doc).text[s.start:s.end] == "Bob"
+                   for s in w.project.gold_spans(doc)) == 1

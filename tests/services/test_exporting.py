@@ -47,6 +47,25 @@ def test_a_suspicion_is_flagged_under_the_label_its_kind_takes(tmp_path):
             None, None, "PERSON", "ADDRESS", "ADDRESS"]
 
 
+def test_a_suspicion_is_flagged_once_an_accepted_annotation_covers_it(tmp_path):
+    """The export summary's Status: a place is flagged when an accepted span
+    covers it whole (an export replaces those), not a suggestion, a rejected
+    span or part of it."""
+    from app.core.labels import PRESETS
+    from app.services.exporting import flagged_places
+    text = "Seen by Ann Lee on 03/04/2021, Bob Ray called."
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        doc = p.add_document("n", text)
+        ann, bob, date = ((text.index(w), text.index(w) + len(w))
+                          for w in ("Ann Lee", "Bob Ray", "03/04/2021"))
+        assert flagged_places(p, doc, [ann, bob, date]) == [False, False, False]
+        p.add_span(doc, *ann, "PERSON")
+        p.add_span(doc, bob[0], bob[0] + 3, "PERSON")                     # "Bob" only
+        p.add_span(doc, *date, "DOB", source="model", status="suggested")
+        assert flagged_places(p, doc, [ann, bob, date, (ann[0], ann[0] + 3)]) == [
+            True, False, False, True]
+
+
 def test_the_report_names_a_persons_annotations_and_the_projects_labels(tmp_path):
     """A HIPAA project holding a note annotated elsewhere, exported on day one:
     the report says a person's annotations made their spans (it said "not

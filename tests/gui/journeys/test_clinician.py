@@ -84,7 +84,8 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     assert rows and "Leak scan:" in wizard.summary_label.text()
     # The suspected words in context, the note, why and the label a flag takes.
     k = next(r for r, row in enumerate(rows) if row[1].endswith(".txt"))
-    in_context, suspect, what = rows[k]
+    in_context, suspect, what, status = rows[k]
+    assert status == ""
     qtbot.mouseClick(table.viewport(), Qt.LeftButton,
                      pos=table.visualItemRect(table.item(k, 1)).center())
     qtbot.keyClick(table, Qt.Key_Return)
@@ -96,11 +97,13 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     pick(qtbot, p.miss_label, label if label in labels else "PERSON")
     click(qtbot, p.miss_button)
     assert "Correction saved" in w.statusBar().currentMessage()
+    assert p.info.text().startswith("Flagged as a missed identifier")
+    assert table_rows(table)[k] == [in_context, suspect, what, "flagged"]      # the summary too
     wizard.close()
 
     # Export again into the same folder: that note is redone and the suspicion gone.
     wizard = export(qtbot, w, monkeypatch, out)
-    assert [in_context, suspect, what] not in table_rows(wizard.suspicion_table)
+    assert [in_context, suspect, what] not in [r[:3] for r in table_rows(wizard.suspicion_table)]
     assert "1 written before, redone: its annotations changed" in wizard.summary_label.text()
     screenshot(wizard, "export_summary")
     wizard.close()

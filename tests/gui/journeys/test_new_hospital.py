@@ -42,6 +42,7 @@ def test_a_new_english_hospital_gets_labels_that_leave_nothing_in_clear(
     qtbot.addWidget(w)
     shown(w, qtbot)
     seen = _new_project_pressing_enter(qtbot, w, monkeypatch, tmp_path / "ward.deid")
+    assert w.statusBar().currentMessage().startswith("Created ward.deid")   # not "Opened"
     # Offered first, in words a clinician reads, with nothing left in clear.
     assert seen["offered"].startswith("HIPAA Safe Harbor: names, places, all dates, ages")
     assert "They protect <b>17 of the 17</b> kinds" in seen["summary"]

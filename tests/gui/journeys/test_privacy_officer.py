@@ -60,16 +60,16 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     # A suspicion of a known name opens the note in Preview, side by side, at its place
     # (the summary's table: the words in context on this screen, the notes, why; the
     # report: where, never the text).
-    row = next(r for r, (_, notes, what) in enumerate(table_rows(table))
+    row = next(r for r, (_, notes, what, _) in enumerate(table_rows(table))
                if ("known identifier" in what or "known name" in what) and notes.endswith(".txt"))
-    in_context, note, what = table_rows(table)[row]
+    in_context, note, what, _ = table_rows(table)[row]
     words = re.search(r"\[(.*)\]", in_context).group(1)
     report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
     # Every suspicion is listed (not the first 10 of them), a repeat as one row
     # that counts it, one count everywhere.
     leaks = report["totals"]["leaks"]
     assert sum(int(re.search(r"(\d+)×", n).group(1)) if "×" in n else 1
-               for _, n, _ in table_rows(table)) == \
+               for _, n, _, _ in table_rows(table)) == \
         leaks == sum(len(n["suspicions"]) for n in report["per_note"])
     assert f"Leak scan: {count(leaks, 'suspected identifier')} in " \
         f"{count(report['totals']['notes_with_leaks'], 'note')}</b>" in wizard.summary_label.text()
