@@ -41,7 +41,7 @@ class Progress:
     model: str | None = None        # member name during training
     model_fraction: float | None = None
     epoch: int | None = None
-    loss: float | None = None
+    loss: float | None = None       # the training loss now (a step's, an epoch's), not part of one
     dev_f1: float | None = None
     eta_s: float | None = None
     message: str = ""               # for people only; never contains identifier text

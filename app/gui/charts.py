@@ -27,12 +27,29 @@ def _nice_range(lo: float, hi: float) -> tuple[float, float]:
     return math.floor(lo / step) * step, math.ceil(hi / step) * step
 
 
+def _nice_top(hi: float, n: int = 5) -> float:
+    """The top of an axis from 0 with ``n`` ticks: the least multiple of
+    ``n - 1`` round steps (1, 2, 2.5 or 5 times a power of ten) reaching ``hi``."""
+    if not math.isfinite(hi) or hi <= 0:
+        return 1.0
+    step = hi / (n - 1)
+    power = 10 ** math.floor(math.log10(step))
+    return (n - 1) * next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= step * (1 - 1e-9))
+
+
+def _decimals(step: float) -> int:
+    """The decimals that write every multiple of ``step`` exactly (0.025: 3)."""
+    return next((d for d in range(7) if abs(round(step, d) - step) <= abs(step) * 1e-6), 6)
+
+
 def _fmt(value: float, step: float | None = None) -> str:
     """A tick label; with ``step`` (the distance to the next tick) it has
-    enough decimals that neighbouring ticks never read the same
-    (a loss between 2836.9 and 2837.3 is not five times "2,837")."""
+    enough decimals that neighbouring ticks never read the same and each
+    reads its own value (a loss between 2836.9 and 2837.3 is not five times
+    "2,837"; 0.025 is not "0.03")."""
     if step is not None and step > 0:
-        return f"{value:,.{max(0, -math.floor(math.log10(step)))}f}"
+        text = f"{value:,.{max(0, -math.floor(math.log10(step)), _decimals(step))}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
     if value == 0:
         return "0"
     if abs(value) >= 1000:
@@ -45,13 +62,19 @@ def tick_labels(lo: float, hi: float, n: int = 5) -> list[str]:
     step = (hi - lo) / (n - 1)
     values = [lo + step * k for k in range(n)]
     labels = [_fmt(v) for v in values]
-    if len(set(labels)) < n and step > 0:
+    # Two decimals may round a tick by a fifth of a step (0.025 read "0.03").
+    exact = all(abs(float(t.replace(",", "")) - v) <= abs(step) * 0.05
+                for t, v in zip(labels, values))
+    if step > 0 and (len(set(labels)) < n or not exact):
         labels = [_fmt(v, step) for v in values]
     return labels
 
 
 class LineChart(QWidget):
-    """One y-value per step for each named series (e.g. loss per epoch per model).
+    """Points of named series, e.g. each member's training loss as it trains.
+
+    A point placed at ``x`` (0..1, how far the series' work had gone) sits
+    at that share of the width; points given no ``x`` are spaced evenly.
 
     Parameters
     ----------
@@ -59,15 +82,27 @@ class LineChart(QWidget):
         Drawn top left.
     y_range
         Fixed ``(min, max)``, e.g. ``(0, 1)`` for F1; ``None`` fits the data.
+    from_zero
+        With no ``y_range``: the axis runs from 0 to a round value above the
+        data (a loss is never negative, and one loss alone is no range).
+    x_caption
+        What the x axis means, under its right end.
     """
 
+    #: Above this many points a series is a line without a dot on each point.
+    MAX_DOTS = 60
+
     def __init__(self, title: str, y_range: tuple[float, float] | None = None,
-                 parent=None) -> None:
+                 parent=None, *, from_zero: bool = False,
+                 x_caption: str = "epoch / step →") -> None:
         super().__init__(parent)
         self.title = title
         self.y_range = y_range
+        self.from_zero = from_zero
+        self.x_caption = x_caption
         self.series: dict[str, list[float]] = {}
-        self._keys: dict[str, object] = {}
+        #: Each point's x (0..1), or None where it was given none.
+        self.xs: dict[str, list[float | None]] = {}
         self.setMinimumSize(220, 140)
 
     def sizeHint(self) -> QSize:
@@ -75,20 +110,21 @@ class LineChart(QWidget):
 
     def clear(self) -> None:
         self.series.clear()
-        self._keys.clear()
+        self.xs.clear()
         self.update()
 
-    def add_point(self, name: str, y: float, key: object = None) -> None:
-        """Append ``y`` to series ``name`` (created on first use); with the
-        same non-None ``key`` as the series' last point, replace that point."""
+    def add_point(self, name: str, y: float, x: float | None = None) -> None:
+        """Append ``y`` to series ``name`` (created on first use), at ``x``
+        when given; at the same ``x`` as the series' last point, replace it."""
         if y is None or not math.isfinite(float(y)):
             return
         points = self.series.setdefault(name, [])
-        if key is not None and points and self._keys.get(name) == key:
+        xs = self.xs.setdefault(name, [])
+        if points and x is not None and xs[-1] == x:
             points[-1] = float(y)
         else:
             points.append(float(y))
-        self._keys[name] = key
+            xs.append(x)
         self.update()
 
     def colour(self, name: str) -> QColor:
@@ -96,7 +132,11 @@ class LineChart(QWidget):
 
     def y_range_shown(self) -> tuple[float, float]:
         values = [v for pts in self.series.values() for v in pts]
-        return self.y_range or _nice_range(min(values, default=0.0), max(values, default=1.0))
+        if self.y_range:
+            return self.y_range
+        if self.from_zero:
+            return 0.0, _nice_top(max(values, default=1.0))
+        return _nice_range(min(values, default=0.0), max(values, default=1.0))
 
     def y_labels(self) -> list[str]:
         """The five y-axis labels drawn, bottom to top."""
@@ -136,18 +176,19 @@ class LineChart(QWidget):
             p.drawText(self.rect(), Qt.AlignCenter, "no data yet")
             p.end()
             return
-        p.drawText(x0, y0 + 3, x1 - x0, 16, Qt.AlignRight, "epoch / step →")
+        p.drawText(x0, y0 + 3, x1 - x0, 16, Qt.AlignRight, self.x_caption)
         span = max(n - 1, 1)
         for name, pts in self.series.items():
             pen = QPen(self.colour(name), 2)
             p.setPen(pen)
-            coords = [(x0 + (x1 - x0) * i / span,
+            coords = [(x0 + (x1 - x0) * (i / span if x is None else min(max(x, 0.0), 1.0)),
                        y0 - (y0 - y1) * (min(max(v, lo), hi) - lo) / ((hi - lo) or 1))
-                      for i, v in enumerate(pts)]
+                      for i, (x, v) in enumerate(zip(self.xs[name], pts))]
             for (ax, ay), (bx, by) in zip(coords, coords[1:]):
                 p.drawLine(int(ax), int(ay), int(bx), int(by))
-            for cx, cy in coords:
-                p.drawEllipse(int(cx) - 2, int(cy) - 2, 4, 4)
+            if len(coords) <= self.MAX_DOTS:
+                for cx, cy in coords:
+                    p.drawEllipse(int(cx) - 2, int(cy) - 2, 4, 4)
         # Legend, top right, one row per series.
         fm = p.fontMetrics()
         lx = x1 - max((fm.horizontalAdvance(s) for s in self.series), default=0) - 18

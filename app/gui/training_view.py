@@ -11,6 +11,7 @@ rows, error rows), testable without a display.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from html import escape
 from typing import Sequence
 
@@ -33,28 +34,28 @@ from app.services.evaluating import dev_sample_note, evaluation_summary, stored_
 from app.services.finishing import finishing_summary
 from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
+from app.models.device import DeviceInfo
 from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS,
                                  META_MODEL_LABELS, NEURAL_KINDS,
                                  OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
                                  default_models, kind_label)
 from app.services.crossfit import cost_note
-from app.services.training import (TrainConfig, kind_variants, member_name, starter_usable,
-                                   transformer_cost)
+from app.services.training import (TrainConfig, cost_notes, planned_members, starter_usable)
 from app.core.words import count
 
 #: Columns of the results table (dev from the selection, test on request),
 #: by their experts' short names.
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
-#: Each score's header ({} is Dev or Test: two short lines keep the columns
-#: narrow) and tooltip ({} is dev or test).
+#: Each score's header ({} is Dev or Test: a word or two a line keep the
+#: columns narrow) and tooltip ({} is dev or test).
 _SCORES = {
     "P": ("{}\nprecision", "Of the spans it marked on the {} notes, the share that are "
                            "identifiers with the same start, end and label (strict precision)"),
     "R": ("{}\nrecall", "Of the identifiers of the {} notes, the share it found with the same "
                         "start, end and label (strict recall)"),
     "F1": ("{}\nF1", "The balance of precision and recall (strict F1): what models are ranked by"),
-    "token R": ("{} words\nhidden", "Of the identifier words of the {} notes, the share it "
+    "token R": ("{}\nwords\nhidden", "Of the identifier words of the {} notes, the share it "
                                     "marks, whatever the label: what redaction hides (binary "
                                     "token recall)"),
 }
@@ -76,6 +77,11 @@ OBJECTIVE_SHORT = {"privacy": "Privacy first (the target)", "f1": "Misses = fals
                    "precision_at_token_recall": "Fewest false alarms (words)"}
 #: The name of the member group ticked under "Also over".
 PICKED_GROUP = "picked"
+#: The kinds that take hours without a GPU, in a person's words (the
+#: transformer's time there is said on its own: `cost_notes`).
+SLOW_WORDS = {"spacy": "spaCy", "stanza": "Stanza", "flair": "Flair"}
+#: What the x axis of the training charts is: how far each member's training had gone.
+TRAINING_AXIS = "each model's training, start to end →"
 #: Project setting keeping the last training log (model names and figures, no note text).
 LOG_KEY = "training.log"
 LOG_KEPT = 500
@@ -98,13 +104,6 @@ def device_sentence(info, force_cpu: bool = False) -> str:
     if info.mps_available:
         return f"{cpu} — Apple GPU found but not used for training"
     return f"{cpu} — no GPU found"
-
-
-def planned_members(config: TrainConfig) -> list[str]:
-    """Member names a run of ``config`` trains, in training order."""
-    names = [member_name(k, v) for k in config.models if k not in FIXED_KINDS
-             for v in config.variants]
-    return names + [k for k in FIXED_KINDS if k in config.models]
 
 
 def result_rows(run) -> list[dict]:
@@ -136,9 +135,11 @@ def running_words(members: Sequence[str]) -> str:
     return "; ".join(parts) + "…"
 
 
-def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str:
+def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False,
+                 slow: Sequence[str] = ()) -> str:
     """What the last finished run of ``budget`` in this project took, or why
-    there is no estimate yet (``runs``: the project's training runs)."""
+    there is no estimate yet (``runs``: the project's training runs;
+    ``slow``: the kinds ticked that take hours without a GPU)."""
     from app.services.runs import TrainedRun
     done = [run for run in map(TrainedRun.of, runs) if run.status == "done"
             and run.train_config().budget == budget and run.seconds is not None]
@@ -147,12 +148,14 @@ def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False) -> str
         notes = sum(last.documents.values())
         return (f"The last {budget} run here took {_clock(last.seconds)}"
                 + (f" for {notes} notes" if notes else "") + ".")
-    if gpu:
-        return f"No {budget} run here yet to estimate from; time grows with the notes and models."
+    none_yet = f"No {budget} run here yet to estimate from."
+    if gpu or not slow:
+        return none_yet
     where = f"{cores} CPU cores" if cores else "this computer"
-    return (f"No {budget} run here yet to estimate from. Time grows with the notes and the "
-            f"models; without a GPU, on {where}, the neural models (spaCy, Stanza, "
-            f"Flair) take hours.")
+    names = [SLOW_WORDS.get(k, k) for k in slow]
+    named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return (f"{none_yet} Without a GPU, on {where}, {named} take{'s' if len(names) == 1 else ''} "
+            "hours.")
 
 
 def _clock(seconds: float) -> str:
@@ -267,13 +270,7 @@ class TrainingView(QWidget):
             if kind in NEURAL_KINDS:
                 box.setToolTip("Slow on a CPU (hours on the standard budget): "
                                "ticked by default only with a GPU")
-            if kind == "transformer":
-                # In the words `deid train` prints; the CPU's figure, since the
-                # devices are probed only once the view is shown.
-                box.setToolTip(transformer_cost(
-                    "standard", len(kind_variants(kind, list(VARIANTS), "cpu")), "cpu")
-                               + "\nTicked by default with a GPU, and on a processor "
-                                 "that computes in bfloat16 (deid doctor says).")
+            # The transformer's tooltip says its time for the budget chosen (`_update_estimate`).
             self.model_checks[kind] = box
             ml.addWidget(box, i // 2, i % 2)
         self.variant_checks: dict[str, QCheckBox] = {}
@@ -367,7 +364,6 @@ class TrainingView(QWidget):
         self.estimate_label.setWordWrap(True)
         self.estimate_label.setStyleSheet("color: #555;")
         rl.addRow("", self.estimate_label)
-        self.budget_box.currentIndexChanged.connect(self._update_estimate)
         rl.addRow("Members at once:", self.jobs_box)
         rl.addRow("", self.reuse_check)
         self.fill_check = QCheckBox("Add what single models found")
@@ -467,6 +463,12 @@ class TrainingView(QWidget):
         layout.addWidget(split)
         self._update_device_label()
         self._update_objective()
+        # What a run of the settings shown costs follows them.
+        for box in (*self.model_checks.values(), *self.variant_checks.values(),
+                    self.refit_check, self.crossfit_check, self.force_cpu):
+            box.toggled.connect(self._update_estimate)
+        self.budget_box.currentIndexChanged.connect(self._update_estimate)
+        self._update_estimate()
 
     def _build_progress(self) -> QWidget:
         page = QWidget()
@@ -484,8 +486,8 @@ class TrainingView(QWidget):
         self.model_grid.setColumnStretch(1, 1)
         layout.addLayout(self.model_grid)
         charts = QHBoxLayout()
-        self.loss_chart = LineChart("Training loss")
-        self.f1_chart = LineChart("Dev F1", (0.0, 1.0))
+        self.loss_chart = LineChart("Training loss", from_zero=True, x_caption=TRAINING_AXIS)
+        self.f1_chart = LineChart("Dev F1", (0.0, 1.0), x_caption=TRAINING_AXIS)
         charts.addWidget(self.loss_chart)
         charts.addWidget(self.f1_chart)
         layout.addLayout(charts, 2)
@@ -522,8 +524,8 @@ class TrainingView(QWidget):
         layout.addWidget(self.details_button)
         layout.addWidget(self.details_label)
         self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
-        # Two-line headers ("Dev" over "words hidden") keep twelve columns narrow
-        # enough for the model names to show.
+        # Headers of short lines ("Dev" over "words" over "hidden") keep twelve
+        # columns narrow enough for the model names and all the figures to show.
         self.results_table.setHorizontalHeaderLabels([RESULT_HEADERS[c][0] for c in RESULT_COLUMNS])
         for c, column in enumerate(RESULT_COLUMNS):
             self.results_table.horizontalHeaderItem(c).setToolTip(RESULT_HEADERS[column][1])
@@ -531,9 +533,15 @@ class TrainingView(QWidget):
         self.results_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.results_table.setSelectionBehavior(QAbstractItemView.SelectRows)
         header = self.results_table.horizontalHeader()
+        # Each column as wide as its title or figures: a last column stretched
+        # over the room left kept its default width when there was less, past
+        # the table's edge ("M" of Memory MB).
         for c in range(len(RESULT_COLUMNS)):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        header.setStretchLastSection(True)
+        # No column narrower than a score with room around it: a short title
+        # ("Test F1") is not pressed against its edges, and the test columns
+        # keep their width once evaluated.
+        header.setMinimumSectionSize(self.results_table.fontMetrics().horizontalAdvance("0.0000"))
         row = QHBoxLayout()
         self.evaluate_button = QPushButton("Evaluate on test split")
         self.evaluate_button.setToolTip("Score every candidate on the held-out test notes")
@@ -549,7 +557,13 @@ class TrainingView(QWidget):
         self.error_table.verticalHeader().setVisible(False)
         self.error_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.error_table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.error_table.horizontalHeader().setSectionResizeMode(4, QHeaderView.Stretch)
+        # The first columns as wide as their titles until there are errors to
+        # show, the context the room left, but never less than its title
+        # ("Contex" showed beside four columns of a default width).
+        errors_header = self.error_table.horizontalHeader()
+        errors_header.setSectionResizeMode(4, QHeaderView.Stretch)
+        errors_header.setMinimumSectionSize(max(errors_header.sectionSizeHint(c) for c in range(5)))
+        self.error_table.resizeColumnsToContents()
         self.error_table.setWordWrap(False)
         self.error_table.verticalHeader().setDefaultSectionSize(22)
         self.error_table.setToolTip("Double-click or press Enter to open the note at this span")
@@ -625,14 +639,32 @@ class TrainingView(QWidget):
 
     @Slot()
     def _update_estimate(self) -> None:
+        """Say what a run of the settings shown costs: the time of the last
+        run of its budget here, and what `deid train` says before a run of
+        them (`cost_notes`: the transformer's time, cross-fitting's)."""
+        config = self.config()
+        # Until the devices are probed, a CPU, as the ticks assume (`_default_models`).
+        info = self.device_info or DeviceInfo()
+        # The transformer's box says what it costs on the processor (why it is
+        # ticked there only where it computes in bfloat16), for this budget.
+        transformer = self.model_checks["transformer"]
+        transformer.setToolTip("\n".join(cost_notes(
+            replace(config, models=["transformer"], device="cpu", cross_fit=0), info))
+            + "\nTicked by default with a GPU, and on a processor that computes in bfloat16 "
+              "(deid doctor says).")
         if self.project is None:
             self.estimate_label.setText("")
+            self.estimate_label.setToolTip("")
             return
-        info = self.device_info
-        cores = (info.cpu_physical or info.cpu_logical) if info is not None else None
-        gpu = info is not None and info.cuda_available and not self.force_cpu.isChecked()
-        self.estimate_label.setText(run_estimate(self.project.runs("train"),
-                                                 self.budget_box.currentData(), cores, gpu))
+        cores = info.cpu_physical or info.cpu_logical
+        gpu = info.cuda_available and not self.force_cpu.isChecked()
+        slow = [k for k in SLOW_WORDS if k in config.models]
+        notes = cost_notes(config, info) if config.models else []   # none: the defaults'
+        # Each note's first sentence; the figures after it in the tooltip.
+        self.estimate_label.setText(" ".join(
+            [run_estimate(self.project.runs("train"), config.budget, cores, gpu, slow)]
+            + [note.split("\n")[0] for note in notes]))
+        self.estimate_label.setToolTip("\n\n".join(notes))
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -788,7 +820,9 @@ class TrainingView(QWidget):
             from app.services.training import train_project
             return train_project(project, config, progress=progress, cancel=cancel)
 
-        self._reset_progress(planned_members(config))
+        # The members the run will train, as the service plans them (on a CPU
+        # the transformer trains one data variant).
+        self._reset_progress(planned_members(project, config, self.device_info))
         self._log(f"Training {', '.join(config.models)} ({config.budget} budget) — "
                   f"{device_sentence(self.device_info, config.device == 'cpu')}")
         self.runner.start("train", work)
@@ -875,18 +909,21 @@ class TrainingView(QWidget):
             self.stage_label.setText(f"Cross-fitting: {p.model_fraction or 0:.0%}")
         elif self._running:
             self.stage_label.setText(running_words(self._running))
-        # One point per epoch (or logged step): a later report of the same
-        # epoch replaces the point, so mid-epoch running losses do not zigzag.
-        step = p.epoch if p.epoch is not None else p.model_fraction
+        # Each loss reported is a point (a step's, an iteration's or an
+        # epoch's: models report only losses that are one), placed at how far
+        # the member's training had gone, so members reporting steps and
+        # epochs share the axis (one point per epoch made the transformer's
+        # first epoch one dot).
+        at = p.model_fraction
         if p.loss is not None and p.model:
-            self.loss_chart.add_point(p.model, float(p.loss), key=step)
+            self.loss_chart.add_point(p.model, float(p.loss), x=at)
         if p.kind == EPOCH and p.dev_f1 is not None and p.model:
-            self.f1_chart.add_point(p.model, float(p.dev_f1), key=step)
+            self.f1_chart.add_point(p.model, float(p.dev_f1), x=at)
         elif p.kind == MEMBER_DONE and p.dev_f1 is not None and p.model \
                 and not self.f1_chart.series.get(p.model):
             # A member scored on dev only once trained (the CRF, the rules):
-            # its one point, not "no data yet".
-            self.f1_chart.add_point(p.model, float(p.dev_f1), key="done")
+            # its one point, at its end, not "no data yet".
+            self.f1_chart.add_point(p.model, float(p.dev_f1), x=1.0)
         if p.message:
             extra = ""
             if p.loss is not None:
@@ -921,7 +958,12 @@ class TrainingView(QWidget):
         if self.runner.name == "train":
             self.last_result = result
             for name in self._model_bars:
-                self._finish_bar(name)
+                if name == "ensembles" or name in result.members:
+                    self._finish_bar(name)
+                else:
+                    # Planned, but the notes left it out (balanced data that is
+                    # the imbalanced data again: the log says so).
+                    self._model_bars[name].setFormat("not trained")
             self.overall_bar.setValue(1000)
             from app.services.runs import active_run_id
             used = active_run_id(self.project) == result.id
@@ -1110,13 +1152,19 @@ class TrainingView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.UserRole, i)
-                if c >= 3:
+                if c >= 2:
                     item.setToolTip(text)
                 if e.kind == "missed" and e.visible != 0:    # red: a word a reader would see
                     item.setForeground(QColor("#a40000"))
                 self.error_table.setItem(i, c, item)
         self.error_table.resizeColumnsToContents()
-        self.error_table.horizontalHeader().setSectionResizeMode(4, QHeaderView.Stretch)
+        # The note and what a miss shows are read whole in their tooltips: at
+        # their full width they pushed the context out of sight.
+        header = self.error_table.horizontalHeader()
+        widest = self.error_table.fontMetrics().horizontalAdvance("0" * 16)
+        for c in (2, 3):
+            header.resizeSection(c, min(header.sectionSize(c), widest))
+        header.setSectionResizeMode(4, QHeaderView.Stretch)
 
     @Slot(QTableWidgetItem)
     def _on_error_activated(self, item: QTableWidgetItem) -> None:

@@ -134,7 +134,8 @@ def _progress_plugin(progress: ProgressFn, max_epochs: int, clock: SafetyClock):
         @TrainerPlugin.hook
         def after_training_batch(self, epoch, batch_no, total_number_of_batches, **_):
             frac = (epoch - 1 + (batch_no + 1) / max(1, total_number_of_batches)) / max_epochs
-            self._report(frac, epoch=epoch, loss=self.loss, message=f"epoch {epoch}/{max_epochs}")
+            # No loss: Flair records it once an epoch ends, so it would be the last epoch's.
+            self._report(frac, epoch=epoch, message=f"epoch {epoch}/{max_epochs}")
             if clock.expired():
                 self.timed_out = True
                 raise TrainingInterrupt("safety time limit reached")

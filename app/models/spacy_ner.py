@@ -213,9 +213,10 @@ class SpacyNERSpec(ModelSpec):
                 if now - last_report > _REPORT_EVERY_S:
                     last_report = now
                     frac = (epoch - 1 + b / n_batches) / max_epochs
+                    # No loss: spaCy's is a sum over the epoch's batches, and
+                    # so far is only part of one (charted, it climbed each epoch).
                     ctx.progress(Progress(frac, "train", model=self.kind, model_fraction=frac,
-                                          epoch=epoch, loss=losses.get("ner"),
-                                          eta_s=_eta(now - start, frac, max_seconds)))
+                                          epoch=epoch, eta_s=_eta(now - start, frac, max_seconds)))
             f1 = dev_f1() if dev_items else None
             loss = float(losses.get("ner", 0.0))
             history.append({"epoch": epoch, "loss": loss, "dev_f1": f1})

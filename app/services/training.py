@@ -156,23 +156,12 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     from app.models.datasets import build_corpora
 
     config.validate()
-    notes = []
     device, device_note, defaults = device_defaults(config.device)
     if config.models is None:
         # Named here, so the stored run says what it trained.
         config.models = defaults
         config.validate()          # the groups over them
-    # The default kinds, whether or not the starter is among them (a
-    # non-English project's training view leaves it unticked).
-    default = [m for m in config.models if m != "starter"] == \
-        [m for m in defaults if m != "starter"]
-    if project.has_lists() and "lists" not in config.models and default:
-        # A project's hospital lists are a member of its default runs.
-        config.models = [*config.models, "lists"]
-    if "starter" in config.models and not starter_usable(project):
-        if not default:
-            notes.append("starter left out: the shipped starter model is for English projects")
-        config.models = [m for m in config.models if m != "starter"]
+    config.models, notes = run_models(project, config.models, defaults)
     docs = gold_documents(project)
     if len(docs) < 2:
         raise UserError("training needs at least two annotated documents outside the test split")
@@ -193,11 +182,48 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
         raise UserError("no development data: annotate more documents or mark some as 'dev'")
     split_hashes = {v: b.split_hashes for v, b in builds.items()}
     reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
-    members = [(k, v) for k in config.models if k not in FIXED_KINDS
+    return RunPlan(config, docs, builds, variants, run_members(config.models, variants, device),
+                   device, device_note, get_budget(config.budget), reusable, notes)
+
+
+def run_models(project, models: list[str], defaults: list[str]) -> tuple[list[str], list[str]]:
+    """The kinds a run of ``models`` trains in ``project``, and what it says
+    of them: the project's hospital lists join a run of the device's
+    ``defaults``; the English starter is left out of other projects."""
+    notes = []
+    # The default kinds, whether or not the starter is among them (a
+    # non-English project's training view leaves it unticked).
+    default = [m for m in models if m != "starter"] == [m for m in defaults if m != "starter"]
+    if project.has_lists() and "lists" not in models and default:
+        # A project's hospital lists are a member of its default runs.
+        models = [*models, "lists"]
+    if "starter" in models and not starter_usable(project):
+        if not default:
+            notes.append("starter left out: the shipped starter model is for English projects")
+        models = [m for m in models if m != "starter"]
+    return models, notes
+
+
+def run_members(models: list[str], variants: list[str], device: str
+                ) -> list[tuple[str, str | None]]:
+    """``(kind, variant)`` of each member a run of ``models`` on the data
+    ``variants`` trains on ``device``, in training order (variant ``None``
+    for the fixed kinds)."""
+    members = [(k, v) for k in models if k not in FIXED_KINDS
                for v in kind_variants(k, variants, device)]
-    members += [(k, None) for k in FIXED_KINDS if k in config.models]
-    return RunPlan(config, docs, builds, variants, members, device, device_note,
-                   get_budget(config.budget), reusable, notes)
+    return members + [(k, None) for k in FIXED_KINDS if k in models]
+
+
+def planned_members(project, config: TrainConfig, info=None) -> list[str]:
+    """The names of the members a run of ``config`` trains in ``project``,
+    in training order, as `plan_run` will list them before it reads the
+    notes (it then trains the balanced variant only where it differs from
+    the imbalanced one, and says so). ``info``: the `DeviceInfo` the run
+    will find (probed when not given)."""
+    device, _, defaults = device_defaults(config.device, info)
+    models, _ = run_models(project, defaults if config.models is None else config.models,
+                           defaults)
+    return [member_name(k, v) for k, v in run_members(models, config.variants, device)]
 
 
 def kind_variants(kind: str, variants: list[str], device: str) -> list[str]:
@@ -254,25 +280,27 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     return note + "."
 
 
-def device_defaults(requested: str) -> tuple[str, str | None, list[str]]:
+def device_defaults(requested: str, info=None) -> tuple[str, str | None, list[str]]:
     """The device a run asking for ``requested`` uses, the sentence saying
     why when it is not the one asked for (`resolve_device`), and the default
     members there (`default_models`: on a CPU, by whether it multiplies
-    bfloat16 in hardware)."""
+    bfloat16 in hardware). ``info``: the `DeviceInfo` found (probed when
+    not given)."""
     from app.models.device import detect_devices, resolve_device
 
-    info = detect_devices()
+    info = detect_devices() if info is None else info
     device, note = resolve_device(requested, info)
     return device, note, default_models(device, info.cpu_bf16)
 
 
-def cost_notes(config: TrainConfig) -> list[str]:
+def cost_notes(config: TrainConfig, info=None) -> list[str]:
     """Plain sentences, said before a run starts, on what takes long on the
-    device it will use (the transformer on a CPU, cross-fitting)."""
+    device it will use (the transformer on a CPU, cross-fitting). ``info``:
+    the `DeviceInfo` the run will find (probed when not given)."""
     from app.models.transformer_ner import KIND
     from app.services.crossfit import cost_note
 
-    device, _, defaults = device_defaults(config.device)
+    device, _, defaults = device_defaults(config.device, info)
     notes = []
     if KIND in (config.models or defaults):
         notes.append(transformer_cost(config.budget,

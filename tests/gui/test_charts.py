@@ -34,3 +34,27 @@ def test_loss_axis_labels_are_not_cut(qtbot):
                 if sum(image.pixel(x, y) != white for y in rows) > 0.9 * len(rows))
     widest = max(chart.fontMetrics().horizontalAdvance(t) for t in chart.y_labels())
     assert widest + 2 <= axis, (widest, axis, chart.y_labels())
+
+
+def test_a_loss_axis_starts_at_zero_and_reads_its_ticks(qtbot):
+    """A walkthrough's loss chart ran from -0.44 to 0.56 around one loss of
+    0.06: a loss axis runs from 0 to a round value above the losses."""
+    from app.gui.charts import LineChart
+    chart = LineChart("Training loss", from_zero=True)
+    qtbot.addWidget(chart)
+    chart.add_point("transformer-imbalanced", 0.06, x=0.2)
+    assert chart.y_labels() == ["0", "0.02", "0.04", "0.06", "0.08"]
+    chart.add_point("transformer-imbalanced", 0.09, x=0.3)
+    assert chart.y_labels() == ["0", "0.025", "0.05", "0.075", "0.1"]     # not "0.03"
+    chart.add_point("crf-balanced", 48000.0)
+    assert chart.y_labels()[0] == "0" and chart.y_labels()[-1] == "80,000"
+
+
+def test_points_at_the_same_place_replace_each_other(qtbot):
+    from app.gui.charts import LineChart
+    chart = LineChart("Dev F1", (0.0, 1.0))
+    qtbot.addWidget(chart)
+    for x, y in ((0.25, 0.4), (0.5, 0.6), (0.5, 0.65), (1.0, 0.7)):
+        chart.add_point("spacy-balanced", y, x=x)
+    assert chart.series["spacy-balanced"] == [0.4, 0.65, 0.7]
+    assert chart.xs["spacy-balanced"] == [0.25, 0.5, 1.0]

@@ -118,7 +118,7 @@ def test_lists_member_and_floor_in_evaluate(tmp_path):
 
 
 def test_a_default_run_on_the_cpu_adds_the_lists_member(tmp_path):
-    from app.services.training import plan_run
+    from app.services.training import plan_run, planned_members
     proj, _ = _project(tmp_path)
     _add_lists(tmp_path, proj)
     with Project.open(proj) as p:
@@ -126,6 +126,8 @@ def test_a_default_run_on_the_cpu_adds_the_lists_member(tmp_path):
         for models in (None, ["crf", "rules", "starter"]):
             plan = plan_run(p, TrainConfig(models=models, device="cpu"))
             assert plan.config.models == ["crf", "rules", "starter", "lists"]
+            # ... and the view's Progress lists it before the run starts.
+            assert "lists" in planned_members(p, TrainConfig(models=models, device="cpu"))
         assert "lists" not in plan_run(p, TrainConfig(models=["spacy", "rules"],
                                                       device="cpu")).config.models
 

@@ -135,6 +135,13 @@ def test_a_default_run_trains_the_default_members_of_its_device(tmp_path, monkey
             for _ in range(1 if k == "transformer" and not cuda else 2)] + ["rules", "starter"]
         # Forced onto the CPU, a GPU machine trains the CPU's default.
         assert plan_run(p, TrainConfig(device="cpu")).config.models == default_models("cpu", bf16)
+        # What the Train view lists before the run starts is what it plans.
+        from app.services.schema import member_name
+        from app.services.training import planned_members
+        for asked in ("auto", "cpu"):
+            plan = plan_run(p, TrainConfig(budget="quick", device=asked))
+            assert planned_members(p, TrainConfig(budget="quick", device=asked)) == \
+                [member_name(k, v) for k, v in plan.members]
 
 
 def test_named_models_win_over_the_device_default(tmp_path, monkeypatch):

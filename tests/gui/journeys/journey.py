@@ -181,6 +181,17 @@ def screenshot(window, name: str) -> Path | None:
     return out
 
 
+def synth_project(folder: Path, n: int = 30) -> Path:
+    """``folder``/ward.deid made with the CLI: ``n`` synthetic notes under the
+    paper's labels, each patient named by its file name, no suggestions."""
+    from app.cli.main import main
+    path = folder / "ward.deid"
+    assert main(["-q", "new", str(path), "--labels", "paper"]) == 0
+    assert main(["-q", "import", str(path), str(write_synth(folder / "notes", n)),
+                 "--patient-regex", r"^(P\d+)_", "--no-suggest"]) == 0
+    return path
+
+
 def write_synth(folder: Path, n: int, seed: int = 3, annotated: bool = True) -> Path:
     """``n`` synthetic notes as brat files (with their .ann when ``annotated``)."""
     from app.formats import write_documents

@@ -11,7 +11,7 @@ import pytest
 
 from app.gui.qt import QFileDialog
 
-from journey import choose, click, go, open_row, screenshot, shown, write_synth
+from journey import choose, click, go, open_row, screenshot, shown, synth_project
 
 pytestmark = pytest.mark.slow
 
@@ -22,14 +22,9 @@ EXPERT_NAME = re.compile(r"\b(crf|spacy|stanza|flair|voting|pruned|stacking)[-\[
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A project of 30 synthetic notes with a quick CRF + rules run (vote of both)."""
-    from app.cli.main import main
     from app.project import Project
     from app.services.training import TrainConfig, train_project
-    tmp = tmp_path_factory.mktemp("words")
-    path = tmp / "ward.deid"
-    assert main(["-q", "new", str(path), "--labels", "paper"]) == 0
-    assert main(["-q", "import", str(path), str(write_synth(tmp / "notes", 30)),
-                 "--patient-regex", r"^(P\d+)_", "--no-suggest"]) == 0
+    path = synth_project(tmp_path_factory.mktemp("words"))
     with Project.open(path) as p:
         train_project(p, TrainConfig(models=["crf", "rules"], variants=["balanced"],
                                      budget="quick", ensembles=["voting"]))

@@ -57,7 +57,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert "[" not in lead and "crf-" not in lead
     table = t.results_table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
-    assert not any("token" in h for h in headers) and "Dev words\nhidden" in headers
+    assert not any("token" in h for h in headers) and "Dev\nwords\nhidden" in headers
     assert t.details_label.isHidden()
     click(qtbot, t.details_button)                                   # Details for experts
     assert t.details_label.isVisible() and "crf-balanced" in t.details_label.text()
