@@ -9,7 +9,10 @@ second on 2 cores of an EPYC (457-505 s) where the rates promised about
 1,350 (13 minutes). So each fit long enough to say something records the
 rate it went at in the user's data folder (``FILE``), under what sets that
 rate (`speed_key`: device, arithmetic, encoder layers, processor cores),
-and the next estimate with the same key takes it instead.
+and the next estimate with the same key takes the median of the last
+``KEPT`` rates instead: one fit slowed by other work on the computer (the
+walkthrough's fit beside a test run went at 393 a second) does not set the
+estimate alone once there are others.
 
 Only numbers are kept: word pieces a second and the fit's seconds; nothing
 of the notes. A file that cannot be read or written is the estimate's loss,
@@ -27,6 +30,8 @@ FILE = "fit-speed.json"
 #: A fit shorter than this is mostly loading and dev passes: its rate says
 #: little about a standard fit's, so it is not recorded.
 MIN_SECONDS = 60.0
+#: The rates kept per key, the latest last; the estimate takes their median.
+KEPT = 5
 
 
 def speed_key(device: str, compute: str, layers: int, cores: int | None = None) -> str:
@@ -64,7 +69,7 @@ def record_fit(details: Mapping[str, Any]) -> float | None:
         return None
     rate = round(pieces / seconds, 1)
     data = _read()
-    data[key] = {"pieces_per_second": rate, "seconds": round(seconds, 1)}
+    data[key] = {"pieces_per_second": (_rates(data.get(key)) + [rate])[-KEPT:]}
     path = _path()
     part = path.with_name(f"{path.name}.{os.getpid()}.part")
     try:
@@ -76,12 +81,19 @@ def record_fit(details: Mapping[str, Any]) -> float | None:
     return rate
 
 
+def _rates(entry: Any) -> list[float]:
+    """The rates a record's entry holds (none for one that is not a record's)."""
+    rates = entry.get("pieces_per_second") if isinstance(entry, dict) else None
+    if not isinstance(rates, list):
+        return []
+    return [float(r) for r in rates if isinstance(r, (int, float)) and r > 0]
+
+
 def measured_rate(key: str) -> float | None:
-    """Word pieces a second this computer's last fit under ``key`` went at
-    (`speed_key`), or None when none was recorded."""
-    entry = _read().get(key)
-    try:
-        rate = float(entry["pieces_per_second"]) if isinstance(entry, dict) else None
-    except (KeyError, TypeError, ValueError):
-        return None
-    return rate if rate and rate > 0 else None
+    """The median of the word pieces a second this computer's last fits
+    under ``key`` went at (`speed_key`; up to `KEPT`), or None when none was
+    recorded."""
+    import statistics
+
+    rates = _rates(_read().get(key))
+    return statistics.median(rates) if rates else None

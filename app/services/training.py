@@ -251,7 +251,7 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     selection besides); on a CPU, with the GPU's time beside it and, on
     lines of their own, how fast a model using it then tags notes there and
     what its short CPU fit bought in the PhysioNet folds (BENCHMARKS.md).
-    The time is at the rate of this computer's last fit of the same kind
+    The time is at the rate of this computer's last fits of the same kind
     when one was recorded (`app.services.fit_speed`), and says so."""
     from app.models.transformer_ner import (REFIT_DEVICES, estimate_fit_seconds,
                                             estimate_tag_rate, fit_setup)
@@ -260,7 +260,7 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     rate = measured_rate(speed_key(device, *fit_setup(device)))
     here = estimate_fit_seconds(budget, device, rate) * variants
     where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
-    timed = ", timed from its last fit on this computer" if rate else ""
+    timed = ", timed from its last fits on this computer" if rate else ""
     note = (f"The transformer will train for {_duration(here)} on {where} "
             f"({variants} data variant{'s' if variants != 1 else ''}, {budget} budget{timed})")
     if refit and device in REFIT_DEVICES:
