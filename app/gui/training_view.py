@@ -54,7 +54,10 @@ _SCORES = {
                            "identifiers with the same start, end and label (strict precision)"),
     "R": ("{}\nrecall", "Of the identifiers of the {} notes, the share it found with the same "
                         "start, end and label (strict recall)"),
-    "F1": ("{}\nF1", "The balance of precision and recall (strict F1): what models are ranked by"),
+    "F1": ("{}\nF1", "The balance of precision and recall (strict F1): what models are ranked by. "
+                      "Scored as the model redacts (with what day one replaced and the "
+                      "hospital lists, where the run keeps them): the Progress chart's dev F1 "
+                      "is each model alone, as it trains"),
     "token R": ("{}\nwords\nhidden", "Of the identifier words of the {} notes, the share it "
                                     "marks, whatever the label: what redaction hides (binary "
                                     "token recall)"),
@@ -487,7 +490,10 @@ class TrainingView(QWidget):
         layout.addLayout(self.model_grid)
         charts = QHBoxLayout()
         self.loss_chart = LineChart("Training loss", from_zero=True, x_caption=TRAINING_AXIS)
-        self.f1_chart = LineChart("Dev F1", (0.0, 1.0), x_caption=TRAINING_AXIS)
+        # Each member alone as it trains: the Results table's dev F1 is of
+        # what the model redacts (with the day-one floor and the lists).
+        self.f1_chart = LineChart("Dev F1, each model alone", (0.0, 1.0),
+                                  x_caption=TRAINING_AXIS)
         charts.addWidget(self.loss_chart)
         charts.addWidget(self.f1_chart)
         layout.addLayout(charts, 2)

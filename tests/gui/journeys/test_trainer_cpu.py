@@ -251,6 +251,11 @@ def test_the_results_show_every_title_whole(qtbot, settings, monkeypatch, walked
     assert table.item(0, 0).text() == "★ transformer-imbalanced"
     assert cut_titles(table) == []
     assert cut_titles(t.error_table) == []
+    # The walkthrough read 0.987 on the Progress chart and 0.868 here: which is which, said.
+    f1 = next(c for c in range(table.columnCount())
+              if table.horizontalHeaderItem(c).text() == "Dev\nF1")
+    assert "Progress chart's dev F1 is each model alone" in table.horizontalHeaderItem(f1).toolTip()
+    assert t.f1_chart.title == "Dev F1, each model alone"
     # Still a table to read: a row a candidate, its name whole.
     assert table.horizontalHeader().sectionSize(0) >= \
         table.fontMetrics().horizontalAdvance("★ transformer-imbalanced")
