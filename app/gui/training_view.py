@@ -150,7 +150,7 @@ def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False,
         last = done[-1]
         notes = sum(last.documents.values())
         return (f"The last {budget} run here took {_clock(last.seconds)}"
-                + (f" for {notes} notes" if notes else "") + ".")
+                + (f" for {notes} annotated notes (train and dev)" if notes else "") + ".")
     none_yet = f"No {budget} run here yet to estimate from."
     if gpu or not slow:
         return none_yet

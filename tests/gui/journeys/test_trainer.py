@@ -68,6 +68,8 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     names = [t.results_table.item(r, 0).text() for r in range(t.results_table.rowCount())]
     assert any(n.startswith("★ ") for n in names) and "rules" in " ".join(names)
     assert t.estimate_label.text().startswith("The last quick run here took")
+    # The notes it counts are the annotated ones it learned from, not the project's.
+    assert "annotated notes (train and dev)." in t.estimate_label.text()
     assert (w.width(), w.height()) == SIZE             # results never widen the window
     # A second run, cancelled as it starts: the first model stays active.
     # Its worker waits for Cancel, however fast the machine.
