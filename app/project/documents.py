@@ -433,6 +433,12 @@ class DocumentsMixin(ProjectCore):
                  for s in sort_spans(new.values())])
             return len(new)
 
+    def accepted_labels(self) -> set[str]:
+        """The labels of every accepted span in the project (what annotators marked)."""
+        with self._read() as db:
+            rows = db.execute("SELECT DISTINCT label FROM spans WHERE status = 'accepted'")
+            return {row[0] for row in rows.fetchall()}
+
     def span_counts(self) -> dict[int, SpanCounts]:
         """Span counts by status for every document that has spans.
 

@@ -126,6 +126,25 @@ def narrowed_dates(label_map: dict[str, str]) -> list[str]:
             if birth_only(old) and not birth_only(new) and default_kind(new) == "date"]
 
 
+def unmarked_labels(project) -> list[str]:
+    """A sentence naming the project's labels that no accepted span marks,
+    once the project holds some annotation: a model trained on these notes
+    learns to leave what those labels take in clear, and the run's learned
+    steps may drop the rules and the day-one spans of them (the bundled sample
+    imported into a HIPAA project marks no AGE: its "99 Y/O" stayed in clear
+    though the rule for ages over 89 was on). Empty when nothing is
+    annotated or every label is used."""
+    used = project.accepted_labels()
+    unused = [label.name for label in project.labels() if label.name not in used]
+    if not used or not unused:
+        return []
+    it, takes = ("it", "takes") if len(unused) == 1 else ("them", "take")
+    return [f"No annotated note marks {' or '.join(unused)}: a model trained on these notes "
+            f"learns to leave what {'it' if it == 'it' else 'they'} {takes} in clear, and may "
+            f"drop the rules' and the day-one finds of {it}. Mark {it} where the notes hold "
+            f"{it}, or remove the label{'s' if len(unused) > 1 else ''}"]
+
+
 def parse_label_map(pairs: list[str], project_labels: list[str], path: str | Path,
                     fmt: str = "auto") -> dict[str, str]:
     """``--map`` of `deid import`: ``["PERSON=NAME", ...]``, or ``["auto"]`` for
@@ -284,7 +303,8 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
     if summary.imported:
         from app.services.coverage import project_rule_gaps
         summary.left_in_clear = [gap.sentence for gap in project_rule_gaps(project)] \
-            + narrowed_dates({a: b for (a, b), n in summary.labels_mapped.items() if n})
+            + narrowed_dates({a: b for (a, b), n in summary.labels_mapped.items() if n}) \
+            + (unmarked_labels(project) if summary.spans else [])
     summary.seconds = time.perf_counter() - start
     progress(Progress(1.0, "import", message=f"{summary.imported} documents"))
     return summary

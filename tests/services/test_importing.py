@@ -346,6 +346,23 @@ def test_dates_of_birth_filed_under_every_date_are_warned_about(tmp_path):
         [said] = [w for w in s.left_in_clear if w.startswith("DOB ")]
         assert "filed under DATE, which takes every date" in said
         assert "02/03/1950" not in said and "14/05/2020" not in said      # no note text
+        # ... and the labels no annotated note marks (the sample's "99 Y/O" stayed in clear).
+        [unmarked] = [w for w in s.left_in_clear if w.startswith("No annotated note marks ")]
+        assert unmarked.startswith("No annotated note marks NAME or PROFESSION or LOCATION or "
+                                   "AGE or CONTACT or ID: a model trained on these notes learns "
+                                   "to leave what they take in clear")
     with Project.create(tmp_path / "k.deid", list(PRESETS["hipaa"])) as p:
         s = import_path(p, d, fmt="brat")                    # DOB kept as a label of its own
         assert not [w for w in s.left_in_clear if w.startswith("DOB ")]
+
+
+def test_a_plain_import_says_nothing_of_unmarked_labels(tmp_path):
+    """Notes without annotations teach nothing yet: no label is said to be unmarked."""
+    from app.services.importing import unmarked_labels
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "a.txt").write_text("Seen today.\n", encoding="utf-8")
+    with Project.create(tmp_path / "h.deid", list(PRESETS["hipaa"])) as p:
+        s = import_path(p, d, fmt="txt")
+        assert s.imported == 1 and not [w for w in s.left_in_clear if "annotated note" in w]
+        assert unmarked_labels(p) == []
