@@ -86,7 +86,7 @@ def cmd_new(args) -> int:
 
 
 def print_import_summary(s) -> None:
-    _print(f"imported {s.imported} documents ({s.spans} spans, {s.chars:,} characters) "
+    _print(f"imported {s.imported} documents ({s.spans} annotated spans, {s.chars:,} characters) "
            f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
     if s.labels_mapped:
         _print("labels filed under the project's: " + ", ".join(

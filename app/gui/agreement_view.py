@@ -37,7 +37,7 @@ class AgreementView(QWidget):
         self.a_box, self.b_box = QComboBox(), QComboBox()
         self.compute_button = QPushButton("Compute agreement")
         self.adjudicate_button = QPushButton("Adjudicate selected document")
-        self.summary = QLabel("Choose two annotators.")
+        self.summary = QLabel("Choose two annotators, then press Compute agreement.")
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 13px;")
         self.doc_table = self._table(("Document", "Entity F1", "κ all tokens",
@@ -98,7 +98,7 @@ class AgreementView(QWidget):
         self.refresh_annotators()
         for table in (self.doc_table, self.label_table, self.dis_table):
             table.setRowCount(0)
-        self.summary.setText("Choose two annotators.")
+        self.summary.setText("Choose two annotators, then press Compute agreement.")
 
     def refresh_annotators(self) -> None:
         names = [n for n in self.project.annotators() if not n.startswith("@")] \

@@ -38,7 +38,7 @@ class ImportSummaryDialog(QDialog):
         layout = QVBoxLayout(self)
         imported = count(summary.imported, "note").split(" ", 1)
         text = (f"<b>{imported[0]}</b> {imported[1]} imported with "
-                f"{count(summary.spans, 'span')} · "
+                f"{count(summary.spans, 'annotated span')} · "
                 f"{count(summary.duplicates, 'duplicate')} skipped · "
                 f"{count(len(summary.problems), 'file')} left out · "
                 f"{count(len(summary.warnings), 'warning')} · {summary.seconds:.1f} s")

@@ -874,6 +874,9 @@ class MainWindow(QMainWindow):
             self.editor.threshold.setValue(float(self.settings.value("accept_threshold", 0.9)))
             if self.project is not None and self.annotator() != self.editor.annotator:
                 self._install(Project.open(self._reopen_path()))
+                # Reopened for the new name: say that, not "Opened".
+                self._show_message(f"Annotating as {self.annotator()!r}: the project was "
+                                   f"opened again under that name")
 
     def _reopen_path(self) -> str:
         path = str(self.project.path)

@@ -28,6 +28,7 @@ def _become(qtbot, w, name: str) -> None:
     answer(fill)
     choose(qtbot, w, "File", "Settings…")
     assert w.windowTitle().startswith("ward.deid")
+    assert w.statusBar().currentMessage().startswith(f"Annotating as {name!r}")
 
 
 def _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch, assign: bool = True):
@@ -86,6 +87,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     go(qtbot, w, "Agreement")
     a = w.agreement
     assert (a.a_box.currentText(), a.b_box.currentText()) == ("ann", "bob")   # two people
+    assert a.summary.text() == "Choose two annotators, then press Compute agreement."
     pick(qtbot, a.b_box, "ann")                                      # the same one twice
     click(qtbot, a.compute_button)
     assert a.summary.text() == "Choose two different annotators."
