@@ -23,7 +23,8 @@ def _spans(window, doc=None):
 def test_import_list_filter_search_and_next(imported, qtbot):
     w = imported
     text = w.summary_dialog.text.text()
-    assert "3</b> notes imported with 1 span ·" in text and "(s)" not in text       # issue 34 item 13
+    # Issue 34 item 13: no "(s)"; the spans counted are the annotated ones.
+    assert "3</b> notes imported with 1 annotated span ·" in text and "(s)" not in text
     model = w.documents.model
     assert model.rowCount() == 3 and w.documents.count_label.text() == "3 documents"
     a = doc_id(w, "P1_a")
