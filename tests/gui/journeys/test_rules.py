@@ -26,6 +26,10 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
 
     go(qtbot, w, "Rules")
     view = w.rules
+    # Every title starts inside the view, the long last one ("Word sets") too.
+    header = view.table.horizontalHeader()
+    assert header.defaultAlignment() & Qt.AlignLeft
+    assert header.sectionViewportPosition(header.count() - 1) < view.table.viewport().width()
     pager = _row(view, "pager")
     assert [view.table.item(pager, c).text() for c in (2, 3)] == ["finds phone", "CONTACT"]
     assert view.table.item(pager, 0).checkState() == Qt.Checked
