@@ -860,13 +860,14 @@ class TransformerSpec(ModelSpec):
         if attention_dropout is None and device != "cuda":
             attention_dropout = CPU_ATTENTION_DROPOUT
         init = params["init"] = resolve_init(params["init"], corpus.language)
-        layers = params["layers"] or (None if device == "cuda" else CPU_LAYERS)
+        compute, default_layers = fit_setup(device)    # what the estimates assume too
+        layers = params["layers"] or default_layers
         case = params["case"] = bool(params["case"])
         net, config = _base_network(tags, keep, attention_dropout, init, layers, case)
-        params["layers"] = int(config["num_hidden_layers"])      # None: all of MiniLM's
+        params["layers"] = int(config["num_hidden_layers"])
         params["attention_dropout"] = config["attention_probs_dropout_prob"]
         net.to(device)
-        bf16 = device == "cpu" and cpu_bf16()
+        bf16 = device == "cpu" and compute == "bf16"
 
         max_length = int(params["max_length"])
         tag_index = {t: i for i, t in enumerate(tags)}
@@ -976,7 +977,7 @@ class TransformerSpec(ModelSpec):
                       train_windows=len(windows),
                       train_pieces=read,
                       train_seconds=round(time.monotonic() - started, 1),
-                      device=device, compute="bf16" if bf16 or device == "cuda" else "fp32",
+                      device=device, compute=compute,
                       refit=fixed is not None)
         if device == "cuda":
             params["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
