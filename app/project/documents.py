@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from app.core.spans import Span, sort_spans
 
@@ -407,30 +407,43 @@ class DocumentsMixin(ProjectCore):
     def replace_suggestions(self, doc_id: int, spans: Iterable[Span],
                             run_id: int | None, source: str = "model") -> int:
         """Replace a document's suggested spans of ``source`` (``"model"`` or
-        ``"rule"``) with a new prediction.
+        ``"rule"``) with a new prediction (`replace_prediction` with one source)."""
+        return self.replace_prediction(doc_id, {source: spans}, run_id)
+
+    def replace_prediction(self, doc_id: int, spans_by_source: Mapping[str, Iterable[Span]],
+                           run_id: int | None) -> int:
+        """Replace a document's suggested spans of every source named in
+        ``spans_by_source`` (``"model"``, ``"rule"``) with a new prediction,
+        each span under its source, in one write.
 
         A predicted span with the same (start, end, label) as a span still in
-        the document (accepted, rejected, or a suggestion of the other
-        source) is skipped, so re-predicting never resurrects a suggestion a
+        the document (accepted, rejected, or a suggestion of a source not
+        replaced) is skipped, so re-predicting never resurrects a suggestion a
         person rejected. Returns the number of suggestions stored.
         """
-        if source not in ("model", "rule"):
-            raise ValueError(f"suggestions come from a model or the rules, not {source!r}")
-        spans = list(spans)
+        for source in spans_by_source:
+            if source not in ("model", "rule"):
+                raise ValueError(f"suggestions come from a model or the rules, not {source!r}")
+        by_source = {source: list(spans) for source, spans in spans_by_source.items()}
         with self._write() as db:
             n = self._text_length(db, doc_id)
-            for span in spans:
-                _check_in_text(span, n)
-            db.execute("DELETE FROM spans WHERE document_id = ? AND status = 'suggested'"
-                       " AND source = ?", (doc_id, source))
+            for spans in by_source.values():
+                for span in spans:
+                    _check_in_text(span, n)
+            db.executemany("DELETE FROM spans WHERE document_id = ? AND status = 'suggested'"
+                           " AND source = ?", [(doc_id, source) for source in by_source])
             kept = {tuple(row) for row in db.execute(
                 'SELECT start, "end", label FROM spans WHERE document_id = ?', (doc_id,))}
-            new = {s.key: s for s in spans if s.key not in kept}
+            new: dict[tuple, tuple[Span, str]] = {}
+            for source, spans in by_source.items():
+                for s in spans:
+                    if s.key not in kept:
+                        new.setdefault(s.key, (s, source))
             db.executemany(
                 'INSERT INTO spans (document_id, start, "end", label, source, run_id,'
                 " status, confidence) VALUES (?, ?, ?, ?, ?, ?, 'suggested', ?)",
-                [(doc_id, s.start, s.end, s.label, source, run_id, s.confidence)
-                 for s in sort_spans(new.values())])
+                [(doc_id, s.start, s.end, s.label, new[s.key][1], run_id, s.confidence)
+                 for s in sort_spans(s for s, _ in new.values())])
             return len(new)
 
     def accepted_labels(self) -> set[str]:

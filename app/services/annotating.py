@@ -199,6 +199,10 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                 progress: ProgressFn = no_progress, cancel: CancelToken | None = None) -> int:
     """Store the active model's predictions as *suggested* spans and each
     note's member disagreement as its uncertainty; returns notes processed.
+    What the model found is suggested as the model's, what the prediction's
+    hospital lists and rules found as the rules' (`suggestion_source`): the
+    prediction replaces both, the rules' day-one suggestions too, as the run
+    keeps or drops each rule.
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
     (their uncertainty is computed on the way, so the annotation queue,
@@ -206,6 +210,7 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
     work to those notes (the ones just imported).
     """
     from app.services.prediction import resolve
+    from app.services.previewing import suggestion_source
 
     infos = _to_suggest(project, doc_ids, only_unannotated)
     if limit is not None:
@@ -221,8 +226,10 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                                       patients=[r.patient_id for r in records])
             with project.transaction():
                 for info, p in zip(chunk, preds):
-                    project.replace_suggestions(info.id, undecided(project, info.id, p.spans),
-                                                predictor.run_id)
+                    spans = undecided(project, info.id, p.spans)
+                    project.replace_prediction(info.id, {
+                        source: [s for s in spans if suggestion_source(s) == source]
+                        for source in ("model", "rule")}, predictor.run_id)
                     project.set_document_fields(info.id, uncertainty=p.uncertainty)
             progress(_notes_done(k + len(chunk), len(infos), "predict"))
     finally:

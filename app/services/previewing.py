@@ -56,6 +56,20 @@ def found_by(made_by: str | None) -> str | None:
     return steps.get(head)
 
 
+#: The heads of ``Span.origin`` that name no model: the hospital lists and
+#: the rules (a step after the vote, the propagation or the trim, works on a
+#: model's spans and stays the model's).
+RULE_MADE = frozenset({LISTED, "lists", "rules", SHAPES, NAME_COMPLETION})
+
+
+def suggestion_source(span: Span) -> str:
+    """The source a predicted span is suggested under in Annotate: ``"rule"``
+    for what the hospital lists or a rule found (drawn dotted, as the rules'
+    day-one suggestions are), ``"model"`` otherwise."""
+    head = (span.origin or "").partition(": ")[0]
+    return "rule" if head in RULE_MADE else "model"
+
+
 def model_namer(project):
     """A function naming what found a span (the active run's candidate, one
     of its members, the starter model) in the words a person reads

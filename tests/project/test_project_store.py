@@ -112,6 +112,20 @@ def test_suggestions_and_counts(project):
     assert project.gold_spans(doc) == []
 
 
+
+def test_a_prediction_replaces_the_model_and_rule_suggestions_in_one_write(project):
+    """A span the rules suggested that the next prediction makes as the
+    model's moves to the model (it was lost when each source was replaced
+    alone: the new one skipped the old, then the old was deleted)."""
+    doc = project.add_document("n", TEXT)
+    run = project.start_run("predict", {})
+    project.replace_suggestions(doc, [PERSON], None, source="rule")
+    assert project.replace_prediction(doc, {"model": [PERSON], "rule": [IDN]}, run) == 2
+    suggested = {s.span: s.source for s in project.span_records(doc, status="suggested")}
+    assert suggested == {PERSON: "model", IDN: "rule"}
+    with pytest.raises(ValueError):
+        project.replace_prediction(doc, {"human": [PERSON]}, run)
+
 def test_gold_spans_double_annotation(project):
     doc = project.add_document("n", TEXT)
     project.assign(doc, "ann1")

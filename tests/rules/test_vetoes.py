@@ -201,3 +201,20 @@ def test_a_veto_reads_only_the_words_around_its_span():
     for check in (implausible_date, implausible_phone):
         assert judged(text, pattern, check) == judged(short, pattern, check)
     assert text.lowered == []
+
+
+def test_a_name_before_a_thing_named_after_someone_is_no_persons():
+    """The bundled sample's day one replaced "Barrett's oesophagus" and
+    "Brandt-Daroff exercises": an eponym noun after the name, or after its
+    possessive, names a disease or a device; a person's possessive before
+    any other word stays a name."""
+    from app.rules.vetoes import eponym
+    for text, name in [("- Barrett's oesophagus", "Barrett"), ("seen for Barrett’s esophagus", "Barrett"),
+                       ("taught Brandt-Daroff exercises.", "Brandt-Daroff"),
+                       ("DOUGLAS POUCH", "DOUGLAS")]:
+        end = text.index(name) + len(name)
+        assert eponym(text, end), text
+    for text, name in [("Mr Smith's wife called", "Smith"), ("Smith's exercise bike", "Smith"),
+                       ("Smith, exercises daily", "Smith")]:
+        end = text.index(name) + len(name)
+        assert not eponym(text, end), text

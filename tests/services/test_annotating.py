@@ -98,6 +98,31 @@ def test_suggestions_never_cover_text_a_person_labelled(tmp_path):
         assert len(p.span_records(doc, status="suggested")) == 2
 
 
+
+def test_what_a_runs_rules_or_lists_found_is_suggested_as_the_rules(tmp_path):
+    """Annotate drew a user's pattern ("7 WEST") found by a run's rules as a
+    model suggestion: each predicted span is suggested under what made it."""
+    from app.core.spans import Span
+    from app.lists.floor import LISTED, SHAPES
+    from app.services.previewing import suggestion_source
+    assert suggestion_source(Span(0, 3, "PHONE", origin=f"{SHAPES}: pager")) == "rule"
+    assert suggestion_source(Span(0, 3, "PERSON", origin=LISTED)) == "rule"
+    assert suggestion_source(Span(0, 3, "PERSON", origin="rules")) == "rule"
+    assert suggestion_source(Span(0, 3, "PERSON", origin="crf-balanced")) == "model"
+    assert suggestion_source(Span(0, 3, "PERSON", origin="propagation")) == "model"
+    assert suggestion_source(Span(0, 3, "PERSON")) == "model"
+
+    from app.services.annotating import preannotate
+    path = make_project(tmp_path / "p.deid", n=20)
+    with Project.open(path) as p:
+        train_project(p, TrainConfig(models=["rules"], budget="quick", fill=False,
+                                     propagate=False))
+        todo = [p.add_document("new", "Call 0412 345 678 on 01/02/2020.")]
+        assert preannotate(p, doc_ids=todo) == 1
+        suggested = [r for d in todo for r in p.span_records(d, status="suggested")]
+    assert suggested and {r.source for r in suggested} == {"rule"}
+    assert all(r.run_id is not None for r in suggested)
+
 def test_the_progress_follows_the_notes_written_not_those_read(trained, tmp_path):
     """Reading runs ahead of the predictions by a few batches: the bar says
     how many notes are written."""
