@@ -165,9 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("project")
     s.add_argument("in_dir")
     s.add_argument("out_dir")
-    s.add_argument("--strategy", choices=("tag", "bracket", "redact", "mask", "surrogate"),
-                   help="one strategy for every label (default: the project's policy, "
-                        "as set in the preview)")
+    s.add_argument("--strategy", choices=("tag", "bracket", "remove", "redact", "mask", "surrogate"),
+                   help="one strategy for every label (redact: the same as remove; default: "
+                        "the project's policy, as set in the preview)")
     s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
     _add_scale_options(s)
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--read-only", action="store_true",
                    help="open the project without writing to it (also chosen by itself when "
                         "another process is writing the project)")
-    s.add_argument("--strategy", choices=("tag", "bracket", "redact", "mask", "surrogate"),
+    s.add_argument("--strategy", choices=("tag", "bracket", "remove", "redact", "mask", "surrogate"),
                    help="redacted: one strategy for every label (default: the project's policy)")
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
     s.add_argument("--strict", action="store_true",

@@ -58,6 +58,12 @@ for _w, _i in (("tues", 1), ("weds", 2), ("thur", 3), ("thurs", 3)):
     _WORDS[_w] = ("weekday", _i, "en", "abbr")
 
 _ORDINALS = frozenset(("st", "nd", "rd", "th"))
+
+
+def calendar_word(word: str) -> bool:
+    """Whether ``word`` names a month or a weekday (English or Spanish, whole
+    or abbreviated; "Mar", "Tues", "miércoles")."""
+    return fold(word) in _WORDS
 _TOKEN_RE = re.compile(r"(\d+)|([^\W\d_]+)|(\s+)|(.)", re.S)
 _SEPARATORS = frozenset("/-.")
 

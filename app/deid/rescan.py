@@ -209,8 +209,14 @@ class KnownIdentifiers:
         words = tuple(w for _, _, w in _words(text))
         if not words or (len(digits) >= MIN_ID_DIGITS and all(w.isdigit() for w in words)):
             return
-        if not any(any(c.isalpha() for c in w) for w in words) and len(digits) < 4:
-            return                   # "12" or "3 4": too short to tell from a dose
+        if not any(any(c.isalpha() for c in w) for w in words):
+            if len(digits) < 4:
+                return               # "12" or "3 4": too short to tell from a dose
+            # Four or five digits ("1400", a house number or a postcode) in
+            # another patient's note are a lab value or a dose: the bundled
+            # sample's export listed "calprotectin 1400" four times as a known
+            # identifier of the project.
+            own_only = True
         self._phrases[words].setdefault(patient, label)
         self._by_first[words[0]].add(words)
         if own_only:
@@ -278,8 +284,7 @@ class KnownIdentifiers:
             if patient is not None and patient in owners:
                 # What this run replaced (the model's call) is not what people
                 # annotated or listed: the reviewer is told which it is.
-                return ("replaced" if self._own_only and own == "patient" else own), \
-                    owners[patient]
+                return ("replaced" if self._own_only else own), owners[patient]
             if not self._own_only:
                 shared = [o for o in owners if (key, o) not in self._private]
                 if shared:
@@ -418,8 +423,19 @@ def _place_kind_words() -> frozenset[str]:
     return CARE_SUFFIX
 
 
+#: Days a date may be written by ("Christmas Eve"), beside the months and weekdays.
+_HOLIDAYS = frozenset("christmas xmas easter thanksgiving halloween hanukkah ramadan "
+                      "diwali navidad pascua".split())
+
+
+def _calendar_word(word: str) -> bool:
+    """A month's or a weekday's name or abbreviation, or a holiday."""
+    from app.deid.dates import calendar_word
+    return calendar_word(word) or fold_same_length(word) in _HOLIDAYS
+
+
 def _suspected_part(text: str, start: int, end: int, doubt: bool,
-                    named: bool = False) -> tuple[int, int] | None:
+                    named: bool = False, dated: bool = False) -> tuple[int, int] | None:
     """What of a recogniser's hit ``[start, end)`` outside the replacements
     is worth suspecting; ``None`` when nothing is.
 
@@ -434,11 +450,17 @@ def _suspected_part(text: str, start: int, end: int, doubt: bool,
     no listed name or place ("TODAY", "WHEN STABLE" after a hospital), nor
     their misspellings that no name list holds; so does a model's name or
     place (``named``), which needs a word that can be one too ("per", "early",
-    "TRANSFER APPROX. 2130": no digits either), as the starter's own do.
+    "TRANSFER APPROX. 2130": no digits either), as the starter's own do. A
+    date (``dated``) needs a digit, a month's or a day's name or a holiday:
+    the bundled sample's export listed "No" of "Medicare No 4113710470" as a
+    date of birth in clear.
     """
     words = list(_WORD.finditer(text, start, end))
     if not words:
         return start, end
+    if dated and not any(any(c.isdigit() for c in w.group()) or _calendar_word(w.group())
+                         for w in words):
+        return None
     kinds = _place_kind_words()
     try:
         from app.rules.dictionaries import (is_common_word, is_misspelt_common_word, is_name,
@@ -578,7 +600,9 @@ _COMPANY = re.compile(r"\b([A-Z][\w-]+)\s+(?:Inc|Ltd|GmbH|Corp|S\.\s?A|N\.\s?V|S
 
 #: A maker before a catalogue number, as materials are cited: "(Dako M613, USA)".
 _SUPPLIER = re.compile(r"\(([A-Z][\w-]+),?\s+(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][\w-]*")
-_COMPANY_AFTER = re.compile(r"(?:,?\s+|\.)((?:Inc|Ltd|GmbH|Corp|Pty|LLC)\b|[A-Z]\.(?:[A-Z]\.)?)")
+# (initials end there: "D.O.B" after a replaced name is the next field's title)
+_COMPANY_AFTER = re.compile(r"(?:,?\s+|\.)((?:Inc|Ltd|GmbH|Corp|Pty|LLC)\b"
+                            r"|[A-Z]\.(?:[A-Z]\.)?(?![A-Za-z]))")
 
 
 def _title_case(word: str) -> bool:
@@ -821,8 +845,9 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
         for start, end, category, *why in fn(out_text):      # a 4th item: the source
             source = why[0] if why else kind
             for a, b in _outside(start, end, ranges, out_text):
+                kind_of = default_kind(str(category))
                 part = _suspected_part(out_text, a, b, doubt=source == "unsure",
-                                       named=default_kind(str(category)) in _NAMED_KINDS)
+                                       named=kind_of in _NAMED_KINDS, dated=kind_of == "date")
                 if part is not None:
                     leaks.append(Leak(*part, source, str(category)))
     if beside:

@@ -257,6 +257,7 @@ class ImportOptionsDialog(QDialog):
         said = narrowed_dates(self.label_map())
         self.narrowed.setText("\n".join(f"⚠ {sentence}." for sentence in said))
         self.narrowed.setVisible(bool(said))
+        self._fit()
 
     def label_map(self) -> dict[str, str]:
         """The files' labels filed under the project's (those kept left out)."""
@@ -278,8 +279,9 @@ class ImportOptionsDialog(QDialog):
             # must not freeze the window as it is typed.
             regex = BoundedPattern(self.patient_regex(), "pattern") if self.patient_regex() \
                 else None
-            said = "   ".join(f"{name} → {patient_id_from(path, regex) or '(none)'}"
-                               for name, path in zip(self.names, self.paths)) \
+            # One file a line: run together and wrapped, they were cut off.
+            said = "\n".join(f"{name} → {patient_id_from(path, regex) or '(none)'}"
+                              for name, path in zip(self.names, self.paths)) \
                 if regex is not None else ""
         except UserError as exc:
             self.examples.setText(f"Not a valid pattern ({exc})")
@@ -290,8 +292,14 @@ class ImportOptionsDialog(QDialog):
             self.examples.setText("No patient ids.")
             return
         if self.guessed and self.patient_regex() == self.guessed:
-            said += "   (read off the file names; clear it for no patient ids)"
+            said += "\n(read off the file names; clear it for no patient ids)"
         self.examples.setText(said)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Grow to show every line said (a label's new lines do not resize an open dialog)."""
+        if self.isVisible() and self.sizeHint().height() > self.height():
+            self.resize(self.width(), self.sizeHint().height())
 
 
 class AnnotatorDialog(QDialog):

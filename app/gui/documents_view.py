@@ -334,6 +334,22 @@ class DocumentListView(QWidget):
         self.model.set_project(project, annotator)
         self._update_count()
 
+    def filters(self) -> tuple[str, int, int]:
+        """The search typed and the status and split chosen (`restore_filters`)."""
+        return self.search_edit.text(), self.status_box.currentIndex(), self.split_box.currentIndex()
+
+    def restore_filters(self, filters: tuple[str, int, int]) -> None:
+        """Filter as before (the project opened again under a new annotator's name)."""
+        search, status, split = filters
+        for widget in (self.search_edit, self.status_box, self.split_box):
+            widget.blockSignals(True)
+        self.search_edit.setText(search)
+        self.status_box.setCurrentIndex(status)
+        self.split_box.setCurrentIndex(split)
+        for widget in (self.search_edit, self.status_box, self.split_box):
+            widget.blockSignals(False)
+        self.apply_filters()
+
     @Slot()
     def apply_filters(self) -> None:
         self._search_timer.stop()

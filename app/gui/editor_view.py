@@ -250,8 +250,9 @@ class EditorView(QWidget):
         rec = self.session.record
         self.title.setText(rec.name + (f"   ·   patient {rec.patient_id}" if rec.patient_id else ""))
         self.blind_label.setText(
-            "Blind double annotation: you see only your own spans, the suggestions you have not "
-            "decided and your own status (To do, Done)."
+            "Blind double annotation: another annotator labels this note apart from you. You "
+            "see only your own labels and the suggestions you have not decided yet; the note's "
+            "status (To do, Done) is yours alone."
             if self.session.blind else "")
         self.blind_label.setVisible(self.session.blind)
         self.text_view.set_document(self.session.text, self.session.spans, self.colours())

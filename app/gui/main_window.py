@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         # The note the user picked last, with one click in Documents or by
         # opening it in Annotate: the one Preview shows.
         self._picked: int | None = None
+        self._note_view = "Annotate"          # of Annotate and Preview, the one shown last
         self.setWindowTitle("DeID Studio")
         fit_to_screen(self, 1280, 800)
 
@@ -204,9 +205,11 @@ class MainWindow(QMainWindow):
         if name == "Preview":
             self._preview_current()
         elif name == "Rules":
-            session = self.editor.session
-            doc = self.project.document(session.doc_id) if session is not None else None
+            doc_id = self._note_read_last()
+            doc = self.project.document(doc_id) if doc_id is not None else None
             self.rules.set_note(doc.name if doc else None, doc.text if doc else None)
+        if name in ("Annotate", "Preview"):
+            self._note_view = name
         elif name == "Annotate" and self.editor.session is not None:
             # The text takes the keys at once: focus given while the view was
             # hidden does not stick, and a first label key went nowhere.
@@ -215,6 +218,15 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _pick(self, doc_id: int) -> None:
         self._picked = doc_id
+
+    def _note_read_last(self) -> int | None:
+        """The note of Annotate or Preview, whichever was shown last (a rule
+        written while reading Preview is tested on Preview's note)."""
+        session = self.editor.session
+        annotated = session.doc_id if session is not None else None
+        if self._note_view == "Preview" and self.preview.doc_id is not None:
+            return self.preview.doc_id
+        return annotated if annotated is not None else self.preview.doc_id
 
     def _preview_current(self) -> None:
         """Show in Preview the note picked last (one click in Documents, or
@@ -873,7 +885,9 @@ class MainWindow(QMainWindow):
             dialog.save()
             self.editor.threshold.setValue(float(self.settings.value("accept_threshold", 0.9)))
             if self.project is not None and self.annotator() != self.editor.annotator:
+                filters = self.documents.filters()
                 self._install(Project.open(self._reopen_path()))
+                self.documents.restore_filters(filters)       # the same notes, another name
                 # Reopened for the new name: say that, not "Opened".
                 self._show_message(f"Annotating as {self.annotator()!r}: the project was "
                                    f"opened again under that name")

@@ -145,7 +145,7 @@ class RulesView(QWidget):
         super().showEvent(event)
 
     def set_note(self, name: str | None, text: str | None) -> None:
-        """The note the test runs on (the one open in Annotate)."""
+        """The note the test runs on (the one of Annotate or Preview shown last)."""
         self.note = (name, text) if text is not None else None
 
     def _labels(self) -> list[str]:
@@ -222,7 +222,7 @@ class RulesView(QWidget):
             self.hits.setText(str(exc))
             return
         if self.note is None:
-            self.hits.setText("Open a note in Annotate to test the rule on it.")
+            self.hits.setText("Open a note in Annotate or Preview to test the rule on it.")
             return
         name, text = self.note
         found = registry.merge([], {"added": [entry]}).rules[0].finder()(text)

@@ -76,6 +76,21 @@ def test_known_identifiers_match_variants_parts_and_numbers():
     assert kinds == {"project"}
 
 
+
+def test_a_short_number_is_known_in_its_own_patients_notes_only():
+    """A house number "1400" of one patient is a lab value in another's note
+    ("calprotectin 1400"): four or five digits are searched in their own
+    patient's notes; six or more everywhere."""
+    from app.deid.rescan import KnownIdentifiers
+    known = KnownIdentifiers()
+    known.add("patient:P1", "ADDRESS", "1400")
+    known.add("patient:P1", "IDN", "335447")
+    out = "Faecal calprotectin 1400. MRN 335447."
+    assert [(out[lk.start:lk.end], lk.kind) for lk in known.find(out, "patient:P1")] == [
+        ("1400", "patient"), ("335447", "patient")]
+    assert [(out[lk.start:lk.end], lk.kind) for lk in known.find(out, "patient:P2")] == [
+        ("335447", "project")]
+
 def test_what_the_run_replaced_is_said_to_be_its_call_not_a_known_identifier():
     """A word the model replaced in one note ("Medicare" taken for a name) and
     left in another of the patient's is suspected there, as what the run
@@ -84,9 +99,11 @@ def test_what_the_run_replaced_is_said_to_be_its_call_not_a_known_identifier():
     seen = KnownIdentifiers(own_patient_only=True)
     seen.add("patient:P1", "NAME", "Medicare")
     seen.add("patient:P1", "ID", "6621968643")
-    out = "Medicare no. 6621968643"
+    seen.add("patient:P1", "NAME", "Manuel Ayers MRN", name=True)     # a word too many
+    out = "Medicare no. 6621968643, MRN"
     found = [(out[lk.start:lk.end], lk.kind, lk.reason) for lk in seen.find(out, "patient:P1")]
     assert found == [("Medicare", "replaced", REASONS["replaced"]),
+                     ("MRN", "replaced", REASONS["replaced"]),      # not "part of a known name"
                      ("6621968643", "replaced", REASONS["replaced"])]
     assert REASONS["replaced"] == "replaced as an identifier in another of this patient's notes"
     assert seen.find(out, "patient:P2") == []            # never searched in another's notes
@@ -167,6 +184,35 @@ def test_a_title_or_an_ages_unit_glued_to_a_replacement_is_no_residue():
              if lk.kind == "residue"]
     assert found == ["7", "Mc"]
 
+
+
+def test_the_title_of_the_next_field_after_a_replaced_name_is_no_company_form():
+    """"<name>  D.O.B 19.02.1934": the bundled sample's export listed "D.O."
+    as the rest of a company's name ("<**ORG**> S.A."), which it still is."""
+    from app.deid.rescan import recogniser_leaks
+    for out, want in [("Patient: <**NAME**>  D.O.B <**DOB**>", []),
+                      ("Patient: <**NAME**>  D.O.B. <**DOB**>", []),
+                      ("made by <**ORG**> S.A. in 2019", ["S.A."])]:
+        repl = [(m.start(), m.end()) for m in re.finditer(r"<\*\*\w+\*\*>", out)]
+        found = [out[lk.start:lk.end] for lk in recogniser_leaks(out, replaced=repl, beside=True)
+                 if lk.kind == "residue"]
+        assert found == want, out
+
+
+def test_a_models_date_in_clear_needs_a_digit_or_a_calendar_word():
+    """"Medicare No 4113710470" with the number replaced: the model scan's
+    "No" taken for a date of birth is none."""
+    from app.deid.rescan import recogniser_leaks
+    out = "Huynh No <**IDN**> seen Tues, on Christmas Eve and on 3rd"
+
+    def model(text):
+        for word in ("No", "Tues", "Christmas", "3rd"):
+            i = text.index(word)
+            yield i, i + len(word), "DOB"
+    r = out.index("<**IDN**>")
+    found = [out[lk.start:lk.end] for lk in recogniser_leaks(out, model_fn=model,
+                                                             replaced=[(r, r + 9)])]
+    assert found == ["Tues", "Christmas", "3rd"]
 
 def test_names_by_context_and_lists_dates_glued_or_short():
     """What a model most often leaves: a name after a title or a relative in

@@ -421,3 +421,18 @@ def test_a_span_keeps_its_surrogate_when_the_model_suggests_that_name_elsewhere(
         p.add_span(doc, other.index(first), other.index(first) + len(first), "NAME",
                    status="suggested", source="model")
         assert export() == first
+
+
+def test_a_date_of_birth_label_alone_makes_no_date_in_clear_a_suspicion(tmp_path):
+    """The bundled sample's export (the paper's five labels: DOB, no DATE)
+    listed 72 admission and clinic dates among 97 suspicions; a birth date
+    left in clear is still found, by its cue."""
+    from app.core.labels import PRESETS
+    from app.services.prediction import rule_leak_scan
+    from app.services.redaction import scan_shapes
+    with Project.create(tmp_path / "paper.deid", list(PRESETS["paper"])) as p:
+        assert "date" not in scan_shapes(p, project_policy(p))
+        text = "DOB: 19.02.1934, admitted 20/07/2014."
+        assert [text[a:b] for a, b, _ in rule_leak_scan(p)(text)] == ["19.02.1934"]
+    with Project.create(tmp_path / "hipaa.deid", list(PRESETS["hipaa"])) as p:
+        assert "date" in scan_shapes(p, project_policy(p))

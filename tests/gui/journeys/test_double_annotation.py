@@ -177,3 +177,22 @@ def test_a_note_done_then_assigned_stays_done_for_who_finished_it(qtbot, setting
     go(qtbot, w, "Documents")
     assert _status_shown(w, "P2_a") == "In progress"
     w.close()
+
+
+def test_a_new_name_in_settings_keeps_the_documents_filter(qtbot, settings, tmp_path,
+                                                          monkeypatch):
+    """Switching annotator in File > Settings opens the project again under
+    the new name; the Documents filter a person set stays (it was cleared)."""
+    w = _ward_with_p2a_assigned(qtbot, settings, tmp_path, monkeypatch, assign=False)
+    go(qtbot, w, "Documents")
+    docs = w.documents
+    every = docs.model.total()
+    qtbot.keyClicks(docs.search_edit, "Cara")
+    qtbot.keyClick(docs.search_edit, Qt.Key_Return)
+    found = docs.model.total()
+    assert 0 < found < every
+    _become(qtbot, w, "bob")
+    assert docs.search_edit.text() == "Cara"
+    assert docs.model.total() == found
+    assert docs.count_label.text() == f"{found:,} documents"
+    w.close()

@@ -58,3 +58,43 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
     tips = [sel.format.toolTip() for sel in p.redacted.extraSelections()]
     assert "LOCATION — the rule “kestrel-pod”" in tips, tips     # named in words
     w.close()
+
+
+def test_a_pattern_is_tested_on_the_note_read_last_in_preview_or_annotate(qtbot, settings,
+                                                                        tmp_path, monkeypatch):
+    """A walkthrough wrote a rule while reading Preview's note and "Test on
+    the open note" ran on the note open in Annotate: it runs on the note of
+    whichever of the two was shown last."""
+    from app.gui.main_window import MainWindow
+    from journey import import_folder, new_project, open_row, shown
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
+    (notes / "P2_b.txt").write_text("PT TO osprey POD AT 0400. kestrel FULL.\n", encoding="utf-8")
+    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+
+    open_row(qtbot, w, "P1_a")                                  # Annotate: P1_a
+    go(qtbot, w, "Documents")                                   # one click: P2_b picked
+    table, model = w.documents.table, w.documents.table.model()
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r, 0)) == "P2_b")
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton,
+                     pos=table.visualRect(model.index(row, 0)).center())
+    go(qtbot, w, "Preview")
+    qtbot.waitUntil(lambda: w.preview.doc_id is not None, timeout=60000)
+    go(qtbot, w, "Rules")
+    view = w.rules
+    qtbot.keyClicks(view.name, "osprey-pod")
+    pick(qtbot, view.kind, "ward")
+    qtbot.keyClicks(view.pattern, r"\bosprey\b")
+    click(qtbot, view.test_button)
+    assert view.hits.text() == "1 hit in P2_b: 'osprey'"
+
+    go(qtbot, w, "Annotate")                                    # back to P1_a's text
+    go(qtbot, w, "Rules")
+    click(qtbot, view.test_button)
+    assert view.hits.text() == "0 hits in P1_a."
+    w.close()
