@@ -132,9 +132,9 @@ def import_folder(qtbot, window, monkeypatch, folder: Path, pattern: str | None 
 
 
 def window_with_note(qtbot, settings, tmp_path, monkeypatch, note: str,
-                     pattern: str = r"^(P\d+)_"):
+                     pattern: str = r"^(P\d+)_", more: dict[str, str] | None = None):
     """A main window, File › New (HIPAA labels), then ``note`` imported as
-    ``P1_a.txt`` with the patient ``pattern``."""
+    ``P1_a.txt`` with the patient ``pattern`` (and ``more`` notes by name)."""
     from app.gui.main_window import MainWindow
     w = MainWindow(settings)
     qtbot.addWidget(w)
@@ -142,7 +142,8 @@ def window_with_note(qtbot, settings, tmp_path, monkeypatch, note: str,
     new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "P1_a.txt").write_text(note, encoding="utf-8")
+    for name, text in {"P1_a": note, **(more or {})}.items():
+        (notes / f"{name}.txt").write_text(text, encoding="utf-8")
     import_folder(qtbot, w, monkeypatch, notes, pattern=pattern)
     return w
 

@@ -65,17 +65,9 @@ def test_a_pattern_is_tested_on_the_note_read_last_in_preview_or_annotate(qtbot,
     """A walkthrough wrote a rule while reading Preview's note and "Test on
     the open note" ran on the note open in Annotate: it runs on the note of
     whichever of the two was shown last."""
-    from app.gui.main_window import MainWindow
-    from journey import import_folder, new_project, open_row, shown
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    shown(w, qtbot)
-    new_project(qtbot, w, monkeypatch, tmp_path / "icu.deid", preset="hipaa")
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "P1_a.txt").write_text(NOTE, encoding="utf-8")
-    (notes / "P2_b.txt").write_text("PT TO osprey POD AT 0400. kestrel FULL.\n", encoding="utf-8")
-    import_folder(qtbot, w, monkeypatch, notes, pattern=r"^(P\d+)_")
+    from journey import open_row
+    w = window_with_note(qtbot, settings, tmp_path, monkeypatch, NOTE,
+                         more={"P2_b": "PT TO osprey POD AT 0400. kestrel FULL.\n"})
 
     open_row(qtbot, w, "P1_a")                                  # Annotate: P1_a
     go(qtbot, w, "Documents")                                   # one click: P2_b picked
