@@ -541,6 +541,7 @@ def _beside(text: str, ranges: _Ranges, corpus: frozenset[str] = frozenset(),
     (``corpus``, folded), do not start a run."""
     try:
         from app.rules.dictionaries import is_common_word as is_listed_common
+        from app.rules.vetoes import country
     except ImportError:              # the lists are optional for the core
         return []
 
@@ -617,6 +618,7 @@ def _proper_phrases(text: str, ranges: _Ranges, corpus: frozenset[str]) -> list[
     All-capitals words do not count (whole nursing notes are written so)."""
     try:
         from app.rules.dictionaries import is_common_word as is_listed_common
+        from app.rules.vetoes import country
     except ImportError:              # the lists are optional for the core
         return []
 
@@ -647,8 +649,10 @@ def _proper_phrases(text: str, ranges: _Ranges, corpus: frozenset[str]) -> list[
                 break
             run.append(j)
             j += 1
-        if inside and len(run) >= 2 and not all(common(words[k].group()) for k in run):
-            out.append(Leak(words[run[0]].start(), words[run[-1]].end(), "proper", "name"))
+        a, b = words[run[0]].start(), words[run[-1]].end()
+        if inside and len(run) >= 2 and not all(common(words[k].group()) for k in run) \
+                and not country(text, a, b):         # "born in New Zealand"
+            out.append(Leak(a, b, "proper", "name"))
         i = max(j, i + 1)
     for m in _SUPPLIER.finditer(text):
         if not ranges.meeting(m.start(1), m.end(1)):
@@ -701,11 +705,18 @@ def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, i
     """
     try:
         from app.rules.dictionaries import is_common_word as is_listed_common, is_name, is_place
+        from app.rules.vetoes import country, eponym
     except ImportError:              # the lists are optional for the core
         return []
 
     def is_common_word(word: str) -> bool:
         return is_listed_common(word) or fold_same_length(word) in corpus
+
+    def named_thing(m: re.Match) -> bool:
+        """A country ("born in Fiji": no place that identifies, as the English
+        floor reads it) or a name that names a disease or a device ("Graves'
+        disease"): not suspected as a listed place or name."""
+        return country(text, m.start(), m.end()) or eponym(text, m.end())
 
     out = []
     starts = {s for s, _ in name_ranges}
@@ -730,7 +741,7 @@ def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, i
             # an original-looking name next to a replaced one: listed or not
             out.append(Leak(m.start(), m.end(), "name", "name"))
         elif ((is_name(w) or is_place(w)) and not (w.isupper() and len(w) < 4)
-              and w.lower() not in _CLINICAL_NAMES):
+              and w.lower() not in _CLINICAL_NAMES and not named_thing(m)):
             # ("NEO", "KUB": short capitals are mostly abbreviations)
             out.append(Leak(m.start(), m.end(), "listed", "name" if is_name(w) else "place"))
     for m in _AT_HOME.finditer(text):

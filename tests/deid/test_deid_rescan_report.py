@@ -290,3 +290,17 @@ def test_the_report_counts_resumed_notes_as_notes_and_shows_the_review_in_the_ap
     assert "of them were kept" not in page
     assert "Review a sample (residual risk)…" in page and "Residual-risk review of an" in page
     assert page.index("Review a sample") < page.index("From a terminal")
+
+
+def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
+    """The walkthroughs' review lists held "born in Fiji", "New Zealand",
+    "Mexico" and "Graves' disease": a country identifies no place (the
+    English floor reads it so) and a name before a disease names the disease."""
+    from app.deid.rescan import recogniser_leaks
+    for out in ["Social: born in Fiji, lives alone.", "born in New Zealand, retired.",
+                "History of Graves' disease.", "Moved from Mexico in 1990."]:
+        assert [out[lk.start:lk.end] for lk in recogniser_leaks(out, beside=True)
+                if lk.kind in ("listed", "proper")] == [], out
+    out = "Seen by Gomez today at Springfield."
+    assert [out[lk.start:lk.end] for lk in recogniser_leaks(out, beside=True)] == [
+        "Gomez", "Springfield"]
