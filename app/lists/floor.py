@@ -167,7 +167,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
     (`app.rules.vetoes`): dates no calendar holds (a date cut to the part
     that can be one), phone numbers that are measurements, names and places
     made only of common words with nothing around them that makes them one,
-    names of a device or a sign ("DOUGLAS POUCH"), places in lower case
+    names of a device or a sign ("DOUGLAS POUCH"), parts of a country's name
+    ("Puerto [Rico]"), places in lower case
     after "in" that no list holds ("in extremeities"), names in lower case
     with nothing around them that makes them names ("+ boel sounds"),
     letters of an abbreviation ("[C].O. remains"); a place loses the kind
@@ -177,8 +178,8 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
     says which labels are dates, phones, names and places; ``off``: the
     names of the vetoes switched off (`app.rules.registry`); ``removed``
     receives ``(span, "vetoes.v1: RULE")`` for each span dropped."""
-    from app.rules.vetoes import (abbreviation_letter, clinical_abbreviation, date_part,
-                                  eponym, glued_letter,
+    from app.rules.vetoes import (abbreviation_letter, clinical_abbreviation, country_part,
+                                  date_part, eponym, glued_letter,
                                   implausible_phone, lone_lower_case_name, name_part,
                                   ordinary_words, place_name_part, unlisted_lower_place)
 
@@ -202,6 +203,7 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
             checks = (("ordinary-words", lambda: ordinary_words(text, a, b, place=place)),
                       ("clinical-abbreviation", lambda: clinical_abbreviation(text, a, b)),
                       ("eponym", lambda: eponym(text, b)),
+                      ("country-part", lambda: country_part(text, a, b)),
                       ("unlisted-lower-place", lambda: place and unlisted_lower_place(text, a, b)),
                       ("lone-lower-case-name",
                        lambda: not place and lone_lower_case_name(text, a, b, spans)),

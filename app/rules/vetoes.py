@@ -283,6 +283,26 @@ def country(text: str, start: int, end: int) -> bool:
     return " ".join(_NAME_WORD_RE.findall(text, start, end)).lower() in _COUNTRIES
 
 
+def country_part(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` is a part of a country's name written
+    around it ("[Rico]" of "born in Puerto Rico", "New [Zealand]"), not the
+    whole: no person's name, and no place that identifies. Its surrogate
+    made "Puerto Sergio" of the bundled sample's "Puerto Rico"."""
+    words = list(_NAME_WORD_RE.finditer(text, max(0, start - 40), min(len(text), end + 40)))
+    inside = [k for k, m in enumerate(words) if m.start() < end and start < m.end()]
+    if not inside:
+        return False
+    i, j = inside[0], inside[-1]
+    for a in range(max(0, i - 2), i + 1):
+        for b in range(j, min(len(words), j + 3)):
+            if (a, b) == (i, j) or any(text[words[k].end():words[k + 1].start()] != " "
+                                       for k in range(a, b)):
+                continue
+            if " ".join(m.group() for m in words[a:b + 1]).lower() in _COUNTRIES:
+                return True
+    return False
+
+
 # A word, or letters glued by stops (the fragment ABBREVIATION: "e.g.",
 # "H.O.", "B.S."), which are an abbreviation, no initials of a name.
 _WORD_OR_ABBREVIATION_RE = re.compile(fragment("ABBREVIATION") + r"|[A-Za-z][A-Za-z'\u2019]*")

@@ -265,3 +265,14 @@ def test_a_list_hit_inside_a_shape_leaves_the_rest_of_the_shape_covered():
     # still covers, the first name before the listed surname included.
     assert covered(plain) <= covered(listed)
     assert text.index("Hank") in covered(listed)
+
+
+def test_a_part_of_a_countrys_name_is_no_name_and_no_place():
+    """The bundled sample's "BORN IN PUERTO RICO" lost "RICO" to a name and
+    came out "PUERTO SERGIO"; a person called Rico is still a name."""
+    text = "BORN IN PUERTO RICO, moved from New Zealand. Seen by Dr Rico."
+    spans = [Span(text.index("RICO"), text.index("RICO") + 4, "NAME"),
+             Span(text.index("Zealand"), text.index("Zealand") + 7, "LOCATION"),
+             Span(text.rindex("Rico"), text.rindex("Rico") + 4, "NAME")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [(s.start, text[s.start:s.end]) for s in out] == [(text.rindex("Rico"), "Rico")]
