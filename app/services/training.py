@@ -191,9 +191,10 @@ def run_models(project, models: list[str], defaults: list[str]) -> tuple[list[st
     of them: the project's hospital lists join a run of the device's
     ``defaults``; the English starter is left out of other projects."""
     notes = []
-    # The default kinds, whether or not the starter is among them (a
-    # non-English project's training view leaves it unticked).
-    default = [m for m in models if m != "starter"] == [m for m in defaults if m != "starter"]
+    # The default kinds in any order (the Train view lists them its own way),
+    # whether or not the starter is among them (a non-English project's
+    # training view leaves it unticked).
+    default = set(models) - {"starter"} == set(defaults) - {"starter"}
     if project.has_lists() and "lists" not in models and default:
         # A project's hospital lists are a member of its default runs.
         models = [*models, "lists"]

@@ -128,6 +128,10 @@ def test_a_default_run_on_the_cpu_adds_the_lists_member(tmp_path):
             assert plan.config.models == ["crf", "rules", "starter", "lists"]
             # ... and the view's Progress lists it before the run starts.
             assert "lists" in planned_members(p, TrainConfig(models=models, device="cpu"))
+        # The Train view ticks the defaults in its own order: the lists join
+        # them all the same (a walkthrough's run trained without them).
+        ticked = plan_run(p, TrainConfig(models=["starter", "rules", "crf"], device="cpu"))
+        assert ticked.config.models == ["starter", "rules", "crf", "lists"]
         assert "lists" not in plan_run(p, TrainConfig(models=["spacy", "rules"],
                                                       device="cpu")).config.models
 
