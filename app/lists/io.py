@@ -35,6 +35,13 @@ def _read_text(path: Path) -> str:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ListFileError(f"cannot read {Path(path).name}: {exc.strerror}") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        # What Windows Notepad saves as "Unicode" and Excel as "Unicode Text".
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ListFileError(f"{Path(path).name} is UTF-16 text with bytes that are no "
+                                "character: save it as UTF-8") from None
     for encoding in ("utf-8-sig", "cp1252"):
         try:
             return data.decode(encoding)
@@ -155,13 +162,47 @@ def read_patient_table(path: Path, mapping: dict[str, list[str]] | None = None
     return rows
 
 
+#: Headers of the column of entries in a list saved as a table ("name,role").
+_ENTRY_HEADERS = frozenset({"name", "names", "full name", "full_name", "staff", "staff name",
+                            "clinician", "clinicians", "doctor", "doctors", "ward", "wards",
+                            "unit", "units", "hospital", "hospitals", "place", "places",
+                            "site", "sites", "entry", "entries", "term", "terms", "value"})
+
+
 def read_plain_list(path: Path) -> list[str]:
-    """One entry per line; blank lines and lines starting with ``#`` are skipped."""
+    """One entry per line; blank lines and lines starting with ``#`` are skipped.
+
+    A ``.csv`` or ``.tsv`` file, or one whose lines hold tabs, is a table:
+    its entries are the column headed like one (`_ENTRY_HEADERS`: "name",
+    "ward" ...), its header row left out; a table of one column is its
+    rows. A table of several columns with no such header is refused: read
+    line by line, an IT export "name,role" made "Katelyn Nichols,consultant"
+    and its header staff names, and the matcher replaced "Consultant" and
+    "GP" in every note.
+    """
+    name = Path(path).name
     text = _read_text(path)
     if "\x00" in text:
-        raise ListFileError(f"{Path(path).name} is not a text file")
-    values = [line.strip() for line in text.splitlines()]
-    return [v for v in values if v and not v.startswith("#")]
+        raise ListFileError(f"{name} is not a text file")
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    tabbed = bool(lines) and all("\t" in line for line in lines)
+    if not (Path(path).suffix.lower() in (".csv", ".tsv") or tabbed):
+        return [line.strip() for line in lines]
+    delimiter = "\t" if tabbed or Path(path).suffix.lower() == ".tsv" else ","
+    rows = [[cell.strip() for cell in row]
+            for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)]
+    rows = [row for row in rows if any(row)]
+    if not rows:
+        return []
+    header = [cell.lower() for cell in rows[0]]
+    column = next((k for k, cell in enumerate(header) if cell in _ENTRY_HEADERS), None)
+    if column is not None:
+        return [row[column] for row in rows[1:] if column < len(row) and row[column]]
+    if all(len([c for c in row if c]) <= 1 for row in rows):
+        return [next((c for c in row if c), "") for row in rows]
+    raise ListFileError(f"{name} is a table of {max(len(r) for r in rows)} columns and no "
+                        "column is headed 'name': head the column of entries 'name', or "
+                        "save one entry a line in a .txt file")
 
 
 __all__ = ["ListFileError", "PLAIN_FIELD", "TARGETS", "parse_mapping", "read_header",
