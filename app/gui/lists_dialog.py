@@ -13,7 +13,7 @@ from app.gui.qt import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBox
 from app.gui.workers import TaskRunner
 from app.lists import LIST_KINDS
 from app.lists.io import TARGETS
-from app.lists.labels import describe, label_map
+from app.lists.labels import in_words, label_map
 from app.services.lists import add_list_file, patient_table_columns, remove_list
 
 _HELP = {
@@ -95,7 +95,7 @@ class HospitalListsDialog(QDialog):
             self.table.setItem(r, 0, QTableWidgetItem(kind))
             self.table.setItem(r, 1, QTableWidgetItem(f"{c['entries']}{extra}"))
         mapping, skipped = label_map(l.name for l in self.project.labels())
-        self.labels_label.setText("Labels: " + describe(mapping, skipped))
+        self.labels_label.setText(in_words(mapping, skipped))
         self._update_remove()
 
     def _update_remove(self) -> None:
@@ -144,10 +144,14 @@ class HospitalListsDialog(QDialog):
         columns = patient_table_columns(path) if kind == "patients" else []
         if columns:
             # The reason names a column or a field; the person needs the
-            # file's columns (names only) to write the mapping.
+            # file's columns (names only) to write the mapping, in the box
+            # (the reason's "--map" is the command line's way).
+            reason = reason.split(": map ")[0]
             self.status.setText(
-                f"Not added: {reason}\nIts columns: {', '.join(columns)}. Map them in the box "
-                f"above as FIELD=COLUMN (fields: {', '.join(TARGETS)}), then Add file… again.")
+                f"Not added: {reason}.\nIts columns: {', '.join(columns)}. If one of them holds "
+                f"a patient's names, date of birth, record numbers, phones or addresses, write "
+                f"FIELD=COLUMN in the box above (fields: {', '.join(TARGETS)}) and Add file… "
+                f"again; a file that only links notes to patients is no patient table.")
             self.mapping.setFocus()
         else:
             self.status.setText(f"Not added: {reason}")

@@ -53,3 +53,30 @@ def describe(mapping: dict[str, str], skipped: list[str]) -> str:
     if skipped:
         line += f"; no label for (not used): {', '.join(skipped)}"
     return line
+
+
+#: Each category of list hit in a person's words.
+_WORDS = {"patient_name": "patients' names", "staff_name": "staff names", "place": "places",
+          "hospital": "hospitals", "ward": "wards", "address": "addresses",
+          "dob": "dates of birth", "record_number": "record numbers",
+          "phone": "phone numbers", "date": "dates", "other": "the other list's entries",
+          "age": "ages over 89"}
+
+
+def in_words(mapping: dict[str, str], skipped: list[str]) -> str:
+    """What each kind of list hit is replaced as, grouped by label, in a
+    person's words: "Replaced as PERSON: patients' names and staff names;
+    ... Not used (no label for them): dates, ages over 89."."""
+    by_label: dict[str, list[str]] = {}
+    for category, label in mapping.items():
+        by_label.setdefault(label, []).append(_WORDS.get(category, category))
+
+    def joined(words: list[str]) -> str:
+        return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+    line = "; ".join(f"as {label}: {joined(words)}" for label, words in by_label.items())
+    line = f"Replaced {line}." if line else "No list is used: the project has none of their labels."
+    if skipped:
+        line += f" Not used (no label for them): {joined([_WORDS.get(c, c) for c in skipped])}."
+    return line
+

@@ -20,7 +20,7 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
     assert dialog.isVisible() and dialog.table.rowCount() == 0
     dialog.kind.setCurrentText("staff")
     assert not dialog.remove_button.isEnabled()           # no staff list to remove yet
-    assert "staff_name -> PERSON" in dialog.labels_label.text()       # the paper preset
+    assert "as PERSON: patients' names and staff names;" in dialog.labels_label.text()   # paper
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(staff), ""))
     dialog.kind.setCurrentText("staff")
@@ -35,11 +35,13 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
     qtbot.keyClicks(dialog.mapping, "patient_id=ID last_name=NOPE")
     with qtbot.waitSignal(dialog.runner.failed, timeout=10000):
         qtbot.mouseClick(dialog.add_button, Qt.LeftButton)
-    assert dialog.status.text() == ("Not added: pt.csv has no column 'NOPE' (mapped to last_name)"
-                                    "\nIts columns: ID, SURNAME. Map them in the box above as "
-                                    "FIELD=COLUMN (fields: patient_id, first_name, last_name, "
-                                    "other_names, dob, record_numbers, phones, addresses), then "
-                                    "Add file… again.")
+    assert dialog.status.text() == (
+        "Not added: pt.csv has no column 'NOPE' (mapped to last_name).\nIts columns: ID, "
+        "SURNAME. If one of them holds a patient's names, date of birth, record numbers, phones "
+        "or addresses, write FIELD=COLUMN in the box above (fields: patient_id, first_name, "
+        "last_name, other_names, dob, record_numbers, phones, addresses) and Add file… again; "
+        "a file that only links notes to patients is no patient table.")
+    assert "--map" not in dialog.status.text()
     dialog.mapping.clear()
     qtbot.keyClicks(dialog.mapping, "patient_id=ID last_name=SURNAME")
     with qtbot.waitSignal(dialog.changed, timeout=10000):
