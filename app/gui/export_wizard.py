@@ -604,19 +604,34 @@ class ExportWizard(QDialog):
     @Slot()
     def flag_selected(self) -> int:
         """Record every place of the selected rows (not flagged yet) as a
-        missed identifier under the row's label (rows without one are left
-        for Preview); returns how many were recorded."""
+        missed identifier under the row's label; for rows whose kind has no
+        label in the project ("flags a label you choose") the label is asked
+        once (none chosen: they stay). Returns how many were recorded."""
+        from app.gui.qt import QInputDialog
         from app.services.previewing import CorrectionSession
         project = self.project
-        labels = {label.name for label in project.labels()}
+        labels = [label.name for label in project.labels()]
         who = getattr(self.parent(), "annotator", None)
         who = who() if callable(who) else None
+        rows = [r for r in self._selected_rows()
+                if self.suspicion_table.item(r, 0).data(Qt.UserRole)[0][0] is not None]
+        unlabelled = [r for r in rows
+                      if self.suspicion_table.item(r, 0).data(Qt.UserRole)[0][4] not in labels]
+        chosen = None
+        if unlabelled and labels:
+            chosen, ok = QInputDialog.getItem(
+                self, "Flag missed", f"{count(len(unlabelled), 'selected row')} of a kind this "
+                "project has no label for: flag as", labels, 0, False)
+            if not ok:
+                rows = [r for r in rows if r not in unlabelled]
+                chosen = None
         flagged, docs = 0, set()
-        for r in self._selected_rows():
-            members = self.suspicion_table.item(r, 0).data(Qt.UserRole)
-            if members[0][4] not in labels or members[0][0] is None:
+        for r in rows:
+            label_of = chosen if r in unlabelled else None
+            if r in unlabelled and label_of is None:
                 continue
             for doc_id, start, end, _, label in self._open_places(r):
+                label = label_of or label
                 if CorrectionSession(project, doc_id, who).flag_miss(start, end, label) is not None:
                     flagged += 1
                     docs.add(doc_id)

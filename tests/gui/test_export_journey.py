@@ -342,3 +342,32 @@ def test_a_leak_flagged_in_preview_is_shown_flagged_there_and_in_the_summary(
         doc = next(i.id for i in w.project.document_infos() if i.name == name)
         assert sum(w.project.document(doc).text[s.start:s.end] == "Bob"
                    for s in w.project.gold_spans(doc)) == 1
+
+
+def test_flag_missed_asks_the_label_of_a_row_whose_kind_has_none(imported, qtbot, tmp_path,
+                                                                 monkeypatch):
+    """A walkthrough's "flags a label you choose" row: Flag missed did
+    nothing, no message, no choice. It asks the label once, then records it."""
+    from app.gui.qt import QInputDialog
+    w = _shown(imported, qtbot)
+    doc = next(i.id for i in w.project.document_infos() if i.name == "P2_a")
+    text = w.project.document(doc).text
+    at = text.index("Moss")
+    w.project.add_span(doc, at, at + 2, "PERSON", annotator="ann")    # "Mo", "ss" left glued
+    wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    table = wizard.suspicion_table
+    row = next(r for r, cells in enumerate(_rows(table)) if cells[2].endswith("a label you choose"))
+    asked = []
+
+    def choose(parent, title, prompt, items, *args):
+        asked.append((prompt, list(items)))
+        return "PERSON", True
+    monkeypatch.setattr(QInputDialog, "getItem", choose)
+    _click_row(qtbot, table, row)
+    qtbot.mouseClick(wizard.flag_button, Qt.LeftButton)
+    assert asked == [("1 selected row of a kind this project has no label for: flag as",
+                      [label.name for label in w.project.labels()])]
+    assert table.rowCount() == len(_rows(table)) and not any(
+        cells[2].endswith("a label you choose") for cells in _rows(table))
+    assert any(s.label == "PERSON" and s.start <= at + 2 and s.end >= at + 4    # "ss" flagged
+               for s in w.project.gold_spans(doc))
