@@ -99,6 +99,8 @@ class NoteOutcome:
     # How many spans each step or rule after the model removed and left in
     # clear (no replacement covers them): `kept_counts`, names and counts only.
     kept_by: dict[str, int] = field(default_factory=dict)
+    # Suspicions of the note that people judged not a leak (no longer listed).
+    dismissed: int = 0
 
 
 #: What `NoteOutcome.made_by` counts a span under when it names nothing.
@@ -1210,13 +1212,15 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple], ctx: _Context,
                           name=policy.kind_for(m.label) == "name")
     if item.kept is not None:
         entry = item.kept
-        still = [sp for sp in entry.get("suspicions", []) if sp.get("id") not in ctx.dismissed]
+        listed = entry.get("suspicions", [])
+        still = [sp for sp in listed if sp.get("id") not in ctx.dismissed]
         # Entries written before coincidences were recorded have none.
         return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still,
                            coincidences=entry.get("coincidences", 0),
-                           made_by=entry.get("made_by", {}), kept_by=entry.get("kept_by", {}))
+                           made_by=entry.get("made_by", {}), kept_by=entry.get("kept_by", {}),
+                           dismissed=entry.get("dismissed", 0) + len(listed) - len(still))
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
     names = tuple((m.out_start, m.out_end) for m in result.span_map
@@ -1249,6 +1253,7 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
                            "in_end": b, "kind": lk.kind, "category": lk.category})
     # A suspicion a person judged not a leak stays closed while the note is the same.
     kept_leaks = [lk for lk, sp in zip(leaks, suspicions) if sp["id"] not in out.dismissed]
+    dismissed = len(suspicions) - len(kept_leaks)
     suspicions = [sp for sp in suspicions if sp["id"] not in out.dismissed]
     leaks = kept_leaks
     labels = result.label_counts()
@@ -1266,7 +1271,7 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
     outcome = NoteOutcome(item.out_name, "done", "", len(item.text), len(result.text),
                           labels, strategies, len(leaks), categories,
                           len(found) - len(leaks), redone=item.redo, suspicions=suspicions,
-                          made_by=made_by, kept_by=kept_by)
+                          made_by=made_by, kept_by=kept_by, dismissed=dismissed)
     if leaks and out.strict:
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome
@@ -1286,6 +1291,7 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
         "chars_in": len(item.text), "chars_out": len(result.text), "labels": labels,
         "strategies": strategies, "leaks": len(leaks), "suspicions": suspicions,
         "coincidences": outcome.coincidences, "made_by": made_by, "kept_by": kept_by,
+        "dismissed": dismissed,
         "replay": _seal_spans(out.secret, _replay_nonce(item.key, item.sha256, out.fingerprint),
                               used)})
     return outcome

@@ -78,7 +78,8 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
                          "chars_in": n.chars_in, "chars_out": n.chars_out,
                          "spans": sum(n.labels.values()), "labels": dict(sorted(n.labels.items())),
                          "strategies": dict(sorted(n.strategies.items())), "leaks": n.leaks,
-                         "coincidences": n.coincidences, "redone": n.redone,
+                         "coincidences": n.coincidences, "dismissed": n.dismissed,
+                         "redone": n.redone,
                          "renamed": n.renamed, "suspicions": list(n.suspicions),
                          "made_by": dict(sorted(n.made_by.items())),
                          "kept_by": dict(sorted(n.kept_by.items()))})
@@ -96,6 +97,7 @@ def build_report(summary: RedactionSummary, model_info: Mapping[str, Any] | None
         "notes_with_leaks": sum(1 for n in summary.notes if n.leaks),
         "leaks": sum(n.leaks for n in summary.notes),
         "coincidences": sum(n.coincidences for n in summary.notes),
+        "dismissed": sum(n.dismissed for n in summary.notes),
         "notes_renamed": sum(1 for n in summary.notes if n.renamed),
     }
     all_timings = dict(timings or {})
@@ -172,7 +174,22 @@ def _figures(row: Mapping[str, Any]) -> str:
     return f"<table><tr><th></th>{head}</tr>{rows}</table>"
 
 
-def _audit_section(audit: Mapping[str, Any] | None) -> str:
+def _annotated_share(report: Mapping[str, Any]) -> str:
+    """A sentence when people's annotations made much of what an export
+    replaced: a review of those notes measures them, not the model."""
+    from app.deid.folder import ANNOTATED
+    made = report.get("made_by") or {}
+    total = sum(made.values())
+    people = made.get(ANNOTATED, 0)
+    if not total or people < total / 4:
+        return ""
+    return (f" Of the {total:,} replacements in these notes {people:,} ({people / total:.0%}) "
+            f"are people's annotations, not the model's: the bounds hold for notes annotated "
+            f"as these were. For notes that only the model redacts, review an export of notes "
+            f"no one annotated.")
+
+
+def _audit_section(audit: Mapping[str, Any] | None, annotated: str = "") -> str:
     if not audit:
         return ("<p>No one has reviewed a sample of this export yet. To measure the risk "
                 "that is left, in DeID Studio press <b>Review a sample (residual risk)…</b> "
@@ -188,7 +205,7 @@ def _audit_section(audit: Mapping[str, Any] | None) -> str:
             f"{_e(audit['reviewed_at'])} and found {_plural(audit['identifiers_left'], 'identifier')} "
             f"left in clear in {_plural(audit['notes_leaking'], 'note')}. The bounds are exact "
             f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by the same "
-            f"model and policy.</p>")
+            f"model and policy.{_e(annotated)}</p>")
 
 
 def _coverage_section(rows: Any) -> str:
@@ -288,13 +305,19 @@ def render_html(report: Mapping[str, Any]) -> str:
                 f"written note for the identifiers the project knows (this patient's, other "
                 f"patients', the hospital lists), for well-formed identifiers the rules "
                 f"recognise, and with the model set to err towards suspecting. A suspicion is "
-                f"not proof: a person should look at each.</p>"
+                f"not proof: a person should look at each"
+                + ("; most are ordinary words, and the residual risk above is what people "
+                   "found in the notes they read" if audit else "") + ".</p>"
                 "<table><tr><th>Note</th><th>What and where (characters in the written note)"
                 f"</th><th>What was done</th></tr>{''.join(rows)}</table>")
     else:
         scan = ("<p class='ok'>The leak scan suspects nothing: no known identifier, no pattern "
                 "the rules recognise and nothing the model reads as an identifier was found in "
                 "clear in the written notes.</p>")
+    if t.get("dismissed"):
+        scan += (f"<p>{_plural(t['dismissed'], 'suspicion')} that people judged not a leak "
+                 f"{'is' if t['dismissed'] == 1 else 'are'} not listed (each recorded in the "
+                 f"project with who judged it and when).</p>")
     if t.get("coincidences"):
         scan += (f"<p>{_plural(t['coincidences'], 'replacement')} happened to equal a real "
                  f"identifier of the same patient (a shifted date landing on another real "
@@ -339,7 +362,7 @@ def render_html(report: Mapping[str, Any]) -> str:
     return f"""{head}
 <p class="muted">Generated {_e(report['generated_at'])}.{took}</p>
 {intro}
-<h2>Residual risk</h2>{_audit_section(audit)}
+<h2>Residual risk</h2>{_audit_section(audit, _annotated_share(report))}
 <h2>What was removed</h2>{removed}{_coverage_section(report.get("coverage"))}
 <h2>What the leak scan suspected</h2>{scan}
 <h2>The model</h2>{model_html}

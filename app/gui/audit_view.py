@@ -59,7 +59,10 @@ class AuditReviewDialog(QDialog):
             f"confidence). Read each note "
             f"whole, beside its original (grey: what the export replaced). Select every "
             f"identifier left in clear in the "
-            f"de-identified text and press <b>Mark left in clear</b> (M); then "
+            f"de-identified text (of a kind this project's labels protect: "
+            f"{', '.join(label.name for label in project.labels())}; what no label covers, "
+            f"the project leaves in clear on purpose) and press <b>Mark left in clear</b> "
+            f"(M); then "
             f"<b>Reviewed ▶</b> (Ctrl+Enter). When every note is reviewed, sign: the audit "
             f"report states the leak rate with its 95 % upper bound.")
         self.intro.setWordWrap(True)

@@ -148,8 +148,9 @@ class HospitalListsDialog(QDialog):
             # (the reason's "--map" is the command line's way).
             reason = reason.split(": map ")[0]
             self.status.setText(
-                f"Not added: {reason}.\nIts columns: {', '.join(columns)}. If one of them holds "
-                f"a patient's names, date of birth, record numbers, phones or addresses, write "
+                f"Not added: {reason}.\nIts columns: {', '.join(columns)}. If they hold the "
+                f"patient id and a patient's names, date of birth, record numbers, phones or "
+                f"addresses, write "
                 f"FIELD=COLUMN in the box above (fields: {', '.join(TARGETS)}) and Add file… "
                 f"again; a file that only links notes to patients is no patient table.")
             self.mapping.setFocus()

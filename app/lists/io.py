@@ -184,7 +184,8 @@ def read_plain_list(path: Path) -> list[str]:
     text = _read_text(path)
     if "\x00" in text:
         raise ListFileError(f"{name} is not a text file")
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = [line for line in text.splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
     tabbed = bool(lines) and all("\t" in line for line in lines)
     if not (Path(path).suffix.lower() in (".csv", ".tsv") or tabbed):
         return [line.strip() for line in lines]

@@ -292,6 +292,37 @@ def test_the_report_counts_resumed_notes_as_notes_and_shows_the_review_in_the_ap
     assert page.index("Review a sample") < page.index("From a terminal")
 
 
+
+def test_the_signed_risk_says_whose_replacements_it_measured_and_the_scan_its_place():
+    """A walkthrough signed "at most 7.8 % of notes leak ... redacted by the
+    same model" over an export of annotated notes (5,137 of 6,400
+    replacements people's), beside "the leak scan suspects 252 identifiers in
+    155 notes", and a dismissed suspicion left no trace in the report."""
+    from app.deid.folder import ANNOTATED
+    from app.deid.report import render_html
+    suspicion = {"kind": "listed", "category": "name", "start": 3, "end": 8}
+    report = {"generated_at": "2026-11-30T17:00:00", "tool": {"name": "DeID Studio",
+                                                              "version": "1"},
+              "totals": {"notes_done": 300, "notes_resumed": 0, "spans": 6400, "notes_bad": 0,
+                         "notes_failed": 0, "notes_leak": 0, "leaks": 1, "notes_with_leaks": 1,
+                         "dismissed": 2},
+              "per_label": {}, "made_by": {ANNOTATED: 5137, "starter model": 1263},
+              "per_note": [{"note": "a.txt", "leaks": 1, "status": "done", "spans": 6400,
+                            "reason": "", "labels": {}, "strategies": {},
+                            "suspicions": [suspicion]}],
+              "audit": {"notes_sentence": "1 leak in 59 notes (1.7 % observed): at most 7.8 % of "
+                                          "notes leak, 95 % confidence.",
+                        "identifiers_sentence": "", "reviewer": "P. Officer",
+                        "notes_reviewed": 59, "notes_in_export": 300,
+                        "reviewed_at": "2026-11-30", "identifiers_left": 1, "notes_leaking": 1}}
+    page = render_html(report)
+    assert ("Of the 6,400 replacements in these notes 5,137 (80%) are people&#x27;s annotations, "
+            "not the model&#x27;s: the bounds hold for notes annotated as these were.") in page
+    assert "the residual risk above is what people found in the notes they read" in page
+    assert "2 suspicions that people judged not a leak are not listed" in page
+    report["made_by"] = {"transformer-imbalanced": 6000, ANNOTATED: 400}
+    assert "people&#x27;s annotations" not in render_html(report)
+
 def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
     """The walkthroughs' review lists held "born in Fiji", "New Zealand",
     "Mexico" and "Graves' disease": a country identifies no place (the

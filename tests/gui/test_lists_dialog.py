@@ -37,9 +37,10 @@ def test_add_and_remove_a_list_from_the_file_menu(window, qtbot, tmp_path, monke
         qtbot.mouseClick(dialog.add_button, Qt.LeftButton)
     assert dialog.status.text() == (
         "Not added: pt.csv has no column 'NOPE' (mapped to last_name).\nIts columns: ID, "
-        "SURNAME. If one of them holds a patient's names, date of birth, record numbers, phones "
-        "or addresses, write FIELD=COLUMN in the box above (fields: patient_id, first_name, "
-        "last_name, other_names, dob, record_numbers, phones, addresses) and Add file… again; "
+        "SURNAME. If they hold the patient id and a patient's names, date of birth, record "
+        "numbers, phones or addresses, write FIELD=COLUMN in the box above (fields: "
+        "patient_id, first_name, last_name, other_names, dob, record_numbers, phones, "
+        "addresses) and Add file… again; "
         "a file that only links notes to patients is no patient table.")
     assert "--map" not in dialog.status.text()
     dialog.mapping.clear()

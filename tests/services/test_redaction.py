@@ -145,6 +145,10 @@ def test_leak_scan_sees_a_patients_name_left_in_clear(rules_trained, tmp_path, c
     assert "1 id is no suspicion" in capsys.readouterr().err
     assert main(args + ["--strict", "--dismiss", *ids]) == 0
     assert "leak re-scan: 0 possible leftovers in 0 notes" in capsys.readouterr().out
+    # The report says that people closed them (counts only).
+    assert json.loads(report.read_text())["totals"]["dismissed"] == len(ids)
+    assert (f"{len(ids)} suspicions that people judged not a leak are not listed"
+            in report.with_suffix(".html").read_text())
 
 
 def test_redact_skips_a_file_name_that_is_not_utf8_and_redacts_the_rest(tmp_path, capsys):

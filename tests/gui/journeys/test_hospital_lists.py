@@ -61,7 +61,7 @@ def test_hospital_lists_reach_suggestions_preview_and_export(qtbot, settings, tm
     with qtbot.waitSignal(dialog.runner.failed, timeout=60000):
         click(qtbot, dialog.add_button)
     assert dialog.status.text().startswith("Not added: patients.csv has no patient id column")
-    assert "Its columns: MRN, GIVEN, FAMILY. Map them in the box above" in dialog.status.text()
+    assert "Its columns: MRN, GIVEN, FAMILY. If they hold the patient id" in dialog.status.text()
     assert dialog.mapping.hasFocus()
     opened_in: list[str] = []
     _add(qtbot, dialog, monkeypatch, "patients", table,
