@@ -169,12 +169,12 @@ def select(candidates: Mapping[str, Sequence[TagSeq | Sequence[str]]], dev_gold:
         if kept is not None:
             ranked.remove(kept)
             ranked.insert(0, kept)
-            reason = (f"{kept.name} kept: the dev patients cannot tell that {top.name}, ranked "
-                      f"first ({reason}), is better (token F2 {top.token.f(2.0):.4f} against "
-                      f"{kept.token.f(2.0):.4f}); a network fine-tuned end to end on the site's "
-                      f"own notes is kept among equals, as it carried best to patients nobody "
-                      f"tuned on; token P {kept.token.precision:.3f}, "
-                      f"R {kept.token.recall:.3f}")
+            reason = (f"{kept.name} kept: {top.name} ranked first ({reason}), and the dev "
+                      f"patients cannot tell it from {kept.name} by token F2 "
+                      f"({top.token.f(2.0):.4f} against {kept.token.f(2.0):.4f}); a network "
+                      f"fine-tuned end to end on the site's own notes is kept among equals, as "
+                      f"it carried best to patients nobody tuned on; token P "
+                      f"{kept.token.precision:.3f}, R {kept.token.recall:.3f}")
             return SelectionResult(kept.name, ranked, objective, target, reason,
                                    kept_over=top.name)
         if not top.eligible:

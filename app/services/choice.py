@@ -111,11 +111,13 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     if (over := selection.get("kept_over")) is not None:
         # A model learned end to end from the site's notes is kept among
         # equals (app.ensemble.selection, ``prefer``).
-        why = (f"it was fine-tuned on your own notes, and {notes} are of too few patients to show "
-               f"that {model_words(run, over)}, which came first there, would hide "
-               f"identifiers better on new patients' notes."
-               + (f" It hides {token:.1%} of the identifier words of {notes}."
-                  if token is not None else ""))
+        other = (run.row(over) or {}).get("token") or {}
+        compared = (f" ({token:.1%} of their identifier words hidden against "
+                    f"{other['recall']:.1%})" if token is not None and "recall" in other else "")
+        why = (f"it was fine-tuned on your own notes, and {model_words(run, over)}, which came "
+               f"first on {notes} by the measure the run ranks with{compared}, cannot be told "
+               f"from it there: {notes} are of too few patients. A model fine-tuned end to end "
+               f"on a site's notes carried best to new patients in our tests.")
     elif objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"
