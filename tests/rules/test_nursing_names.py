@@ -60,6 +60,9 @@ def test_an_initial_and_a_surname():
     assert found(names, "PER Z. OKAFOR IN TO SEE") == ["Z. OKAFOR"]
     # a plan's items, a side, a letter before a word with a letter alone, a common word
     assert found(names, "A. SEPSIS\nP. ANTIBIOTICS\nS/P R. thoracotomy. D and I. X-ray done. W. HELP") == []
+    # a species, as it is written: "C. difficile negative" came out as two names
+    assert found(names, "Stool cultures and C. difficile negative; E. coli in urine") == []
+    assert found(names, "seen by Z. Okafor") == ["Z. Okafor"]
 
 
 def test_names_after_a_plural_title():
