@@ -159,6 +159,19 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+def when(stamp: str) -> str:
+    """An ISO time as a person reads it ("2026-11-30 17:28 UTC"); as it is
+    when it is none."""
+    try:
+        t = _dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)
+    if t.tzinfo is not None:
+        t = t.astimezone(_dt.timezone.utc)
+        return t.strftime("%Y-%m-%d %H:%M UTC")
+    return t.strftime("%Y-%m-%d %H:%M")
+
+
 def _num(v: Any) -> str:
     return f"{v:.3f}" if isinstance(v, float) else _e(v)
 
@@ -202,7 +215,7 @@ def _audit_section(audit: Mapping[str, Any] | None, annotated: str = "") -> str:
             f"<p class='big'>{_e(audit['identifiers_sentence'])}</p>"
             f"<p>{_e(audit['reviewer'])} read {_plural(audit['notes_reviewed'], 'note')} drawn "
             f"at random from the {audit['notes_in_export']} of this export on "
-            f"{_e(audit['reviewed_at'])} and found {_plural(audit['identifiers_left'], 'identifier')} "
+            f"{_e(when(audit['reviewed_at']))} and found {_plural(audit['identifiers_left'], 'identifier')} "
             f"left in clear in {_plural(audit['notes_leaking'], 'note')}. The bounds are exact "
             f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by the same "
             f"model and policy.{_e(annotated)}</p>")
@@ -358,9 +371,10 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"<td class='n'>{n['spans']}</td><td class='n {'bad' if n['leaks'] else ''}'>{n['leaks']}</td></tr>"
         for n in report["per_note"])
     seconds = (report.get("timings") or {}).get("redact_total")
-    took = f" It took {seconds:.1f} seconds." if isinstance(seconds, (int, float)) else ""
+    took = (f" This run took {seconds:.1f} seconds." if isinstance(seconds, (int, float))
+            else "")
     return f"""{head}
-<p class="muted">Generated {_e(report['generated_at'])}.{took}</p>
+<p class="muted">Generated {_e(when(report['generated_at']))}.{took}</p>
 {intro}
 <h2>Residual risk</h2>{_audit_section(audit, _annotated_share(report))}
 <h2>What was removed</h2>{removed}{_coverage_section(report.get("coverage"))}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.deid.report import when
 from app.errors import UserError
 from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLabel,
                         QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
@@ -299,7 +300,8 @@ class AuditReviewDialog(QDialog):
         r = self.result
         self.result_label.setText(
             f"<b>{r['notes_sentence']}</b><br>{r['identifiers_sentence']}<br>"
-            f"Signed by {r['reviewer']} on {r['reviewed_at']}; written into the audit report.")
+            f"Signed by {r['reviewer']} on {when(r['reviewed_at'])}; written into the audit "
+            f"report.")
         self._update()
         self.signed.emit(r)
 

@@ -335,3 +335,12 @@ def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
     out = "Seen by Gomez today at Springfield."
     assert [out[lk.start:lk.end] for lk in recogniser_leaks(out, beside=True)] == [
         "Gomez", "Springfield"]
+
+
+def test_times_in_the_report_read_as_a_person_reads_them():
+    """"Signed by P. Officer on 2026-11-30T17:28:57+00:00" in a walkthrough."""
+    from app.deid.report import when
+    assert when("2026-11-30T17:28:57+00:00") == "2026-11-30 17:28 UTC"
+    assert when("2026-11-30T19:28:57+02:00") == "2026-11-30 17:28 UTC"
+    assert when("2026-11-26T20:00:00") == "2026-11-26 20:00"
+    assert when("not a time") == "not a time"
