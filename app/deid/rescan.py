@@ -423,15 +423,20 @@ def _place_kind_words() -> frozenset[str]:
     return CARE_SUFFIX
 
 
-#: Days a date may be written by ("Christmas Eve"), beside the months and weekdays.
-_HOLIDAYS = frozenset("christmas xmas easter thanksgiving halloween hanukkah ramadan "
-                      "diwali navidad pascua".split())
+@lru_cache(maxsize=1)
+def _holidays() -> frozenset[str]:
+    """The lexicon's holidays and seasons ("Christmas Eve", "fall 2019")."""
+    try:
+        from app.rules.lexicon import words
+    except ImportError:              # the rules are optional for the core
+        return frozenset()
+    return words("holidays")
 
 
 def _calendar_word(word: str) -> bool:
-    """A month's or a weekday's name or abbreviation, or a holiday."""
+    """A month's or a weekday's name or abbreviation, a holiday or a season."""
     from app.deid.dates import calendar_word
-    return calendar_word(word) or fold_same_length(word) in _HOLIDAYS
+    return calendar_word(word) or fold_same_length(word) in _holidays()
 
 
 def _suspected_part(text: str, start: int, end: int, doubt: bool,
