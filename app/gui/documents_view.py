@@ -314,7 +314,12 @@ class DocumentListView(QWidget):
         self.next_button.clicked.connect(self.open_next)
 
     def eventFilter(self, obj, event) -> bool:
+        # Focus by the keyboard (Tab) lands on the first row; by a click it
+        # does not: selecting row 0 scrolled the table back to the top under
+        # the pointer, and a double-click on a row scrolled to opened another
+        # patient's note.
         if obj is self.table and event.type() == QEvent.FocusIn \
+                and event.reason() != Qt.MouseFocusReason \
                 and not self.table.selectionModel().hasSelection() and self.proxy.rowCount():
             self.table.selectRow(0)
         return super().eventFilter(obj, event)

@@ -498,7 +498,7 @@ class EditorView(QWidget):
             return None
         edit = self._run(action)
         if edit is None:
-            self.message.emit("Nothing to " + verb.lower()[:-1])
+            self.message.emit("Nothing to " + ("undo" if verb == "Undone" else "redo"))
             return None
         target = edit.before if verb == "Undone" else edit.after
         select = self.session.span_for_state(target[-1]) if target else None

@@ -197,3 +197,30 @@ def test_the_last_suggestion_decided_says_what_comes_next(qtbot, tmp_path, monke
         key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
         assert w.editor.status_label.text() == "Done"
     w.close()
+
+
+def test_a_double_click_on_a_row_scrolled_to_opens_that_note(qtbot, settings, tmp_path,
+                                                               monkeypatch):
+    """A walkthrough scrolled Documents with the wheel and double-clicked a
+    note: the click's focus selected row 0, the table jumped to the top,
+    and another patient's note opened."""
+    from app.gui.qt import QFileDialog
+    from journey import synth_project, wheel
+    path = synth_project(tmp_path, n=60)
+    w = _window(qtbot, settings)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    key(qtbot, w, Qt.Key_O, Qt.ControlModifier)
+    go(qtbot, w, "Documents")
+    table = w.documents.table
+    w.documents.search_edit.setFocus()                    # the table not focused yet
+    qtbot.waitUntil(lambda: table.verticalScrollBar().maximum() > 0)
+    wheel(qtbot, table.viewport(), -6)
+    qtbot.waitUntil(lambda: table.verticalScrollBar().value() > 0)
+    model = table.model()
+    row = table.rowAt(table.viewport().height() // 2)
+    assert row > 0
+    name = model.data(model.index(row, 0))
+    rect = table.visualRect(model.index(row, 0))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=rect.center())
+    assert w.editor.title.text().startswith(name)
