@@ -259,6 +259,7 @@ class EditorView(QWidget):
         self._refresh_side()
         self._update_buttons()
         self.text_view.setFocus()
+        self.message.emit("")          # what was said of the last note ("Marked done") is not of this one
 
     def reload_document(self) -> None:
         """Re-read the open note's spans (suggestions arrived from a worker)."""
@@ -370,6 +371,7 @@ class EditorView(QWidget):
                 return None
             self.text_view.clear_selection()
             self._after_edit(self.session.last_edit.ranges(), new_id)
+            self._say_current()
             return new_id
         cur = self.current()
         if cur is not None:
@@ -380,6 +382,7 @@ class EditorView(QWidget):
             new_id = self._run(self.session.relabel, cur.id, label)
             if new_id is not None:
                 self._after_edit(self.session.last_edit.ranges(), new_id)
+                self._say_current()
             return new_id
         self.message.emit("Select some text first")
         return None
@@ -430,6 +433,14 @@ class EditorView(QWidget):
         new_id = self._run(self.session.resize, cur.id, edge, delta)
         if new_id is not None:
             self._after_edit(self.session.last_edit.ranges(), new_id)
+            self._say_current()
+
+    def _say_current(self) -> None:
+        """The status bar describes the span an edit made (it kept saying
+        "model suggestion 0.90 (A accept, R reject)" of a span just accepted)."""
+        record = self.current()
+        if record is not None:
+            self.message.emit(describe(record))
 
     @Slot()
     def accept_above_threshold(self) -> int:

@@ -63,6 +63,8 @@ def test_label_by_keyboard_and_mouse(imported, qtbot):
     name = (text.index("Cara"), text.index(","))
     assert _spans(w) == [(*name, "PERSON", "human", "accepted")]
     assert w.editor.current().label == "PERSON"
+    # The status bar says what the key made (it kept describing the last suggestion).
+    assert w.statusBar().currentMessage().startswith("PERSON — accepted")
     assert w.project.document(doc).status == "in_progress"
     # The painted format carries the label and a solid underline.
     cursor = QTextCursor(view.document())
@@ -95,6 +97,9 @@ def test_label_by_keyboard_and_mouse(imported, qtbot):
     assert w.project.document(doc).status == "done"
     row = w.documents.model.row_of(doc)
     assert w.documents.model.data(w.documents.model.index(row, 1)) == "Done"
+    assert w.statusBar().currentMessage() == "Marked done"
+    w.open_document(doc_id(w, "P1_a"))               # not said of the next note
+    assert w.statusBar().currentMessage() != "Marked done"
 
 
 def test_undo_redo_across_documents_and_reopen(imported, qtbot, tmp_path):
