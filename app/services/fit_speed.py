@@ -30,6 +30,10 @@ FILE = "fit-speed.json"
 #: A fit shorter than this is mostly loading and dev passes: its rate says
 #: little about a standard fit's, so it is not recorded.
 MIN_SECONDS = 60.0
+#: Nor is a fit of fewer word pieces than this (a small project's: its dev
+#: passes and loading weigh as much as its steps): a quick fit of 43 notes,
+#: 94 s, recorded a rate that said "about 8 minutes" for the next.
+MIN_PIECES = 150_000
 #: The rates kept per key, the latest last; the estimate takes their median.
 KEPT = 5
 
@@ -59,13 +63,14 @@ def record_fit(details: Mapping[str, Any]) -> float | None:
     """Keep the rate of a transformer fit (its ``fit_details``: ``train_pieces``,
     ``train_seconds``, ``device``, ``compute``, ``layers``) for this
     computer's next estimate; returns the rate kept, or None when the fit was
-    too short (`MIN_SECONDS`), said too little, or the file could not be written."""
+    too short (`MIN_SECONDS`) or too small (`MIN_PIECES`), said too little, or
+    the file could not be written."""
     try:
         pieces, seconds = float(details["train_pieces"]), float(details["train_seconds"])
         key = speed_key(str(details["device"]), str(details["compute"]), int(details["layers"]))
     except (KeyError, TypeError, ValueError):
         return None
-    if seconds < MIN_SECONDS or pieces <= 0:
+    if seconds < MIN_SECONDS or pieces < MIN_PIECES:
         return None
     rate = round(pieces / seconds, 1)
     data = _read()

@@ -48,6 +48,9 @@ def test_one_slow_fit_among_others_does_not_set_the_estimate(user):
 
 def test_a_short_or_unclear_fit_is_not_kept(user):
     assert record_fit(fit(12.0, pieces=9_000)) is None          # mostly loading: says little
+    # A small project's fit, long enough but of few pieces: its dev passes
+    # weigh as much as its steps (a walkthrough's 94 s then said "8 minutes").
+    assert record_fit(fit(94.0, pieces=40_000)) is None
     assert record_fit({"train_pieces": 5, "device": "cpu"}) is None
     assert record_fit({**fit(300.0), "layers": None}) is None
     assert measured_rate(speed_key("cpu", "bf16", 4)) is None
