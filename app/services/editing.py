@@ -326,9 +326,12 @@ class AnnotationSession:
         """Label every token-aligned occurrence of this span's text in the
         notes of the same patient (this note included) with its label.
 
-        Occurrences overlapping a visible span are left alone. Each touched
+        An occurrence that is exactly a suggestion is that suggestion
+        accepted under this label (every imported note arrives with
+        suggestions, and P labelled nothing where they stood); occurrences
+        overlapping any other visible span are left alone. Each touched
         document gets its own undoable history entry. Returns
-        ``{doc_id: spans added}``.
+        ``{doc_id: spans added or accepted}``.
         """
         r = self._need(span_id)
         needle = self.text[r.start:r.end]
@@ -344,7 +347,14 @@ class AnnotationSession:
                     AnnotationSession(self.project, doc_id, self.annotator)
                 edit = Edit("apply_to_patient")
                 for start, end in token_occurrences(session.text, needle, session.tokens):
-                    if any(o.start < end and start < o.end for o in session.spans):
+                    over = [o for o in session.spans if o.start < end and start < o.end]
+                    if len(over) == 1 and over[0].status == "suggested" \
+                            and (over[0].start, over[0].end) == (start, end):
+                        if not session.blind:
+                            edit.before.append(state_of(over[0]))
+                        edit.after.append(state_of(over[0], status="accepted", label=r.label,
+                                                   annotator=self.annotator))
+                    if over:
                         continue
                     edit.after.append({"start": start, "end": end, "label": r.label,
                                        "source": "human", "annotator": self.annotator,

@@ -199,6 +199,30 @@ def test_apply_to_every_occurrence_in_patient_notes(imported, qtbot):
     assert w.project.span_records(b, status="accepted") == []
 
 
+
+def test_apply_to_patient_accepts_a_suggestion_that_is_the_occurrence(imported, qtbot):
+    """A walkthrough pressed P on a name whose other occurrences were
+    suggestions: "Labelled 0 occurrences in 0 notes"."""
+    from app.core.spans import Span
+    w = imported
+    a, b = doc_id(w, "P1_a"), doc_id(w, "P1_b")
+    text, other = NOTES["P1_a"][0], NOTES["P1_b"][0]
+    at = other.index("Bob")
+    w.project.replace_suggestions(b, [Span(at, at + 7, "ADDRESS", 0.6)], None)
+    w.open_document(a)
+    w.editor.text_view.select(text.index("Bob"), text.index("Bob") + 7)
+    _press(qtbot, w, Qt.Key_1)
+    _press(qtbot, w, Qt.Key_P)
+    assert w.statusBar().currentMessage().startswith("Labelled 1 occurrence in 1 ")
+    assert [(r.start, r.end, r.label, r.source) for r in
+            w.project.span_records(b, status="accepted")] == [(at, at + 7, "PERSON", "model")]
+    assert w.project.span_records(b, status="suggested") == [] or all(
+        (r.start, r.end) != (at, at + 7) for r in w.project.span_records(b, status="suggested"))
+    w.open_document(b)
+    _press(qtbot, w, Qt.Key_Z, Qt.ControlModifier)   # the suggestion is back
+    assert [(r.start, r.end, r.label) for r in w.project.span_records(b, status="suggested")
+            if r.start == at] == [(at, at + 7, "ADDRESS")]
+
 def test_lazy_document_list(window, tmp_path):
     path = tmp_path / "big.deid"
     with Project.create(path, []) as p, p.transaction():
