@@ -16,6 +16,7 @@ from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                         QPlainTextEdit, QPushButton, QSplitter, Qt, QTableWidget,
                         QTableWidgetItem, QTextOption, QVBoxLayout, QWidget, Signal, Slot)
 from app.rules import registry
+from app.services.choice import steps_not_run
 from app.core.words import count
 
 #: The columns of the rules table.
@@ -108,6 +109,7 @@ class RulesView(QWidget):
         self.test_button.clicked.connect(self.test_pattern)
         self.add_button.clicked.connect(self.add_rule)
         self._rules: registry.RuleSet | None = None
+        self._not_run: dict[str, str] = {}      # the steps the model in use does not run
         self._filling = False
         self.set_project(None)
 
@@ -158,6 +160,7 @@ class RulesView(QWidget):
         self._rules = registry.project_rules(self.project) if self.project is not None else None
         rules = self._rules.rules if self._rules is not None else ()
         labels = self._labels()
+        self._not_run = steps_not_run(self.project) if self.project is not None else {}
         self._filling = True
         self.table.setRowCount(len(rules))
         editable = self.project is not None and not self.project.readonly
@@ -167,9 +170,11 @@ class RulesView(QWidget):
             switch.setFlags(flags | Qt.ItemIsUserCheckable if editable else flags)
             switch.setCheckState(Qt.Checked if rule.enabled else Qt.Unchecked)
             label = registry.kind_label(rule.kind, labels) or "none: left to the leak scan"
+            step = rule.step + (" — not run by the model in use" if rule.step in self._not_run
+                                else "")
             cells = [switch] + [QTableWidgetItem(t) for t in (
                 rule.name + (" (yours)" if rule.site else ""), f"{rule.action} {rule.kind}",
-                label, rule.step, ", ".join(rule.lists))]
+                label, step, ", ".join(rule.lists))]
             for c, item in enumerate(cells):
                 item.setToolTip(rule.evidence)
                 self.table.setItem(i, c, item)
@@ -185,7 +190,10 @@ class RulesView(QWidget):
             self.detail.setPlainText("Open a project to see its rules." if self.project is None
                                      else "")
             return
-        lines = registry.rule_detail(self._rules.rules[row], self._labels())
+        rule = self._rules.rules[row]
+        lines = registry.rule_detail(rule, self._labels())
+        if rule.step in self._not_run:
+            lines.append(f"{rule.step}: {self._not_run[rule.step]}.")
         self.detail.setPlainText("\n".join(lines))
 
     def _show_kind_label(self, kind: str) -> None:

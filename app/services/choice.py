@@ -194,3 +194,32 @@ def activate_unless_worse(project, run: TrainedRun) -> str | None:
                     f"{current.selected} against {run.selected}).")
     set_active_run(project, run.id)
     return None
+
+
+def steps_not_run(project) -> dict[str, str]:
+    """The fixed steps of the floor (`app.lists.floor.FIXED_STEPS`) that the
+    active run's model does not run, each with why in a person's words: its
+    dev notes disagreed (`app.services.finishing.fit_fixed_steps`). Empty
+    on day one or for a run that did not choose them. The Rules view shows
+    it beside each rule's switch: a rule switched on whose step the model
+    does not run finds nothing (a walkthrough's HIPAA project previewed dates
+    in clear under ticked date rules)."""
+    from app.errors import UserError
+    from app.services.runs import active_run
+    try:
+        run = active_run(project)
+    except UserError:
+        return {}
+    kept = run.fixed_steps(run.selected or "")
+    if kept is None:
+        return {}
+    tried = (run.fixed or {}).get("tried") or {}
+    out = {}
+    for step, record in tried.items():
+        if step in kept:
+            continue
+        figures = (f" (dev F2 {record['dev_before']:.3f} with it off, {record['dev_after']:.3f} "
+                   f"on)" if "dev_after" in record and "dev_before" in record else "")
+        out[step] = (f"the model in use does not run this step: on your dev notes it made the "
+                     f"output worse{figures}; train again after annotating more to try it again")
+    return out

@@ -208,3 +208,22 @@ def test_a_candidate_is_named_in_words_a_person_reads():
     # No run (day one): the starter and its members, an ensemble by its group alone.
     assert model_words(None, "starter model") == "the shipped starter model"
     assert model_words(None, "voting[all]") == "a majority vote of all the models"
+
+
+def test_the_steps_the_model_in_use_does_not_run_are_said_with_why(tmp_path):
+    """A HIPAA walkthrough previewed dates in clear under ticked date rules:
+    the run's dev had turned the English floor's finds off."""
+    from app.services.choice import steps_not_run
+    run = TrainedRun(1, "done", selected="crf-balanced", fixed={
+        "candidate": "crf-balanced", "steps": ["vetoes.v1"],
+        "tried": {"vetoes.v1": {"changed": False},
+                  "english-floor.v1": {"changed": True, "kept": False, "dev_before": 0.9076,
+                                       "dev_after": 0.876}}})
+    with _stored(tmp_path, {}, run.metrics()) as project:
+        said = steps_not_run(project)
+    assert list(said) == ["english-floor.v1"]
+    assert said["english-floor.v1"].startswith(
+        "the model in use does not run this step: on your dev notes it made the output worse "
+        "(dev F2 0.908 with it off, 0.876 on)")
+    with Project.create(tmp_path / "new.deid", list(PRESETS["paper"])) as fresh:
+        assert steps_not_run(fresh) == {}                       # day one runs every step
