@@ -173,7 +173,8 @@ class ImportOptionsDialog(QDialog):
     project's NAME), or to stay a label of its own.
     """
 
-    def __init__(self, folder: str, parent=None, project_labels: list[str] | None = None) -> None:
+    def __init__(self, folder: str, parent=None, project_labels: list[str] | None = None,
+                 known_patients: set[str] | frozenset[str] = frozenset()) -> None:
         super().__init__(parent)
         from pathlib import Path
         from app.formats.base import iter_files
@@ -188,6 +189,10 @@ class ImportOptionsDialog(QDialog):
                 break
         self.names = names[:_EXAMPLES]
         self.paths = paths[:_EXAMPLES]
+        # Every path read, for the patients the project already has (a second
+        # import silently joined another set's P0001 to this one's).
+        self.read_paths = paths
+        self.known_patients = frozenset(known_patients)
         # A pattern the file names suggest is proposed (a clinician need not
         # write one), shown with the ids it reads; clearing it means none.
         self.guessed = guess_patient_regex(names)
@@ -205,6 +210,11 @@ class ImportOptionsDialog(QDialog):
         self.examples.setWordWrap(True)
         self.examples.setStyleSheet("color: #555;")
         form.addRow("", self.examples)
+        self.joined = QLabel()
+        self.joined.setWordWrap(True)
+        self.joined.setStyleSheet("color: #a40000;")
+        self.joined.setVisible(False)
+        form.addRow("", self.joined)
         self.split = QComboBox()
         for key, text in IMPORT_SPLITS:
             self.split.addItem(text, key)
@@ -288,8 +298,18 @@ class ImportOptionsDialog(QDialog):
             ok.setEnabled(False)
             return
         ok.setEnabled(True)
+        shared = sorted({patient_id_from(path, regex) for path in self.read_paths}
+                        & self.known_patients) if regex is not None and self.known_patients else []
+        self.joined.setText(
+            f"⚠ {count(len(shared), 'patient')} read here the project already has ("
+            f"{', '.join(shared[:3])}{', …' if len(shared) > 3 else ''}): these notes join "
+            f"theirs, and surrogates, splits and Label in patient's notes take them for the same "
+            f"people. If they are other people, write a pattern that tells them apart."
+            if shared else "")
+        self.joined.setVisible(bool(shared))
         if regex is None:
             self.examples.setText("No patient ids.")
+            self._fit()
             return
         if self.guessed and self.patient_regex() == self.guessed:
             said += "\n(read off the file names; clear it for no patient ids)"

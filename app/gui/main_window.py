@@ -872,7 +872,8 @@ class MainWindow(QMainWindow):
         if not path:
             return
         dialog = self.import_dialog = ImportOptionsDialog(
-            path, self, [label.name for label in self.project.labels()])
+            path, self, [label.name for label in self.project.labels()],
+            known_patients={i.patient_id for i in self.project.document_infos() if i.patient_id})
         dialog.accepted.connect(lambda: self.import_folder(
             path, split=dialog.split_choice(), patient_regex=dialog.patient_regex(),
             label_map=dialog.label_map()))

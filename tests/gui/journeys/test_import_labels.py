@@ -112,3 +112,27 @@ def test_twelve_labels_fit_a_1280_pixel_window_and_the_new_ones_have_number_keys
     screenshot(w, "editor_twelve_labels")
     last = w.editor.label_buttons()[-1]
     assert last.mapTo(w, last.rect().topRight()).x() <= w.width()
+
+
+def test_a_second_folder_naming_patients_the_project_has_is_warned_about(qtbot, settings,
+                                                                         tmp_path, monkeypatch):
+    """A walkthrough imported the sample after other notes: both sets' P0001
+    became one patient, silently."""
+    from journey import window_with_note
+    w = window_with_note(qtbot, settings, tmp_path, monkeypatch, "PT SEEN. WELL.\n")
+    more = tmp_path / "more"
+    more.mkdir()
+    for name in ("P1_z", "P9_q"):
+        (more / f"{name}.txt").write_text("PT SEEN AGAIN.\n", encoding="utf-8")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(more))
+    key(qtbot, w, Qt.Key_I, Qt.ControlModifier)
+    dialog = w.import_dialog
+    qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)
+    qtbot.keyClicks(dialog.pattern, r"^(P\d+)_")
+    assert dialog.joined.isVisible()
+    assert dialog.joined.text().startswith("⚠ 1 patient read here the project already has (P1)")
+    qtbot.keyClick(dialog.pattern, Qt.Key_A, Qt.ControlModifier)
+    qtbot.keyClicks(dialog.pattern, r"^(P\d+_\w)")          # other people: told apart
+    assert not dialog.joined.isVisible()
+    qtbot.keyClick(dialog.pattern, Qt.Key_Escape)
+    w.close()
