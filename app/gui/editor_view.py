@@ -38,6 +38,15 @@ LEGEND = ("Underline: solid = accepted · dashed = model suggestion · dotted = 
           "suggestion. Hover a span for its label.")
 
 
+
+#: Each kind of edit, as the status bar names it after an undo or a redo
+#: ("Undone: status" and "Undone: accept above" were the code's words).
+EDIT_WORDS = {"accept": "the suggestion accepted", "accept_above": "the suggestions accepted above "
+              "the threshold", "add": "the new label", "apply_to_patient": "the labels in the "
+              "patient's notes", "delete": "the deletion", "reject": "the suggestion rejected",
+              "relabel": "the new label of the span", "resize": "the span's new extent",
+              "status": "the note's status (To do, Done)"}
+
 class SpanListModel(QAbstractListModel):
     """The side list of the note's visible spans (label, text, provenance)."""
 
@@ -514,7 +523,7 @@ class EditorView(QWidget):
         target = edit.before if verb == "Undone" else edit.after
         select = self.session.span_for_state(target[-1]) if target else None
         self._after_edit(edit.ranges(), select.id if select else None)
-        self.message.emit(f"{verb}: {edit.action.replace('_', ' ')}")
+        self.message.emit(f"{verb}: {EDIT_WORDS.get(edit.action, edit.action.replace('_', ' '))}")
         return edit
 
     # ---------------------------------------------------------------- keys

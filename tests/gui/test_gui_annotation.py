@@ -116,6 +116,7 @@ def test_undo_redo_across_documents_and_reopen(imported, qtbot, tmp_path):
     w.open_document(a)
     _press(qtbot, w, Qt.Key_Z, Qt.ControlModifier)
     assert _spans(w, a) == [] and _spans(w, b) != []
+    assert w.statusBar().currentMessage() == "Undone: the new label"     # not the code's "add"
     w.open_document(b)
     w.open_document(a)
     assert w.editor.redo_button.isEnabled()
