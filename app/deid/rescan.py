@@ -710,7 +710,7 @@ def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, i
     """
     try:
         from app.rules.dictionaries import is_common_word as is_listed_common, is_name, is_place
-        from app.rules.vetoes import country, eponym
+        from app.rules.vetoes import country, country_part, eponym
     except ImportError:              # the lists are optional for the core
         return []
 
@@ -718,10 +718,12 @@ def _names_beside(text: str, ranges: _Ranges, name_ranges: Sequence[tuple[int, i
         return is_listed_common(word) or fold_same_length(word) in corpus
 
     def named_thing(m: re.Match) -> bool:
-        """A country ("born in Fiji": no place that identifies, as the English
-        floor reads it) or a name that names a disease or a device ("Graves'
-        disease"): not suspected as a listed place or name."""
-        return country(text, m.start(), m.end()) or eponym(text, m.end())
+        """A country or a part of one's name ("born in Fiji", "Puerto Rico":
+        no place that identifies, as the English floor reads it) or a name
+        that names a disease or a device ("Graves' disease"): not suspected
+        as a listed place or name."""
+        return country(text, m.start(), m.end()) or country_part(text, m.start(), m.end()) \
+            or eponym(text, m.end())
 
     out = []
     starts = {s for s, _ in name_ranges}

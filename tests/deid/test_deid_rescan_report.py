@@ -329,7 +329,8 @@ def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
     English floor reads it so) and a name before a disease names the disease."""
     from app.deid.rescan import recogniser_leaks
     for out in ["Social: born in Fiji, lives alone.", "born in New Zealand, retired.",
-                "History of Graves' disease.", "Moved from Mexico in 1990."]:
+                "History of Graves' disease.", "Moved from Mexico in 1990.",
+                "SOCIAL: BORN IN PUERTO RICO, LIVES WITH HER SON"]:
         assert [out[lk.start:lk.end] for lk in recogniser_leaks(out, beside=True)
                 if lk.kind in ("listed", "proper")] == [], out
     out = "Seen by Gomez today at Springfield."
