@@ -205,14 +205,18 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
     keeps or drops each rule.
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
-    (their uncertainty is computed on the way, so the annotation queue,
-    ordered by uncertainty, is right afterwards). ``doc_ids`` restricts the
+    of the annotation queue, most uncertain first (their uncertainty is
+    computed again on the way, so the queue is right afterwards). ``doc_ids`` restricts the
     work to those notes (the ones just imported).
     """
     from app.services.prediction import resolve
     from app.services.previewing import suggestion_source
 
-    infos = _to_suggest(project, doc_ids, only_unannotated)
+    # The next notes of the annotation queue (most uncertain first): in
+    # document order, notes keeping a day-one model's suggestions (and its
+    # higher uncertainty) stayed at the queue's head after training.
+    infos = _to_suggest(project, doc_ids, only_unannotated,
+                        order="uncertainty" if limit is not None else "id")
     if limit is not None:
         infos = infos[:limit]
     predictor = resolve(project, all_members=True, untrained="error").load(project)
@@ -257,9 +261,10 @@ def undecided(project, doc_id: int, spans: list) -> list:
     return [s for s in spans if not any(a.start < s.end and s.start < a.end for a in accepted)]
 
 
-def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool) -> list:
+def _to_suggest(project, doc_ids: list[int] | None, only_unannotated: bool,
+                order: str = "id") -> list:
     wanted = None if doc_ids is None else set(doc_ids)
-    return [i for i in project.document_infos()
+    return [i for i in project.document_infos(order=order)
             if (wanted is None or i.id in wanted)
             and (not only_unannotated or i.status in ("todo", "in_progress"))]
 

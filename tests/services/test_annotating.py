@@ -183,3 +183,21 @@ def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsy
     with Project.open(proj, readonly=True) as p:
         assert all(p.span_records(i.id, status="suggested") for i in p.document_infos())
         assert pending_suggestions(p) == []
+
+
+def test_preannotating_the_next_notes_takes_the_head_of_the_queue(tmp_path):
+    """After training, "Pre-annotate next notes" took the first to-do notes
+    by document order: notes keeping a day-one model's suggestions and its
+    higher uncertainty stayed first in the queue, stale."""
+    from app.services.annotating import preannotate
+    path = make_project(tmp_path / "p.deid", n=20)
+    with Project.open(path) as p:
+        train_project(p, TrainConfig(models=["rules"], budget="quick", fill=False,
+                                     propagate=False))
+        calm, doubtful = (p.add_document(name, f"Call 0412 345 67{k} on 01/02/2020.")
+                          for k, name in enumerate(("calm", "doubtful")))
+        p.set_document_fields(calm, uncertainty=0.1)
+        p.set_document_fields(doubtful, uncertainty=0.9)       # the queue's head
+        assert preannotate(p, limit=1) == 1
+        assert p.span_records(doubtful, status="suggested")
+        assert not p.span_records(calm, status="suggested")
