@@ -206,8 +206,8 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
     of the annotation queue, most uncertain first (their uncertainty is
-    computed again on the way, so the queue is right afterwards). ``doc_ids`` restricts the
-    work to those notes (the ones just imported).
+    computed again on the way, so the queue is right afterwards).
+    ``doc_ids`` restricts the work to those notes (the ones just imported).
     """
     from app.services.prediction import resolve
     from app.services.previewing import suggestion_source
