@@ -285,18 +285,24 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
 # One or two words, then a phone number, perhaps after its kind: "Ines
 # Okwu cell# 410-555-0134", "CONTACT PERSON IVO MARR (212-555-0123)".
 _CONTACT_RE = shipped_pattern("contact-name", "before-a-phone")
+#: Words that make what follows a number, not a phone to call ("Medicare No").
+_NUMBER_WORDS = frozenset({"no", "number", "num", "nbr"})
 
 
 def find_contact_names(text: str) -> list[tuple[int, int]]:
     """Offsets of the uncommon words (one or two) right before a phone
     number ("Ines Okwu cell# 410-555-0134", "son ,dave, (410) 555 0123"):
-    whom to call. Not a state ("Sister in Ohio 415-..."). On the PhysioNet
-    training notes 6 hits, all annotated."""
+    whom to call. Not a state ("Sister in Ohio 415-..."), nor the title of a
+    number ("Medicare No 4838115196": the bundled sample's card number made
+    "Medicare" a name at confidence 1.00). On the PhysioNet training notes 9
+    hits, all annotated, none before "No" or "number"."""
     from app.rules import dictionaries as D
     from app.rules.vetoes import _FUNCTION_WORDS
 
     out = []
     for m in _CONTACT_RE.finditer(text):
+        if (m.group(2) or "").lower() in _NUMBER_WORDS:
+            continue
         words = [m.span(i) for i in (1, 2) if m.group(i) and len(m.group(i)) > 2
                  and not D.is_common_word(m.group(i))
                  and m.group(i).lower() not in _FUNCTION_WORDS | _ROLE_WORDS | _NOT_A_RELATIVE

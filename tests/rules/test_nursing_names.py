@@ -170,6 +170,9 @@ def test_names_before_a_phone_number():
     text = ("very devoted. Ines Okwu cell# 410-555-0134. CONTACT PERSON IVO MARR (212-555-0123). "
             "Sister in Ohio 415-555-0199. CALL 410-555-0100")
     assert found(find_contact_names, text) == ["Ines Okwu", "IVO MARR"]
+    # the title of a number is no one to call (the sample's Medicare card)
+    assert found(find_contact_names, "Huynh  Medicare No 4838115196  Home") == []
+    assert found(find_contact_names, "Medicare number 4838115196") == []
 
 
 def test_miss_and_ms_before_an_uncommon_name():
