@@ -286,7 +286,7 @@ def find_relative_names(text: str) -> list[tuple[int, int]]:
 # Okwu cell# 410-555-0134", "CONTACT PERSON IVO MARR (212-555-0123)".
 _CONTACT_RE = shipped_pattern("contact-name", "before-a-phone")
 #: Words that make what follows a number, not a phone to call ("Medicare No").
-_NUMBER_WORDS = frozenset({"no", "number", "num", "nbr"})
+_NUMBER_WORDS = words("number_titles")
 
 
 def find_contact_names(text: str) -> list[tuple[int, int]]:
