@@ -327,14 +327,8 @@ class DocumentListView(QWidget):
     def set_project(self, project: Project | None, annotator: str | None) -> None:
         """Show another project's documents, with the filters cleared (a search
         typed in one project means nothing in the next)."""
-        for widget in (self.search_edit, self.status_box, self.split_box):
-            widget.blockSignals(True)
         self._search_timer.stop()
-        self.search_edit.clear()
-        self.status_box.setCurrentIndex(0)
-        self.split_box.setCurrentIndex(0)
-        for widget in (self.search_edit, self.status_box, self.split_box):
-            widget.blockSignals(False)
+        self._show_filters(("", 0, 0))
         self.model.split = self.model.status = self.model.search = None
         self.model.set_project(project, annotator)
         self._update_count()
@@ -345,6 +339,11 @@ class DocumentListView(QWidget):
 
     def restore_filters(self, filters: tuple[str, int, int]) -> None:
         """Filter as before (the project opened again under a new annotator's name)."""
+        self._show_filters(filters)
+        self.apply_filters()
+
+    def _show_filters(self, filters: tuple[str, int, int]) -> None:
+        """Set the filter widgets without filtering (their signals held)."""
         search, status, split = filters
         for widget in (self.search_edit, self.status_box, self.split_box):
             widget.blockSignals(True)
@@ -353,7 +352,6 @@ class DocumentListView(QWidget):
         self.split_box.setCurrentIndex(split)
         for widget in (self.search_edit, self.status_box, self.split_box):
             widget.blockSignals(False)
-        self.apply_filters()
 
     @Slot()
     def apply_filters(self) -> None:
