@@ -12,7 +12,7 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, Sequence
+from typing import Any, Callable, ClassVar, NamedTuple, Sequence
 
 from app.core.bio import tags_to_spans
 from app.core.progress import ProgressFn, no_progress
@@ -96,6 +96,17 @@ class TrainContext:
         self.budget = get_budget(self.budget)
 
 
+class Retagger(NamedTuple):
+    """A thresholded model's reading of some items (`TrainedModel.retagger`):
+    ``at(t)`` tags them at threshold ``t``; ``threshold`` is the model's own,
+    ``higher`` the thresholds above it a run may raise it to
+    (`app.services.finishing.fit_threshold`)."""
+
+    threshold: float
+    higher: tuple[float, ...]
+    at: Callable[[float], list[TagSeq]]
+
+
 class TrainedModel(ABC):
     """A fitted model. ``predict`` is pure."""
 
@@ -113,6 +124,12 @@ class TrainedModel(ABC):
         threshold tuned on dev, GPU memory): JSON-friendly, none by default.
         The run stores it with the member's params (``fit``)."""
         return {}
+
+    def retagger(self, items: Sequence[tuple[str, Segment]]) -> "Retagger | None":
+        """``items`` read once and tagged at any threshold of the model's
+        (a model that tags a word when a probability reaches one: the
+        transformer); None for a model without one."""
+        return None
 
     @abstractmethod
     def save(self, directory: Path) -> None:

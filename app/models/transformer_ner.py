@@ -95,7 +95,7 @@ from app.core.bio import repair_tags, tags_to_spans
 from app.core.progress import EPOCH, Progress
 from app.core.tokenize import Segment
 from app.models.augment import mention_replacements
-from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
+from app.models.base import (Corpus, ModelSpec, Retagger, TagSeq, TrainContext, TrainedModel, read_meta,
                              register, write_meta)
 from app.models.budget import SafetyClock, safety_seconds
 from app.models.packed_bert import PackedBert, can_pack
@@ -182,6 +182,9 @@ CASE_TYPES = 5
 #: the probabilities of a fit whose loss weighs identifier tags as much as
 #: ``O`` (`thresholds` moves them for a weighted fit).
 _THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+#: What a run may raise the member's threshold to once it is selected
+#: (`raised_thresholds`), as an unweighted fit's share of the identifier mass.
+_RAISED = (0.5, 0.6, 0.7, 0.8, 0.9)
 _PREDICT_BATCH = {"cpu": 16, "cuda": 64}
 _WEIGHTS = "model.safetensors"
 _CONFIG = "config.json"
@@ -762,6 +765,18 @@ def thresholds(weight: float = 1.0) -> tuple[float, ...]:
     return tuple(round(weight * t / (weight * t + 1.0 - t), 3) for t in _THRESHOLDS)
 
 
+def raised_thresholds(threshold: float, weight: float = 1.0) -> tuple[float, ...]:
+    """The thresholds above ``threshold`` that a run may raise a selected
+    member's to (`app.services.finishing.fit_threshold`), where a fit whose
+    loss weighs identifier tags ``weight`` times puts ``_RAISED``.
+
+    The member's own threshold was tuned on its own dev output; the output
+    written adds the hospital lists, the rules and the starter's day-one
+    spans, which find much of what the member's lowest probabilities did."""
+    return tuple(u for u in (round(weight * t / (weight * t + 1.0 - t), 3) for t in _RAISED)
+                 if u > threshold)
+
+
 def tune_threshold(items, probs, tags: list[str], weight: float = 1.0
                    ) -> tuple[float, float, float]:
     """The threshold of ``thresholds(weight)`` with the best dev strict F2
@@ -1028,19 +1043,32 @@ class TransformerModel(TrainedModel):
         return float(self.config.get("threshold", 0.5))
 
     def predict(self, items: Sequence[tuple[str, Segment]]) -> list[TagSeq]:
+        return self._read(items)(self.threshold)
+
+    def retagger(self, items: Sequence[tuple[str, Segment]]) -> Retagger:
+        weight = float(self.config.get("identifier_weight") or 1.0)
+        return Retagger(self.threshold, raised_thresholds(self.threshold, weight),
+                        self._read(items))
+
+    def _read(self, items: Sequence[tuple[str, Segment]]):
+        """``at(threshold)``: the tags of ``items``, their probabilities
+        computed once."""
         todo = [(i, it) for i, it in enumerate(items) if it[1].tokens]
-        out = [TagSeq([], []) for _ in items]
-        if not todo:
+        probs = []
+        if todo:
+            windows = pack_windows([it for _, it in todo], self._pieces,
+                                   int(self.config.get("max_length", DEFAULTS["max_length"])))
+            probs = _probabilities(self.net, windows,
+                                   _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
+                                   [len(it[1].tokens) for _, it in todo],
+                                   bf16=self.compute == "bf16", case=self.case)
+
+        def at(threshold: float) -> list[TagSeq]:
+            out = [TagSeq([], []) for _ in items]
+            for (i, _), p in zip(todo, probs):
+                out[i] = _decode(p, self.tags, threshold)
             return out
-        windows = pack_windows([it for _, it in todo], self._pieces,
-                               int(self.config.get("max_length", DEFAULTS["max_length"])))
-        probs = _probabilities(self.net, windows,
-                               _PREDICT_BATCH.get(self.device, 16), self.device, self._pieces,
-                               [len(it[1].tokens) for _, it in todo],
-                               bf16=self.compute == "bf16", case=self.case)
-        for (i, _), p in zip(todo, probs):
-            out[i] = _decode(p, self.tags, self.threshold)
-        return out
+        return at
 
     def save(self, directory: Path) -> None:
         import torch

@@ -125,18 +125,13 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     patients = list(patients) if patients is not None else [None] * len(texts)
     with resolve(project, run_id=run.id, model=name, all_members=every).load(project) as pred:
         pred.set_patients(texts, patients)
-        outputs = {}
-        for i, (m, mdl) in enumerate(pred.members.items()):
-            progress(Progress(i / (len(pred.members) + 1), "evaluate", model=m))
-            outputs[m] = mdl.predict(items)
+        progress(Progress(0.0, "evaluate", model=name))
+        final, outputs = pred.combine(items)
         candidates = dict(outputs) if every else {}
         if every:
             for ens_name, ens in run_ensembles(project, run.id).items():
                 candidates[ens_name] = ens.predict_from_members(outputs, items)
-        elif pred.ensemble is not None:
-            candidates[name] = pred.ensemble.predict_from_members(outputs, items)
-        else:
-            candidates[name] = outputs[name]
+        candidates[name] = final
         labels, rules, unmarked, edges = pred.propagate, pred.fill, pred.unmarked, pred.edges
         lists, list_labels = pred.lists, pred.list_labels
         starter = getattr(pred, "starter", None)

@@ -55,8 +55,11 @@ class Predictor:
                  list_labels: dict[str, str] | None = None,
                  candidate_members: Sequence[str] | None = None,
                  unmarked: frozenset[str] = frozenset(), edges=None,
-                 fixed_steps: Sequence[str] | None = None, starter=None) -> None:
+                 fixed_steps: Sequence[str] | None = None, starter=None,
+                 threshold: float | None = None) -> None:
         self.name = name
+        # The candidate's threshold where the run raised its member's (None: its own).
+        self.threshold = threshold
         self.members = members
         # The members the candidate's spans need (its ensemble's, the fill's);
         # others loaded (``all_members``) serve the preview and the leak scan.
@@ -166,7 +169,8 @@ class Predictor:
         return cls(name, members, ensemble, private, run.id, run.propagation_labels(name), rules,
                    *project_matcher(project), candidate_members=candidate,
                    unmarked=run.unmarked_words(name), edges=run.edge_words(name),
-                   fixed_steps=run.fixed_steps(name), starter=starter)
+                   fixed_steps=run.fixed_steps(name), starter=starter,
+                   threshold=run.member_threshold(name))
 
     def doubts(self, texts: Sequence[str], threshold: float) -> list[list[tuple[int, int, str]]]:
         """The tokens the candidate's own members doubt (`member_doubts`; a
@@ -192,11 +196,23 @@ class Predictor:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _combine(self, items, members: Sequence[str]):
-        outputs = {m: self.members[m].predict(items) for m in members}
+    def combine(self, items, members: Sequence[str] | None = None):
+        """``(the candidate's tags, {member: its tags})`` of ``items``, read
+        by ``members`` (all loaded ones by default; the candidate's must be
+        among them). A member whose threshold the run raised
+        (`TrainedRun.member_threshold`) tags the candidate at that one and
+        itself, for the preview and the ensembles, at its own."""
+        outputs, final = {}, None
+        for m in self.members if members is None else members:
+            model = self.members[m]
+            if m == self.name and self.threshold is not None:
+                read = model.retagger(items)
+                outputs[m], final = read.at(read.threshold), read.at(self.threshold)
+            else:
+                outputs[m] = model.predict(items)
         if self.ensemble is not None:
             final = self.ensemble.predict_from_members(outputs, items)
-        else:
+        elif final is None:
             final = outputs[self.name]
         return final, outputs
 
@@ -235,7 +251,7 @@ class Predictor:
                     results.append(Prediction([]))
                 pending.clear()
                 return
-            final, outputs = self._combine(
+            final, outputs = self.combine(
                 items, self.candidate_members if spans_only and not with_members else self.members)
             if self.starter is not None:
                 self.starter.read([text for _, text, _ in pending],

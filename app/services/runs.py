@@ -111,6 +111,10 @@ class TrainedRun:
     # {"candidate", "steps", "tried", "by_candidate": {name: steps}}; None
     # for a run without a floor, or stored before they were chosen on dev.
     fixed: dict | None = None
+    # The selected member's threshold raised once its output is written
+    # (app.services.finishing.fit_threshold): {"candidate", "fit", "threshold",
+    # "tried"}; None where the selected candidate has no threshold.
+    threshold: dict | None = None
     # The starter's floor (app.services.predictor.StarterFloor.fit_labels):
     # {"labels" it covers, "left_out", "precision", "tokens"}; None when the
     # run has none (turned off, not English, or stored before it).
@@ -135,6 +139,7 @@ class TrainedRun:
                        for n, v in (m.get("ensembles") or {}).items()},
             fill=m.get("fill"), propagation=m.get("propagation"), unmarked=m.get("unmarked"),
             edges=m.get("edges"), joins=m.get("joins"), fixed=m.get("fixed"),
+            threshold=m.get("threshold"),
             starter_floor=m.get("starter_floor") or None, notes=list(m.get("notes") or []),
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
@@ -203,6 +208,14 @@ class TrainedRun:
         steps = (record.get("by_candidate") or {}).get(name)
         return None if steps is None else tuple(steps)
 
+    def member_threshold(self, name: str) -> float | None:
+        """The threshold candidate ``name`` (a member) tags at, where the run
+        raised it from the member's own (`fit_threshold`); None otherwise."""
+        record = self.threshold or {}
+        if record.get("candidate") != name or record.get("threshold") == record.get("fit"):
+            return None
+        return float(record["threshold"])
+
     @staticmethod
     def _learned(record: dict | None, items: str, name: str) -> list:
         # A step is learned for one candidate: none for any other.
@@ -231,6 +244,7 @@ class TrainedRun:
             "selected": self.selected, "selection": self.selection,
             "fill": self.fill, "propagation": self.propagation, "unmarked": self.unmarked,
             "edges": self.edges, "joins": self.joins, "fixed": self.fixed,
+            "threshold": self.threshold,
             "starter_floor": self.starter_floor,
             "notes": self.notes,
             "costs": self.costs,

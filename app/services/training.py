@@ -24,6 +24,10 @@ as named stages (``train_project`` runs them in order):
 4. *select* (``settle_candidates``, ``select_candidate``): each candidate's
    dev output after the fixed steps of the project's floor its dev agrees
    with (app.lists.floor), then selection on dev by the chosen objective;
+   *threshold* (``raise_threshold``): a selected member that tags at a
+   threshold (the transformer) has it raised where its dev output, so
+   written, hides every identifier word it hid with fewer false ones
+   (app.services.finishing.fit_threshold);
 5. *refit* (``refit_members``): the members whose training reads dev for
    nothing (the CRF) or only to choose its epochs and threshold (the
    transformer, fitted on a GPU) fitted again on train + dev with the params
@@ -346,6 +350,7 @@ class MemberStage:
         self.fractions: dict[str, float] = {}
         self.records: dict[str, MemberRecord] = {}
         self.dev_out: dict = {}
+        self.retaggers: dict = {}                    # thresholded members' dev readings
         self.dev_scores: dict = {}                   # each member's dev PRF, scored once
         self.dev_seconds: dict[str, float] = {}      # each member's time to tag dev: its cost
         config = plan.config
@@ -379,7 +384,13 @@ class MemberStage:
         if job.kind == "lists":
             model.bind(self.list_matcher, self.list_patients)
         tagging = time.perf_counter()
-        self.dev_out[job.name] = model.predict(self.dev_items)
+        retagger = model.retagger(self.dev_items)
+        if retagger is not None:
+            # Kept until the selection: a selected member's threshold may be raised.
+            self.retaggers[job.name] = retagger
+            self.dev_out[job.name] = retagger.at(retagger.threshold)
+        else:
+            self.dev_out[job.name] = model.predict(self.dev_items)
         self.dev_seconds[job.name] = time.perf_counter() - tagging
         score = self.dev_scores[job.name] = score_members(
             {job.name: self.dev_out[job.name]}, self.dev_gold)[job.name]
@@ -648,6 +659,24 @@ def _starter_kept(selection, dev, objective: str):
                    rows=[starter, *[r for r in rows if r is not starter]], reason=reason)
 
 
+def raise_threshold(project, members: MemberStage, name: str, plan: RunPlan, starter=None,
+                    steps: Sequence[str] | None = None) -> tuple[dict | None, list | None]:
+    """Stage *threshold*: where the selected candidate ``name`` is a member
+    with a threshold (the transformer), the threshold its dev output agrees
+    with once written (`app.services.finishing.fit_threshold`: as the
+    selection scored it, with the hospital lists, the fixed ``steps`` it
+    kept and the ``starter``'s day-one spans). Returns ``(record, its dev
+    tags at the threshold kept)``; the tags are None where it keeps its own."""
+    from app.services.finishing import fit_threshold
+
+    floor = settler(project, starter)
+    record, seqs = fit_threshold(name, members.retaggers.get(name), plan.split_dev, floor,
+                                 None if steps is None else tuple(steps))
+    if record is None or record["threshold"] == record["fit"]:
+        return record, None
+    return record, seqs
+
+
 def refit_members(plan: RunPlan, members: MemberStage) -> None:
     """Stage *refit*: fit each member whose kind ``refits`` again on train +
     dev with the params its search chose, store it as what predicts
@@ -720,7 +749,7 @@ def refit_members(plan: RunPlan, members: MemberStage) -> None:
 def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, ensembles: dict,
                candidates: dict, costs: dict, selection, work, started: float,
                fixed_by_candidate: dict[str, list[str]] | None = None,
-               crossfit=None, starter=None) -> TrainedRun:
+               crossfit=None, starter=None, threshold: dict | None = None) -> TrainedRun:
     """Stage *finish*: learn the finishing steps for the selected candidate,
     store the ensembles and the run record, make the run the active one.
 
@@ -728,7 +757,8 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
     made on, if any; the dev split's segments are then the last ``n_dev`` of
     the candidates' and members' tags, and the finishing steps are learned
     there (app.services.crossfit says why). ``starter``: the run's
-    `starter_floor`, which its finishing steps are learned with."""
+    `starter_floor`, which its finishing steps are learned with.
+    ``threshold``: the record of `raise_threshold`, stored with the run."""
     from app.services.choice import activate_unless_worse
     from app.services.finishing import fit_finishing
     from app.services.lists import project_matcher
@@ -760,7 +790,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         members=members.records,
         ensembles={n: EnsembleRecord(list(e.members), e.describe()) for n, e in ensembles.items()},
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
-        joins=joins,
+        joins=joins, threshold=threshold,
         starter_floor=starter.record if starter is not None else None, notes=plan.notes,
         costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
@@ -816,10 +846,17 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                                                         starter)
         selection = select_candidate(plan, dev, settled, costs,
                                      {name: r.kind for name, r in members.records.items()})
+        threshold = None
+        if crossfit is None:
+            threshold, raised = raise_threshold(project, members, selection.best_name, plan,
+                                                starter, fixed_by_candidate.get(selection.best_name))
+            if raised is not None:
+                candidates[selection.best_name] = raised
+        members.retaggers.clear()
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,
-                         crossfit, starter)
+                         crossfit, starter, threshold)
     except Cancelled:
         project.finish_run(run_id, "cancelled",
                            TrainedRun(run_id, "cancelled", members=members.records).metrics())

@@ -495,3 +495,25 @@ def test_a_refit_takes_dev_s_choices_from_the_scored_fit_and_learns_dev_too(corp
     assert again["train_windows"] > details["train_windows"]
     assert all(p.dev_f1 is None for p in reports if p.kind == EPOCH)
     assert dev_f1(refit, corpus) > 0.8
+
+
+def test_a_retagger_reads_once_and_tags_at_its_own_threshold_as_predict(trained, tmp_path):
+    model = trained[0]
+    notes = ["Seen by Dr Smith on 3 May.\nCall 0412345678.\n", "Nothing here today.\n"]
+    items = [(t, s) for t in notes for s in segment(t)]
+    read = model.retagger(items)
+    assert read.threshold == model.threshold
+    assert [o.tags for o in read.at(read.threshold)] == [o.tags for o in model.predict(items)]
+    # Every higher threshold tags a subset of what a lower one tags.
+    assert all(t > read.threshold for t in read.higher)
+    for low, high in zip((read.threshold, *read.higher), read.higher):
+        for a, b in zip(read.at(low), read.at(high)):
+            assert all(y == "O" or x != "O" for x, y in zip(a.tags, b.tags))
+
+
+def test_the_thresholds_a_run_may_raise_to_are_above_the_fit_s_and_moved_by_its_weight():
+    from app.models.transformer_ner import raised_thresholds
+
+    assert raised_thresholds(0.5) == (0.6, 0.7, 0.8, 0.9)
+    assert raised_thresholds(0.769, 5.0) == (0.833, 0.882, 0.921, 0.952, 0.978)
+    assert raised_thresholds(0.99, 5.0) == ()

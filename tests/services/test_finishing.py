@@ -192,3 +192,71 @@ def test_a_real_training_stores_the_joins_and_every_path_reads_them(tmp_path):
     with Project.open(path, readonly=True) as p:
         stored = active_run(p)
         assert stored.joins == record and ("D", "/", "D") in stored.edge_words(stored.selected).joins
+
+
+THRESHOLD_TEXT = "Seen by Smith at General ward today.\n"
+
+
+class Thresholded:
+    """A member tagging "Smith", "General" and "today" at 0.5, "today"
+    dropped at 0.6, nothing at 0.7 (its own threshold 0.5)."""
+
+    threshold = 0.5
+    WORDS = {0.5: ("Smith", "General", "today"), 0.6: ("Smith", "General"), 0.7: ()}
+
+    def retagger(self, items):
+        from app.models.base import Retagger
+
+        def at(t):
+            words = self.WORDS[max(k for k in self.WORDS if k <= t)]
+            out = []
+            for text, seg in items:
+                spans = [Span(text.index(w), text.index(w) + len(w), "PERSON") for w in words]
+                tags, _ = spans_to_tags(seg.tokens, spans)
+                out.append(TagSeq(tags, [0.9] * len(tags)))
+            return out
+        return Retagger(self.threshold, (0.6, 0.7), at)
+
+    def predict(self, items):
+        return self.retagger(items).at(self.threshold)
+
+
+def test_a_selected_member_s_threshold_is_raised_while_its_output_hides_as_much():
+    from app.services.finishing import fit_threshold, threshold_summary
+
+    dev = tagged_dev(THRESHOLD_TEXT, [Span(8, 13, "PERSON")])
+    items = [(s.text, s.segment) for s in dev]
+    record, seqs = fit_threshold("m", Thresholded().retagger(items), dev)
+    # 0.7 would leave "Smith" in clear: 0.6 drops "today" and hides as much.
+    assert record["fit"] == 0.5 and record["threshold"] == 0.6
+    assert [r["false"] for r in record["tried"]] == [4, 2, 0]
+    assert seqs == Thresholded().retagger(items).at(0.6)
+    assert "not its own 0.50" in threshold_summary(record)
+
+    # Written with a floor that finds "Smith" itself, 0.7 hides as much and tags nothing false.
+    def floor(text, spans, steps):
+        return [*spans, Span(8, 13, "PERSON")] if not any(s.start == 8 for s in spans) else spans
+    record, _ = fit_threshold("m", Thresholded().retagger(items), dev, floor)
+    assert record["threshold"] == 0.7
+
+
+def test_a_member_without_a_threshold_to_raise_keeps_its_own():
+    from app.services.finishing import fit_threshold
+
+    dev = tagged_dev(THRESHOLD_TEXT, [Span(8, 13, "PERSON")])
+    assert fit_threshold("m", None, dev) == (None, None)
+    record, seqs = fit_threshold("m", Thresholded().retagger([(s.text, s.segment) for s in dev])
+                                 ._replace(higher=(0.7,)), dev)
+    assert record["threshold"] == 0.5 and seqs == Thresholded().retagger(
+        [(s.text, s.segment) for s in dev]).at(0.5)
+
+
+def test_the_predictor_tags_at_the_run_s_threshold_and_shows_the_member_at_its_own():
+    run = TrainedRun(1, threshold={"candidate": "m", "fit": 0.5, "threshold": 0.6, "tried": []})
+    assert run.member_threshold("m") == 0.6 and run.member_threshold("other") is None
+    assert TrainedRun(1).member_threshold("m") is None
+    pred = Predictor("m", {"m": Thresholded()}, threshold=run.member_threshold("m"))
+    out = pred.predict([THRESHOLD_TEXT], with_members=True)[0]
+    assert [THRESHOLD_TEXT[s.start:s.end] for s in out.spans] == ["Smith", "General"]
+    assert [THRESHOLD_TEXT[s.start:s.end] for s in out.member_spans["m"]] == [
+        "Smith", "General", "today"]
