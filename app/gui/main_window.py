@@ -497,6 +497,8 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_preannotated(self, _n: int) -> None:
         self.documents.model.refresh()
+        # The open note may be one of them: show its new suggestions.
+        self.editor.reload_document()
 
     @Slot()
     def open_export(self) -> None:

@@ -423,7 +423,8 @@ class TrainingView(QWidget):
         buttons.addWidget(self.cancel_button)
 
         loop_box = QGroupBox("Learning loop")
-        ll = QHBoxLayout(loop_box)
+        loop = QVBoxLayout(loop_box)
+        ll = QHBoxLayout()
         self.preannotate_count = QSpinBox()
         self.preannotate_count.setRange(1, 100000)
         self.preannotate_count.setValue(50)
@@ -432,8 +433,20 @@ class TrainingView(QWidget):
             "Store the active model's predictions as suggestions on the next to-do notes "
             "and rank them by member disagreement")
         self.preannotate_button.clicked.connect(self.start_preannotate)
+        # Training leaves the to-do notes' suggestions as the last model made
+        # them: an annotator back in Annotate met the day-one model's
+        # suggestions, and the queue ranked by its uncertainty.
+        self.refresh_after_training = QCheckBox("Also after each training run")
+        self.refresh_after_training.setChecked(True)
+        self.refresh_after_training.setToolTip(
+            "When a run's model is put in use, its suggestions replace the old ones on the "
+            "next to-do notes of the queue (as many as the box says)")
         ll.addWidget(self.preannotate_button)
         ll.addWidget(self.preannotate_count)
+        loop.addLayout(ll)
+        # Its own line: beside the button it widened the settings, and the
+        # Results table lost its last column on a small screen.
+        loop.addWidget(self.refresh_after_training)
         form.addWidget(loop_box)
         form.addStretch(1)
 
@@ -1012,6 +1025,10 @@ class TrainingView(QWidget):
                               "Training finished: the better model in use stays (see Results)")
             self._update_buttons()
             self.trained.emit(result)
+            if used and self.refresh_after_training.isChecked() and self._has_todo():
+                self._log(f"Suggesting on the next {count(self.preannotate_count.value(), 'note')} "
+                          "of the queue with the model now in use")
+                self.start_preannotate()
         elif self.runner.name == "evaluate":
             self._show_evaluation(result)
             self._update_buttons()
@@ -1196,6 +1213,11 @@ class TrainingView(QWidget):
         self.open_span.emit(e.doc_id, e.start, e.end)
 
     # ----------------------------------------------------------- learning loop
+    def _has_todo(self) -> bool:
+        """Whether a note is still to do (to do or in progress)."""
+        return any(self.project.document_infos(status=status, limit=1)
+                   for status in ("todo", "in_progress"))
+
     @Slot()
     def start_preannotate(self) -> bool:
         """Pre-annotate the next N to-do notes with the active model."""

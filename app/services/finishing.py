@@ -426,9 +426,9 @@ def edges_summary(record: dict | None) -> str:
     if not (record.get("starts") or record.get("ends")):
         return (f"Edge words: trimming the {record['learned']} words your annotators leave out "
                 f"of a span's edges does not gain on dev, so it is off.")
-    return (f"Edge words: spans lose the {len(record['starts'])} words your annotators never "
-            f"start one with and the {len(record['ends'])} they never end one with "
-            f"({_dev_change(record)}).")
+    return (f"Edge words: spans lose {count(len(record['starts']), 'word')} your annotators "
+            f"never start one with and {count(len(record['ends']), 'word')} they never end one "
+            f"with ({_dev_change(record)}).")
 
 
 def joins_summary(record: dict | None) -> str:

@@ -80,7 +80,7 @@ def test_training_keeps_the_edge_words_when_dev_agrees_and_the_predictor_trims()
     assert "." in edges["ends"] and edges["dev_before"] < edges["dev_after"] == 1.0
     assert edges["dev_tokens_lost"] == 0
     line = edges_summary(edges)
-    assert line.startswith("Edge words: spans lose the") and "." not in line.split("(")[0][:-1]
+    assert line.startswith("Edge words: spans lose 0 words") and "." not in line.split("(")[0][:-1]
 
     run = TrainedRun(1, edges=edges)
     assert any(l.startswith("Edge words:") for l in finishing_summary(run))

@@ -343,6 +343,8 @@ def train_quick(qtbot, w) -> None:
                 click(qtbot, boxes[text])
     with qtbot.waitSignal(t.trained, timeout=240000):
         click(qtbot, t.train_button)
+    # The new model's suggestions on the next to-do notes come after.
+    qtbot.waitUntil(lambda: not t.runner.busy(), timeout=240000)
 
 
 def answer(fill) -> None:

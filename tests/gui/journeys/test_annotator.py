@@ -154,6 +154,37 @@ def test_annotator_journey(qtbot, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_a_training_run_refreshes_the_suggestions_of_the_next_notes(qtbot, settings, tmp_path,
+                                                                     monkeypatch):
+    """Notes imported before training arrive with the day-one suggestions; once
+    a run's model is in use, the next to-do notes of the queue hold its
+    suggestions instead, and the note open in Annotate shows them."""
+    from app.services.runs import active_run_id
+    w = _window(qtbot, settings)
+    new_project(qtbot, w, monkeypatch, tmp_path / "loop.deid")
+    todo = write_synth(tmp_path / "todo", 34, annotated=False)
+    for txt in sorted(todo.glob("*.txt"))[:30]:                      # 4 notes to do
+        txt.unlink()
+    import_folder(qtbot, w, monkeypatch, todo, pattern=r"^(P\d+)_")
+    import_folder(qtbot, w, monkeypatch, write_synth(tmp_path / "done", 30), pattern=r"^(P\d+)_")
+    ids = [i.id for i in w.project.document_infos(status="todo")]
+    assert len(ids) == 4 and all(r.run_id is None for d in ids
+                                 for r in w.project.span_records(d, status="suggested"))
+    train_quick(qtbot, w)
+    run = active_run_id(w.project)
+    assert "Pre-annotated 4 notes" in w.statusBar().currentMessage()
+    assert "Suggesting on the next 50 notes" in w.training.log.toPlainText()
+    assert all(r.run_id == run for d in ids for r in w.project.span_records(d, status="suggested"))
+    assert all(i.uncertainty is not None for i in w.project.document_infos(status="todo"))
+    screenshot(w, "trained_refreshed")
+    go(qtbot, w, "Annotate")
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # the next note to do
+    shown_spans = spans_shown(w)
+    assert shown_spans and all(s.startswith("? ") for s in shown_spans)
+    w.close()
+
+
+@pytest.mark.slow
 def test_notes_imported_into_a_trained_project_arrive_with_suggestions(qtbot, settings, tmp_path,
                                                                         monkeypatch):
     w = _window(qtbot, settings)
