@@ -20,6 +20,7 @@ from typing import Callable
 from app.gui.qt import (QColor, QEvent, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor,
                         QTextEdit, QTextFormat, QToolTip, Qt, Signal)
 from app.project import SpanRecord
+from app.services.previewing import made_by
 
 #: Background alpha of accepted spans and of (lighter) suggestions.
 ACCEPTED_ALPHA, SUGGESTED_ALPHA = 110, 45
@@ -62,7 +63,8 @@ def describe(record: SpanRecord) -> str:
     """Tooltip text of a span: label, provenance, what the keys do."""
     if record.status == "suggested":
         conf = "" if record.confidence is None else f" {record.confidence:.2f}"
-        return f"{record.label} — {record.source} suggestion{conf} (A accept, R reject)"
+        made = f", found by {maker}" if (maker := made_by(record.origin)) else ""
+        return f"{record.label} — {record.source} suggestion{conf}{made} (A accept, R reject)"
     who = f" by {record.annotator}" if record.annotator else ""
     origin = "" if record.source == "human" else f" (from {record.source})"
     return f"{record.label} — accepted{who}{origin}"

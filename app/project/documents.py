@@ -18,7 +18,7 @@ ADJUDICATED = "@adjudicated"
 _DOC_COLS = ("id, name, sha256, source_path, patient_id, split, status, "
              "uncertainty, meta_json, created_at, updated_at")
 _SPAN_COLS = ('id, document_id, start, "end", label, source, annotator, run_id, '
-              "status, confidence, created_at, updated_at")
+              "status, confidence, created_at, updated_at, origin")
 _ORDERS = {
     "id": "id",
     "name": "name COLLATE NOCASE, id",
@@ -414,7 +414,8 @@ class DocumentsMixin(ProjectCore):
                            run_id: int | None) -> int:
         """Replace a document's suggested spans of every source named in
         ``spans_by_source`` (``"model"``, ``"rule"``) with a new prediction,
-        each span under its source, in one write.
+        each span under its source and naming what made it (``Span.origin``),
+        in one write.
 
         A predicted span with the same (start, end, label) as a span still in
         the document (accepted, rejected, or a suggestion of a source not
@@ -441,8 +442,9 @@ class DocumentsMixin(ProjectCore):
                         new.setdefault(s.key, (s, source))
             db.executemany(
                 'INSERT INTO spans (document_id, start, "end", label, source, run_id,'
-                " status, confidence) VALUES (?, ?, ?, ?, ?, ?, 'suggested', ?)",
-                [(doc_id, s.start, s.end, s.label, new[s.key][1], run_id, s.confidence)
+                " status, confidence, origin) VALUES (?, ?, ?, ?, ?, ?, 'suggested', ?, ?)",
+                [(doc_id, s.start, s.end, s.label, new[s.key][1], run_id, s.confidence,
+                  s.origin or None)
                  for s in sort_spans(s for s, _ in new.values())])
             return len(new)
 

@@ -119,7 +119,14 @@ def _v3_to_v4(db: sqlite3.Connection) -> None:
                        [(doc_id, a, s) for a, s in _own_statuses(db, doc_id, shared).items()])
 
 
-MIGRATIONS: list[Migration] = [_v1_to_v2, _v2_to_v3, _v3_to_v4]
+def _v4_to_v5(db: sqlite3.Connection) -> None:
+    """Name what made each suggestion (``spans.origin``: a model by its name,
+    a rule, the hospital lists; `app.core.spans.Span.origin`), which Annotate
+    shows; the suggestions of an older file name nothing."""
+    db.execute("ALTER TABLE spans ADD COLUMN origin TEXT")
+
+
+MIGRATIONS: list[Migration] = [_v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5]
 
 
 def current_version() -> int:

@@ -51,6 +51,9 @@ class SpanRecord:
     confidence: float | None
     created_at: str
     updated_at: str
+    #: What made a suggestion (`Span.origin`: a model's name, a rule, the
+    #: hospital lists); None for people's spans and older suggestions.
+    origin: str | None = None
 
     @property
     def span(self) -> Span:

@@ -40,6 +40,16 @@ def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span
             if not any(p.start < g.end and g.start < p.end for p in predicted)]
 
 
+def made_by(origin: str | None) -> str | None:
+    """What made a span (``Span.origin``) in plain words: the hospital lists,
+    a rule by its name, a step, else the model named (a member or a vote of
+    several, `choice.model_words`); None when nothing is named."""
+    if not origin:
+        return None
+    from app.services.choice import model_words
+    return found_by(origin) or model_words(None, origin)
+
+
 def found_by(made_by: str | None) -> str | None:
     """What made a span, in plain words, when it was not a model: the
     hospital lists, a rule by its name, a step after the vote (``made_by``

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_V1 = Path(__file__).parent / "fixtures" / "project_v1.deid"
 FIXTURE_V2 = Path(__file__).parent / "fixtures" / "project_v2.deid"
 FIXTURE_V3 = Path(__file__).parent / "fixtures" / "project_v3.deid"
+FIXTURE_V4 = Path(__file__).parent / "fixtures" / "project_v4.deid"
 
 
 def _schema(path: Path) -> list[tuple]:
@@ -67,7 +68,7 @@ def test_newer_schema_is_refused(tmp_path):
     db.close()
     for readonly in (False, True):
         with pytest.raises(ProjectVersionError,
-                           match=r"made by a newer DeID Studio \(schema 99\); this version reads up to 4"):
+                           match=r"made by a newer DeID Studio \(schema 99\); this version reads up to 5"):
             Project.open(path, readonly=readonly)
     assert _pragma(path, "user_version") == 99
 
@@ -88,7 +89,7 @@ def test_v1_fixture_upgrades_with_verified_backup(tmp_path):
         assert proj.surrogate_get("p1", "PERSON", "Alex Quill") == "Sam Reed"
         assert proj.push_edit(note1, "ann1", "add_span", {"id": 1}) == 1   # v2 history works
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
-        assert upgraded[0].detail == {"from": 1, "to": 4, "backup": "old.deid.bak-v1"}
+        assert upgraded[0].detail == {"from": 1, "to": 5, "backup": "old.deid.bak-v1"}
         assert proj.add_plain_list("staff", ["SMITH"]) == 1                  # v3 lists work
         # v4: the shared Done of a note assigned to ann1 alone was ann1's.
         assert proj.status_seen_by(note1, "ann1") == "done"
@@ -107,7 +108,7 @@ def test_v2_fixture_upgrades_to_lists(tmp_path):
     shutil.copy(FIXTURE_V2, path)
     assert _pragma(path, "user_version") == 2
     with Project.open(path) as proj:
-        assert (proj.schema_version, proj.upgraded_from) == (4, 2)
+        assert (proj.schema_version, proj.upgraded_from) == (5, 2)
         note1 = proj.document_infos(search="note1")[0].id
         assert proj.gold_spans(note1) == [Span(11, 21, "PERSON"), Span(41, 48, "IDN")]
         assert [e.seq for e in proj.history(note1, "ann1")] == [1]     # v2 data kept
@@ -115,7 +116,7 @@ def test_v2_fixture_upgrades_to_lists(tmp_path):
         proj.add_list_entries("patients", [("p1", "last_name", "QUILL")])
         assert proj.list_counts() == {"patients": {"entries": 1, "patients": 1}}
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
-        assert upgraded[0].detail == {"from": 2, "to": 4, "backup": "v2.deid.bak-v2"}
+        assert upgraded[0].detail == {"from": 2, "to": 5, "backup": "v2.deid.bak-v2"}
     assert _pragma(tmp_path / "v2.deid.bak-v2", "user_version") == 2
     Project.create(tmp_path / "fresh.deid", []).close()
     assert _schema(path) == _schema(tmp_path / "fresh.deid")
@@ -130,7 +131,7 @@ def test_v3_fixture_upgrades_to_each_annotators_own_status(tmp_path):
     shutil.copy(FIXTURE_V3, path)
     assert _pragma(path, "user_version") == 3
     with Project.open(path) as proj:
-        assert (proj.schema_version, proj.upgraded_from) == (4, 3)
+        assert (proj.schema_version, proj.upgraded_from) == (5, 3)
         note1, note2 = (proj.document_infos(search=n)[0].id for n in ("note1", "note2"))
         # ann1 marked note1 done (their history says so); ann2 only labelled it.
         assert proj.status_seen_by(note1, "ann1") == "done"
@@ -143,11 +144,31 @@ def test_v3_fixture_upgrades_to_each_annotators_own_status(tmp_path):
             ["in_progress", "in_progress"]
         assert [e.seq for e in proj.history(note1, "ann1")] == [1, 2]
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
-        assert upgraded[0].detail == {"from": 3, "to": 4, "backup": "v3.deid.bak-v3"}
+        assert upgraded[0].detail == {"from": 3, "to": 5, "backup": "v3.deid.bak-v3"}
     assert _pragma(tmp_path / "v3.deid.bak-v3", "user_version") == 3
     Project.create(tmp_path / "fresh.deid", []).close()
     assert _schema(path) == _schema(tmp_path / "fresh.deid")
     assert _pragma(FIXTURE_V3, "user_version") == 3
+
+
+def test_v4_fixture_upgrades_to_suggestions_that_name_what_made_them(tmp_path):
+    from app.core.spans import Span
+    path = tmp_path / "v4.deid"
+    shutil.copy(FIXTURE_V4, path)
+    assert _pragma(path, "user_version") == 4
+    with Project.open(path) as proj:
+        assert (proj.schema_version, proj.upgraded_from) == (5, 4)
+        note2 = proj.document_infos(search="note2")[0].id
+        [old] = proj.span_records(note2, status="suggested")
+        assert (old.label, old.source, old.origin) == ("PHONE", "rule", None)
+        # (5, 17) is also a person's accepted span: a prediction never adds it again.
+        proj.replace_prediction(note2, {"rule": [Span(5, 9, "PHONE", origin="english-floor.v1: phone")]},
+                                None)
+        [new] = proj.span_records(note2, status="suggested")
+        assert new.origin == "english-floor.v1: phone"
+    Project.create(tmp_path / "fresh.deid", []).close()
+    assert _schema(path) == _schema(tmp_path / "fresh.deid")
+    assert _pragma(FIXTURE_V4, "user_version") == 4
 
 
 def test_failed_migration_leaves_file_unchanged(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ def test_create_open_reopen(tmp_path):
     with Project.create(path, PRESETS["paper"], language="es") as proj:
         doc = proj.add_document("n1", TEXT, spans=[PERSON], split="train",
                                 patient_id="P1", meta={"ward": 3})
-        assert proj.path == path and proj.schema_version == 4
+        assert proj.path == path and proj.schema_version == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.deid"]  # WAL, shm, lock gone
     with Project.open(path) as proj:
         assert proj.language == "es"

@@ -181,6 +181,10 @@ def test_a_training_run_refreshes_the_suggestions_of_the_next_notes(qtbot, setti
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # the next note to do
     shown_spans = spans_shown(w)
     assert shown_spans and all(s.startswith("? ") for s in shown_spans)
+    # Each suggestion says what made it: the model in words, a rule by its name.
+    model = w.editor.span_list.model()
+    tips = [model.data(model.index(r, 0), Qt.ToolTipRole) for r in range(model.rowCount())]
+    assert all(", found by " in tip for tip in tips)
     w.close()
 
 
