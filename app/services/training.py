@@ -659,16 +659,25 @@ def _starter_kept(selection, dev, objective: str):
                    rows=[starter, *[r for r in rows if r is not starter]], reason=reason)
 
 
-def raise_threshold(project, members: MemberStage, name: str, plan: RunPlan, starter=None,
-                    steps: Sequence[str] | None = None) -> tuple[dict | None, list | None]:
+def raise_threshold(project, members: MemberStage, name: str, plan: RunPlan, dev,
+                    starter=None, steps: Sequence[str] | None = None
+                    ) -> tuple[dict | None, list | None]:
     """Stage *threshold*: where the selected candidate ``name`` is a member
     with a threshold (the transformer), the threshold its dev output agrees
     with once written (`app.services.finishing.fit_threshold`: as the
     selection scored it, with the hospital lists, the fixed ``steps`` it
     kept and the ``starter``'s day-one spans). Returns ``(record, its dev
-    tags at the threshold kept)``; the tags are None where it keeps its own."""
+    tags at the threshold kept)``; the tags are None where it keeps its own.
+
+    Not on a ``dev`` (the `DevSet`) too small to trust (fewer identifiers
+    than ``MIN_TUNING_ENTITIES``): where the lists and the starter find a
+    dozen dev identifiers between them, every threshold hides as much, and
+    the member would be cut to its surest words on no evidence."""
+    from app.ensemble.specs import MIN_TUNING_ENTITIES
     from app.services.finishing import fit_threshold
 
+    if dev.n_entities < MIN_TUNING_ENTITIES:
+        return None, None
     floor = settler(project, starter)
     record, seqs = fit_threshold(name, members.retaggers.get(name), plan.split_dev, floor,
                                  None if steps is None else tuple(steps))
@@ -848,7 +857,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                                      {name: r.kind for name, r in members.records.items()})
         threshold = None
         if crossfit is None:
-            threshold, raised = raise_threshold(project, members, selection.best_name, plan,
+            threshold, raised = raise_threshold(project, members, selection.best_name, plan, dev,
                                                 starter, fixed_by_candidate.get(selection.best_name))
             if raised is not None:
                 candidates[selection.best_name] = raised

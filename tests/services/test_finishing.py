@@ -260,3 +260,27 @@ def test_the_predictor_tags_at_the_run_s_threshold_and_shows_the_member_at_its_o
     assert [THRESHOLD_TEXT[s.start:s.end] for s in out.spans] == ["Smith", "General"]
     assert [THRESHOLD_TEXT[s.start:s.end] for s in out.member_spans["m"]] == [
         "Smith", "General", "today"]
+
+
+def test_a_run_raises_the_threshold_only_on_a_dev_large_enough_to_trust(tmp_path):
+    from types import SimpleNamespace
+
+    from app.ensemble.specs import MIN_TUNING_ENTITIES
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.training import raise_threshold
+
+    dev = tagged_dev(THRESHOLD_TEXT, [Span(8, 13, "PERSON")])
+    read = Thresholded().retagger([(s.text, s.segment) for s in dev])
+    members, plan = SimpleNamespace(retaggers={"m": read}), SimpleNamespace(split_dev=dev)
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as project:
+        few = SimpleNamespace(n_entities=MIN_TUNING_ENTITIES - 1)
+        assert raise_threshold(project, members, "m", plan, few) == (None, None)
+        enough = SimpleNamespace(n_entities=MIN_TUNING_ENTITIES)
+        record, seqs = raise_threshold(project, members, "m", plan, enough)
+        # Written with the English floor, "General" and "today" are dropped
+        # at 0.5 already: 0.6 gains nothing, and a tie keeps the member's own.
+        assert [r["false"] for r in record["tried"]] == [0, 0, 0]
+        assert record["threshold"] == 0.5 and seqs is None
+        # A candidate that is no thresholded member keeps what it is.
+        assert raise_threshold(project, members, "voting[all]", plan, enough) == (None, None)
