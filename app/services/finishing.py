@@ -123,9 +123,10 @@ def fit_threshold(name: str, retagger, dev, settle: Settle | None = None,
     Why: the member tuned its threshold on its own output (strict F2), where
     a word found only at a low probability counts; once the lists, rules
     and the starter's floor are added, many of those words are found
-    anyway, and the low threshold adds only false ones. On a PhysioNet
-    fold's dev the written output hid the same identifier tokens from the
-    member's 0.769 up to 0.95 with 5 fewer false ones of 19."""
+    anyway, and the low threshold adds only false ones. On PhysioNet folds'
+    dev the written output hid the same 175 (365) identifier tokens from the
+    member's 0.769 up to 0.952 with 10 false ones instead of 15 (39 instead
+    of 51); 0.978 left 2 of the 365 in clear (BENCHMARKS.md, session 47)."""
     from app.eval.metrics import PRF, marked_tokens
     from app.core.tokenize import tokenize
 
