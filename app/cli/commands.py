@@ -299,6 +299,7 @@ def cmd_train(args) -> int:
             _print(note)
         r = train_project(project, cfg, progress=bar)
         used = active_run_id(project) == r.id
+        todo = sum(project.count_documents(status=status) for status in ("todo", "in_progress"))
     # The plain sentence first (issue 34 item 13); the experts' names and figures after it.
     _print(plain_choice(r, used=used))
     for note in ([r.device_note] if r.device_note else []) + r.notes:
@@ -320,6 +321,11 @@ def cmd_train(args) -> int:
         tok = row["token"]
         _print(f"{row['name']:<28} {row['precision']:8.3f} {row['recall']:6.3f} {row['f1']:6.3f}"
                f"  {tok['precision']:7.3f} {tok['recall']:6.3f}")
+    if used and todo:
+        # The window refreshes them itself; a script decides for itself when to.
+        _print(f"\n{count(todo, 'note')} to do, with the earlier model's suggestions: "
+               f"`deid preannotate {args.project} --limit 50` gives the next 50 in the queue "
+               "this model's")
     return 0
 
 

@@ -168,6 +168,16 @@ def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeyp
     plain = next(i for i, line in enumerate(lines) if line.startswith("The model used"))
     assert plain < min(i for i, line in enumerate(lines)
                        if line.startswith(("models: ", "trained ", "details: ")))
+    assert "preannotate" not in out                     # no note to do: nothing to refresh
+
+    # Notes still to do hold the earlier suggestions: the command that refreshes them is said.
+    from app.project import Project
+    with Project.open(proj) as project:
+        project.add_document("n1", "Seen by Ann Lee.")
+    assert run("train", proj) == 0
+    out = capsys.readouterr().out
+    assert (f"1 note to do, with the earlier model's suggestions: `deid preannotate {proj} "
+            "--limit 50`") in out
 
 
 def test_group_options_parse_into_named_member_sets():
