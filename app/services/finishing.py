@@ -132,21 +132,25 @@ def fit_threshold(name: str, retagger, dev, settle: Settle | None = None,
 
     if retagger is None or not retagger.higher:
         return None, None
+    own = retagger.at(retagger.threshold)
+    # Each dev note's tokens and gold identifiers' tokens, once for every threshold.
+    golds = []
+    for n in dev_notes(dev, own):
+        toks = tokenize(n["text"])
+        golds.append((toks, marked_tokens(toks, n["gold"]),
+                      [t for g in n["gold"] if (t := marked_tokens(toks, [g]))]))
 
     def score(seqs) -> tuple[PRF, int, set]:
         tokens, in_clear, hidden_gold = PRF(0, 0, 0), 0, set()
-        for k, n in enumerate(dev_notes(dev, seqs)):
+        for k, (n, (toks, gold, identifiers)) in enumerate(zip(dev_notes(dev, seqs), golds)):
             pred = settle(n["text"], n["pred"], steps) if settle is not None else n["pred"]
-            toks = tokenize(n["text"])
-            gold, hidden = marked_tokens(toks, n["gold"]), marked_tokens(toks, pred)
+            hidden = marked_tokens(toks, pred)
             tp = len(gold & hidden)
             tokens += PRF(tp, len(hidden) - tp, len(gold) - tp)
             hidden_gold |= {(k, i) for i in gold & hidden}
-            in_clear += sum(1 for g in n["gold"]
-                            if (mine := marked_tokens(toks, [g])) and not mine & hidden)
+            in_clear += sum(1 for mine in identifiers if not mine & hidden)
         return tokens, in_clear, hidden_gold
 
-    own = retagger.at(retagger.threshold)
     base_tokens, base_clear, base_hidden = score(own)
     best = (base_tokens.precision, retagger.threshold, own)
     tried = [{"threshold": retagger.threshold, "hidden": base_tokens.tp,

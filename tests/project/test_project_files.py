@@ -37,6 +37,24 @@ def _pragma(path: Path, name: str):
         db.close()
 
 
+def _copied(fixture: Path, tmp_path: Path, version: int) -> Path:
+    """A copy of an old-schema ``fixture`` (of schema ``version``) to upgrade."""
+    path = tmp_path / f"v{version}.deid"
+    shutil.copy(fixture, path)
+    assert _pragma(path, "user_version") == version
+    return path
+
+
+def _upgraded_as_new(path: Path, fixture: Path, version: int) -> None:
+    """``path``, upgraded from ``fixture``'s schema ``version``, kept a backup
+    of that version and has exactly a new project's schema; the fixture is
+    untouched."""
+    assert _pragma(path.with_name(f"{path.name}.bak-v{version}"), "user_version") == version
+    Project.create(path.with_name("fresh.deid"), []).close()
+    assert _schema(path) == _schema(path.with_name("fresh.deid"))
+    assert _pragma(fixture, "user_version") == version
+
+
 def test_non_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "notes.deid"
     path.write_bytes(b"this is not a database\n" * 200)
@@ -104,9 +122,7 @@ def test_v1_fixture_upgrades_with_verified_backup(tmp_path):
 
 
 def test_v2_fixture_upgrades_to_lists(tmp_path):
-    path = tmp_path / "v2.deid"
-    shutil.copy(FIXTURE_V2, path)
-    assert _pragma(path, "user_version") == 2
+    path = _copied(FIXTURE_V2, tmp_path, 2)
     with Project.open(path) as proj:
         assert (proj.schema_version, proj.upgraded_from) == (5, 2)
         note1 = proj.document_infos(search="note1")[0].id
@@ -117,19 +133,14 @@ def test_v2_fixture_upgrades_to_lists(tmp_path):
         assert proj.list_counts() == {"patients": {"entries": 1, "patients": 1}}
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
         assert upgraded[0].detail == {"from": 2, "to": 5, "backup": "v2.deid.bak-v2"}
-    assert _pragma(tmp_path / "v2.deid.bak-v2", "user_version") == 2
-    Project.create(tmp_path / "fresh.deid", []).close()
-    assert _schema(path) == _schema(tmp_path / "fresh.deid")
-    assert _pragma(FIXTURE_V2, "user_version") == 2
+    _upgraded_as_new(path, FIXTURE_V2, 2)
 
 
 def test_v3_fixture_upgrades_to_each_annotators_own_status(tmp_path):
     """Issue 34 item 14: in blind double annotation one Done status was
     shared, so the second annotator saw the first's Done. v4 gives each
     annotator theirs, read from what the older file holds."""
-    path = tmp_path / "v3.deid"
-    shutil.copy(FIXTURE_V3, path)
-    assert _pragma(path, "user_version") == 3
+    path = _copied(FIXTURE_V3, tmp_path, 3)
     with Project.open(path) as proj:
         assert (proj.schema_version, proj.upgraded_from) == (5, 3)
         note1, note2 = (proj.document_infos(search=n)[0].id for n in ("note1", "note2"))
@@ -145,17 +156,12 @@ def test_v3_fixture_upgrades_to_each_annotators_own_status(tmp_path):
         assert [e.seq for e in proj.history(note1, "ann1")] == [1, 2]
         upgraded = [e for e in proj.audit_entries() if e.event == "schema_upgraded"]
         assert upgraded[0].detail == {"from": 3, "to": 5, "backup": "v3.deid.bak-v3"}
-    assert _pragma(tmp_path / "v3.deid.bak-v3", "user_version") == 3
-    Project.create(tmp_path / "fresh.deid", []).close()
-    assert _schema(path) == _schema(tmp_path / "fresh.deid")
-    assert _pragma(FIXTURE_V3, "user_version") == 3
+    _upgraded_as_new(path, FIXTURE_V3, 3)
 
 
 def test_v4_fixture_upgrades_to_suggestions_that_name_what_made_them(tmp_path):
     from app.core.spans import Span
-    path = tmp_path / "v4.deid"
-    shutil.copy(FIXTURE_V4, path)
-    assert _pragma(path, "user_version") == 4
+    path = _copied(FIXTURE_V4, tmp_path, 4)
     with Project.open(path) as proj:
         assert (proj.schema_version, proj.upgraded_from) == (5, 4)
         note2 = proj.document_infos(search="note2")[0].id
@@ -166,9 +172,7 @@ def test_v4_fixture_upgrades_to_suggestions_that_name_what_made_them(tmp_path):
                                 None)
         [new] = proj.span_records(note2, status="suggested")
         assert new.origin == "english-floor.v1: phone"
-    Project.create(tmp_path / "fresh.deid", []).close()
-    assert _schema(path) == _schema(tmp_path / "fresh.deid")
-    assert _pragma(FIXTURE_V4, "user_version") == 4
+    _upgraded_as_new(path, FIXTURE_V4, 4)
 
 
 def test_failed_migration_leaves_file_unchanged(tmp_path, monkeypatch):
