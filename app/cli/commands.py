@@ -367,6 +367,9 @@ def cmd_evaluate(args) -> int:
         _print(f"of the {len(res.misses)} identifiers not found exactly, {visible} leave a word "
                f"visible; no other candidate finds {beyond} of them (annotate more notes like "
                f"those); the rest are hidden under another label or with other edges")
+    if res.made_by:
+        makers = "; ".join(f"{maker} {n}" for maker, n in res.false_hits_by_maker())
+        _print(f"the {len(res.made_by)} false hits (exactly) by what made them: {makers}")
     if res.together:
         t = res.together
         _print(f"every candidate together hides {t['token_recall']:.4f} of the identifier "

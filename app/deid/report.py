@@ -293,13 +293,15 @@ def render_html(report: Mapping[str, Any]) -> str:
     removed = ("<p>No identifier was found.</p>" if not label_rows else
                "<table><tr><th>Kind of identifier</th><th>What was done</th>"
                f"<th>Replaced</th><th>In notes</th></tr>{label_rows}</table>")
-    made_rows = "".join(f"<tr><td>{_e(k)}</td><td class='n'>{v}</td></tr>"
+    words = report.get("made_by_words") or {}
+    made_rows = "".join(f"<tr><td>{_e(words.get(k, k))}</td><td class='n'>{v}</td>"
+                        f"<td class='muted'>{_e(k)}</td></tr>"
                         for k, v in (report.get("made_by") or {}).items())
     if made_rows:
         # Who or what made the replacements: a person's annotation, the model, a member,
-        # a step or a rule (names, never text).
+        # a step or a rule (in words; their names, never text, for the experts).
         removed += ("<table><tr><th>Found by (a person, model, step or rule)</th>"
-                    f"<th>Spans</th></tr>{made_rows}</table>")
+                    f"<th>Spans</th><th>Name</th></tr>{made_rows}</table>")
     removed += _kept_section(report.get("kept_by") or {})
 
     suspects = [n for n in report["per_note"] if n.get("leaks")]

@@ -29,10 +29,9 @@ from app.gui.qt import (QAbstractItemView, QColor, QComboBox, QFont, QHBoxLayout
                         QWidget, Signal, Slot)
 from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
-from app.services.choice import model_words
+from app.services.choice import found_by, made_by, model_namer, model_words
 from app.services.prediction import predicts_by
-from app.services.previewing import (CorrectionSession, SpanInfo, found_by, model_namer,
-                                     predict_note, preview_note)
+from app.services.previewing import CorrectionSession, SpanInfo, predict_note, preview_note
 from app.services.settings import project_policy, store_locale, store_strategies
 from app.core.words import count
 
@@ -56,7 +55,7 @@ MIN_TEXT_SHOWN = 60
 
 def describe(info: SpanInfo, replacement: str, words=None) -> str:
     """Rich text for the info panel (the replacement, never the original);
-    ``words`` names a model in words (`previewing.model_namer`; by default
+    ``words`` names a model in words (`choice.model_namer`; by default
     with no run to name an ensemble's members), the names themselves are
     :func:`expert_names`."""
     words = words or (lambda name: model_words(None, name))
@@ -67,7 +66,7 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
     # A list's or a rule's find is no vote: no confidence, no "found by 0 of 3".
     maker = found_by(info.made_by)
     if info.origin == "model" and maker:
-        lines.append(f"Found by {_html(maker)}")
+        lines.append(f"Found by {_html(made_by(info.made_by, words))}")
         if info.annotation == "accepted":
             lines.append(f"Matches an accepted annotation{who}")
     elif info.origin == "model":
@@ -81,7 +80,7 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
     else:
         lines.append(f"Suggestion awaiting review{conf}")
     if info.made_by and not maker:
-        lines.append(f"Made by {_html(words(info.made_by))}")
+        lines.append(f"Made by {_html(made_by(info.made_by, words))}")
     if info.listed:
         lines.append("In the hospital lists: always replaced")
     if info.n_members:
@@ -460,9 +459,9 @@ class PreviewView(QWidget):
         self._show_info()
         self._update_buttons()
 
-    def _by(self, made_by: str) -> str:
+    def _by(self, by: str) -> str:
         """What made a span in words: a list, a rule, a step, or a model."""
-        return found_by(made_by) or self._words(made_by)
+        return made_by(by, self._words)
 
     def _paint(self) -> None:
         left, right = [], []

@@ -20,7 +20,7 @@ from typing import Callable
 from app.gui.qt import (QColor, QEvent, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor,
                         QTextEdit, QTextFormat, QToolTip, Qt, Signal)
 from app.project import SpanRecord
-from app.services.previewing import made_by
+from app.services.choice import made_by
 
 #: Background alpha of accepted spans and of (lighter) suggestions.
 ACCEPTED_ALPHA, SUGGESTED_ALPHA = 110, 45

@@ -32,6 +32,7 @@ from app.gui.workers import TaskRunner
 from app.services.choice import model_words, plain_choice
 from app.services.evaluating import dev_sample_note, evaluation_summary, stored_evaluation
 from app.services.finishing import finishing_summary
+from app.services.choice import made_by, model_namer
 from app.services.splits import assign_splits, split_offer
 from app.models.base import FIXED_KINDS
 from app.models.device import DeviceInfo
@@ -45,6 +46,9 @@ from app.core.words import count
 
 #: Columns of the results table (dev from the selection, test on request),
 #: by their experts' short names.
+#: The evaluation errors' columns: in "Detail", what a miss leaves visible or
+#: what made a false hit; the span in its context last.
+ERROR_COLUMNS = ("Error", "Label", "Note", "Detail", "Context")
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Peak MB")
 #: Each score's header ({} is Dev or Test: a word or two a line keep the
@@ -185,7 +189,8 @@ def _missed_in_words(missed: list, together: dict | None) -> str:
         return ""
     visible = [e for e in missed if e.visible]
     beyond = sum(e.elsewhere == 0 for e in visible)
-    out = (f"Of the missed, {len(visible)} leave words visible"
+    leave = "leaves" if len(visible) == 1 else "leave"
+    out = (f"Of the missed, {len(visible)} {leave} words visible"
            f" ({beyond} where no candidate finds them: annotate more notes like those)"
            if visible else "Every missed identifier is hidden under another label or edges")
     if together:
@@ -571,8 +576,12 @@ class TrainingView(QWidget):
         row.addWidget(self.eval_label, 1)
         lower = QSplitter(Qt.Horizontal)
         self.label_chart = BarChart("Per label, test (strict)")
-        self.error_table = QTableWidget(0, 5)
-        self.error_table.setHorizontalHeaderLabels(["Error", "Label", "Note", "Shown", "Context"])
+        self.error_table = QTableWidget(0, len(ERROR_COLUMNS))
+        self.error_table.setHorizontalHeaderLabels(list(ERROR_COLUMNS))
+        self.error_table.horizontalHeaderItem(ERROR_COLUMNS.index("Detail")).setToolTip(
+            "A miss: its words a reader of the output would still see.\n"
+            "A false hit: what made it (a rule you can switch off in Rules, the hospital "
+            "lists, a model).")
         self.error_table.verticalHeader().setVisible(False)
         self.error_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.error_table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -580,8 +589,9 @@ class TrainingView(QWidget):
         # show, the context the room left, but never less than its title
         # ("Contex" showed beside four columns of a default width).
         errors_header = self.error_table.horizontalHeader()
-        errors_header.setSectionResizeMode(4, QHeaderView.Stretch)
-        errors_header.setMinimumSectionSize(max(errors_header.sectionSizeHint(c) for c in range(5)))
+        errors_header.setSectionResizeMode(ERROR_COLUMNS.index("Context"), QHeaderView.Stretch)
+        errors_header.setMinimumSectionSize(max(errors_header.sectionSizeHint(c)
+                                                for c in range(len(ERROR_COLUMNS))))
         self.error_table.resizeColumnsToContents()
         self.error_table.setWordWrap(False)
         self.error_table.verticalHeader().setDefaultSectionSize(22)
@@ -1186,8 +1196,14 @@ class TrainingView(QWidget):
             {label: f"n={v['support']}" for label, v in summary["per_label"].items()})
         errors = summary["errors"]
         self.error_table.setRowCount(len(errors))
+        # What made a false hit, in words: a rule (which Rules can switch
+        # off), the hospital lists, a model of this run.
+        words = model_namer(self.project)
         for i, e in enumerate(errors):
-            cells = [e.kind, e.label, e.doc_name, e.shown(), f"…{e.before}[{e.span}]{e.after}…"]
+            maker = made_by(e.made_by, words)
+            detail = f"made by {maker}" if e.kind == "false hit" and maker else e.shown()
+            cells = [e.kind, e.label, e.doc_name, detail,
+                     f"…{e.before}[{e.span}]{e.after}…"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.UserRole, i)
@@ -1203,7 +1219,7 @@ class TrainingView(QWidget):
         widest = self.error_table.fontMetrics().horizontalAdvance("0" * 16)
         for c in (2, 3):
             header.resizeSection(c, min(header.sectionSize(c), widest))
-        header.setSectionResizeMode(4, QHeaderView.Stretch)
+        header.setSectionResizeMode(ERROR_COLUMNS.index("Context"), QHeaderView.Stretch)
 
     @Slot(QTableWidgetItem)
     def _on_error_activated(self, item: QTableWidgetItem) -> None:

@@ -312,6 +312,9 @@ def floor_spans(hits: Sequence[ListHit], labels: Mapping[str, str]) -> list[Span
 
 #: The origin of a span a hospital list's entry made.
 LISTED = "hospital lists"
+#: Between a span's origin and that of a find it was widened over
+#: (``"crf-balanced, widened by hospital lists"``).
+WIDENED = ", widened by "
 
 
 def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Span]:
@@ -371,7 +374,7 @@ def apply_floor(spans: Sequence[Span], floor: Sequence[Span],
         if covered >= f.end:
             continue
         merged = Span(min(f.start, hit[0].start), max(f.end, hit[-1].end), hit[0].label,
-                      hit[0].confidence, f"{hit[0].origin or 'model'}, widened by {f.origin}")
+                      hit[0].confidence, f"{hit[0].origin or 'model'}{WIDENED}{f.origin}")
         for j in reversed(idx):
             del out[j], keys[j]
         insert(merged)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from app.core.words import count
+from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES, WIDENED
+from app.services.finishing import EDGE_WORDS, PROPAGATION, WORDED
 from app.services.runs import TrainedRun, active_run_id, set_active_run
 
 #: Each kind of member in words a person reads (its name stays in the details).
@@ -223,3 +225,49 @@ def steps_not_run(project) -> dict[str, str]:
         out[step] = (f"the model in use does not run this step: on your dev notes it made the "
                      f"output worse{figures}; train again after annotating more to try it again")
     return out
+
+
+def made_by(origin: str | None, words=None) -> str | None:
+    """What made a span (``Span.origin``) in plain words: the hospital lists,
+    a rule by its name, a step, else the model named by ``words`` (default:
+    a member or a vote of several without a run, `model_words`); a
+    span widened over another's find says both ("a word-pattern model,
+    widened over what the starter model found"). None when nothing is named."""
+    if not origin:
+        return None
+    if words is None:
+        words = lambda name: model_words(None, name)  # noqa: E731
+    first, *widened = origin.split(WIDENED)
+    said = found_by(first) or words(first)
+    return said + "".join(f", widened over what {found_by(w) or words(w)} found"
+                          for w in widened)
+
+
+def found_by(made_by: str | None) -> str | None:
+    """What made a span, in plain words, when it was not a model: the
+    hospital lists, a rule by its name, a step after the vote (``made_by``
+    is ``Span.origin``); ``None`` for a model, the vote or one of its
+    members (then the members say who found it)."""
+    if not made_by:
+        return None
+    head, _, rule = made_by.split(WIDENED)[0].partition(": ")
+    steps = {LISTED: "the hospital lists", "lists": "the hospital lists",
+             "rules": "the rules", SHAPES: f"the rule “{rule}”",
+             NAME_COMPLETION: f"the rule “{rule}”, which completes a name",
+             PROPAGATION: "the same words marked elsewhere in the note",
+             WORDED: "the cut to whole words", EDGE_WORDS: "the trim of edge words"}
+    return steps.get(head)
+
+
+def model_namer(project):
+    """A function naming what found a span (the active run's candidate, one
+    of its members, the starter model) in the words a person reads
+    (:func:`model_words`: "a word-pattern model" for
+    ``crf-balanced``); the names themselves are for the experts' details."""
+    from app.errors import UserError
+    from app.services.runs import active_run
+    try:
+        run = active_run(project)
+    except UserError:
+        run = None                  # the starter or the rules: their names need no run
+    return lambda name: model_words(run, name)

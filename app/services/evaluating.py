@@ -20,6 +20,9 @@ little more than the selected model alone.
     fixed_steps           the floor's fixed steps run after the model (its dev kept
                           them); null: every one (a run from before they were chosen)
     evaluation            the model's report, app.eval.report (deid.evaluation/1)
+    false_hits_made_by    per strict false positive of ``evaluation`` (same order):
+                          what made it (``Span.origin``: a member, a rule, the
+                          hospital lists, a step), null when unknown
     misses                per strict false negative of ``evaluation`` (same order):
                           {visible, words, elsewhere}: its words (tokens with a
                           letter or digit) the model leaves visible, all its
@@ -40,7 +43,7 @@ fixed steps each one's dev kept: app.services.training.settle_candidates).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.core.bio import tags_to_spans
 from app.core.progress import Progress, ProgressFn, no_progress
@@ -63,6 +66,9 @@ class EvaluationResult:
     fixed_steps: list[str] | None = None   # the floor's fixed steps kept (None: every one)
     misses: list[dict] = field(default_factory=list)   # per strict miss: `miss_visibility`
     together: dict | None = None   # every candidate together (`together`); None without the table
+    # Per strict false positive of ``report`` (same order): what made it
+    # (``Span.origin``: a member, a rule, the lists, a step), None if unknown.
+    made_by: list[str | None] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
@@ -70,7 +76,17 @@ class EvaluationResult:
                 "propagated_labels": self.propagated, "fill_rules": self.filled,
                 "fixed_steps": self.fixed_steps,
                 "evaluation": self.report.to_dict(), "misses": self.misses,
+                "false_hits_made_by": self.made_by,
                 "together": self.together, "candidates": self.table}
+
+    def false_hits_by_maker(self) -> list[tuple[str, int]]:
+        """The strict false positives counted by what made them, in plain
+        words (`app.services.choice.made_by`), most first."""
+        from collections import Counter
+
+        from app.services.choice import made_by
+        counts = Counter(made_by(origin) or "unknown" for origin in self.made_by)
+        return counts.most_common()
 
     def visible_misses(self) -> tuple[int, int]:
         """Strict misses that leave a word visible, and of them those whose
@@ -114,10 +130,11 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
     segs = [segment(t) for t in texts]
     items = [(t, s) for t, ss in zip(texts, segs) for s in ss]
 
-    def to_spans(seqs) -> list[list]:
+    def to_spans(seqs, origin: str) -> list[list]:
+        # Each span names what made it, as the predictor's do.
         out, k = [], 0
         for ss in segs:
-            out.append([sp for seg, seq in zip(ss, seqs[k:k + len(ss)])
+            out.append([replace(sp, origin=origin) for seg, seq in zip(ss, seqs[k:k + len(ss)])
                         for sp in tags_to_spans(seg.tokens, seq.tags, seq.confidences)])
             k += len(ss)
         return out
@@ -137,8 +154,8 @@ def candidate_spans(project, run, texts: list[str], *, name: str, every: bool = 
         starter = getattr(pred, "starter", None)
         if starter is not None:
             starter.read(texts, patients)
-    raw_by = {c: to_spans(seqs) for c, seqs in candidates.items()}
-    helpers = {m: to_spans(outputs[m]) for m in {m for m, _ in rules}}
+    raw_by = {c: to_spans(seqs, c) for c, seqs in candidates.items()}
+    helpers = {m: to_spans(outputs[m], m) for m in {m for m, _ in rules}}
     spans_by = {}
     for c, raw in raw_by.items():
         if c == name:
@@ -233,6 +250,7 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     others = [sp for c, sp in spans_by.items() if c != name and not c.endswith(RAW)] \
         if table else None
     misses = miss_visibility(texts, report.false_negatives, spans_by[name], others)
+    made_by = false_hit_makers(report.false_positives, spans_by[name])
     joint = None
     if table:
         for c, spans in table_candidates(spans_by, name).items():
@@ -245,7 +263,18 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     return EvaluationResult(run.id, name, split, report, rows, run.selection,
                             run.propagation_labels(name), [list(r) for r in run.fill_rules(name)],
                             None if (steps := run.fixed_steps(name)) is None else list(steps),
-                            misses, joint)
+                            misses, joint, made_by)
+
+
+def false_hit_makers(false_positives, spans: list[list]) -> list[str | None]:
+    """For each strict false positive ``(note, start, end, label)``, the
+    origin of the predicted span it is (None when none matches)."""
+    by_note: dict[int, dict] = {}
+    out = []
+    for note, start, end, label in false_positives:
+        keyed = by_note.setdefault(note, {s.key: s.origin for s in spans[note]})
+        out.append(keyed.get((start, end, label)))
+    return out
 
 
 def render_table(rows: list[dict], selected: str) -> str:
@@ -281,6 +310,8 @@ class ErrorRow:
     # (`miss_visibility`); None for a false hit or an evaluation kept before.
     visible: int | None = None
     elsewhere: int | None = None
+    # A false hit's maker (``Span.origin``); None for a miss or when unknown.
+    made_by: str | None = None
 
     def shown(self) -> str:
         """What a miss leaves for a reader, in words ("" for a false hit)."""
@@ -299,9 +330,12 @@ class ErrorRow:
 
 
 def error_rows(project, errors: dict, split: str, context: int = 30,
-               misses: list[dict] | None = None) -> list[ErrorRow]:
+               misses: list[dict] | None = None,
+               made_by: list[str | None] | None = None) -> list[ErrorRow]:
     """Evaluation errors (``report.to_dict()['errors']``), missed ones first;
-    ``misses`` (`miss_visibility`, in the order of the false negatives) say
+    ``made_by`` (`false_hit_makers`, in the order of the false positives)
+    says what made each false hit; ``misses`` (`miss_visibility`, in the
+    order of the false negatives) say
     what each miss leaves visible, and order them for a reviewer: those
     whose visible words no candidate finds first (annotate more like them),
     then those another candidate hides, then those hidden under another
@@ -318,9 +352,10 @@ def error_rows(project, errors: dict, split: str, context: int = 30,
         for k, (note, start, end, label) in enumerate(errors.get(key, [])):
             doc = docs[note]
             seen = misses[k] if kind == "missed" and misses else {}
+            maker = made_by[k] if kind == "false hit" and made_by else None
             rows.append(_error_row(kind, int(doc.name), names.get(int(doc.name), doc.name),
                                    doc.text, start, end, label, context,
-                                   seen.get("visible"), seen.get("elsewhere")))
+                                   seen.get("visible"), seen.get("elsewhere"), maker))
     return sorted(rows, key=_review_order)      # stable: note order within a group
 
 
@@ -334,11 +369,11 @@ def _review_order(row: ErrorRow) -> int:
 
 def _error_row(kind: str, doc_id: int, name: str, text: str, start: int, end: int, label: str,
                context: int = 30, visible: int | None = None,
-               elsewhere: int | None = None) -> ErrorRow:
+               elsewhere: int | None = None, made_by: str | None = None) -> ErrorRow:
     return ErrorRow(kind, doc_id, name, start, end, label,
                     text[max(0, start - context):start].replace("\n", " "),
                     text[start:end].replace("\n", " "),
-                    text[end:end + context].replace("\n", " "), visible, elsewhere)
+                    text[end:end + context].replace("\n", " "), visible, elsewhere, made_by)
 
 
 def evaluation_summary(project, split: str = "test") -> dict:
@@ -359,12 +394,13 @@ def evaluation_summary(project, split: str = "test") -> dict:
                "micro": report["micro"]["strict"],
                "token": report["micro"]["token"],
                "privacy": report["privacy"],
-               "errors": error_rows(project, report["errors"], split, misses=result.misses),
+               "errors": error_rows(project, report["errors"], split, misses=result.misses,
+                                    made_by=result.made_by),
                "together": result.together}
     if not project.readonly:
         kept = {k: v for k, v in summary.items() if k != "errors"}
-        kept["errors"] = [[e.kind, e.doc_id, e.start, e.end, e.label, e.visible, e.elsewhere]
-                          for e in summary["errors"]]
+        kept["errors"] = [[e.kind, e.doc_id, e.start, e.end, e.label, e.visible, e.elsewhere,
+                           e.made_by] for e in summary["errors"]]
         project.set_setting(EVALUATION_KEY, kept)
     return summary
 
@@ -381,7 +417,8 @@ def stored_evaluation(project) -> dict | None:
         return None
     errors = []
     texts: dict[int, tuple[str, str]] = {}
-    for kind, doc_id, start, end, label, *seen in kept["errors"]:   # kept before: no seen
+    # Kept before: no seen (visible, elsewhere), no maker.
+    for kind, doc_id, start, end, label, *seen in kept["errors"]:
         if doc_id not in texts:
             try:
                 doc = project.document(doc_id)

@@ -17,7 +17,6 @@ from app.core.prediction import left_in_clear
 from app.core.spans import Span
 from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES
 from app.services.editing import AnnotationSession, Edit, state_of
-from app.services.finishing import EDGE_WORDS, PROPAGATION, WORDED
 from app.services.redaction import document_spans, preview_document
 from app.services.settings import store_locale, store_strategies  # noqa: F401
 
@@ -40,32 +39,6 @@ def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span
             if not any(p.start < g.end and g.start < p.end for p in predicted)]
 
 
-def made_by(origin: str | None) -> str | None:
-    """What made a span (``Span.origin``) in plain words: the hospital lists,
-    a rule by its name, a step, else the model named (a member or a vote of
-    several, `choice.model_words`); None when nothing is named."""
-    if not origin:
-        return None
-    from app.services.choice import model_words
-    return found_by(origin) or model_words(None, origin)
-
-
-def found_by(made_by: str | None) -> str | None:
-    """What made a span, in plain words, when it was not a model: the
-    hospital lists, a rule by its name, a step after the vote (``made_by``
-    is ``Span.origin``); ``None`` for a model, the vote or one of its
-    members (then the members say who found it)."""
-    if not made_by:
-        return None
-    head, _, rule = made_by.partition(": ")
-    steps = {LISTED: "the hospital lists", "lists": "the hospital lists",
-             "rules": "the rules", SHAPES: f"the rule “{rule}”",
-             NAME_COMPLETION: f"the rule “{rule}”, which completes a name",
-             PROPAGATION: "the same words marked elsewhere in the note",
-             WORDED: "the cut to whole words", EDGE_WORDS: "the trim of edge words"}
-    return steps.get(head)
-
-
 #: The heads of ``Span.origin`` that name no model: the hospital lists and
 #: the rules (a step after the vote, the propagation or the trim, works on a
 #: model's spans and stays the model's).
@@ -78,21 +51,6 @@ def suggestion_source(span: Span) -> str:
     day-one suggestions are), ``"model"`` otherwise."""
     head = (span.origin or "").partition(": ")[0]
     return "rule" if head in RULE_MADE else "model"
-
-
-def model_namer(project):
-    """A function naming what found a span (the active run's candidate, one
-    of its members, the starter model) in the words a person reads
-    (:func:`app.services.choice.model_words`: "a word-pattern model" for
-    ``crf-balanced``); the names themselves are for the experts' details."""
-    from app.errors import UserError
-    from app.services.choice import model_words
-    from app.services.runs import active_run
-    try:
-        run = active_run(project)
-    except UserError:
-        run = None                  # the starter or the rules: their names need no run
-    return lambda name: model_words(run, name)
 
 
 @dataclass

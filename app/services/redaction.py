@@ -277,6 +277,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                                 "date_order": f"{date_order} ({date_order_source})"},
                                {"total_s": round(seconds, 3)}, __version__)
     report_data["coverage"] = label_coverage(project, policy)
+    report_data["made_by_words"] = maker_words(project, report_data["made_by"])
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
                            "naming": naming, "workers": summary.workers,
                            "redone": sum(summary.redone().values())})
@@ -289,6 +290,15 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             f"({exc.strerror or type(exc).__name__}); run again with another "
                             f"--report: finished notes are kept") from None
     return summary, report_data
+
+
+def maker_words(project, made_by: dict[str, int]) -> dict[str, str]:
+    """Each name a report counts replacements under (``Span.origin``: a
+    model, a rule, the lists, a person) in the words a privacy officer reads
+    (`app.services.choice.made_by`); the report keeps the names too."""
+    from app.services.choice import made_by as words_of, model_namer
+    words = model_namer(project)
+    return {origin: words_of(origin, words) or origin for origin in made_by}
 
 
 def report_paths(report_path: str | None) -> tuple[Path, Path] | None:
@@ -441,6 +451,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                                 "rules_only": rules_only, "source": "project documents"},
                                {"total_s": round(seconds, 3)}, __version__)
     report_data["coverage"] = label_coverage(project, policy)
+    report_data["made_by_words"] = maker_words(project, report_data["made_by"])
     project.log("export_redacted", {"notes": len(summary.notes), "strategy": policy.default,
                                     "naming": naming, "redone": sum(summary.redone().values())})
     if report_files is not None:

@@ -197,13 +197,14 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
     from app.core.tokenize import tokenize
     from app.services.predictor import Predictor
     shown = view.error_table.horizontalHeaderItem(3).text()
-    assert shown == "Shown"
+    assert shown == "Detail"
     with Predictor.from_project(project) as predictor:
         for i, e in enumerate(errors):
-            assert view.error_table.item(i, 3).text() == e.shown()
             if e.kind != "missed":
-                assert e.visible is None
+                assert e.visible is None and e.made_by
+                assert view.error_table.item(i, 3).text().startswith("made by ")
                 continue
+            assert view.error_table.item(i, 3).text() == e.shown()
             text = project.document(e.doc_id).text
             out = predictor.predict([text])[0].spans
             words = [t for t in tokenize(text) if e.start <= t.start and t.end <= e.end
@@ -216,7 +217,8 @@ def test_evaluate_on_test_fills_table_chart_and_errors(trained, qtbot):
               for e in errors if e.kind == "missed"]
     assert groups == sorted(groups)
     visible = [e for e in errors if e.kind == "missed" and e.visible]
-    assert (f"Of the missed, {len(visible)} leave words visible" if visible else
+    leave = "leaves" if len(visible) == 1 else "leave"
+    assert (f"Of the missed, {len(visible)} {leave} words visible" if visible else
             "Every missed identifier is hidden") in view.eval_label.text()
     assert "every candidate together would hide" in view.eval_label.text()
     privacy = summary["privacy"]

@@ -55,3 +55,38 @@ def test_a_miss_says_which_words_stay_visible_and_whether_another_candidate_hide
     gold_tokens = 2 + 6 + 3           # Ann Lee | ( 617 ) 555 - 0100 | 3 / 4
     assert joint["token_recall"] == (gold_tokens - 1) / gold_tokens
     assert joint["token_precision"] == 1.0
+
+
+def test_a_false_hit_names_what_made_it_in_the_cli_json_and_the_kept_evaluation(tmp_path, capsys):
+    """An engineer reading the false hits learns which rule, list or model
+    made each (what to switch off or annotate more of), and the evaluation
+    kept for the Results tab after a restart says it too."""
+    import json
+
+    from app.project import Project
+    from app.services.evaluating import evaluation_summary, stored_evaluation
+    path = make_project(tmp_path / "p.deid", n=15)
+    text = "Seen on the ward. Call 617-555-0100 with results."          # no gold span
+    with Project.open(path) as p:
+        note = p.add_document("extra", text, split="test", status="done")
+    assert main(["-q", "train", str(path), "--models", "rules", "--budget", "quick"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "eval.json"
+    assert main(["evaluate", str(path), "--json", str(out)]) == 0
+    said = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    fps = data["evaluation"]["errors"]["false_positives"]
+    assert len(data["false_hits_made_by"]) == len(fps) >= 1
+    phone = text.index("617")
+    made = [m for (doc, start, end, label), m in zip(fps, data["false_hits_made_by"])
+            if start == phone]
+    assert made == ["rules"]
+    line = next(l for l in said.splitlines() if "false hits (exactly) by what made them" in l)
+    assert "the rules " in line and "617" not in line
+    with Project.open(path) as p:
+        summary = evaluation_summary(p)
+        row = next(e for e in summary["errors"] if e.doc_id == note and e.start == phone)
+        assert row.kind == "false hit" and row.made_by == "rules"
+        kept = next(e for e in stored_evaluation(p)["errors"]
+                    if e.doc_id == note and e.start == phone)
+        assert kept.made_by == "rules"

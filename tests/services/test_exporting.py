@@ -91,3 +91,27 @@ def test_the_report_names_a_persons_annotations_and_the_projects_labels(tmp_path
     by_model = {(s["kind"], s["category"]) for n in report["per_note"] for s in n["suspicions"]
                 if s["kind"] in ("unsure", "model")}
     assert ("unsure", "LOCATION") in by_model and {c for _, c in by_model} <= labels
+
+
+def test_the_report_says_in_words_what_made_the_replacements(tmp_path):
+    """A privacy officer reads "the shipped starter model" and "the rule
+    “phone”", not member and step names; the names stay for the experts."""
+    import shutil
+    from pathlib import Path
+    from app.core.labels import PRESETS
+    from app.deid.report import render_html
+    from app.services.importing import import_path
+    from app.services.redaction import redact_project
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample" / "notes"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    shutil.copy(sample / "P0001_note_0001.txt", notes)                     # no annotation
+    with Project.create(tmp_path / "d.deid", list(PRESETS["paper"])) as p:
+        import_path(p, notes)
+        _, report = redact_project(p, tmp_path / "out", workers=1)
+    words = report["made_by_words"]
+    assert set(words) == set(report["made_by"]) and words
+    assert all(w and ".v1" not in w and "-balanced" not in w for w in words.values())
+    assert "the shipped starter model" in " ".join(words.values())
+    page = render_html(report)
+    assert "the shipped starter model" in page and "<th>Name</th>" in page

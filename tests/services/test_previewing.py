@@ -102,3 +102,16 @@ def test_the_preview_names_the_rule_behind_a_replacement_and_behind_a_span_kept_
     text = describe(info, "<**IDN**>")
     assert "Found by the rule “mrn”" in text and "confidence" not in text
     assert shown.vetoed == [(name, "vetoes.v1: ordinary-words")]
+
+
+def test_what_made_a_span_reads_in_words_with_each_find_it_was_widened_over():
+    from app.services.choice import made_by
+    assert made_by("english-floor.v1: phone") == "the rule “phone”"
+    assert made_by("hospital lists") == "the hospital lists"
+    assert made_by("starter model") == "the shipped starter model"
+    assert made_by("crf-balanced, widened by hospital lists, widened by english-floor.v1: date") \
+        == (made_by("crf-balanced") + ", widened over what the hospital lists found, widened "
+            "over what the rule “date” found")
+    assert made_by("crf-balanced, widened by starter model", words=str.upper) == \
+        "CRF-BALANCED, widened over what STARTER MODEL found"
+    assert made_by(None) is None and made_by("") is None

@@ -93,11 +93,11 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: t.eval_label.text().startswith("Test notes: "), timeout=90000)
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
     assert all(test_f1)
-    # Each miss says what it leaves visible, in words, in the errors' "Shown" column.
+    # Each miss says what it leaves visible, in words, in the errors' "Detail" column.
     what_misses_show = [t.error_table.item(r, 3).text() for r in range(t.error_table.rowCount())
                         if t.error_table.item(r, 0).text() == "missed"]
     assert all(s.startswith("hidden") or " visible; " in s for s in what_misses_show)
-    assert t.error_table.horizontalHeaderItem(3).text() == "Shown"
+    assert t.error_table.horizontalHeaderItem(3).text() == "Detail"
     log = t.log.toPlainText()
     assert "Cancel requested" in log
     from app.gui.qt import QScrollArea

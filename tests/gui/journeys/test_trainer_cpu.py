@@ -288,7 +288,13 @@ def test_the_errors_show_every_title_and_their_context(qtbot, settings, monkeypa
     # What a miss shows is long ("1 word visible; another candidate hides
     # it"): whole in its tooltip, and the context keeps its room.
     assert cut_titles(errors) == []
-    shown_column = next(c for c in range(5) if errors.horizontalHeaderItem(c).text() == "Shown")
+    titles = [errors.horizontalHeaderItem(c).text() for c in range(errors.columnCount())]
+    shown_column = titles.index("Detail")
     assert all(errors.item(r, shown_column).toolTip() == errors.item(r, shown_column).text()
                for r in range(errors.rowCount()))
+    # Each false hit says what made it, in words (a rule, the lists, a model).
+    made = {errors.item(r, shown_column).text() for r in range(errors.rowCount())
+            if errors.item(r, 0).text() == "false hit"}
+    assert made and all(m.startswith("made by ") for m in made)
+    assert not any("-balanced" in m or ".v1" in m for m in made)          # in words
     screenshot(w, "training_results_errors")
