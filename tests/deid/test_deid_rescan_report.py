@@ -345,3 +345,39 @@ def test_times_in_the_report_read_as_a_person_reads_them():
     assert when("2026-11-30T19:28:57+02:00") == "2026-11-30 17:28 UTC"
     assert when("2026-11-26T20:00:00") == "2026-11-26 20:00"
     assert when("not a time") == "not a time"
+
+
+def test_the_report_calls_a_kind_protected_only_where_the_scan_suspects_none_left():
+    """A walkthrough's export left 816 dates suspected in clear (the
+    sample's annotators mark only birth dates, so the model learned to leave
+    dates), while the report said in green that every Safe Harbor kind had a
+    label and listed dates "protected by DATE"."""
+    from app.deid.coverage import coverage
+    from app.deid.report import render_html
+    from dataclasses import asdict
+    rows = [asdict(r) for r in coverage(["NAME", "DATE", "ID", "CONTACT", "LOCATION", "AGE"])]
+    suspicion = {"kind": "model", "category": "DATE", "start": 3, "end": 8}
+    report = {"generated_at": "2026-11-30T17:00:00", "tool": {"name": "DeID Studio",
+                                                              "version": "1"},
+              "totals": {"notes_done": 2, "notes_resumed": 0, "spans": 40, "notes_bad": 0,
+                         "notes_failed": 0, "notes_leak": 0, "leaks": 3, "notes_with_leaks": 2},
+              "per_label": {"NAME": {"spans": 30, "notes": 2}, "DATE": {"spans": 10, "notes": 1}},
+              "per_note": [{"note": "a.txt", "leaks": 2, "status": "done", "spans": 20,
+                            "reason": "", "labels": {}, "strategies": {},
+                            "suspicions": [suspicion, {**suspicion, "category": "date"}]},
+                           {"note": "b.txt", "leaks": 1, "status": "done", "spans": 20,
+                            "reason": "", "labels": {}, "strategies": {},
+                            "suspicions": [suspicion]}],
+              "coverage": rows}
+    page = render_html(report)
+    assert "suspects none of them left in clear" not in page and "class='ok'>Every kind" not in page
+    assert ("the leak scan suspects some kinds the labels cover were left in clear: DATE: 3 "
+            "suspected in 2 notes, 10 replaced.") in page
+    assert "<th>Replaced here</th><th>Suspected in clear</th>" in page
+    # No suspicion at all: then, and only then, the kinds are said covered in green.
+    for n in report["per_note"]:
+        n["suspicions"], n["leaks"] = [], 0
+    page = render_html(report)
+    assert ("class='ok'>Every kind of the HIPAA Safe Harbor list that notes can hold has a "
+            "label, and the leak scan suspects none of them left in clear.") in page
+    assert "A label protects only what the model marks" not in page
