@@ -37,11 +37,16 @@ class ImportSummaryDialog(QDialog):
         self.resize(620, 360)
         layout = QVBoxLayout(self)
         imported = count(summary.imported, "note").split(" ", 1)
-        text = (f"<b>{imported[0]}</b> {imported[1]} imported with "
-                f"{count(summary.spans, 'annotated span')} · "
-                f"{count(summary.duplicates, 'duplicate')} skipped · "
-                f"{count(len(summary.problems), 'file')} left out · "
-                f"{count(len(summary.warnings), 'warning')} · {summary.seconds:.1f} s")
+        # Only what happened: "0 warnings" read as all clear above a warning.
+        parts = [f"<b>{imported[0]}</b> {imported[1]} imported with "
+                 f"{count(summary.spans, 'annotated span')}"]
+        if summary.duplicates:
+            parts.append(f"{count(summary.duplicates, 'duplicate')} skipped")
+        if summary.problems:
+            parts.append(f"{count(len(summary.problems), 'file')} left out")
+        if summary.warnings:
+            parts.append(f"{count(len(summary.warnings), 'note')} read with a warning")
+        text = " · ".join(parts + [f"{summary.seconds:.1f}&nbsp;s"])
         if getattr(summary, "labels_mapped", None):
             text += "<br>Filed under the project's labels: " + ", ".join(
                 f"{html.escape(a)} → {html.escape(b)} ({count(n, 'span')})"

@@ -70,7 +70,7 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
         if info.annotation == "accepted":
             lines.append(f"Matches an accepted annotation{who}")
     elif info.origin == "model":
-        lines.append(f"Model prediction{conf}")
+        lines.append(f"{'Replaced since day one' if info.day_one else 'Model prediction'}{conf}")
         if info.annotation == "accepted":
             lines.append(f"Matches an accepted annotation{who}")
         elif info.annotation == "suggested":
@@ -90,6 +90,11 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
         if info.members:
             lines.append(f"{'Also found' if maker else 'Found'} exactly by {len(info.members)} of "
                          f"{readers}: {_names(info.members, words)}")
+        elif info.day_one:
+            # Not a join of what the models found: the starter's floor kept it.
+            lines.append(f"None of {readers} found exactly these words: the shipped starter "
+                         f"model replaced them before any training, and what day one replaced "
+                         f"stays replaced (Train › Keep what day one replaced)")
         elif maker:
             lines.append(f"None of {readers} found it")
         else:

@@ -67,6 +67,9 @@ class SpanInfo:
     n_members: int = 0
     listed: bool = False                   # a hospital list hit: always replaced
     made_by: str | None = None             # the candidate, member, step or rule (Span.origin)
+    # A trained model's span that the starter model found on day one (the
+    # starter's floor: what day one replaced stays replaced), not the model.
+    day_one: bool = False
 
     @property
     def key(self) -> tuple[int, int, str]:
@@ -89,8 +92,12 @@ class SpanInfo:
 def span_infos(project, doc_id: int, span_map, prediction=None,
                mode: str = "model") -> list[SpanInfo]:
     """A :class:`SpanInfo` per replacement: provenance and member support."""
+    from app.lists.floor import WIDENED
+    from app.services.prediction import predicts_by
+    from app.services.starter import STARTER_NAME
     records = {r.span.key: r for r in project.span_records(doc_id) if r.status != "rejected"}
     predicted = {s.key: s for s in prediction.spans} if prediction is not None else {}
+    trained = bool(predicted) and predicts_by(project) == "model"
     members = prediction.member_spans if prediction is not None else {}
     infos = []
     for m in span_map:
@@ -103,8 +110,10 @@ def span_infos(project, doc_id: int, span_map, prediction=None,
         else:
             origin = "accepted" if annotation == "accepted" else "suggestion"
             confidence = r.confidence if r is not None else None
+        made_by = p.origin if origin == "model" and p is not None else None
         info = SpanInfo(m, origin, annotation, confidence, r.annotator if r else None,
-                        made_by=p.origin if origin == "model" and p is not None else None)
+                        made_by=made_by, day_one=trained and made_by is not None
+                        and made_by.split(WIDENED)[0] == STARTER_NAME)
         probe = Span(m.in_start, m.in_end, m.label)
         for name, spans in sorted(members.items()):
             if key in {s.key for s in spans}:

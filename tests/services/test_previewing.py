@@ -115,3 +115,34 @@ def test_what_made_a_span_reads_in_words_with_each_find_it_was_widened_over():
     assert made_by("crf-balanced, widened by starter model", words=str.upper) == \
         "CRF-BALANCED, widened over what STARTER MODEL found"
     assert made_by(None) is None and made_by("") is None
+
+
+def test_a_span_the_starter_kept_from_day_one_says_so_not_that_the_models_joined_it(
+        tmp_path, monkeypatch):
+    """A walkthrough read "Model prediction / Made by the shipped starter
+    model / None of the 5 models that read the note found exactly these
+    words; what they found around them was joined into this span" for a
+    place the starter's floor kept after training."""
+    import app.services.prediction as prediction_service
+    from app.core.prediction import Prediction
+    from app.gui.preview_view import describe
+    from app.services.starter import STARTER_NAME
+    p, doc = _project(tmp_path)
+    mrn = TEXT.index("1234567")
+    kept = Span(mrn, mrn + 7, "IDN", 0.96, STARTER_NAME)
+    members = {"crf-balanced": [], "rules": [Span(mrn - 4, mrn + 7, "IDN")]}
+    prediction = Prediction([kept], member_spans=members)
+    with p:
+        monkeypatch.setattr(prediction_service, "predicts_by", lambda project: "model")
+        info = next(i for i in preview_note(p, doc, project_policy(p), "model",
+                                            prediction).infos if i.mapped.label == "IDN")
+        assert info.day_one and info.made_by == STARTER_NAME
+        text = describe(info, "<**IDN**>")
+        assert "Replaced since day one, confidence 0.96" in text
+        assert "the shipped starter model replaced them before any training" in text
+        assert "joined" not in text and "Model prediction" not in text
+        # Before any training the starter is the model: no day one to keep.
+        monkeypatch.setattr(prediction_service, "predicts_by", lambda project: "starter")
+        info = next(i for i in preview_note(p, doc, project_policy(p), "model",
+                                            prediction).infos if i.mapped.label == "IDN")
+        assert not info.day_one and "Model prediction" in describe(info, "<**IDN**>")

@@ -36,7 +36,8 @@ def test_imported_labels_reach_preview_and_warnings_are_shown(qtbot, settings, t
     added = {label.name for label in w.project.labels()} - before
     assert "PERSON" in added and "New labels: " in dialog.text.text()
     # The warning it counts is there to read, with the note it concerns.
-    assert "1 warning" in dialog.text.text()
+    assert "1 note read with a warning" in dialog.text.text()
+    assert "duplicate" not in dialog.text.text()                # nothing to say: not said
     table = dialog.warnings
     assert not table.isHidden() and table.rowCount() == 1
     assert table.item(0, 0).text() == "P9_latin"
