@@ -114,12 +114,12 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         # A model learned end to end from the site's notes is kept among
         # equals (app.ensemble.selection, ``prefer``).
         other = (run.row(over) or {}).get("token") or {}
-        compared = (f" ({token:.1%} of their identifier words hidden against "
-                    f"{other['recall']:.1%})" if token is not None and "recall" in other else "")
-        why = (f"it was fine-tuned on your own notes, and {model_words(run, over)}, which came "
-               f"first on {notes} by the measure the run ranks with{compared}, cannot be told "
-               f"from it there: {notes} are of too few patients. A model fine-tuned end to end "
-               f"on a site's notes carried best to new patients in our tests.")
+        compared = (f" (it hid {other['recall']:.1%} of the identifier words, this one "
+                    f"{token:.1%})" if token is not None and "recall" in other else "")
+        why = (f"it was fine-tuned on your own notes. It was kept over the model that ranked "
+               f"first on {notes}, {model_words(run, over)}{compared}: {notes} are of too few "
+               f"patients to tell the two apart, and in our tests a model fine-tuned on a "
+               f"site's own notes carried best to new patients.")
     elif objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"

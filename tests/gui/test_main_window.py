@@ -149,12 +149,18 @@ def _view_scroll(window):
 
 def _clipped(window) -> list[tuple[str, str, int, int]]:
     """Shown combo boxes, buttons, check boxes and one-line labels narrower
-    than their text needs: what a person would see cut off."""
+    than their text needs, and wrapped labels lower than their lines need:
+    what a person would see cut off."""
     from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel
     out = []
     for kind in (QComboBox, QAbstractButton, QLabel):
         for c in window.findChildren(kind):
-            if not c.isVisible() or (isinstance(c, QLabel) and (c.wordWrap() or not c.text())):
+            if not c.isVisible() or (isinstance(c, QLabel) and not c.text()):
+                continue
+            if isinstance(c, QLabel) and c.wordWrap():
+                need = c.heightForWidth(c.width())
+                if c.height() < need - 2:
+                    out.append(("QLabel (wrapped)", c.text()[:40], c.height(), need))
                 continue
             need = c.sizeHint().width()
             if isinstance(c, QComboBox):      # elided by design or not: the text must show

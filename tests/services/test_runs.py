@@ -167,12 +167,11 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
         "kept_over": "stacking-lr[all]"})
     assert plain_choice(kept) == (
         "The model used from now on is a pretrained language model, learned from every line: "
-        "it was fine-tuned on your own notes, and a combination of all the models, weighted by "
-        "what each got right on notes it had not learned from, which came first on the dev "
-        "notes by the measure the run ranks with (98.7% of their identifier words hidden "
-        "against 99.5%), cannot be told from it there: the dev notes are of too few patients. "
-        "A model fine-tuned end to end on a site's notes carried best to new patients in our "
-        "tests.")
+        "it was fine-tuned on your own notes. It was kept over the model that ranked first on "
+        "the dev notes, a combination of all the models, weighted by what each got right on "
+        "notes it had not learned from (it hid 99.5% of the identifier words, this one 98.7%): "
+        "the dev notes are of too few patients to tell the two apart, and in our tests a model "
+        "fine-tuned on a site's own notes carried best to new patients.")
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)

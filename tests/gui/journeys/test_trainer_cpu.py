@@ -298,3 +298,26 @@ def test_the_errors_show_every_title_and_their_context(qtbot, settings, monkeypa
     assert made and all(m.startswith("made by ") for m in made)
     assert not any("-balanced" in m or ".v1" in m for m in made)          # in words
     screenshot(w, "training_results_errors")
+
+
+def test_the_settings_column_shows_every_line_of_its_wrapped_notes(qtbot, settings, monkeypatch,
+                                                                   walked_run):
+    """A walkthrough read "The last quick run here took 8:5… / processor,
+    with no GPU (1 data…": the estimate under the budget, wrapped to four
+    lines after a run, kept the height of one and a half."""
+    from app.gui.qt import QLabel
+    w = opened(qtbot, settings, monkeypatch, walked_run, WALK_SIZE)
+    t = w.training
+    assert t.estimate_label.text().startswith("The last quick run here took")
+    for _ in range(t.budget_box.count()):              # each budget's estimate in turn
+        t.budget_box.setFocus()
+        qtbot.keyClick(t.budget_box, Qt.Key_Down)
+        qtbot.wait(50)
+        label = t.estimate_label
+        assert label.height() >= label.heightForWidth(label.width()) - 2, \
+            t.budget_box.currentText()
+    cut = [(label.text()[:40], label.height(), label.heightForWidth(label.width()))
+           for label in t.findChildren(QLabel)
+           if label.isVisible() and label.wordWrap() and label.text()
+           and label.height() < label.heightForWidth(label.width()) - 2]
+    assert cut == []
