@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QAbstract
                                QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListView, QListWidget,
                                QListWidgetItem, QMainWindow, QMenu, QMessageBox, QPlainTextEdit, QProgressBar,
-                               QProgressDialog, QPushButton, QScrollArea, QSpinBox, QSplitter,
+                               QProgressDialog, QPushButton, QScrollArea, QSizePolicy, QSpinBox,
+                               QSplitter,
                                QStackedWidget, QStatusBar, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QTextBrowser, QTextEdit, QToolBar, QToolButton,
                                QToolTip, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)

@@ -24,7 +24,7 @@ from app.errors import UserError
 from app.gui.charts import BarChart, LineChart
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDoubleSpinBox, QFont,
                         QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                        QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
+                        QMessageBox, QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSpinBox,
                         QSplitter, Qt, QToolButton,
                         QTableWidget, QTableWidgetItem, QTabWidget, QTimer,
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar, guard_wheel)
@@ -546,7 +546,18 @@ class TrainingView(QWidget):
         self.details_label.setVisible(False)
         self.details_button.toggled.connect(self._show_details)
         layout.addWidget(self.details_button)
-        layout.addWidget(self.details_label)
+        # Scrolled past a few lines: unfolded whole, the details left the
+        # results table one row (a walkthrough).
+        self.details_area = QScrollArea()
+        self.details_area.setWidget(self.details_label)
+        self.details_area.setWidgetResizable(True)
+        self.details_area.setFrameShape(QFrame.NoFrame)
+        self.details_area.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        self.details_area.viewport().setAutoFillBackground(False)
+        self.details_label.setAutoFillBackground(False)
+        self.details_label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.details_area.setVisible(False)
+        layout.addWidget(self.details_area)
         self.results_table = QTableWidget(0, len(RESULT_COLUMNS))
         # Headers of short lines ("Dev" over "words" over "hidden") keep twelve
         # columns narrow enough for the model names and all the figures to show.
@@ -1126,6 +1137,20 @@ class TrainingView(QWidget):
     def _show_details(self, shown: bool) -> None:
         self.details_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
         self.details_label.setVisible(shown and bool(self._selected))
+        self.details_area.setVisible(shown and bool(self._selected))
+        self._fit_details()
+
+    def _fit_details(self) -> None:
+        """The details as high as their lines, up to eight: past that they
+        scroll, and the results table keeps its rows."""
+        label, area = self.details_label, self.details_area
+        most = label.fontMetrics().lineSpacing() * 8
+        area.setFixedHeight(min(most, label.heightForWidth(max(area.viewport().width(), 200))))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.details_area.isVisible():
+            self._fit_details()
 
     def selected_name(self) -> str | None:
         return self._selected
