@@ -103,6 +103,8 @@ class LineChart(QWidget):
         self.series: dict[str, list[float]] = {}
         #: Each point's x (0..1), or None where it was given none.
         self.xs: dict[str, list[float | None]] = {}
+        #: Where the last paint put the legend's top (its corner follows the data).
+        self.legend_top: int | None = None
         self.setMinimumSize(220, 140)
 
     def sizeHint(self) -> QSize:
@@ -178,25 +180,39 @@ class LineChart(QWidget):
             return
         p.drawText(x0, y0 + 3, x1 - x0, 16, Qt.AlignRight, self.x_caption)
         span = max(n - 1, 1)
+        drawn = []
         for name, pts in self.series.items():
             pen = QPen(self.colour(name), 2)
             p.setPen(pen)
             coords = [(x0 + (x1 - x0) * (i / span if x is None else min(max(x, 0.0), 1.0)),
                        y0 - (y0 - y1) * (min(max(v, lo), hi) - lo) / ((hi - lo) or 1))
                       for i, (x, v) in enumerate(zip(self.xs[name], pts))]
+            drawn += coords
             for (ax, ay), (bx, by) in zip(coords, coords[1:]):
                 p.drawLine(int(ax), int(ay), int(bx), int(by))
             if len(coords) <= self.MAX_DOTS:
                 for cx, cy in coords:
                     p.drawEllipse(int(cx) - 2, int(cy) - 2, 4, 4)
-        # Legend, top right, one row per series.
+        # Legend, one row per series, on a white box in the right-hand corner
+        # with fewer points under it (F1 near 1 ran under a legend at the top).
         fm = p.fontMetrics()
-        lx = x1 - max((fm.horizontalAdvance(s) for s in self.series), default=0) - 18
+        width = max((fm.horizontalAdvance(s) for s in self.series), default=0) + 20
+        height = len(self.series) * (fm.height() + 1) + 6
+        lx = x1 - width
+        top, bottom = y1 + 2, y0 - height - 2
+
+        def under(ly: int) -> int:           # points under the box, or a dot's width off it
+            return sum(lx - 4 <= cx <= x1 + 4 and ly - 6 <= cy <= ly + height + 6
+                       for cx, cy in drawn)
+
+        ly0 = bottom if bottom > top and under(bottom) < under(top) else top
+        p.fillRect(lx - 2, ly0, width + 2, height, QColor(255, 255, 255, 215))
         for i, name in enumerate(self.series):
-            ly = y1 + 4 + i * (fm.height() + 1)
+            ly = ly0 + 3 + i * (fm.height() + 1)
             p.fillRect(lx, ly + 3, 10, fm.height() - 6, self.colour(name))
             p.setPen(QColor("#202020"))
             p.drawText(lx + 14, ly + fm.ascent(), name)
+        self.legend_top = ly0
         p.end()
 
 

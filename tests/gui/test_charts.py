@@ -58,3 +58,21 @@ def test_points_at_the_same_place_replace_each_other(qtbot):
         chart.add_point("spacy-balanced", y, x=x)
     assert chart.series["spacy-balanced"] == [0.4, 0.65, 0.7]
     assert chart.xs["spacy-balanced"] == [0.25, 0.5, 1.0]
+
+
+def test_the_legend_sits_in_the_corner_the_curves_leave_free(qtbot):
+    """A walkthrough's dev F1 curves ran near 1, under a legend at the top."""
+    from app.gui.charts import LineChart
+    chart = LineChart("Dev F1, each model alone", y_range=(0.0, 1.0))
+    qtbot.addWidget(chart)
+    chart.resize(320, 170)
+    for name in ("transformer-imbalanced", "crf-balanced", "crf-imbalanced"):
+        for step, f1 in enumerate((0.95, 0.98, 0.99, 0.995)):
+            chart.add_point(name, f1, x=step / 3)
+    chart.grab()
+    assert chart.legend_top > chart.height() / 2             # at the bottom: free there
+    chart.clear()
+    for step, loss in enumerate((0.9, 0.3, 0.1, 0.05)):
+        chart.add_point("crf-balanced", loss, x=step / 3)
+    chart.grab()
+    assert chart.legend_top < chart.height() / 2             # a falling loss: the top is free
