@@ -346,11 +346,13 @@ def cmd_split(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
+    from app.services.choice import model_namer
     from app.services.evaluating import evaluate_project, render_table
     from app.services.finishing import describe_rules
     with open_project(args.project, args.read_only, fall_back_to_readonly=True) as project:
         res = evaluate_project(project, split=args.split, model=args.model,
                                progress=TerminalProgress(quiet=args.quiet))
+        makers = res.false_hits_by_maker(model_namer(project))
     _print(f"model {res.model} (run {res.run_id}) on the {res.split} split")
     if res.selection.get("reason"):
         _print(f"selected on dev: {res.selection['reason']}")
@@ -367,9 +369,9 @@ def cmd_evaluate(args) -> int:
         _print(f"of the {len(res.misses)} identifiers not found exactly, {visible} leave a word "
                f"visible; no other candidate finds {beyond} of them (annotate more notes like "
                f"those); the rest are hidden under another label or with other edges")
-    if res.made_by:
-        makers = "; ".join(f"{maker} {n}" for maker, n in res.false_hits_by_maker())
-        _print(f"the {len(res.made_by)} false hits (exactly) by what made them: {makers}")
+    if makers:
+        said = "; ".join(f"{maker} {n}" for maker, n in makers)
+        _print(f"the {len(res.made_by)} false hits (exactly) by what made them: {said}")
     if res.together:
         t = res.together
         _print(f"every candidate together hides {t['token_recall']:.4f} of the identifier "

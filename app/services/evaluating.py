@@ -79,13 +79,14 @@ class EvaluationResult:
                 "false_hits_made_by": self.made_by,
                 "together": self.together, "candidates": self.table}
 
-    def false_hits_by_maker(self) -> list[tuple[str, int]]:
+    def false_hits_by_maker(self, words=None) -> list[tuple[str, int]]:
         """The strict false positives counted by what made them, in plain
-        words (`app.services.choice.made_by`), most first."""
+        words (`app.services.choice.made_by`; ``words`` names a model, e.g.
+        `app.services.choice.model_namer` of the project), most first."""
         from collections import Counter
 
         from app.services.choice import made_by
-        counts = Counter(made_by(origin) or "unknown" for origin in self.made_by)
+        counts = Counter(made_by(origin, words) or "unknown" for origin in self.made_by)
         return counts.most_common()
 
     def visible_misses(self) -> tuple[int, int]:
