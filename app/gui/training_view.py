@@ -46,6 +46,8 @@ from app.core.words import count
 
 #: Columns of the results table (dev from the selection, test on request),
 #: by their experts' short names.
+PREANNOTATE_TIP = ("Store the active model's predictions as suggestions on the next to-do "
+                   "notes and rank them by member disagreement")
 #: The evaluation errors' columns: in "Detail", what a miss leaves visible or
 #: what made a false hit; the span in its context last.
 ERROR_COLUMNS = ("Error", "Label", "Note", "Detail", "Context")
@@ -434,9 +436,7 @@ class TrainingView(QWidget):
         self.preannotate_count.setRange(1, 100000)
         self.preannotate_count.setValue(50)
         self.preannotate_button = QPushButton("Pre-annotate next notes")
-        self.preannotate_button.setToolTip(
-            "Store the active model's predictions as suggestions on the next to-do notes "
-            "and rank them by member disagreement")
+        self.preannotate_button.setToolTip(PREANNOTATE_TIP)
         self.preannotate_button.clicked.connect(self.start_preannotate)
         # Training leaves the to-do notes' suggestions as the last model made
         # them: an annotator back in Annotate met the day-one model's
@@ -742,6 +742,17 @@ class TrainingView(QWidget):
                                       and not self._cancelling)
         self.evaluate_button.setEnabled(has_project and trained and not busy)
         self.preannotate_button.setEnabled(has_project and trained and not busy)
+        # A greyed button says why (a walkthrough read only what it does).
+        if not has_project:
+            why = " (open a project you can change)"
+        elif not trained:
+            why = (" (after a training run: until then the notes keep the suggestions "
+                   "they came in with)")
+        elif busy:
+            why = " (once the work under way ends)"
+        else:
+            why = ""
+        self.preannotate_button.setToolTip(PREANNOTATE_TIP + why)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -41,6 +41,9 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.keyClick(t.budget_box, Qt.Key_Up)                          # Standard -> Quick
     assert t.budget_box.currentText().startswith("Quick")
     assert t.estimate_label.text().startswith("No quick run here yet")
+    # Greyed until a model is trained, and its tooltip says so.
+    assert not t.preannotate_button.isEnabled()
+    assert "after a training run" in t.preannotate_button.toolTip()
     # A light run: crf (balanced data) and the rules, majority voting.
     _untick(qtbot, t, "Base models", ["spacy", "stanza", "flair", "imbalanced data"])
     _untick(qtbot, t, "Ensembles", ["Pruned voting", "Stacking"])
@@ -49,6 +52,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
         assert not t.train_button.isEnabled() and t.cancel_button.isEnabled()
         qtbot.waitUntil(lambda: t.overall_bar.value() > 0, timeout=90000)
     assert t.stage_label.text().startswith("Done in")
+    assert t.preannotate_button.isEnabled() and "(" not in t.preannotate_button.toolTip()
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     selected = t.reason_label.text()
     assert selected.startswith("<b>The model used from now on is ")
