@@ -60,6 +60,7 @@ from app.models.base import FIXED_KINDS, spec_class
 from app.models.budget import Budget
 from app.core.private import PrivateDir
 from app.core.words import count
+from app.services.familiarity import unfamiliar_notes
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
@@ -862,6 +863,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             if raised is not None:
                 candidates[selection.best_name] = raised
         members.retaggers.clear()
+        # Where the dev figures do not speak: notes to do unlike the annotated ones.
+        unlike = unfamiliar_notes(project, gold_documents(project))
+        if unlike is not None and unlike.sentence():
+            plan.notes.append(unlike.sentence())
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,
