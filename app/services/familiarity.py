@@ -24,8 +24,8 @@ from app.core.tokenize import tokenize
 #: A to-do note is unlike the annotated ones when its unseen share passes this
 #: quantile of theirs by ``MARGIN``: on five folds of one corpus's patients
 #: (PhysioNet ICU notes) the quantile alone flagged 2-5 % of the held-out notes
-#: (7-10 % of their words unseen, against 7 %), letters against ICU notes 16 of
-#: 30 (56 %, against 7 %).
+#: (7-10 % of their words unseen, against 7 %); with the margin none, and still
+#: every ICU note against annotated letters (`python -m app.bench.familiarity`).
 QUANTILE, MARGIN = 0.95, 0.10
 #: Fewer annotated notes than this, or notes of fewer distinct words: no figure.
 MIN_NOTES, MIN_WORDS = 20, 20
