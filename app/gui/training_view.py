@@ -1156,7 +1156,8 @@ class TrainingView(QWidget):
         scroll, and the results table keeps its rows."""
         label, area = self.details_label, self.details_area
         most = label.fontMetrics().lineSpacing() * 8
-        area.setFixedHeight(min(most, label.heightForWidth(max(area.viewport().width(), 200))))
+        need = label.heightForWidth(max(area.viewport().width(), 200))
+        area.setFixedHeight(min(most, need if need > 0 else label.sizeHint().height()))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
