@@ -380,7 +380,11 @@ python -m app.bench learning-curve --budget standard --write-md               # 
 python -m app.bench learning-curve --corpus physionet --budget quick --write-md
 python -m app.bench all --budget standard                                     # everything + report
 python -m app.bench report                                                    # BENCHMARKS.md from bench-out/
+python -m app.bench.familiarity                                               # notes unlike the annotated (seconds)
 ```
+
+Run a long benchmark from a checkout no one edits (`git worktree add ../bench-tree HEAD`):
+it imports modules as it goes, and an edit landing mid-run stopped one.
 
 Options: `--models spacy stanza flair crf rules` (default: what a default `deid train`
 trains on the machine: `crf rules starter` on a CPU, every kind with a GPU), `--out DIR`
