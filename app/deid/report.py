@@ -221,28 +221,24 @@ def _audit_section(audit: Mapping[str, Any] | None, annotated: str = "") -> str:
             f"model and policy.{_e(annotated)}</p>")
 
 
-def _coverage_section(rows: Any, report: Mapping[str, Any] | None = None) -> str:
+def _coverage_section(rows: Any, report: Mapping[str, Any]) -> str:
     """The HIPAA Safe Harbor kinds the project's labels cover and leave in
-    clear (``app.deid.coverage``), when the report carries them; with the
-    ``report``, per kind how many this export replaced and how many the
-    leak scan suspects were left in clear: a label protects only what the
-    model marks (a model taught by annotations that leave dates unmarked
-    replaces few dates, and the report must not call them protected)."""
+    clear (``app.deid.coverage``), when the report carries them, with how
+    many of each this export replaced and how many the leak scan suspects
+    were left in clear: a label protects only what the model marks (a model
+    taught by annotations that leave dates unmarked replaces few dates, and
+    the report must not call them protected)."""
     if not rows:
         return ""
-    report = report or {}
     replaced = {label: row.get("spans", 0) for label, row in (report.get("per_label") or {}).items()}
     # A suspicion's category is a label, or a rule's category in lower case ("date").
     suspected: dict[str, int] = {}
     suspect_notes: dict[str, set] = {}
-    anything = False
     for n in report.get("per_note") or ():
         for sp in n.get("suspicions") or ():
-            anything = True
             key = str(sp.get("category", "")).upper()
             suspected[key] = suspected.get(key, 0) + 1
             suspect_notes.setdefault(key, set()).add(n["note"])
-    counted = report.get("per_note") is not None and report.get("per_label") is not None
     clear = [r for r in rows if r["status"] == "in clear"]
     said = {"protected": "label", "partly": "label for dates of birth only,",
             "in clear": "<span class='bad'>no label: left in clear</span>",
@@ -251,24 +247,23 @@ def _coverage_section(rows: Any, report: Mapping[str, Any] | None = None) -> str
     body = ""
     for r in rows:
         status = r["status"]
-        cell = said[status] if status in ("in clear", "not text") else \
-            f"{_e(said[status])} {_e(', '.join(r['labels']))}"
-        figures = "<td></td><td></td>"
-        if counted and status in ("protected", "partly"):
-            rep = sum(replaced.get(label, 0) for label in r["labels"])
-            sus = sum(suspected.get(label.upper(), 0) for label in r["labels"])
-            figures = (f"<td class='n'>{rep:,}</td>"
-                       f"<td class='n{' bad' if sus else ''}'>{sus:,}</td>")
-            for label in r["labels"]:
-                if suspected.get(label.upper()):
-                    doubted[label] = (replaced.get(label, 0), suspected[label.upper()],
-                                      len(suspect_notes[label.upper()]))
-        body += f"<tr><td>{_e(r['what'])}</td><td>{cell}</td>{figures}</tr>"
+        if status in ("in clear", "not text"):
+            body += f"<tr><td>{_e(r['what'])}</td><td>{said[status]}</td><td></td><td></td></tr>"
+            continue
+        rep = sum(replaced.get(label, 0) for label in r["labels"])
+        sus = sum(suspected.get(label.upper(), 0) for label in r["labels"])
+        body += (f"<tr><td>{_e(r['what'])}</td><td>{_e(said[status])} "
+                 f"{_e(', '.join(r['labels']))}</td><td class='n'>{rep:,}</td>"
+                 f"<td class='n{' bad' if sus else ''}'>{sus:,}</td></tr>")
+        for label in r["labels"]:
+            if suspected.get(label.upper()):
+                doubted[label] = (replaced.get(label, 0), suspected[label.upper()],
+                                  len(suspect_notes[label.upper()]))
     if clear:
         lead = (f"<p class='bad'>{count(len(clear), 'kind')} of identifier of the HIPAA Safe "
                 f"Harbor list have no label in this project, so nothing replaces them: "
                 f"{_e('; '.join(r['what'] for r in clear))}.</p>")
-    elif anything or not counted:
+    elif suspected:
         lead = "<p>Every kind of the HIPAA Safe Harbor list that notes can hold has a label.</p>"
     else:
         lead = ("<p class='ok'>Every kind of the HIPAA Safe Harbor list that notes can hold has "
@@ -282,11 +277,9 @@ def _coverage_section(rows: Any, report: Mapping[str, Any] | None = None) -> str
                  f"Read those suspicions (the leak list below; Preview opens each). Where your "
                  f"annotators leave such identifiers unmarked, the model learned to leave them "
                  f"too: mark them, train again and export again.</p>")
-    heads = "<th>Replaced here</th><th>Suspected in clear</th>" if counted else ""
-    if not counted:
-        body = body.replace("<td></td><td></td>", "")
     return (f"<h3>What the labels cover</h3>{lead}<table><tr><th>Safe Harbor identifier</th>"
-            f"<th>In this project</th>{heads}</tr>{body}</table>")
+            f"<th>In this project</th><th>Replaced here</th><th>Suspected in clear</th></tr>"
+            f"{body}</table>")
 
 
 def _kept_section(kept_by: Mapping[str, int]) -> str:

@@ -101,9 +101,8 @@ def assess(annotated, todo) -> Unfamiliar | None:
 
 def unfamiliar_notes(project, annotated) -> Unfamiliar | None:
     """``project``'s to-do notes read against its ``annotated`` documents
-    (`app.services.training.gold_documents`), as `assess` reads them."""
-    if len(annotated) < MIN_NOTES:
-        return None
+    (`app.services.training.gold_documents`), as `assess` reads them (the
+    notes to do are read only when there are enough annotated ones)."""
     todo = ((info.id, project.document(info.id).text)
             for status in ("todo", "in_progress") for info in project.document_infos(status=status))
     return assess([(d.patient_id, d.text) for d in annotated], todo)

@@ -864,7 +864,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
                 candidates[selection.best_name] = raised
         members.retaggers.clear()
         # Where the dev figures do not speak: notes to do unlike the annotated ones.
-        unlike = unfamiliar_notes(project, gold_documents(project))
+        unlike = unfamiliar_notes(project, plan.docs)
         if unlike is not None and unlike.sentence():
             plan.notes.append(unlike.sentence())
         refit_members(plan, members)
