@@ -22,6 +22,16 @@ from app.project import DocumentInfo, Project
 PAGE = 200
 STATUS_NAMES = {"todo": "To do", "in_progress": "In progress", "done": "Done",
                 "reviewed": "Reviewed"}
+#: The status filter of the notes to do that the model in use found unlike
+#: the notes it learned from (`app.services.familiarity.unlike_to_do`).
+UNLIKE = "unlike"
+UNLIKE_NAME = "To do, unlike the annotated"
+NEXT_TIP = "The most uncertain document still to do (N)"
+NEXT_UNLIKE_TIP = ("The document still to do that reads least like the annotated ones, then the "
+                   "most uncertain (N)")
+UNLIKE_TIP = ("The notes still to do whose words the annotated notes mostly lack, as the last "
+              "training run found them, the most unlike first for Next to annotate: the dev "
+              "figures do not speak for them. Annotate some of them and train again.")
 COLUMNS = ("Name", "Status", "Split", "Patient", "Uncertainty", "Human", "Import",
            "Model", "Rule")
 #: Store orders behind sortable columns; the count columns are not sortable.
@@ -43,6 +53,9 @@ class DocumentTableModel(QAbstractTableModel):
         self._counts: dict[int, tuple[Counter, list[str]]] = {}
         self.split: str | None = None
         self.status: str | None = None
+        # The status filter is UNLIKE: these notes only, read again on refresh.
+        self.unlike = False
+        self.ids: list[int] | None = None
         self.search: str | None = None
         self.order = "id"
         self.descending = False
@@ -55,11 +68,15 @@ class DocumentTableModel(QAbstractTableModel):
 
     def set_filter(self, *, split: str | None = None, status: str | None = None,
                    search: str | None = None) -> None:
-        self.split, self.status, self.search = split, status, search or None
+        """Filter by split, status (or `UNLIKE`) and searched text."""
+        self.unlike = status == UNLIKE
+        self.split, self.status, self.search = split, None if self.unlike else status, search or None
         self.refresh()
 
     def refresh(self) -> None:
         """Drop the loaded rows and fetch the first page again."""
+        from app.services.familiarity import unlike_to_do
+        self.ids = unlike_to_do(self.project) if self.unlike and self.project is not None else None
         self.beginResetModel()
         self._rows, self._counts = [], {}
         self._more = self.project is not None
@@ -90,7 +107,7 @@ class DocumentTableModel(QAbstractTableModel):
         """Rows ``start`` to ``start + limit`` of the list as shown (the
         store orders ascending only: a descending list reads from the end)."""
         query = dict(split=self.split, status=self.status, search=self.search,
-                     order=self.order, annotator=self.annotator)
+                     order=self.order, annotator=self.annotator, ids=self.ids)
         if not self.descending:
             return self.project.document_infos(**query, limit=limit, offset=start)
         end = self.total() - start
@@ -125,9 +142,10 @@ class DocumentTableModel(QAbstractTableModel):
             return 0
         if self.search:
             return len(self.project.document_infos(split=self.split, status=self.status,
-                                                   search=self.search, annotator=self.annotator))
+                                                   search=self.search, annotator=self.annotator,
+                                                   ids=self.ids))
         return self.project.count_documents(split=self.split, status=self.status,
-                                            annotator=self.annotator)
+                                            annotator=self.annotator, ids=self.ids)
 
     # ------------------------------------------------------ Qt model protocol
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -256,6 +274,8 @@ class DocumentListView(QWidget):
         self.status_box.addItem("All statuses", None)
         for key, name in STATUS_NAMES.items():
             self.status_box.addItem(name, key)
+        self.status_box.addItem(UNLIKE_NAME, UNLIKE)
+        self.status_box.setItemData(self.status_box.count() - 1, UNLIKE_TIP, Qt.ToolTipRole)
         self.split_box = QComboBox()
         self.split_box.addItem("All splits", None)
         for split in ("train", "dev", "test"):
@@ -264,7 +284,7 @@ class DocumentListView(QWidget):
         self.search_edit.setPlaceholderText("Search names and text…")
         self.search_edit.setClearButtonEnabled(True)
         self.next_button = QPushButton("Next to annotate")
-        self.next_button.setToolTip("The most uncertain document still to do (N)")
+        self.next_button.setToolTip(NEXT_TIP)
         self.count_label = QLabel()
         self.table = QTableView()
         self.table.setModel(self.proxy)
@@ -330,6 +350,7 @@ class DocumentListView(QWidget):
         self._search_timer.stop()
         self._show_filters(("", 0, 0))
         self.model.split = self.model.status = self.model.search = None
+        self.model.unlike = False
         self.model.set_project(project, annotator)
         self._update_count()
 
@@ -359,13 +380,27 @@ class DocumentListView(QWidget):
         self.model.set_filter(split=self.split_box.currentData(),
                               status=self.status_box.currentData(),
                               search=self.search_edit.text().strip())
+        self.next_button.setToolTip(NEXT_UNLIKE_TIP if self.model.unlike else NEXT_TIP)
         self._update_count()
+
+    def show_unlike(self) -> None:
+        """Filter to the notes to do unlike the annotated ones (`UNLIKE`)."""
+        index = self.status_box.findData(UNLIKE)
+        if self.status_box.currentIndex() == index:
+            self.apply_filters()                        # read the run's list again
+        else:
+            self.status_box.setCurrentIndex(index)
 
     def _update_count(self) -> None:
         if self.model.project is None:
             self.count_label.setText("")
             return
-        self.count_label.setText(f"{self.model.total():,} documents")
+        total = self.model.total()
+        text = f"{total:,} documents"
+        if self.model.unlike and not self.model.ids:
+            text += (": the model in use found no note to do unlike the notes it learned from "
+                     "(or you have done them)")
+        self.count_label.setText(text)
 
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:
@@ -379,25 +414,39 @@ class DocumentListView(QWidget):
             self.documentSelected.emit(self.model.doc_id(source.row()))
 
     def next_document(self) -> int | None:
-        """The most uncertain document still to do that this annotator may take.
+        """The most uncertain document still to do that this annotator may take;
+        under the `UNLIKE` filter the most unlike one, while one is left.
 
         Documents assigned to others are skipped; unscored ones come last.
         """
+        from app.services.familiarity import unlike_to_do
         project = self.model.project
         if project is None:
             return None
+        if self.model.unlike:
+            for doc_id in unlike_to_do(project):
+                if self._may_take(doc_id):
+                    return doc_id
         offset = 0
         while True:
             page = project.document_infos(status="todo", order="uncertainty",
                                           limit=PAGE, offset=offset,
                                           annotator=self.model.annotator)
             for info in page:
-                assigned = project.assignments(info.id)
-                if not assigned or self.model.annotator in assigned:
+                if self._may_take(info.id, checked=True):
                     return info.id
             if len(page) < PAGE:
                 return None
             offset += PAGE
+
+    def _may_take(self, doc_id: int, checked: bool = False) -> bool:
+        """Whether this annotator may take ``doc_id``: to do as they see it
+        (``checked``: known), and assigned to nobody else."""
+        project, annotator = self.model.project, self.model.annotator
+        if not checked and project.status_seen_by(doc_id, annotator) != "todo":
+            return False
+        assigned = project.assignments(doc_id)
+        return not assigned or annotator in assigned
 
     @Slot()
     def open_next(self) -> None:

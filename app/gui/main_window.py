@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.training.trained.connect(self._on_trained)
         self.training.preannotated.connect(self._on_preannotated)
         self.training.splits_changed.connect(self.documents.model.refresh)
+        self.training.show_unlike.connect(self._show_unlike)
         self.training.message.connect(self._show_message)
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)
@@ -194,6 +195,12 @@ class MainWindow(QMainWindow):
 
     def show_view(self, name: str) -> None:
         self.sidebar.setCurrentRow(list(self.views).index(name))
+
+    @Slot()
+    def _show_unlike(self) -> None:
+        """Documents, filtered to the notes to do unlike the annotated ones."""
+        self.show_view("Documents")
+        self.documents.show_unlike()
 
     def current_view(self) -> str:
         return list(self.views)[self.stack.currentIndex()]

@@ -214,6 +214,8 @@ class TrainingView(QWidget):
         Number of notes that received suggestions.
     splits_changed()
         Notes without a split were split by patient.
+    show_unlike()
+        The user asked to see the notes to do unlike the annotated ones.
     message(str)
         A short status-bar message.
     """
@@ -222,6 +224,7 @@ class TrainingView(QWidget):
     trained = Signal(object)
     preannotated = Signal(int)
     splits_changed = Signal()
+    show_unlike = Signal()
     message = Signal(str)
 
     def __init__(self, project=None, parent=None, *, device_info=None) -> None:
@@ -532,6 +535,14 @@ class TrainingView(QWidget):
         self.reason_label.setWordWrap(True)
         self.reason_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(self.reason_label)
+        # What the run says of the notes unlike the annotated ones, made a step.
+        self.unlike_button = QPushButton()
+        self.unlike_button.setToolTip("Documents, filtered to the notes still to do that read "
+                                      "unlike the annotated ones: annotate some of them and "
+                                      "train again")
+        self.unlike_button.setVisible(False)
+        self.unlike_button.clicked.connect(self.show_unlike)
+        layout.addWidget(self.unlike_button, 0, Qt.AlignLeft)
         # The experts' terms (candidate names, F2, what each finishing step
         # learned) stay folded under the plain sentence until asked for.
         self.details_button = QToolButton()
@@ -756,6 +767,8 @@ class TrainingView(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if self.project is not None and not self.is_busy():
+            self._update_unlike()                  # notes done since in another view
         if self.device_info is None:
             # After this paint ("Detecting…"), in the GUI thread: a first import
             # of torch in a worker thread is unsafe (see app.gui.workers).
@@ -1115,6 +1128,7 @@ class TrainingView(QWidget):
         if not selected and not plain:
             text = escape(reason)
         self.reason_label.setText(text)
+        self._update_unlike()
         self.details_label.setText(
             f"<small>{escape(selected)} — {escape(reason)}"
             + "".join("<br>" + escape(line) for line in finishing) + "</small>"
@@ -1143,6 +1157,15 @@ class TrainingView(QWidget):
                     item.setBackground(QColor("#fff3c4"))
                 table.setItem(i, c, item)
         self._update_buttons()
+
+    def _update_unlike(self) -> None:
+        """Offer the notes to do that the model in use found unlike the
+        annotated ones, while some are left."""
+        from app.services.familiarity import unlike_to_do
+        left = unlike_to_do(self.project) if self.project is not None else []
+        self.unlike_button.setText(f"Show the {count(len(left), 'note')} to do unlike the "
+                                   "annotated ones")
+        self.unlike_button.setVisible(bool(left))
 
     @Slot(bool)
     def _show_details(self, shown: bool) -> None:

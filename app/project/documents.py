@@ -129,7 +129,8 @@ class DocumentsMixin(ProjectCore):
                        search: str | None = None, order: str = "id",
                        limit: int | None = None, offset: int = 0,
                        patient_id: str | None = None,
-                       annotator: str | None = None) -> list[DocumentInfo]:
+                       annotator: str | None = None,
+                       ids: Iterable[int] | None = None) -> list[DocumentInfo]:
         """List documents without their text (fast enough for 10,000 notes).
 
         ``search`` is a case-insensitive (ASCII) substring of the name or the
@@ -137,11 +138,12 @@ class DocumentsMixin(ProjectCore):
         ``uncertainty`` (most uncertain first, unscored last) or ``updated``
         (newest first); ``patient_id``: that patient's documents only.
         ``annotator``: statuses (shown, filtered and sorted) as this
-        annotator sees them (see :meth:`status_seen_by`).
+        annotator sees them (see :meth:`status_seen_by`); ``ids``: only
+        these documents.
         """
         if order not in _ORDERS:
             raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)}")
-        where, args = self._doc_filter(split, status, annotator)
+        where, args = self._doc_filter(split, status, annotator, ids)
         if patient_id is not None:
             where.append("patient_id = ?")
             args.append(patient_id)
@@ -163,10 +165,10 @@ class DocumentsMixin(ProjectCore):
             return [_doc_info(row) for row in db.execute(sql, args)]
 
     def count_documents(self, split: str | None = None, status: str | None = None,
-                        annotator: str | None = None) -> int:
+                        annotator: str | None = None, ids: Iterable[int] | None = None) -> int:
         """How many documents match; ``annotator``: by the statuses that
-        annotator sees (see :meth:`status_seen_by`)."""
-        where, args = self._doc_filter(split, status, annotator)
+        annotator sees (see :meth:`status_seen_by`); ``ids``: of these."""
+        where, args = self._doc_filter(split, status, annotator, ids)
         sql = "SELECT count(*) FROM documents"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -174,8 +176,12 @@ class DocumentsMixin(ProjectCore):
             return db.execute(sql, args).fetchone()[0]
 
     @staticmethod
-    def _doc_filter(split, status, annotator=None) -> tuple[list[str], list]:
+    def _doc_filter(split, status, annotator=None, ids=None) -> tuple[list[str], list]:
         where, args = [], []
+        if ids is not None:
+            # One parameter however many: SQLite caps the number of ``?``.
+            where.append("documents.id IN (SELECT value FROM json_each(?))")
+            args.append(dumps([int(i) for i in ids]))
         if split is not None:
             _choice(split, SPLITS, "split")
             where.append("split = ?")

@@ -106,3 +106,21 @@ def unfamiliar_notes(project, annotated) -> Unfamiliar | None:
     todo = ((info.id, project.document(info.id).text)
             for status in ("todo", "in_progress") for info in project.document_infos(status=status))
     return assess([(d.patient_id, d.text) for d in annotated], todo)
+
+
+def unlike_to_do(project) -> list[int]:
+    """The notes the model in use found unlike the notes it learned from
+    (its run's `Unfamiliar.unlike`), those still to do or in progress, the
+    most unlike first; ``[]`` without a trained model."""
+    from app.errors import UserError
+    from app.services.runs import active_run
+
+    try:
+        listed = active_run(project).unlike
+    except UserError:
+        return []
+    if not listed:
+        return []
+    open_ = {info.id for status in ("todo", "in_progress")
+             for info in project.document_infos(status=status, ids=listed)}
+    return [i for i in listed if i in open_]

@@ -120,6 +120,9 @@ class TrainedRun:
     # run has none (turned off, not English, or stored before it).
     starter_floor: dict | None = None
     notes: list[str] = field(default_factory=list)
+    # The to-do notes that read unlike the annotated ones when the run was
+    # made, the most unlike first (app.services.familiarity).
+    unlike: list[int] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)
     device: str | None = None
     device_note: str | None = None
@@ -141,6 +144,7 @@ class TrainedRun:
             edges=m.get("edges"), joins=m.get("joins"), fixed=m.get("fixed"),
             threshold=m.get("threshold"),
             starter_floor=m.get("starter_floor") or None, notes=list(m.get("notes") or []),
+            unlike=[int(i) for i in m.get("unlike") or []],
             costs=dict(m.get("costs") or {}), device=m.get("device"),
             device_note=m.get("device_note"), seconds=m.get("seconds"),
             data=dict(m.get("data") or {}))
@@ -247,6 +251,7 @@ class TrainedRun:
             "threshold": self.threshold,
             "starter_floor": self.starter_floor,
             "notes": self.notes,
+            "unlike": self.unlike,
             "costs": self.costs,
             "members": {n: asdict(m) for n, m in self.members.items()},
             "ensembles": {n: asdict(e) for n, e in self.ensembles.items()},

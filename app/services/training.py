@@ -126,6 +126,8 @@ class RunPlan:
     budget: Budget
     reusable: dict
     notes: list[str] = field(default_factory=list)
+    # The to-do notes unlike the annotated ones (`unfamiliar_notes`), most unlike first.
+    unlike: list[int] = field(default_factory=list)
     # The segments the ensembles are fitted and the selection made on when
     # cross-fitting (app.services.crossfit): every annotated note's.
     selection_dev: list | None = None
@@ -802,7 +804,7 @@ def finish_run(project, plan: RunPlan, run_id: int, members: MemberStage, dev, e
         fill=fill, propagation=propagation, unmarked=unmarked, edges=edges, fixed=fixed,
         joins=joins, threshold=threshold,
         starter_floor=starter.record if starter is not None else None, notes=plan.notes,
-        costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
+        unlike=plan.unlike, costs={n: round(c, 3) for n, c in costs.items()}, device=plan.device,
         device_note=plan.device_note, seconds=round(time.perf_counter() - started, 1),
         data={v: b.counts for v, b in plan.builds.items()})
     with project.transaction():
@@ -867,6 +869,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         unlike = unfamiliar_notes(project, plan.docs)
         if unlike is not None and unlike.sentence():
             plan.notes.append(unlike.sentence())
+            plan.unlike = unlike.unlike
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,

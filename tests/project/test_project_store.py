@@ -64,6 +64,11 @@ def test_document_list_filters_and_fields(project):
     project.set_document_fields(ids[0], patient_id="P7")
     project.set_document_fields(ids[2], patient_id="P7")
     assert [i.id for i in project.document_infos(patient_id="P7")] == [ids[0], ids[2]]
+    # Listed documents (a run's notes unlike the annotated ones), however many are named.
+    assert [i.id for i in project.document_infos(ids=[ids[2], ids[0], 10**6])] == [ids[0], ids[2]]
+    assert project.count_documents(ids=[ids[2], *range(10**6, 10**6 + 50_000)]) == 1
+    assert project.count_documents(status="done", ids=[ids[0], ids[1]]) == 1
+    assert project.document_infos(ids=[]) == []
     with pytest.raises(ValueError):
         project.set_document_fields(ids[0], text="x")
     with pytest.raises(ValueError):

@@ -51,5 +51,21 @@ def test_deid_train_says_how_many_notes_to_do_read_unlike_the_annotated_ones(tmp
     out = capsys.readouterr().out
     assert " of the 8 notes to do " in out and "read unlike the annotated ones" in out
     with Project.open(path) as p:
+        from app.services.familiarity import unlike_to_do
         from app.services.runs import active_run
-        assert any("read unlike the annotated ones" in n for n in active_run(p).notes)
+        run = active_run(p)
+        assert any("read unlike the annotated ones" in n for n in run.notes)
+        # The run keeps which: the ICU notes, the most unlike first, while to do.
+        icu = {info.id for info in p.document_infos(status="todo")}
+        assert run.unlike and set(run.unlike) <= icu and unlike_to_do(p) == run.unlike
+        p.set_document_fields(run.unlike[0], status="done")
+        assert unlike_to_do(p) == run.unlike[1:]
+
+
+def test_no_trained_model_lists_no_note_unlike_the_annotated(tmp_path):
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.services.familiarity import unlike_to_do
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        p.add_document("a", "Seen by Dr Lee today.")
+        assert unlike_to_do(p) == []
