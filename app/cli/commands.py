@@ -33,7 +33,13 @@ def open_project(path: str, readonly: bool = False, *, fall_back_to_readonly: bo
     except ProjectError as exc:
         if not (fall_back_to_readonly
                 and isinstance(exc, (ProjectLockedError, ProjectNotWritableError))):
-            raise UserError(str(exc)) from None
+            # What to do depends on the command: this one changes the project
+            # (one that only reads opened it read-only instead, below).
+            advice = ("; close it there first: this command changes the project"
+                      if isinstance(exc, ProjectLockedError) else
+                      "; copy it somewhere writable: this command changes the project"
+                      if isinstance(exc, ProjectNotWritableError) else "")
+            raise UserError(f"{exc}{advice}") from None
         try:
             project = Project.open(p, readonly=True)
         except ProjectError as again:
@@ -437,13 +443,19 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     for n in summary.notes:
         if n.status in ("bad", "failed"):
             _print(f"  skipped {n.note}: {n.reason}")
-    suspects = [n for n in summary.notes if n.leaks]
+    from app.deid.rescan import strength
+    # The notes with the strongest suspicion first (a known identifier in clear).
+    suspects = sorted((n for n in summary.notes if n.leaks),
+                      key=lambda n: min((strength(s) for s in n.suspicions), default=(99, 0)))
     leaks = sum(n.leaks for n in suspects)
-    _print(f"leak re-scan: {leaks} possible leftovers in {len(suspects)} notes")
+    _print(f"leak re-scan: {leaks} possible leftovers in {len(suspects)} notes"
+           + (", the strongest first" if len(suspects) > 1 else ""))
     for n in suspects[:SHOWN_SUSPECTS]:
         _print(f"  {n.note}: {suspicion_words(n.suspicions)}")
     if len(suspects) > SHOWN_SUSPECTS:
-        _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more (see the report)")
+        _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more "
+               + ("(the audit report lists every one)" if report_path else
+                  "(--report FILE writes an audit report that lists every one)"))
     if report_path:
         from app.services.redaction import report_paths
         _print(f"audit report: {report_paths(str(report_path))[0]} and .html")
@@ -452,9 +464,10 @@ def _print_redaction(summary, out_dir, report_path) -> None:
 def suspicion_words(suspicions: list[dict]) -> str:
     """'3 suspected: a known identifier of this patient (PERSON) at output
     characters 6-21, ...' (places and reasons, never the text)."""
-    from app.deid.rescan import REASONS
+    from app.deid.rescan import REASONS, strength
     parts = [f"{REASONS.get(s['kind'], s['kind'])} ({s['category']}) at characters "
-             f"{s['start']}-{s['end']} [id {s.get('id', '?')}]" for s in suspicions[:3]]
+             f"{s['start']}-{s['end']} [id {s.get('id', '?')}]"
+             for s in sorted(suspicions, key=strength)[:3]]
     more = f", and {len(suspicions) - 3} more" if len(suspicions) > 3 else ""
     return f"{len(suspicions)} suspected: " + "; ".join(parts) + more
 

@@ -16,6 +16,9 @@ from app.errors import UserError
 EXIT_OK, EXIT_USER, EXIT_INTERNAL = 0, 1, 2
 
 #: What --patient-regex does (one rule for import, annotate and redact: app.services.settings).
+NAMING_HELP = ("output file names: same, the notes' own (a name holding an identifier the "
+               "project knows takes a keyed-hash name); pseudonymous, every note a keyed-hash "
+               "name (choose it where file names hold record numbers or patient keys)")
 PATIENT_REGEX_HELP = ("regex naming each note's patient: searched in the file name, then in its "
                       "path in the folder; group 'patient', else group 1, else the match")
 FORMATS = ("brat", "conll", "jsonl", "i2b2")
@@ -170,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the project's policy, as set in the preview)")
     s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
     _add_scale_options(s)
-    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
+    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"), help=NAMING_HELP)
     s.add_argument("--patient-regex", help=PATIENT_REGEX_HELP)
     s.add_argument("--strict", action="store_true", help="fail if the leak re-scan finds anything")
     s.add_argument("--rules-only", action="store_true", help="use the rule recogniser, not the trained model")
@@ -203,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "another process is writing the project)")
     s.add_argument("--strategy", choices=("tag", "bracket", "remove", "redact", "mask", "surrogate"),
                    help="redacted: one strategy for every label (default: the project's policy)")
-    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"))
+    s.add_argument("--naming", default="same", choices=("same", "pseudonymous"), help=NAMING_HELP)
     s.add_argument("--strict", action="store_true",
                    help="redacted: fail while the leak scan suspects anything")
     s.add_argument("--rules-only", action="store_true",

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from app.deid.folder import RedactionSummary
 from app.deid.policy import Policy
-from app.deid.rescan import REASONS
+from app.deid.rescan import BY_WEIGHT, KNOWN_KINDS, REASONS, strength
 from app.core.words import count
 
 REPORT_VERSION = 1
@@ -244,15 +244,25 @@ def _coverage_section(rows: Any, report: Mapping[str, Any]) -> str:
             "in clear": "<span class='bad'>no label: left in clear</span>",
             "not text": "<span class='muted'>not part of note text</span>"}
     doubted: dict[str, tuple[int, int, int]] = {}      # label: replaced, suspected, notes
+    # Kinds under the same labels share one row: the counts are the labels',
+    # and a row each read as 1,041 URLs where CONTACT replaced 1,041 phone
+    # numbers (a walkthrough).
+    shared: dict[tuple, list[str]] = {}
+    for r in rows:
+        if r["status"] not in ("in clear", "not text"):
+            shared.setdefault((r["status"], tuple(r["labels"])), []).append(r["what"])
     body = ""
     for r in rows:
         status = r["status"]
         if status in ("in clear", "not text"):
             body += f"<tr><td>{_e(r['what'])}</td><td>{said[status]}</td><td></td><td></td></tr>"
             continue
+        kinds = shared.pop((status, tuple(r["labels"])), None)
+        if kinds is None:
+            continue                                    # said on the row of its first kind
         rep = sum(replaced.get(label, 0) for label in r["labels"])
         sus = sum(suspected.get(label.upper(), 0) for label in r["labels"])
-        body += (f"<tr><td>{_e(r['what'])}</td><td>{_e(said[status])} "
+        body += (f"<tr><td>{_e('; '.join(kinds))}</td><td>{_e(said[status])} "
                  f"{_e(', '.join(r['labels']))}</td><td class='n'>{rep:,}</td>"
                  f"<td class='n{' bad' if sus else ''}'>{sus:,}</td></tr>")
         for label in r["labels"]:
@@ -280,6 +290,35 @@ def _coverage_section(rows: Any, report: Mapping[str, Any]) -> str:
     return (f"<h3>What the labels cover</h3>{lead}<table><tr><th>Safe Harbor identifier</th>"
             f"<th>In this project</th><th>Replaced here</th><th>Suspected in clear</th></tr>"
             f"{body}</table>")
+
+
+def _scan_by_reason(suspects) -> str:
+    """The suspicions by why, the strongest first, and which to read first:
+    a string the project knows as an identifier, found in clear, is nearly
+    always one; a recall-biased model's hint often an ordinary word."""
+    per: dict[str, int] = {}
+    notes: dict[str, set] = {}
+    for n in suspects:
+        for s in n.get("suspicions") or ():
+            per[s["kind"]] = per.get(s["kind"], 0) + 1
+            notes.setdefault(s["kind"], set()).add(n["note"])
+    if not per:
+        return ""
+    kinds = sorted(per, key=lambda k: strength({"kind": k}))
+    rows = "".join(f"<tr><td>{_e(REASONS.get(k, k))}</td><td class='n'>{per[k]:,}</td>"
+                   f"<td class='n'>{len(notes[k]):,}</td></tr>" for k in kinds)
+    known = sum(per[k] for k in kinds if k in KNOWN_KINDS)
+    known_notes = len(set().union(*(notes[k] for k in kinds if k in KNOWN_KINDS)))
+    lead = (f"<p class='bad'>Read these first: {_plural(known, 'suspicion')} in "
+            f"{_plural(known_notes, 'note')} {'is a string' if known == 1 else 'are strings'} "
+            f"the project knows as an identifier (annotated, listed or replaced elsewhere), "
+            f"found in clear; such a string is seldom anything else. They head the list "
+            f"below.</p>" if known else
+            "<p>None of the suspicions is a string the project knows as an identifier; each "
+            "is a hint (a shape, a model's guess, a capitalised word), often an ordinary "
+            "word.</p>")
+    return (f"{lead}<table><tr><th>Why suspected (the strongest first)</th><th>Suspicions</th>"
+            f"<th>Notes</th></tr>{rows}</table>")
 
 
 def _kept_section(kept_by: Mapping[str, int]) -> str:
@@ -345,12 +384,16 @@ def render_html(report: Mapping[str, Any]) -> str:
     removed += _kept_section(report.get("kept_by") or {})
 
     suspects = [n for n in report["per_note"] if n.get("leaks")]
+    # The notes with the strongest suspicion first (a known identifier in
+    # clear before a model's hint), each one's strongest first.
+    suspects.sort(key=lambda n: (min((strength(s)[0] for s in n.get("suspicions") or ()),
+                                     default=len(BY_WEIGHT)), n["note"]))
     if suspects:
         rows = []
         for n in suspects:
             what = "; ".join(
                 f"{REASONS.get(s['kind'], s['kind'])} ({_e(s['category'])}) at characters "
-                f"{s['start']}–{s['end']}" for s in n.get("suspicions", [])) \
+                f"{s['start']}–{s['end']}" for s in sorted(n.get("suspicions", []), key=strength)) \
                 or _plural(n["leaks"], "suspicion")
             done = ("withheld, not written" if n["status"] == "leak"
                     else "written: open it in Preview to check and fix")
@@ -363,6 +406,7 @@ def render_html(report: Mapping[str, Any]) -> str:
                 f"not proof: a person should look at each"
                 + ("; most are ordinary words, and the residual risk above is what people "
                    "found in the notes they read" if audit else "") + ".</p>"
+                + _scan_by_reason(suspects) +
                 "<table><tr><th>Note</th><th>What and where (characters in the written note)"
                 f"</th><th>What was done</th></tr>{''.join(rows)}</table>")
     else:
@@ -374,9 +418,12 @@ def render_html(report: Mapping[str, Any]) -> str:
                  f"{'is' if t['dismissed'] == 1 else 'are'} not listed (each recorded in the "
                  f"project with who judged it and when).</p>")
     if t.get("coincidences"):
-        scan += (f"<p>{_plural(t['coincidences'], 'replacement')} happened to equal a real "
-                 f"identifier of the same patient (a shifted date landing on another real "
-                 f"date, say); they are stand-ins, not leaks.</p>")
+        scan += (f"<p>{_plural(t['coincidences'], 'time')} a stand-in holds a word or phrase "
+                 f"that is also a known identifier of the project (a state or \u201cApt\u201d "
+                 f"kept from the original address, a first name another patient has, a "
+                 f"shifted date landing on a real one). Each lies wholly inside what the "
+                 f"export wrote in place of an identifier, so nothing of the note's own is "
+                 f"left there: they are not leaks, and not listed.</p>")
 
     evaluation = report.get("evaluation") or {}
     model_html = f"<p>The spans were found by <b>{_e(model_name)}</b>{run}.</p>"
@@ -393,8 +440,10 @@ def render_html(report: Mapping[str, Any]) -> str:
 
     facts = []
     if settings.get("naming"):
-        facts.append("file names kept" if settings["naming"] == "same"
-                     else "file names replaced by keyed hashes")
+        facts.append("file names kept (a name holding an identifier the project knows took a "
+                     "keyed-hash name; a record number or patient key it does not know stays: "
+                     "export with keyed-hash names where yours hold one)"
+                     if settings["naming"] == "same" else "file names replaced by keyed hashes")
     if "strict" in settings:
         facts.append("strict mode (suspected notes are withheld)" if settings["strict"]
                      else "suspected notes are written and listed here")

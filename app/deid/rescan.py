@@ -24,9 +24,11 @@ outside it, so a missed surname after a replaced first name is reported.
 
 A ``Leak`` (a suspicion) carries offsets, its source and a category, never
 the leaked text, so it can go into reports and logs. A known identifier
-found *inside* a replacement is flagged ``in_replacement``: a surrogate that
-happens to equal a real identifier (a shifted date landing on another real
-date); ``redact_folder`` reports those as coincidences, not leaks.
+found wholly *inside* replacements is flagged ``in_replacement``: a surrogate
+that holds a word or phrase equal to a known identifier (a state kept from the
+original address, a shifted date landing on another real date);
+``redact_folder`` reports those as coincidences, not leaks. Of one that
+reaches past a replacement, the part outside is suspected.
 """
 from __future__ import annotations
 
@@ -92,6 +94,19 @@ REASONS = {
 #: overlapping suspicions keep the first, review lists show them in this order.
 BY_WEIGHT = ("patient", "part", "project", "replaced", "rule", "model", "name", "residue", "beside",
              "shape", "listed", "proper", "unsure")
+
+
+def strength(suspicion: Mapping) -> tuple[int, int]:
+    """Sort key of a suspicion (a ``Leak`` as a dict: ``kind``, ``start``):
+    the strongest source first (``BY_WEIGHT``), then by place."""
+    kind = suspicion.get("kind")
+    return (BY_WEIGHT.index(kind) if kind in BY_WEIGHT else len(BY_WEIGHT),
+            suspicion.get("start", 0))
+
+
+#: The sources that found a string the project knows as an identifier, in
+#: clear: the suspicions a reviewer reads first.
+KNOWN_KINDS = ("patient", "part", "project", "replaced")
 
 
 @dataclass(frozen=True)
@@ -838,8 +853,15 @@ def known_leaks(out_text: str, original_identifiers_of_patient: Sequence[str] = 
         for lk in source.find(out_text, who):
             if out_text[lk.start:lk.end].casefold() in allow_set:
                 continue
-            leaks.append(Leak(lk.start, lk.end, lk.kind, lk.category,
-                              bool(ranges.meeting(lk.start, lk.end))))
+            if not ranges.meeting(lk.start, lk.end):
+                leaks.append(lk)
+                continue
+            # Wholly inside what was written in place of identifiers, it is a
+            # stand-in that equals a known one (a state kept in a made-up
+            # address); what of it lies outside is in clear: a suspicion.
+            outside = _outside(lk.start, lk.end, ranges, out_text)
+            leaks += [Leak(a, b, lk.kind, lk.category) for a, b in outside] or \
+                [Leak(lk.start, lk.end, lk.kind, lk.category, True)]
     return leaks
 
 

@@ -480,11 +480,10 @@ class ExportWizard(QDialog):
         reason in several places are one row), the strongest reasons first:
         the text with a little context, the notes, why and the label a flag
         takes."""
-        from app.deid.rescan import BY_WEIGHT, REASONS, fold_same_length
+        from app.deid.rescan import REASONS, fold_same_length, strength
         from app.services.exporting import suspicion_label
-        weight = {k: i for i, k in enumerate(BY_WEIGHT)}
         # The strongest first: a known identifier before a date's shape.
-        found = sorted(outcome.suspicions(), key=lambda r: weight.get(r[2]["kind"], len(weight)))
+        found = sorted(outcome.suspicions(), key=lambda r: strength(r[2])[0])
         texts: dict[int, str] = {}
         labels: dict[str, str | None] = {}
         groups: dict[tuple, list] = {}

@@ -119,14 +119,12 @@ class ProjectLock:
             except OSError as exc:  # e.g. a network share without locks
                 os.close(fd)
                 raise ProjectNotWritableError(
-                    f"cannot lock {project_path.name} ({exc.strerror}); "
-                    "open the project read-only instead") from None
+                    f"cannot lock {project_path.name} ({exc.strerror})") from None
             if not locked:
                 holder = _holder(fd)
                 os.close(fd)
                 raise ProjectLockedError(
-                    f"project {project_path.name} is already open for writing{holder}; "
-                    "close it there, or open it read-only (--read-only)")
+                    f"project {project_path.name} is already open for writing{holder}")
             # The previous holder may have unlinked the file between our open()
             # and our lock; then we hold a lock nobody else will see: retry.
             if _same_file(fd, path):

@@ -185,8 +185,7 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
             raise ProjectError(f"no project file {path.name} in {path.parent}")
         if not readonly and not _writable(path):
             raise ProjectNotWritableError(
-                f"{path.name} cannot be written here (read-only file or folder); open it "
-                "read-only (deid ... --read-only), or copy it somewhere writable")
+                f"{path.name} cannot be written here (read-only file or folder)")
         lock = None if readonly else ProjectLock.acquire(path)
         db = None
         try:

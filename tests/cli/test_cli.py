@@ -229,7 +229,7 @@ def test_a_project_that_cannot_be_written_is_refused_for_writing_and_read_for_ex
     before = proj.read_bytes()
     capsys.readouterr()
     assert run("import", proj, notes) == 1
-    _one_error_line(capsys, "cannot be written here", "--read-only")
+    _one_error_line(capsys, "cannot be written here", "copy it somewhere writable")
     assert run("export", proj, tmp_path / "out", "--format", "jsonl") == 0
     assert "opened p.deid read-only" in capsys.readouterr().err
     assert len((tmp_path / "out" / "documents.jsonl").read_text().splitlines()) == 2
@@ -246,7 +246,7 @@ def test_export_while_another_process_writes_opens_read_only(tmp_path, notes, ca
         events = len(writer.audit_entries())
         capsys.readouterr()
         assert run("import", proj, notes) == 1
-        _one_error_line(capsys, "already open for writing", "--read-only")
+        _one_error_line(capsys, "already open for writing", "close it there first")
         assert run("export", proj, tmp_path / "out", "--format", "brat") == 0
         assert "another process is writing it" in capsys.readouterr().err
         assert run("export", proj, tmp_path / "out2", "--format", "brat", "--read-only") == 0

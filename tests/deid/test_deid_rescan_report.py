@@ -76,6 +76,22 @@ def test_known_identifiers_match_variants_parts_and_numbers():
     assert kinds == {"project"}
 
 
+def test_a_known_identifier_inside_a_stand_in_is_a_coincidence_and_past_it_a_suspicion():
+    """A walkthrough's report said 888 replacements "happened to equal a real
+    identifier of the same patient": they were words like "VIC" kept in a
+    made-up address, of any patient or list, counted if they only touched a
+    replacement."""
+    from app.deid.rescan import KnownIdentifiers, known_leaks
+    known = KnownIdentifiers()
+    known.add("patient:P2", "LOCATION", "VIC")
+    known.add(None, "LOCATION", "Memorial Medical Center")
+    out = "Lives at MUNOZTOWN VIC 3608. Seen at Green Memorial Medical Center."
+    town = (out.index("MUNOZTOWN"), out.index("."))
+    green = (out.index("Green"), out.index("Memorial") + len("Memorial"))   # half the name
+    found = [(out[lk.start:lk.end], lk.kind, lk.in_replacement)
+             for lk in known_leaks(out, replaced=[town, green], known=known, patient="patient:P1")]
+    assert found == [("VIC", "project", True), ("Medical Center", "project", False)]
+
 
 def test_a_short_number_is_known_in_its_own_patients_notes_only():
     """A house number "1400" of one patient is a lab value in another's note
@@ -374,6 +390,11 @@ def test_the_report_calls_a_kind_protected_only_where_the_scan_suspects_none_lef
     assert ("the leak scan suspects some kinds the labels cover were left in clear: DATE: 3 "
             "suspected in 2 notes, 10 replaced.") in page
     assert "<th>Replaced here</th><th>Suspected in clear</th>" in page
+    # Kinds under one label share its row: CONTACT's count is not said once a kind.
+    contact = [r["what"] for r in rows if tuple(r["labels"]) == ("CONTACT",)]
+    assert len(contact) > 1
+    assert page.count("label CONTACT</td>") == 1
+    assert f"<td>{'; '.join(contact)}</td><td>label CONTACT</td>" in page
     # No suspicion at all: then, and only then, the kinds are said covered in green.
     for n in report["per_note"]:
         n["suspicions"], n["leaks"] = [], 0
@@ -381,3 +402,36 @@ def test_the_report_calls_a_kind_protected_only_where_the_scan_suspects_none_lef
     assert ("class='ok'>Every kind of the HIPAA Safe Harbor list that notes can hold has a "
             "label, and the leak scan suspects none of them left in clear.") in page
     assert "A label protects only what the model marks" not in page
+
+
+def test_the_leak_list_puts_what_the_project_knows_first_and_counts_by_why():
+    """A walkthrough's report listed 1,210 suspicions by note name, a known
+    hospital name in clear buried among a recall-biased model's guesses at
+    ordinary words: no one could act on it."""
+    from app.deid.report import render_html
+    from app.deid.rescan import REASONS
+    model = {"kind": "model", "category": "NAME", "start": 3, "end": 8}
+    known = {"kind": "project", "category": "LOCATION", "start": 40, "end": 52}
+    note = {"status": "done", "spans": 5, "reason": "", "labels": {}, "strategies": {}}
+    report = {"generated_at": "2026-12-01T01:00:00", "tool": {"name": "DeID Studio",
+                                                              "version": "1"},
+              "totals": {"notes_done": 3, "notes_resumed": 0, "spans": 15, "notes_bad": 0,
+                         "notes_failed": 0, "notes_leak": 0, "leaks": 4, "notes_with_leaks": 3},
+              "per_label": {"NAME": {"spans": 15, "notes": 3}},
+              "per_note": [{**note, "note": "a.txt", "leaks": 2, "suspicions": [model, model]},
+                           {**note, "note": "b.txt", "leaks": 1, "suspicions": [model]},
+                           {**note, "note": "c.txt", "leaks": 2,
+                            "suspicions": [{**model, "start": 1}, known]}]}
+    page = render_html(report)
+    assert ("Read these first: 1 suspicion in 1 note is a string the project knows as an "
+            "identifier") in page
+    by_why = page.split("Why suspected (the strongest first)")[1].split("</table>")[0]
+    assert by_why.index(REASONS["project"]) < by_why.index(REASONS["model"])
+    assert f"<td>{REASONS['model']}</td><td class='n'>4</td><td class='n'>3</td>" in by_why
+    listed = page.split("What and where")[1].split("</table>")[0]
+    assert listed.index("c.txt") < listed.index("a.txt") < listed.index("b.txt")
+    row_c = listed.split("c.txt")[1].split("</tr>")[0]
+    assert row_c.index(REASONS["project"]) < row_c.index(REASONS["model"])
+    # Only hints: said so, nothing to read first.
+    report["per_note"] = report["per_note"][:2]
+    assert "None of the suspicions is a string the project knows" in render_html(report)
