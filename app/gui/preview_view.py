@@ -79,7 +79,16 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
         lines.append(f"Accepted annotation{who}")
     else:
         lines.append(f"Suggestion awaiting review{conf}")
-    if info.made_by and not maker:
+    if info.day_one:
+        # Said once, and not as one of the models that read the note: the
+        # starter among a run's members read it again, and may have found
+        # other words (a walkthrough read "Made by the shipped starter model
+        # ... none of the 5 models found exactly these words ... overlapping
+        # finds from: the shipped starter model").
+        lines.append("The shipped starter model replaced these words before any training, and "
+                     "what day one replaced stays replaced (Train › Keep what day one "
+                     "replaced)")
+    elif info.made_by and not maker:
         lines.append(f"Made by {_html(made_by(info.made_by, words))}")
     if info.listed:
         lines.append("In the hospital lists: always replaced")
@@ -88,21 +97,17 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
         # beside the lists, and nothing votes there.
         readers = f"the {info.n_members} models that read the note"
         if info.members:
-            lines.append(f"{'Also found' if maker else 'Found'} exactly by {len(info.members)} of "
-                         f"{readers}: {_names(info.members, words)}")
-        elif info.day_one:
-            # Not a join of what the models found: the starter's floor kept it.
-            lines.append(f"None of {readers} found exactly these words: the shipped starter "
-                         f"model replaced them before any training, and what day one replaced "
-                         f"stays replaced (Train › Keep what day one replaced)")
-        elif maker:
+            lines.append(f"{'Also found' if maker or info.day_one else 'Found'} exactly by "
+                         f"{len(info.members)} of {readers}: {_names(info.members, words)}")
+        elif maker or (info.day_one and not info.partial):
             lines.append(f"None of {readers} found it")
-        else:
+        elif not info.day_one:
             # Overlapping finds were joined into a span no model found as such.
             lines.append(f"None of {readers} found exactly these words; what they found "
                          f"around them was joined into this span")
         if info.partial:
-            lines.append(f"Overlapping finds from: {_names(info.partial, words)}")
+            lines.append(f"Of {readers}, these found words overlapping them: "
+                         f"{_names(info.partial, words)}")
     return "<br>".join(lines)
 
 
@@ -352,6 +357,13 @@ class PreviewView(QWidget):
         self.title.setText("No document")
         self.strategy_table.setRowCount(0)
         self.miss_label.clear()
+        # Nothing of the note shown before stays (a walkthrough closed the
+        # project and still read "Span 2 of 30" and that span's story).
+        self._spot = None
+        self.status.clear()
+        self.position_label.clear()
+        self.info.setToolTip("")
+        self.info.setText("Click a span to see where it came from.")
         if project is None:
             self.policy = None
             self._update_buttons()

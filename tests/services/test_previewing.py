@@ -139,8 +139,12 @@ def test_a_span_the_starter_kept_from_day_one_says_so_not_that_the_models_joined
         assert info.day_one and info.made_by == STARTER_NAME
         text = describe(info, "<**IDN**>")
         assert "Replaced since day one, confidence 0.96" in text
-        assert "the shipped starter model replaced them before any training" in text
+        assert "The shipped starter model replaced these words before any training" in text
         assert "joined" not in text and "Model prediction" not in text
+        # Once, not also as "made by" it and found by none of the models.
+        assert "Made by" not in text and "None of the" not in text
+        assert ("Of the 2 models that read the note, these found words overlapping them: "
+                "the pattern rules") in text
         # Before any training the starter is the model: no day one to keep.
         monkeypatch.setattr(prediction_service, "predicts_by", lambda project: "starter")
         info = next(i for i in preview_note(p, doc, project_policy(p), "model",

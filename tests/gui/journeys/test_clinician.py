@@ -13,7 +13,7 @@ from app.gui.qt import Qt
 import json
 import re
 
-from journey import (click, export, go, import_folder, new_project, open_row, pick, row_values,
+from journey import (choose, click, export, go, import_folder, new_project, open_row, pick, row_values,
                      screenshot, select_text, shown, spans_shown, table_rows, train_quick,
                      view_shown, write_synth)
 
@@ -107,6 +107,13 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     assert "1 written before, redone: its annotations changed" in wizard.summary_label.text()
     screenshot(wizard, "export_summary")
     wizard.close()
+
+    # File > Close project: Preview keeps nothing of the note it showed.
+    choose(qtbot, w, "File", "Close project")
+    go(qtbot, w, "Preview")
+    assert p.title.text() == "No document" and p.original.toPlainText() == ""
+    assert p.position_label.text() == "" and p.status.text() == ""
+    assert p.info.text() == "Click a span to see where it came from."
     w.close()
 
 
