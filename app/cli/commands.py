@@ -455,7 +455,7 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     if len(suspects) > SHOWN_SUSPECTS:
         _print(f"  and {len(suspects) - SHOWN_SUSPECTS} more "
                + ("(the audit report lists every one)" if report_path else
-                  "(--report FILE writes an audit report that lists every one)"))
+                  "(an audit report lists every one: --report FILE)"))
     if report_path:
         from app.services.redaction import report_paths
         _print(f"audit report: {report_paths(str(report_path))[0]} and .html")
@@ -474,18 +474,22 @@ def suspicion_words(suspicions: list[dict]) -> str:
 
 def cmd_redact(args) -> int:
     from app.deid import LeakError
+    from app.services.auditing import REPORT_STEM
     from app.services.redaction import dismiss_suspicions, redact_corpus
+    # As an export from the app: the report beside the notes, where `deid
+    # audit` finds the model and policy it signs for.
+    report_path = args.report or str(Path(args.out_dir) / f"{REPORT_STEM}.json")
     with open_project(args.project) as project:
         dismiss_suspicions(project, args.dismiss, listed_in=args.out_dir)
         try:
             summary, report = redact_corpus(
                 project, args.in_dir, args.out_dir, strategy=args.strategy,
-                report_path=args.report, workers=args.workers, cluster=args.cluster,
+                report_path=report_path, workers=args.workers, cluster=args.cluster,
                 naming=args.naming,
                 patient_regex=args.patient_regex, strict=args.strict, rules_only=args.rules_only,
                 use_annotations=args.use_annotations, scan_threshold=args.scan_threshold,
                 force=args.force, progress=TerminalProgress(quiet=args.quiet))
         except LeakError as exc:
             raise UserError(f"leak re-scan failed in strict mode: {exc}") from None
-    _print_redaction(summary, args.out_dir, args.report)
+    _print_redaction(summary, args.out_dir, report_path)
     return 0

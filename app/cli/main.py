@@ -171,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--strategy", choices=("tag", "bracket", "remove", "redact", "mask", "surrogate"),
                    help="one strategy for every label (redact: the same as remove; default: "
                         "the project's policy, as set in the preview)")
-    s.add_argument("--report", help="audit report path (.json; an .html is written beside it)")
+    s.add_argument("--report", help="audit report path (.json; an .html is written beside it; "
+                                    "default: deid-report.json in OUT_DIR)")
     _add_scale_options(s)
     s.add_argument("--naming", default="same", choices=("same", "pseudonymous"), help=NAMING_HELP)
     s.add_argument("--patient-regex", help=PATIENT_REGEX_HELP)

@@ -4,7 +4,7 @@ reviewed by a person, and an exact upper confidence bound on the leak rate.
 The bound is Clopper-Pearson's, one-sided: with ``k`` leaking notes in a
 sample of ``n``, the true share of leaking notes is at most
 ``upper_bound(k, n)`` with 95 % confidence. With no leak it is
-``1 - 0.05 ** (1 / n)``: 0 leaks in 60 notes -> at most 4.9 %.
+``1 - 0.05 ** (1 / n)``: 0 of 60 notes leak -> at most 4.9 %.
 ``sample_size`` inverts it: how many notes to review (finding none) to
 state "at most ``rate``".
 """
@@ -68,9 +68,12 @@ def percent(rate: float) -> str:
 
 
 def risk_sentence(k: int, n: int, unit: str, confidence: float = 0.95) -> str:
-    """'0 leaks in 60 notes: at most 4.9 % of notes leak, 95 % confidence.'"""
+    """'0 of 60 notes leak: at most 4.9 % of notes leak, 95 % confidence.'
+    (``unit``: what is counted, notes or identifiers, so the count reads as
+    one: a walkthrough read "1 leak in 30 notes" beside "4 leaks in 369
+    identifiers", the first counting notes.)"""
     bound = upper_bound(k, n, confidence)
-    observed = f"{k} leak{'s' if k != 1 else ''} in {n} {unit}"
+    observed = f"{k} of {n} {unit} leak{'s' if k == 1 else ''}"
     conf = f"{confidence * 100:.0f} % confidence"
     if k == 0:
         return f"{observed}: at most {percent(bound)} of {unit} leak, {conf}."

@@ -213,12 +213,31 @@ def _audit_section(audit: Mapping[str, Any] | None, annotated: str = "") -> str:
                 "PROJECT FOLDER --finish --reviewer NAME</code>.</p>")
     return (f"<p class='big'>{_e(audit['notes_sentence'])}</p>"
             f"<p class='big'>{_e(audit['identifiers_sentence'])}</p>"
-            f"<p>{_e(audit['reviewer'])} read {_plural(audit['notes_reviewed'], 'note')} drawn "
-            f"at random from the {audit['notes_in_export']} of this export on "
+            f"<p>{_e(audit['reviewer'])} read {_read(audit)} on "
             f"{_e(when(audit['reviewed_at']))} and found {_plural(audit['identifiers_left'], 'identifier')} "
             f"left in clear in {_plural(audit['notes_leaking'], 'note')}. The bounds are exact "
-            f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by the same "
-            f"model and policy.{_e(annotated)}</p>")
+            f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by "
+            f"{_by(audit)}.{_e(annotated)}</p>")
+
+
+def _read(audit: Mapping[str, Any]) -> str:
+    """What the reviewer read: every note of the export, or a sample of it."""
+    n, of = audit["notes_reviewed"], audit["notes_in_export"]
+    if n >= of:
+        return f"every note of this export ({of})"
+    return f"{_plural(n, 'note')} drawn at random from the {of} of this export"
+
+
+def _by(audit: Mapping[str, Any]) -> str:
+    """The model and policy the bounds hold for, named where the export's
+    report names them."""
+    model = audit.get("model")
+    if isinstance(model, Mapping):                 # the export report's "model" record
+        model = model.get("model")
+    if not model:
+        return ("the same model and policy (this folder holds no export report to name them: "
+                "export with one to have them named here)")
+    return f"the same model ({_e(model)}) and policy (the Settings below)"
 
 
 def _coverage_section(rows: Any, report: Mapping[str, Any]) -> str:

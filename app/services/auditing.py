@@ -35,6 +35,10 @@ SAMPLES_KEY = "audit_samples"
 _MANIFEST = ".deid-manifest.jsonl"
 _HEADER = ("# Residual-risk review. Open each note below in this folder, read it whole, and "
            "write in 'identifiers_left' how many identifiers you find in clear (0 if none).\n"
+           "# Stand-ins read like real identifiers: where each replacement is, in characters "
+           "of the written note, is in <note>.spans.jsonl (or <note>.ann) beside it; what "
+           "identifies outside those places is in clear. DeID Studio's review window marks them "
+           "(File > Residual-risk review of an export...).\n"
            "# Do not write the identifiers themselves. Then run: deid audit PROJECT FOLDER "
            "--finish --reviewer NAME\n")
 

@@ -21,7 +21,7 @@ def test_sample_size_and_sentence():
     assert sample_size(0.05) == 59 and sample_size(0.01) == 299
     assert upper_bound(0, sample_size(0.05)) <= 0.05 < upper_bound(0, sample_size(0.05) - 1)
     assert risk_sentence(0, 60, "notes") == \
-        "0 leaks in 60 notes: at most 4.9 % of notes leak, 95 % confidence."
+        "0 of 60 notes leak: at most 4.9 % of notes leak, 95 % confidence."
     assert "(2.5 % observed)" in risk_sentence(3, 120, "identifiers")
     with pytest.raises(ValueError):
         upper_bound(3, 2)

@@ -326,7 +326,7 @@ def test_the_signed_risk_says_whose_replacements_it_measured_and_the_scan_its_pl
               "per_note": [{"note": "a.txt", "leaks": 1, "status": "done", "spans": 6400,
                             "reason": "", "labels": {}, "strategies": {},
                             "suspicions": [suspicion]}],
-              "audit": {"notes_sentence": "1 leak in 59 notes (1.7 % observed): at most 7.8 % of "
+              "audit": {"notes_sentence": "1 of 59 notes leaks (1.7 % observed): at most 7.8 % of "
                                           "notes leak, 95 % confidence.",
                         "identifiers_sentence": "", "reviewer": "P. Officer",
                         "notes_reviewed": 59, "notes_in_export": 300,
@@ -338,6 +338,14 @@ def test_the_signed_risk_says_whose_replacements_it_measured_and_the_scan_its_pl
     assert "2 suspicions that people judged not a leak are not listed" in page
     report["made_by"] = {"transformer-imbalanced": 6000, ANNOTATED: 400}
     assert "people&#x27;s annotations" not in render_html(report)
+    # The bounds name the model they hold for, and a whole export read is said so
+    # (a walkthrough: "30 notes drawn at random from the 30", no model named).
+    assert "59 notes drawn at random from the 300 of this export" in page
+    assert "this folder holds no export report to name them" in page
+    report["audit"].update(model={"model": "transformer-imbalanced"}, notes_reviewed=300)
+    page = render_html(report)
+    assert "P. Officer read every note of this export (300)" in page
+    assert "redacted by the same model (transformer-imbalanced) and policy" in page
 
 def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
     """The walkthroughs' review lists held "born in Fiji", "New Zealand",

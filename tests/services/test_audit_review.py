@@ -92,8 +92,11 @@ def test_identifiers_replaced_come_from_the_manifest_and_a_bom_is_read(export, c
     _write(out, [[r[0], "99", "0", ""] for r in _rows(out)], prefix="\ufeff")
     code, said, err = _finish(proj, out, capsys)
     assert code == 0, err
-    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    # `deid redact` wrote its report beside the notes: the audit signs for its model.
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
     assert report["audit"]["identifiers_checked"] == sum(true_counts)
+    assert report["audit"]["model"] and report["audit"]["policy"]
+    assert not (out / "audit-report.json").exists()
 
 
 def test_a_binary_review_file_is_one_clear_error(export, capsys):

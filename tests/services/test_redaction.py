@@ -260,7 +260,7 @@ def test_audit_flow_from_the_cli(rules_trained, tmp_path, capsys):
     assert main(["-q", "audit", str(rules_trained), str(out), "--finish",
                  "--reviewer", "R. Officer"]) == 0
     said = capsys.readouterr().out
-    assert "1 leak in 10 notes (10.0 % observed): at most 39.4 % of notes leak, 95 % confidence." in said
+    assert "1 of 10 notes leaks (10.0 % observed): at most 39.4 % of notes leak, 95 % confidence." in said
     report = json.loads((out / "deid-report.json").read_text())
     assert report["audit"]["reviewer"] == "R. Officer" and report["audit"]["notes_leaking"] == 1
     page = (out / "deid-report.html").read_text()
@@ -290,7 +290,7 @@ def test_a_review_saved_from_counts_finishes_like_a_filled_file(rules_trained, t
         save_review(out, counts)
         assert [left for *_, left in sampled_notes(out)] == [1, 0, 0, 0]
         result = finish_audit(p, out, reviewer="R. Officer")
-    assert result["notes_sentence"] == ("1 leak in 4 notes (25.0 % observed): at most 75.1 % of "
+    assert result["notes_sentence"] == ("1 of 4 notes leaks (25.0 % observed): at most 75.1 % of "
                                         "notes leak, 95 % confidence.")
 
 
