@@ -112,7 +112,7 @@ def describe(info: SpanInfo, replacement: str, words=None) -> str:
 
 
 def _names(names: list[str], words) -> str:
-    # "; ": a model's words may hold a comma ("a word-pattern model, learned from every line").
+    # "; ": a model's words may hold a comma ("a word-pattern model, learned from ...").
     return _html("; ".join(words(name) for name in names))
 
 

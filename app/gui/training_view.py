@@ -52,7 +52,7 @@ PREANNOTATE_TIP = ("Store the active model's predictions as suggestions on the n
 #: what made a false hit; the span in its context last.
 ERROR_COLUMNS = ("Error", "Label", "Note", "Detail", "Context")
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
-                  "Test F1", "Test token R", "Train s", "Peak MB")
+                  "Test F1", "Test token R", "Train s", "Memory MB")
 #: Each score's header ({} is Dev or Test: a word or two a line keep the
 #: columns narrow) and tooltip ({} is dev or test).
 _SCORES = {
@@ -75,7 +75,9 @@ RESULT_HEADERS = {
     **{f"{split} {key}": (header.format(split), tip.format(split.lower()))
        for split in ("Dev", "Test") for key, (header, tip) in _SCORES.items()},
     "Train s": ("Training\nseconds", "How long it took to train"),
-    "Peak MB": ("Memory\nMB", "The most memory its training used"),
+    "Memory MB": ("Memory\nMB", "The memory its training added to what DeID Studio already "
+                                 "held (the most it held, less what it held when the training "
+                                 "began)"),
 }
 assert tuple(RESULT_HEADERS) == RESULT_COLUMNS
 #: The Kind column's words for each type of candidate.
@@ -129,7 +131,9 @@ def result_rows(run) -> list[dict]:
                      # Runs before token counts were stored have none.
                      "token_recall": (r.get("token") or {}).get("recall"),
                      "seconds": m.seconds if m else None,
-                     "peak_mb": m.peak_mb if m else None})
+                     # What its training added; a run stored before: the peak.
+                     "memory_mb": None if m is None else
+                     m.peak_mb if m.added_mb is None else m.added_mb})
     return rows
 
 
@@ -1145,7 +1149,7 @@ class TrainingView(QWidget):
             cells = [name, r["type"], f"{r['precision']:.3f}", f"{r['recall']:.3f}",
                      f"{r['f1']:.3f}", "" if token is None else f"{token:.3f}", "", "", "", "",
                      "" if r["seconds"] is None else f"{r['seconds']:.1f}",
-                     "" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"]
+                     "" if r["memory_mb"] is None else f"{r['memory_mb']:.0f}"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:

@@ -23,8 +23,9 @@ _KIND_WORDS = {"crf": "word-pattern model", "spacy": "neural network (spaCy)",
                "transformer": "pretrained language model", "starter": "shipped starter model",
                "rules": "pattern rules", "lists": "hospital lists", "names": "name lists"}
 #: The data a member learned from, by variant.
-_VARIANT_WORDS = {"balanced": "learned from the lines with identifiers and as many without",
-                  "imbalanced": "learned from every line"}
+_VARIANT_WORDS = {
+    "balanced": "learned from the annotated lines with identifiers and as many without",
+    "imbalanced": "learned from every annotated line"}
 _CANDIDATE = re.compile(r"(?P<method>voting|pruned|stacking)(?:-\w+)?\[(?P<group>[^\]]+)\]")
 
 #: The F-beta of binary-token scores the privacy objective falls back on
@@ -114,8 +115,11 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         # A model learned end to end from the site's notes is kept among
         # equals (app.ensemble.selection, ``prefer``).
         other = (run.row(over) or {}).get("token") or {}
-        compared = (f" (it hid {other['recall']:.1%} of the identifier words, this one "
-                    f"{token:.1%})" if token is not None and "recall" in other else "")
+        compared = ("" if token is None or "recall" not in other else
+                    f" (both hid {token:.1%} of the identifier words)"
+                    if f"{token:.1%}" == f"{other['recall']:.1%}" else
+                    f" (it hid {other['recall']:.1%} of the identifier words, this one "
+                    f"{token:.1%})")
         why = (f"it was fine-tuned on your own notes. It was kept over the model that ranked "
                f"first on {notes}, {model_words(run, over)}{compared}: {notes} are of too few "
                f"patients to tell the two apart, and in our tests a model fine-tuned on a "

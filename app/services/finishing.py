@@ -498,10 +498,31 @@ def threshold_summary(record: dict | None) -> str:
             f"{own['false'] - kept['false']} fewer false ones ({own['false']} -> {kept['false']}).")
 
 
+def starter_floor_summary(record: dict | None) -> str:
+    """One line on the labels the day-one floor leaves out, with the figures
+    that left them out ("" when it leaves none out, or the run has none)."""
+    out = (record or {}).get("left_out") or []
+    if not out:
+        return ""
+    shares = "; ".join(f"{label}: {_share_of(record['precision'][label], record['tokens'][label])}"
+                       for label in out)
+    return (f"Day one kept for {', '.join(record.get('labels', []))}, not for "
+            f"{' or '.join(out)}: of the words the starter model marks so in your annotated "
+            f"notes, few are identifiers there ({shares}).")
+
+
+def _share_of(share: float, words: int) -> str:
+    """"none of 32 words", "24% of 3,822 words"."""
+    if share <= 0:
+        return f"none of {count(words, 'word')}"
+    return f"{share:.0%} of {count(words, 'word')}"
+
+
 def finishing_summary(run) -> list[str]:
     """The lines of the steps that ran in ``run`` (an
     `app.services.runs.TrainedRun`): the threshold first, the refit last."""
-    return [line for line in (threshold_summary(run.threshold),
+    return [line for line in (starter_floor_summary(run.starter_floor),
+                              threshold_summary(run.threshold),
                               fill_summary(run.fill), propagation_summary(run.propagation),
                               joins_summary(run.joins), edges_summary(run.edges),
                               unmarked_summary(run.unmarked),

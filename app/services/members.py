@@ -66,6 +66,7 @@ class MemberFit:
     seconds: float = 0.0
     peak_mb: float = 0.0
     clock_stop: bool = False     # the safety stop on the clock ended a trial early
+    added_mb: float | None = None  # the peak less what the process held before it
 
 
 def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, TrainedModel]:
@@ -97,7 +98,7 @@ def fit_member(job: MemberJob, progress: ProgressFn) -> tuple[MemberFit, Trained
     model.save(job.out_dir)
     clock_stop = any(t.get("clock_stop") for t in trials) or \
         bool((getattr(model, "info", None) or {}).get("clock_stop"))
-    return MemberFit(params, trials, seconds, mem.peak_mb, clock_stop), model
+    return MemberFit(params, trials, seconds, mem.peak_mb, clock_stop, mem.added_mb), model
 
 
 def _worker(job: MemberJob, events) -> None:

@@ -64,6 +64,9 @@ class MemberRecord:
     # {"seconds", "peak_mb", "train_segments"}; its ``dev`` scores are the
     # model's before, which had not seen dev.
     refit: dict | None = None
+    # Memory its training added to what the process held (None: a run
+    # stored before it was measured); ``peak_mb`` counts that too.
+    added_mb: float | None = None
 
     @classmethod
     def of(cls, name: str, stored: dict) -> "MemberRecord":

@@ -402,7 +402,8 @@ class MemberStage:
         self.records[job.name] = MemberRecord(
             job.name, job.kind, job.variant, fit.params, round(fit.seconds, 2),
             round(fit.peak_mb, 1), round(size_mb, 2), score.as_dict(), fit.trials, job.time_cap,
-            reused_from, fit.clock_stop)
+            reused_from, fit.clock_stop,
+            added_mb=None if fit.added_mb is None else round(fit.added_mb, 1))
         if fit.clock_stop and reused_from is None:
             self.plan.notes.append(
                 f"{job.name}: the safety time limit stopped its training early, so it depends "
@@ -442,7 +443,7 @@ class MemberStage:
             job.out_dir.parent.mkdir(parents=True, exist_ok=True)
             self.project.extract_artifact(art.id, job.out_dir)
             fit = MemberFit(stored.params, stored.trials, stored.seconds, stored.peak_mb,
-                            stored.clock_stop)
+                            stored.clock_stop, stored.added_mb)
             # The run that trained it, not only the last one that reused it.
             self.record(job, fit, load_model(job.out_dir, device),
                         reused_from=stored.reused_from or old_run)
@@ -542,19 +543,9 @@ def starter_floor(project, plan: RunPlan):
     except BaseException:
         floor.close()
         raise
-    if floor.record["left_out"]:
-        plan.notes.append(_floor_note(floor.record))
+    # The headline says which labels it leaves out (`choice.plain_choice`);
+    # the figures are the details' (`finishing.starter_floor_summary`).
     return floor
-
-
-def _floor_note(record: dict) -> str:
-    """What the run says of the labels its starter's floor leaves out."""
-    out = record["left_out"]
-    shares = " and ".join(f"{record['precision'][label]:.0%} of the "
-                          f"{count(record['tokens'][label], 'word')} it marks {label}"
-                          for label in out)
-    return (f"What the starter model replaced before training stays replaced, except what it "
-            f"marks as {' or '.join(out)}: on your annotated notes only {shares} are identifiers")
 
 
 def settler(project, starter=None):

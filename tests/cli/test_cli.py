@@ -159,8 +159,8 @@ def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeyp
     capsys.readouterr()
     assert run("train", proj) == 0
     out = capsys.readouterr().out
-    assert ("The model used from now on is a word-pattern model, learned from the lines with "
-            "identifiers and as many without: of the models that hid at least 99% of "
+    assert ("The model used from now on is a word-pattern model, learned from the annotated "
+            "lines with identifiers and as many without: of the models that hid at least 99% of "
             "the identifier words of the dev notes") in out
     assert "details: crf-balanced — crf-balanced has the best dev strict micro-F1" in out
     # Item 13: the plain sentence leads; the names and counts come after it.

@@ -164,7 +164,8 @@ def test_a_span_the_lists_or_a_rule_found_says_so_not_found_by_none_of_the_model
     text = describe(ruled, "x")
     assert "Found by the rule “titled-name”" in text
     assert "Also found exactly by 1 of the 3 models that read the note: a word-pattern model, " \
-        "learned from the lines with identifiers and as many without" in text   # not crf-balanced
+        "learned from the annotated lines with identifiers and as many without" in text
+    # (not crf-balanced's name)
     voted = SpanInfo(MappedSpan(0, 4, 0, 6, "NAME", "tag"), "model", confidence=0.8,
                      n_members=3, made_by="voting[all]")
     assert "Model prediction, confidence 0.80" in describe(voted, "x")

@@ -166,18 +166,21 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
             _row("stacking-lr[all]", 0.86, 0.60, 0.995, True)])["selection"],
         "kept_over": "stacking-lr[all]"})
     assert plain_choice(kept) == (
-        "The model used from now on is a pretrained language model, learned from every line: "
-        "it was fine-tuned on your own notes. It was kept over the model that ranked first on "
-        "the dev notes, a combination of all the models, weighted by what each got right on "
-        "notes it had not learned from (it hid 99.5% of the identifier words, this one 98.7%): "
+        "The model used from now on is a pretrained language model, learned from every "
+        "annotated line: it was fine-tuned on your own notes. It was kept over the model that "
+        "ranked first on the dev notes, a combination of all the models, weighted by what each "
+        "got right on notes it had not learned from (it hid 99.5% of the identifier words, this one 98.7%): "
         "the dev notes are of too few patients to tell the two apart, and in our tests a model "
         "fine-tuned on a site's own notes carried best to new patients.")
+    # Equal as shown: said once.
+    kept.selection["rows"][1]["token"]["recall"] = 0.9871
+    assert "(both hid 98.7% of the identifier words)" in plain_choice(kept)
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
     assert plain_choice(met, used=False).startswith(
-        "This run's best model is a word-pattern model, learned from the lines with identifiers "
-        "and as many without")
+        "This run's best model is a word-pattern model, learned from the annotated lines with "
+        "identifiers and as many without")
     # Trained with the starter's floor, the sentence says what stays replaced.
     floored = TrainedRun(2, selected="crf-balanced", selection=met.selection,
                          starter_floor={"labels": ["NAME"], "left_out": []})
@@ -202,7 +205,8 @@ def test_a_candidate_is_named_in_words_a_person_reads():
     assert model_words(run, "voting[top3_f1]") == "a majority vote of the 3 most exact models"
     assert model_words(run, "stacking-xgb[top3_recall]").startswith(
         "a combination of the 3 models that miss the fewest identifiers")
-    assert model_words(run, "crf-imbalanced") == "a word-pattern model, learned from every line"
+    assert model_words(run, "crf-imbalanced") == \
+        "a word-pattern model, learned from every annotated line"
     assert model_words(run, "rules") == "the pattern rules"
     # No run (day one): the starter and its members, an ensemble by its group alone.
     assert model_words(None, "starter model") == "the shipped starter model"
