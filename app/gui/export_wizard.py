@@ -18,8 +18,8 @@ from pathlib import Path
 from app.deid import STRATEGIES
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDialog, QFileDialog,
                         QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
-                        QLabel, QLineEdit, QPushButton, QStackedWidget, Qt, QVBoxLayout, QWidget,
-                        Signal, Slot, QProgressBar)
+                        QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QStackedWidget, Qt,
+                        QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
                                     flagged_places, select_documents)
@@ -38,6 +38,8 @@ NAMINGS = (("same", "Same names as in the project"),
 #: The summary's size once it lists suspected leaks (or the free screen where
 #: smaller): at 760x560 the list showed five rows of hundreds.
 SUMMARY_SIZE = (900, 900)
+#: The most of the screen's height the summary's text takes before it scrolls.
+SUMMARY_SHARE = 0.35
 #: The leak list's column saying which places are flagged since the export.
 STATUS_COLUMN = 3
 
@@ -293,7 +295,16 @@ class ExportWizard(QDialog):
         judge.addWidget(self.flag_button)
         judge.addStretch(1)
         judge.addWidget(self.again_button)
-        layout.addWidget(self.summary_label)
+        # Scrolled past a share of the screen: the whole text as the label's
+        # least height made the dialog taller than a 768-pixel screen, its
+        # title bar off the top (a walkthrough).
+        self.summary_area = QScrollArea()
+        self.summary_area.setWidget(self.summary_label)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QFrame.NoFrame)
+        self.summary_area.viewport().setAutoFillBackground(False)
+        self.summary_label.setAutoFillBackground(False)
+        layout.addWidget(self.summary_area)
         layout.addWidget(self.suspicion_table, 1)
         layout.addLayout(judge)
         self.review_button = QPushButton("Review a sample (residual risk)…")
@@ -310,9 +321,13 @@ class ExportWizard(QDialog):
 
     def _fit_summary(self) -> None:
         """The summary's wrapped text gets the height it needs (a layout
-        squeezed it under the table, its last lines cut)."""
-        label = self.summary_label
-        label.setMinimumHeight(label.heightForWidth(max(label.width(), 200)))
+        squeezed it under the table, its last lines cut), up to
+        ``SUMMARY_SHARE`` of the screen; past that it scrolls."""
+        label, area = self.summary_label, self.summary_area
+        need = label.heightForWidth(max(area.viewport().width(), 200))
+        screen = self.screen()
+        most = int(screen.availableGeometry().height() * SUMMARY_SHARE) if screen else 300
+        area.setFixedHeight(max(40, min(need, most)))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

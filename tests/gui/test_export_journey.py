@@ -293,6 +293,7 @@ def test_the_leak_list_takes_most_of_the_summary(imported, qtbot, tmp_path, monk
     assert table.height() > wizard.height() // 2
     assert wizard.screen().availableGeometry().contains(wizard.frameGeometry())
     # Resizable (its corner dragged, as a window manager does): the list takes the change.
+    qtbot.wait(100)                                   # the summary's height settled
     height = table.height()
     wizard.resize(wizard.width(), wizard.height() - 100)
     qtbot.waitUntil(lambda: table.height() == height - 100)
@@ -371,3 +372,20 @@ def test_flag_missed_asks_the_label_of_a_row_whose_kind_has_none(imported, qtbot
         cells[2].endswith("a label you choose") for cells in _rows(table))
     assert any(s.label == "PERSON" and s.start <= at + 2 and s.end >= at + 4    # "ss" flagged
                for s in w.project.gold_spans(doc))
+
+
+def test_a_long_summary_scrolls_and_the_dialog_stays_on_the_screen(
+        imported, qtbot, tmp_path, monkeypatch):
+    """Walkthrough (1366x768): the summary's text, as the label's least
+    height, made the dialog taller than the screen, its title bar off the top."""
+    from app.gui.export_wizard import SUMMARY_SHARE
+    w = _shown(imported, qtbot)
+    wizard, _ = _export(w, qtbot, tmp_path / "export", monkeypatch)
+    free = wizard.screen().availableGeometry()
+    area = wizard.summary_area
+    wizard.resize(360, wizard.height())                     # its corner dragged: narrow
+    qtbot.waitUntil(lambda: area.height() <= free.height() * SUMMARY_SHARE + 1)
+    assert wizard.summary_label.heightForWidth(area.viewport().width()) > area.height() or \
+        area.height() < free.height() * SUMMARY_SHARE
+    assert free.contains(wizard.frameGeometry())
+    assert wizard.suspicion_table.isVisible() and wizard.suspicion_table.height() > 0
