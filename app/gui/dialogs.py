@@ -307,9 +307,10 @@ class ImportOptionsDialog(QDialog):
                         & self.known_patients) if regex is not None and self.known_patients else []
         self.joined.setText(
             f"⚠ {count(len(shared), 'patient')} read here the project already has ("
-            f"{', '.join(shared[:3])}{', …' if len(shared) > 3 else ''}): these notes join "
-            f"theirs, and surrogates, splits and Label in patient's notes take them for the same "
-            f"people. If they are other people, write a pattern that tells them apart."
+            f"{', '.join(shared[:3])}{', …' if len(shared) > 3 else ''}): these notes will be "
+            f"taken as the same people's, with the same stand-in names, kept on the same side "
+            f"of the train/dev split, and labelled together by “Label in patient's notes”. If "
+            f"they are other people, write a pattern that tells them apart."
             if shared else "")
         self.joined.setVisible(bool(shared))
         if regex is None:

@@ -106,8 +106,10 @@ class DocumentTableModel(QAbstractTableModel):
     def _page(self, start: int, limit: int) -> list[DocumentInfo]:
         """Rows ``start`` to ``start + limit`` of the list as shown (the
         store orders ascending only: a descending list reads from the end)."""
+        # The notes unlike the annotated ones, unsorted: the most unlike first.
+        order = "listed" if self.ids is not None and self.order == "id" else self.order
         query = dict(split=self.split, status=self.status, search=self.search,
-                     order=self.order, annotator=self.annotator, ids=self.ids)
+                     order=order, annotator=self.annotator, ids=self.ids)
         if not self.descending:
             return self.project.document_infos(**query, limit=limit, offset=start)
         end = self.total() - start
@@ -332,6 +334,9 @@ class DocumentListView(QWidget):
         self.table.doubleClicked.connect(self._on_activated)
         self.table.clicked.connect(self._on_clicked)
         self.next_button.clicked.connect(self.open_next)
+        # Whoever refreshes the list (a run finished, notes imported), the
+        # count under it follows.
+        self.model.modelReset.connect(self._update_count)
 
     def eventFilter(self, obj, event) -> bool:
         # Focus by the keyboard (Tab) lands on the first row; by a click it
@@ -484,8 +489,13 @@ class DocumentListView(QWidget):
         row = self.model.row_of(doc_id)
         before = self.model.info(row).status if row is not None else None
         self.model.refresh_document(doc_id)
-        if self.model.status is not None and row is not None \
+        if (self.model.status is not None or self.model.unlike) and row is not None \
                 and self.model.info(row).status != before:
+            if self.model.unlike:
+                # The row stays in place, as under a status filter; the
+                # count is of those still to do.
+                from app.services.familiarity import unlike_to_do
+                self.model.ids = unlike_to_do(self.model.project)
             self._update_count()
 
     def reread(self, reset: bool = True) -> None:

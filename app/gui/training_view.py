@@ -38,7 +38,8 @@ from app.models.base import FIXED_KINDS
 from app.models.device import DeviceInfo
 from app.services.schema import (BUDGET_LABELS, CROSS_FIT_FOLDS, ENSEMBLE_LABELS,
                                  META_MODEL_LABELS, NEURAL_KINDS,
-                                 OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, VARIANTS,
+                                 OBJECTIVE_LABELS, PICKABLE_KINDS, TARGETED, TOKEN_TARGETED,
+                                 VARIANTS,
                                  default_models, kind_label)
 from app.services.crossfit import cost_note
 from app.services.training import (TrainConfig, cost_notes, planned_members, starter_usable)
@@ -151,13 +152,14 @@ def running_words(members: Sequence[str]) -> str:
 def run_estimate(runs, budget: str, cores: int | None, gpu: bool = False,
                  slow: Sequence[str] = ()) -> str:
     """What the last finished run of ``budget`` in this project took, or why
-    there is no estimate yet (``runs``: the project's training runs;
-    ``slow``: the kinds ticked that take hours without a GPU)."""
+    there is no estimate yet (``runs``: the project's training runs, newest
+    first, as `Project.runs` gives them; ``slow``: the kinds ticked that take
+    hours without a GPU)."""
     from app.services.runs import TrainedRun
     done = [run for run in map(TrainedRun.of, runs) if run.status == "done"
             and run.train_config().budget == budget and run.seconds is not None]
     if done:
-        last = done[-1]
+        last = done[0]                      # the newest (a walkthrough read the first run's)
         notes = sum(last.documents.values())
         return (f"The last {budget} run here took {_clock(last.seconds)}"
                 + (f" for {notes} annotated notes (train and dev)" if notes else "") + ".")
@@ -421,7 +423,10 @@ class TrainingView(QWidget):
         rl.addRow("", self.crossfit_check)
         rl.addRow("Select by:", self.objective_box)
         rl.addRow("", self.objective_hint)
-        rl.addRow("Recall target:", self.recall_target)
+        # What the target is a share of: the Results' "words hidden" under the
+        # privacy objectives, beside a strict recall a walkthrough took it for.
+        self.target_label = QLabel("Words hidden, target:")
+        rl.addRow(self.target_label, self.recall_target)
         form.addWidget(run_box)
 
         # Train and Cancel stay in sight under the settings, however far
@@ -514,7 +519,11 @@ class TrainingView(QWidget):
         self.model_grid.setColumnStretch(1, 1)
         layout.addLayout(self.model_grid)
         charts = QHBoxLayout()
-        self.loss_chart = LineChart("Training loss", from_zero=True, x_caption=TRAINING_AXIS)
+        # Each loss against its own first: a CRF's (thousands) and the
+        # transformer's (about 1) on one scale left the second a flat line.
+        self.loss_chart = LineChart("Training loss, each against its first", from_zero=True,
+                                    x_caption=TRAINING_AXIS)
+        self._first_loss: dict[str, float] = {}
         # Each member alone as it trains: the Results table's dev F1 is of
         # what the model redacts (with the day-one floor and the lists).
         self.f1_chart = LineChart("Dev F1, each model alone", (0.0, 1.0),
@@ -672,6 +681,7 @@ class TrainingView(QWidget):
         self.time_label.setText("")
         self.overall_bar.setValue(0)
         self.loss_chart.clear()
+        self._first_loss.clear()
         self.f1_chart.clear()
         # The shipped starter is English: another project's runs cannot use it.
         usable = project is not None and starter_usable(project)
@@ -695,7 +705,7 @@ class TrainingView(QWidget):
             return
         self._show_rows(result_rows(run), run.selected, run.reason,
                         list(lead) + self._run_notes(run) + run.notes, plain_choice(run),
-                        finishing_summary(run))
+                        finishing_summary(run), run.selection.get("kept_over"))
         self.set_config(run.train_config())
         self.stage_label.setText(f"Showing the run in use (run {run.id}).")
         # A finished run: its results, not a progress of 0 % and empty charts.
@@ -832,7 +842,15 @@ class TrainingView(QWidget):
 
     @Slot()
     def _update_objective(self) -> None:
-        self.recall_target.setEnabled(self.objective_box.currentData() in TARGETED)
+        objective = self.objective_box.currentData()
+        self.recall_target.setEnabled(objective in TARGETED)
+        words = objective in TOKEN_TARGETED or objective not in TARGETED
+        self.target_label.setText("Words hidden, target:" if words else "Recall target:")
+        self.recall_target.setToolTip(
+            "The least share of the dev notes' identifier words the chosen model must hide "
+            "(Results: Dev words hidden)" if words else
+            "The least share of the dev notes' identifiers the chosen model must find whole "
+            "(Results: Dev recall)")
 
     # --------------------------------------------------------------- config
     def config(self) -> TrainConfig:
@@ -935,6 +953,7 @@ class TrainingView(QWidget):
         self.last_failure = None
         self.overall_bar.setValue(0)
         self.loss_chart.clear()
+        self._first_loss.clear()
         self.f1_chart.clear()
         while self.model_grid.count():
             item = self.model_grid.takeAt(0)
@@ -1000,7 +1019,9 @@ class TrainingView(QWidget):
         # first epoch one dot).
         at = p.model_fraction
         if p.loss is not None and p.model:
-            self.loss_chart.add_point(p.model, float(p.loss), x=at)
+            first = self._first_loss.setdefault(p.model, float(p.loss))
+            if first > 0:
+                self.loss_chart.add_point(p.model, float(p.loss) / first, x=at)
         if p.kind == EPOCH and p.dev_f1 is not None and p.model:
             self.f1_chart.add_point(p.model, float(p.dev_f1), x=at)
         elif p.kind == MEMBER_DONE and p.dev_f1 is not None and p.model \
@@ -1060,7 +1081,7 @@ class TrainingView(QWidget):
             if used:
                 self._show_rows(result_rows(result), result.selected, result.reason,
                                 self._run_notes(result) + result.notes, plain_choice(result),
-                                finishing_summary(result))
+                                finishing_summary(result), result.selection.get("kept_over"))
             else:
                 # The better model stays in use: show it, and say why first.
                 self._load_active_run(lead=result.notes[-1:])
@@ -1120,7 +1141,10 @@ class TrainingView(QWidget):
     # -------------------------------------------------------------- results
     def _show_rows(self, rows: list[dict], selected: str | None, reason: str,
                    notes: Sequence[str] = (), plain: str = "",
-                   finishing: Sequence[str] = ()) -> None:
+                   finishing: Sequence[str] = (), kept_over: str | None = None) -> None:
+        """The results: the plain sentence, ``notes``, the details and the
+        table; ``kept_over``: the candidate that ranked first on dev, when
+        the selected one was kept over it (its row says so)."""
         self._selected = selected
         self._rows = rows
         # One plain sentence first, then what a person must know (``notes``);
@@ -1153,7 +1177,15 @@ class TrainingView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setToolTip(r["words"][0].upper() + r["words"][1:])
+                    tip = r["words"][0].upper() + r["words"][1:]
+                    if kept_over and r["name"] in (selected, kept_over):
+                        # A ★ on a row with lower figures than the next: why.
+                        tip += ("\n\nKept over " + kept_over + ", which ranked first on the dev "
+                                "notes: see the sentence above the table"
+                                if r["name"] == selected else
+                                "\n\nRanked first on the dev notes; " + str(selected)
+                                + " was kept over it: see the sentence above the table")
+                    item.setToolTip(tip)
                 if c >= 2:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if r["name"] == selected:
@@ -1166,9 +1198,13 @@ class TrainingView(QWidget):
         """Offer the notes to do that the model in use found unlike the
         annotated ones, while some are left."""
         from app.services.familiarity import unlike_to_do
+        from app.services.runs import active_run
         left = unlike_to_do(self.project) if self.project is not None else []
-        self.unlike_button.setText(f"Show the {count(len(left), 'note')} to do unlike the "
-                                   "annotated ones")
+        found = len(active_run(self.project).unlike) if left else 0
+        # The run's sentence counts what it found; some may be done since.
+        self.unlike_button.setText(
+            f"Show the {count(len(left), 'note')} to do unlike the annotated ones"
+            if len(left) == found else f"Show the {len(left)} of them still to do")
         self.unlike_button.setVisible(bool(left))
 
     @Slot(bool)

@@ -26,6 +26,8 @@ _ORDERS = {
     "split": "split, id",
     "uncertainty": "uncertainty IS NULL, uncertainty DESC, id",  # most uncertain first
     "updated": "updated_at DESC, id",
+    # In the order of ``ids`` (its one parameter: the list as JSON).
+    "listed": "(SELECT key FROM json_each(?) WHERE json_each.value = documents.id), id",
 }
 #: The status an annotator sees (parameter: the annotator): their own for a
 #: blind document assigned to them until it is adjudicated (``reviewed``),
@@ -135,14 +137,18 @@ class DocumentsMixin(ProjectCore):
 
         ``search`` is a case-insensitive (ASCII) substring of the name or the
         text; ``order`` is one of ``id``, ``name``, ``status``, ``split``,
-        ``uncertainty`` (most uncertain first, unscored last) or ``updated``
-        (newest first); ``patient_id``: that patient's documents only.
+        ``uncertainty`` (most uncertain first, unscored last), ``updated``
+        (newest first) or ``listed`` (in the order of ``ids``);
+        ``patient_id``: that patient's documents only.
         ``annotator``: statuses (shown, filtered and sorted) as this
         annotator sees them (see :meth:`status_seen_by`); ``ids``: only
         these documents.
         """
-        if order not in _ORDERS:
-            raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)}")
+        if order not in _ORDERS or (order == "listed" and ids is None):
+            raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)} "
+                             "(listed: with ids)")
+        if ids is not None:
+            ids = [int(i) for i in ids]
         where, args = self._doc_filter(split, status, annotator, ids)
         if patient_id is not None:
             where.append("patient_id = ?")
@@ -160,7 +166,8 @@ class DocumentsMixin(ProjectCore):
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY {_ORDERS[order]} LIMIT ? OFFSET ?"
-        args = head + args + [-1 if limit is None else limit, offset]
+        args = head + args + ([dumps(ids)] if order == "listed" else []) + \
+            [-1 if limit is None else limit, offset]
         with self._read() as db:
             return [_doc_info(row) for row in db.execute(sql, args)]
 

@@ -118,12 +118,12 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
         compared = ("" if token is None or "recall" not in other else
                     f" (both hid {token:.1%} of the identifier words)"
                     if f"{token:.1%}" == f"{other['recall']:.1%}" else
-                    f" (it hid {other['recall']:.1%} of the identifier words, this one "
+                    f" (that one hid {other['recall']:.1%} of the identifier words, this one "
                     f"{token:.1%})")
-        why = (f"it was fine-tuned on your own notes. It was kept over the model that ranked "
-               f"first on {notes}, {model_words(run, over)}{compared}: {notes} are of too few "
-               f"patients to tell the two apart, and in our tests a model fine-tuned on a "
-               f"site's own notes carried best to new patients.")
+        why = (f"it was fine-tuned on your own notes. Another model ranked first on {notes}, "
+               f"{model_words(run, over)}{compared}, but {notes} are of too few patients to "
+               f"tell the two apart, and in our tests a model fine-tuned on a site's own notes "
+               f"carried best to new patients.")
     elif objective in ("privacy", "precision_at_token_recall") and not row.get("eligible", True):
         why = (f"no model hid {share} of the identifier words of {notes}, so the one that "
                + ("hides the most of them without hiding too many ordinary words"

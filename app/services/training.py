@@ -861,6 +861,10 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         if unlike is not None and unlike.sentence():
             plan.notes.append(unlike.sentence())
             plan.unlike = unlike.unlike
+        elif unlike is not None and unlike.todo and (before := _unlike_before(project)):
+            # Said, not silent: the offer of the last run's notes goes away.
+            plan.notes.append(f"The notes to do now read like the annotated ones (the model in "
+                              f"use found {count(before, 'note')} unlike them).")
         refit_members(plan, members)
         run = finish_run(project, plan, run_id, members, dev, ensembles, candidates, costs,
                          selection, private.path, started, fixed_by_candidate,
@@ -879,6 +883,16 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         private.close()
     report(Progress(1.0, "train", message="done"))
     return run
+
+
+def _unlike_before(project) -> int:
+    """How many notes to do the model in use found unlike the annotated
+    ones (0 without one)."""
+    from app.services.runs import active_run
+    try:
+        return len(active_run(project).unlike)
+    except UserError:
+        return 0
 
 
 def reusable_models(project) -> list[str]:

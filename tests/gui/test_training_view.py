@@ -320,3 +320,18 @@ def test_a_member_scored_once_trained_has_its_dev_f1_point(qapp, tmp_path):
     finally:
         view.close()
         project.close()
+
+
+def test_the_estimate_is_the_newest_run_of_the_budget():
+    """A walkthrough's second quick run took 1:26; the estimate kept saying
+    the first's 1:22 (`Project.runs` gives the newest first)."""
+    from types import SimpleNamespace
+    from app.gui.training_view import run_estimate
+
+    def record(run_id, seconds, notes):
+        return SimpleNamespace(id=run_id, status="done", config={
+            "budget": "quick", "documents": {"train": notes, "dev": 0}},
+            metrics={"seconds": seconds})
+    runs = [record(2, 86.0, 43), record(1, 82.0, 37)]               # newest first
+    assert run_estimate(runs, "quick", 2) == \
+        "The last quick run here took 1:26 for 43 annotated notes (train and dev)."

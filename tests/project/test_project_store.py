@@ -69,6 +69,10 @@ def test_document_list_filters_and_fields(project):
     assert project.count_documents(ids=[ids[2], *range(10**6, 10**6 + 50_000)]) == 1
     assert project.count_documents(status="done", ids=[ids[0], ids[1]]) == 1
     assert project.document_infos(ids=[]) == []
+    assert [i.id for i in project.document_infos(ids=[ids[2], ids[0]], order="listed")] == \
+        [ids[2], ids[0]]
+    with pytest.raises(ValueError):
+        project.document_infos(order="listed")
     with pytest.raises(ValueError):
         project.set_document_fields(ids[0], text="x")
     with pytest.raises(ValueError):

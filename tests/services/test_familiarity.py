@@ -60,6 +60,16 @@ def test_deid_train_says_how_many_notes_to_do_read_unlike_the_annotated_ones(tmp
         assert run.unlike and set(run.unlike) <= icu and unlike_to_do(p) == run.unlike
         p.set_document_fields(run.unlike[0], status="done")
         assert unlike_to_do(p) == run.unlike[1:]
+        for doc_id in run.unlike[:6]:                 # annotated (none holds an identifier)
+            p.set_document_fields(doc_id, status="done")
+    # Trained again: the two left read like the annotated ones now, and the run says so.
+    capsys.readouterr()
+    assert main(["train", str(path), "--models", "rules", "--budget", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert ("The notes to do now read like the annotated ones (the model in use found 8 notes "
+            "unlike them).") in out
+    with Project.open(path) as p:
+        assert active_run(p).unlike == [] and unlike_to_do(p) == []
 
 
 def test_no_trained_model_lists_no_note_unlike_the_annotated(tmp_path):

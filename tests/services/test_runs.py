@@ -167,11 +167,11 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
         "kept_over": "stacking-lr[all]"})
     assert plain_choice(kept) == (
         "The model used from now on is a pretrained language model, learned from every "
-        "annotated line: it was fine-tuned on your own notes. It was kept over the model that "
-        "ranked first on the dev notes, a combination of all the models, weighted by what each "
-        "got right on notes it had not learned from (it hid 99.5% of the identifier words, this one 98.7%): "
-        "the dev notes are of too few patients to tell the two apart, and in our tests a model "
-        "fine-tuned on a site's own notes carried best to new patients.")
+        "annotated line: it was fine-tuned on your own notes. Another model ranked first on the "
+        "dev notes, a combination of all the models, weighted by what each got right on notes "
+        "it had not learned from (that one hid 99.5% of the identifier words, this one 98.7%), "
+        "but the dev notes are of too few patients to tell the two apart, and in our tests a "
+        "model fine-tuned on a site's own notes carried best to new patients.")
     # Equal as shown: said once.
     kept.selection["rows"][1]["token"]["recall"] = 0.9871
     assert "(both hid 98.7% of the identifier words)" in plain_choice(kept)

@@ -158,6 +158,9 @@ def test_the_loss_chart_shows_each_step_on_an_axis_from_zero(qtbot, settings, mo
         labels = chart.y_labels()
         assert labels[0] == "0" and not any(label.startswith("-") for label in labels)
         assert float(labels[-1]) >= max(chart.series[member])
+        # Each loss against the member's first: a CRF's thousands and this one's
+        # fractions share the axis.
+        assert chart.series[member][0] == 1.0 and chart.series[member][-1] < 1.0
         assert t.f1_chart.series[member] == [0.8]
         screenshot(w, "training_steps")
 
