@@ -37,6 +37,8 @@ MAX_RECENT = 8
 #: Seconds between two re-reads of the document list while suggestions arrive.
 REREAD_INTERVAL = 1.0
 SETTINGS_FILE = "settings.ini"
+#: The settings key of the folder the last file dialog chose (the next opens there).
+LAST_DIR = "last_dialog_dir"
 #: How the status bar names the notes of an import being suggested (one, several).
 NEW_NOTES = ("new note", "new notes")
 
@@ -523,8 +525,8 @@ class MainWindow(QMainWindow):
         """Choose an export folder, then review a sample of it."""
         if self.project is None:
             return
-        path = QFileDialog.getExistingDirectory(self, "Export folder to review")
-        if path:
+        path = QFileDialog.getExistingDirectory(self, "Export folder to review", self._dialog_dir())
+        if self._chosen(path, folder=True):
             from app.services.auditing import export_document_ids
             self.open_audit(path, export_document_ids(self.project))
 
@@ -838,9 +840,22 @@ class MainWindow(QMainWindow):
         self.suggestionsFinished.emit(-1)
 
     # -------------------------------------------------------------- dialogs
+    def _dialog_dir(self) -> str:
+        """Where a file dialog opens: the folder last chosen in one, else the
+        home folder (a walkthrough's opened in the program's own folder)."""
+        last = self.settings.value(LAST_DIR)
+        return str(last) if last and Path(str(last)).is_dir() else str(Path.home())
+
+    def _chosen(self, path: str, folder: bool = False) -> str:
+        """``path`` as a dialog returned it, its folder kept for the next one."""
+        if path:
+            self.settings.setValue(LAST_DIR, str(Path(path) if folder else Path(path).parent))
+        return path
+
     def _ask_new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", "", "DeID projects (*.deid)")
-        if not path:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", self._dialog_dir(),
+                                              "DeID projects (*.deid)")
+        if not self._chosen(path):
             return
         # The app makes English projects: offer the English default first.
         preset, ok = LabelSetDialog.get_preset(self, [p for p in PRESETS if p != "none"],
@@ -849,8 +864,9 @@ class MainWindow(QMainWindow):
             self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
 
     def _ask_open_project(self, readonly: bool = False) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "DeID projects (*.deid)")
-        if path:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", self._dialog_dir(),
+                                              "DeID projects (*.deid)")
+        if self._chosen(path):
             self.open_project(path, readonly=readonly)
 
     def _ask_save_copy(self) -> None:
@@ -877,8 +893,8 @@ class MainWindow(QMainWindow):
 
     def _ask_import(self) -> None:
         """Choose a folder, then its patient-id pattern and split."""
-        path = QFileDialog.getExistingDirectory(self, "Import a folder of notes")
-        if not path:
+        path = QFileDialog.getExistingDirectory(self, "Import a folder of notes", self._dialog_dir())
+        if not self._chosen(path, folder=True):
             return
         dialog = self.import_dialog = ImportOptionsDialog(
             path, self, [label.name for label in self.project.labels()],

@@ -425,7 +425,7 @@ class TrainingView(QWidget):
         rl.addRow("", self.objective_hint)
         # What the target is a share of: the Results' "words hidden" under the
         # privacy objectives, beside a strict recall a walkthrough took it for.
-        self.target_label = QLabel("Words hidden, target:")
+        self.target_label = QLabel("Words hidden ≥")
         rl.addRow(self.target_label, self.recall_target)
         form.addWidget(run_box)
 
@@ -845,7 +845,7 @@ class TrainingView(QWidget):
         objective = self.objective_box.currentData()
         self.recall_target.setEnabled(objective in TARGETED)
         words = objective in TOKEN_TARGETED or objective not in TARGETED
-        self.target_label.setText("Words hidden, target:" if words else "Recall target:")
+        self.target_label.setText("Words hidden ≥" if words else "Recall ≥")
         self.recall_target.setToolTip(
             "The least share of the dev notes' identifier words the chosen model must hide "
             "(Results: Dev words hidden)" if words else

@@ -491,3 +491,33 @@ def test_preview_follows_a_note_picked_with_one_click_in_documents(imported, qtb
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(row).center())
     _key(qtbot, w, Qt.Key_4, Qt.ControlModifier)                     # Go > Preview
     assert w.preview.title.text() == "P2_a"
+
+
+def test_file_dialogs_open_where_the_last_one_chose(window, qtbot, tmp_path, monkeypatch):
+    """A walkthrough's dialogs opened in the program's own folder."""
+    from pathlib import Path
+
+    from app.gui.dialogs import LabelSetDialog
+    from app.gui.qt import QFileDialog
+    from gui_helpers import write_brat
+    from journeys.journey import choose
+    w = _shown(window, qtbot)
+    asked = []
+
+    def save(parent, title, where, *rest):
+        asked.append(where)
+        return str(tmp_path / "work" / "p.deid"), ""
+
+    def folder(parent, title, where="", *rest):
+        asked.append(where)
+        return str(write_brat(tmp_path / "notes"))
+
+    (tmp_path / "work").mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save)
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder)
+    monkeypatch.setattr(LabelSetDialog, "get_preset", classmethod(lambda *a, **k: ("paper", True)))
+    choose(qtbot, w, "File", "New project…")
+    assert asked == [str(Path.home())]                       # nothing chosen yet: home
+    choose(qtbot, w, "File", "Import folder…")
+    assert asked[-1] == str(tmp_path / "work")               # where the project went
+    w.import_dialog.reject()
