@@ -360,6 +360,7 @@ class TrainingView(QWidget):
             box.setToolTip("\n".join(words.values()))
             box.currentIndexChanged.connect(
                 lambda _i, b=box, h=hint, w=words: h.setText(w[b.currentData()]))
+            box.currentIndexChanged.connect(self._fit_wrapped)
             hint.setText(words[box.currentData()])
         self.recall_target = QDoubleSpinBox()
         self.recall_target.setRange(0.5, 1.0)
@@ -746,6 +747,17 @@ class TrainingView(QWidget):
             [run_estimate(self.project.runs("train"), config.budget, cores, gpu, slow)]
             + [note.split("\n")[0] for note in notes]))
         self.estimate_label.setToolTip("\n\n".join(notes))
+        self._fit_wrapped()
+
+    def _fit_wrapped(self) -> None:
+        """The settings' wrapped sentences get the height their lines need:
+        in the scrolled settings a form row kept the height of a shorter
+        text, the estimate cut at its first and last lines (walkthroughs)."""
+        for label in (self.budget_hint, self.objective_hint, self.estimate_label):
+            if label.width() > 0 and label.text():
+                label.setMinimumHeight(label.heightForWidth(label.width()))
+            else:
+                label.setMinimumHeight(0)
 
     def is_busy(self) -> bool:
         """Whether training, evaluation or pre-annotation is running."""
@@ -1226,6 +1238,7 @@ class TrainingView(QWidget):
         super().resizeEvent(event)
         if self.details_area.isVisible():
             self._fit_details()
+        self._fit_wrapped()
 
     def selected_name(self) -> str | None:
         return self._selected
