@@ -405,9 +405,17 @@ class EditorView(QWidget):
         self.current_id = None
         self._after_edit(self.session.last_edit.ranges())
 
+    def _no_suggestion(self, cur: SpanRecord | None) -> None:
+        """What A or R do when no suggestion is the current span (they did
+        nothing, and said nothing: a walkthrough)."""
+        self.message.emit("No suggestion is chosen: Tab goes to the next one, then A accepts it "
+                          "and R rejects it" if cur is None else
+                          "This span is not a suggestion: Del removes it")
+
     def accept_current(self) -> None:
         cur = self.current()
         if cur is None or cur.status != "suggested":
+            self._no_suggestion(cur)
             return
         new_id = self._run(self.session.accept, cur.id)
         self._after_edit(self.session.last_edit.ranges(), new_id)
@@ -419,6 +427,7 @@ class EditorView(QWidget):
     def reject_current(self) -> None:
         cur = self.current()
         if cur is None or cur.status != "suggested":
+            self._no_suggestion(cur)
             return
         self._run(self.session.reject, cur.id)
         self._after_edit(self.session.last_edit.ranges())

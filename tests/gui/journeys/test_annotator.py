@@ -223,6 +223,9 @@ def test_the_last_suggestion_decided_says_what_comes_next(qtbot, tmp_path, monke
     for decision in (Qt.Key_A, Qt.Key_R):
         key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)                 # Next to annotate
         assert _suggested(w) > 0
+        key(qtbot, w, decision)                          # none chosen yet: says what to do
+        assert w.statusBar().currentMessage().startswith(
+            "No suggestion is chosen: Tab goes to the next one")
         key(qtbot, w, Qt.Key_Tab)
         while _suggested(w):
             key(qtbot, w, decision)
