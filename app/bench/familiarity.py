@@ -21,8 +21,8 @@ do, 70 annotated ICU notes (other patients) as its test split, trained
 (``LOOP_MODELS``, quick); then ``--take`` notes to do annotated (their
 generated spans, no split: the run splits them) as Next to annotate would
 give them, each way from the same trained project: the most unlike first
-(the run's list, `unlike_to_do`), the most uncertain first (pre-annotated,
-the queue's order), and drawn at random; trained again, each scored on the
+(the run's list, `unlike_to_do`), the most uncertain of those, the most
+uncertain first (pre-annotated, the queue's order), and drawn at random; trained again, each scored on the
 ICU test notes. For each of ``--seeds`` (the runs' seed and the random
 draw's), one line per way: the notes taken (ICU among them), the model
 selected and token recall / precision on the test notes; then each way's
@@ -43,6 +43,9 @@ def _line(name: str, result, extra: str = "") -> str:
 
 #: The members of the loop's runs: trained in seconds on a CPU.
 LOOP_MODELS = ["crf", "rules"]
+#: How the loop's notes to annotate are taken.
+WAYS = ("most unlike first", "unlike, most uncertain first", "most uncertain first",
+        "at random")
 
 
 def _loop(take: int, seed: int) -> dict[str, tuple[float, float]]:
@@ -87,16 +90,17 @@ def _loop(take: int, seed: int) -> dict[str, tuple[float, float]]:
               f"the run calls {len(unlike)} unlike the annotated letters; before: "
               f"{run.selected}, {_scores(before)} on the 70 ICU test notes ({', '.join(LOOP_MODELS)}, "
               f"quick)")
-        for way in ("most unlike first", "most uncertain first", "at random"):
-            path = Path(tmp) / f"{way.split()[-2]}.deid"
+        for k, way in enumerate(WAYS):
+            path = Path(tmp) / f"way{k}.deid"
             shutil.copyfile(base, path)
             with Project.open(path) as p:
                 if way == "most unlike first":
                     chosen = unlike_to_do(p)[:take]
-                elif way == "most uncertain first":
+                elif way in ("most uncertain first", "unlike, most uncertain first"):
                     preannotate(p)
+                    among = unlike_to_do(p) if way.startswith("unlike") else None
                     chosen = [i.id for i in p.document_infos(status="todo", order="uncertainty",
-                                                             limit=take)]
+                                                             ids=among, limit=take)]
                 else:
                     chosen = random.Random(seed).sample(sorted(gold), take)
                 with p.transaction():

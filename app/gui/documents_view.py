@@ -27,10 +27,10 @@ STATUS_NAMES = {"todo": "To do", "in_progress": "In progress", "done": "Done",
 UNLIKE = "unlike"
 UNLIKE_NAME = "To do, unlike the annotated"
 NEXT_TIP = "The most uncertain document still to do (N)"
-NEXT_UNLIKE_TIP = ("The document still to do that reads least like the annotated ones, then the "
-                   "most uncertain (N)")
+NEXT_UNLIKE_TIP = ("The most uncertain of the documents still to do that read unlike the "
+                   "annotated ones, then the most uncertain of the others (N)")
 UNLIKE_TIP = ("The notes still to do whose words the annotated notes mostly lack, as the last "
-              "training run found them, the most unlike first for Next to annotate: the dev "
+              "training run found them, the most uncertain first for Next to annotate: the dev "
               "figures do not speak for them. Annotate some of them and train again.")
 COLUMNS = ("Name", "Status", "Split", "Patient", "Uncertainty", "Human", "Import",
            "Model", "Rule")
@@ -106,8 +106,8 @@ class DocumentTableModel(QAbstractTableModel):
     def _page(self, start: int, limit: int) -> list[DocumentInfo]:
         """Rows ``start`` to ``start + limit`` of the list as shown (the
         store orders ascending only: a descending list reads from the end)."""
-        # The notes unlike the annotated ones, unsorted: the most unlike first.
-        order = "listed" if self.ids is not None and self.order == "id" else self.order
+        # The notes unlike the annotated ones, unsorted: as Next takes them.
+        order = "uncertain_listed" if self.ids is not None and self.order == "id" else self.order
         query = dict(split=self.split, status=self.status, search=self.search,
                      order=order, annotator=self.annotator, ids=self.ids)
         if not self.descending:
@@ -420,7 +420,7 @@ class DocumentListView(QWidget):
 
     def next_document(self) -> int | None:
         """The most uncertain document still to do that this annotator may take;
-        under the `UNLIKE` filter the most unlike one, while one is left.
+        under the `UNLIKE` filter the most uncertain of those, while one is left.
 
         Documents assigned to others are skipped; unscored ones come last.
         """
@@ -429,9 +429,14 @@ class DocumentListView(QWidget):
         if project is None:
             return None
         if self.model.unlike:
-            for doc_id in unlike_to_do(project):
-                if self._may_take(doc_id):
-                    return doc_id
+            # The most uncertain of them: on synthetic letters and ICU notes
+            # that made the most of ten notes annotated (`python -m
+            # app.bench.familiarity --loop`), more than the most unlike first.
+            for info in project.document_infos(status="todo", ids=unlike_to_do(project),
+                                               order="uncertain_listed",
+                                               annotator=self.model.annotator):
+                if self._may_take(info.id, checked=True):
+                    return info.id
         offset = 0
         while True:
             page = project.document_infos(status="todo", order="uncertainty",

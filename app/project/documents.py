@@ -26,8 +26,10 @@ _ORDERS = {
     "split": "split, id",
     "uncertainty": "uncertainty IS NULL, uncertainty DESC, id",  # most uncertain first
     "updated": "updated_at DESC, id",
-    # In the order of ``ids`` (its one parameter: the list as JSON).
-    "listed": "(SELECT key FROM json_each(?) WHERE json_each.value = documents.id), id",
+    # The most uncertain first, the unscored in the order of ``ids`` (its one
+    # parameter: the list as JSON).
+    "uncertain_listed": "uncertainty IS NULL, uncertainty DESC, "
+                        "(SELECT key FROM json_each(?) WHERE json_each.value = documents.id), id",
 }
 #: The status an annotator sees (parameter: the annotator): their own for a
 #: blind document assigned to them until it is adjudicated (``reviewed``),
@@ -138,15 +140,16 @@ class DocumentsMixin(ProjectCore):
         ``search`` is a case-insensitive (ASCII) substring of the name or the
         text; ``order`` is one of ``id``, ``name``, ``status``, ``split``,
         ``uncertainty`` (most uncertain first, unscored last), ``updated``
-        (newest first) or ``listed`` (in the order of ``ids``);
+        (newest first) or ``uncertain_listed`` (most uncertain first, the
+        unscored in the order of ``ids``);
         ``patient_id``: that patient's documents only.
         ``annotator``: statuses (shown, filtered and sorted) as this
         annotator sees them (see :meth:`status_seen_by`); ``ids``: only
         these documents.
         """
-        if order not in _ORDERS or (order == "listed" and ids is None):
+        if order not in _ORDERS or (order == "uncertain_listed" and ids is None):
             raise ValueError(f"invalid order {order!r}; expected one of {', '.join(_ORDERS)} "
-                             "(listed: with ids)")
+                             "(uncertain_listed: with ids)")
         if ids is not None:
             ids = [int(i) for i in ids]
         where, args = self._doc_filter(split, status, annotator, ids)
@@ -166,7 +169,7 @@ class DocumentsMixin(ProjectCore):
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY {_ORDERS[order]} LIMIT ? OFFSET ?"
-        args = head + args + ([dumps(ids)] if order == "listed" else []) + \
+        args = head + args + ([dumps(ids)] if order == "uncertain_listed" else []) + \
             [-1 if limit is None else limit, offset]
         with self._read() as db:
             return [_doc_info(row) for row in db.execute(sql, args)]

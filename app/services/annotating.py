@@ -206,7 +206,10 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
     of the annotation queue, most uncertain first (their uncertainty is
-    computed again on the way, so the queue is right afterwards).
+    computed again on the way, so the queue is right afterwards); up to half
+    of them, first, the notes the model in use found unlike the annotated
+    ones (`app.services.familiarity.unlike_to_do`), whose uncertainty orders
+    Next to annotate under Documents' filter of them.
     ``doc_ids`` restricts the work to those notes (the ones just imported).
     """
     from app.services.prediction import resolve
@@ -218,7 +221,10 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
     infos = _to_suggest(project, doc_ids, only_unannotated,
                         order="uncertainty" if limit is not None else "id")
     if limit is not None:
-        infos = infos[:limit]
+        from app.services.familiarity import unlike_to_do
+        first = set(unlike_to_do(project)[:limit // 2]) if doc_ids is None else set()
+        infos = ([i for i in infos if i.id in first] + [i for i in infos if i.id not in first]
+                 )[:limit]
     predictor = resolve(project, all_members=True, untrained="error").load(project)
     try:
         for k in range(0, len(infos), 16):

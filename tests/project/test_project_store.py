@@ -69,10 +69,16 @@ def test_document_list_filters_and_fields(project):
     assert project.count_documents(ids=[ids[2], *range(10**6, 10**6 + 50_000)]) == 1
     assert project.count_documents(status="done", ids=[ids[0], ids[1]]) == 1
     assert project.document_infos(ids=[]) == []
-    assert [i.id for i in project.document_infos(ids=[ids[2], ids[0]], order="listed")] == \
-        [ids[2], ids[0]]
+    # The most uncertain first, then the unscored in the order given.
+    listed = [ids[0], ids[2], ids[1]]
+    assert [i.id for i in project.document_infos(ids=listed, order="uncertain_listed")] == \
+        [ids[1], ids[2], ids[0]]
+    project.set_document_fields(ids[2], uncertainty=None)
+    for listed in ([ids[2], ids[0]], [ids[0], ids[2]]):
+        assert [i.id for i in project.document_infos(ids=listed, order="uncertain_listed")] == \
+            listed
     with pytest.raises(ValueError):
-        project.document_infos(order="listed")
+        project.document_infos(order="uncertain_listed")
     with pytest.raises(ValueError):
         project.set_document_fields(ids[0], text="x")
     with pytest.raises(ValueError):

@@ -1,7 +1,7 @@
 """Notes to do unlike the annotated ones, as a person meets them after a run:
 the Train view says how many and offers them; Documents lists them, and
-Next to annotate takes the most unlike first, then (once they are done) the
-queue as before."""
+Next to annotate takes the most uncertain of them first (unscored: the most
+unlike first), then (once they are done) the queue as before."""
 from __future__ import annotations
 
 import pytest
@@ -89,6 +89,21 @@ def test_the_notes_unlike_the_annotated_are_offered_listed_and_taken_first(
     assert offer.text() == f"Show the {len(unlike) - 1} of them still to do"
     click(qtbot, offer)
     assert _names_listed(w) == [names[i] for i in unlike[1:]]
+
+    # Pre-annotated (Train > Pre-annotate next notes): they are listed, and
+    # taken, the most uncertain first.
+    go(qtbot, w, "Train")
+    with qtbot.waitSignal(t.preannotated, timeout=120000):
+        click(qtbot, t.preannotate_button)
+    click(qtbot, offer)
+    model = docs.table.model()
+    column = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())
+              ].index("Uncertainty")
+    shown_order = [float(model.data(model.index(r, column))) for r in range(model.rowCount())]
+    assert len(shown_order) == len(unlike) - 1 and shown_order == sorted(shown_order, reverse=True)
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)
+    assert w.editor.title.text().split()[0] == _names_listed(w)[0]
+    go(qtbot, w, "Documents")
 
     # The other filters are as before: every note to do, the letters too.
     docs.status_box.setFocus()
