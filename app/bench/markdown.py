@@ -381,6 +381,7 @@ python -m app.bench learning-curve --corpus physionet --budget quick --write-md
 python -m app.bench all --budget standard                                     # everything + report
 python -m app.bench report                                                    # BENCHMARKS.md from bench-out/
 python -m app.bench.familiarity                                               # notes unlike the annotated (seconds)
+python -m app.bench.familiarity --loop                                        # which of them to annotate first (minutes)
 ```
 
 Run a long benchmark from a checkout no one edits (`git worktree add ../bench-tree HEAD`):
