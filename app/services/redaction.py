@@ -73,8 +73,12 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
       in every MEDDOCAN header); a name people annotated is inside a span
       there, so it never counts;
     * ``labelled``: annotated at least 3 times and more often than written in
-      clear ("esposa" under MEDDOCAN's relatives), with the label they take
-      most: the scan looks for those in any case.
+      clear ("esposa" under MEDDOCAN's relatives), at least half of those
+      times as a span of its own, with the label they take most: the scan
+      looks for those in any case. (A word only ever inside longer spans,
+      "ext" of "(03) 4919 4883 EXT 8634" or "VIC" of an address, is part of
+      an identifier, not one: an export's scan suspected every "EXT WARM"
+      of ICU notes as a known phone number.)
 
     ``infos`` and ``spans`` (``document_infos()`` and ``spans_by_document()``)
     when the caller has read them already.
@@ -87,6 +91,7 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
     clear_docs: Counter = Counter()
     clear_all: Counter = Counter()
     inside: dict[str, Counter] = defaultdict(Counter)
+    alone: Counter = Counter()
     n = 0
     for info in infos:
         if info.id in exclude:
@@ -103,11 +108,15 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
         # Ages and sex the policy keeps are no identifiers to look for ("años").
         for r in records:
             if policy.kind_for(r.label) not in _KEPT_KINDS:
-                for w in words_by_side(text[r.start:r.end], [(0, r.end - r.start)])[1]:
+                words = words_by_side(text[r.start:r.end], [(0, r.end - r.start)])[1]
+                for w in words:
                     inside[w][r.label] += 1
+                if len(words) == 1:
+                    alone[words[0]] += 1
     floor = max(3, CORPUS_COMMON_SHARE * n)
     labelled_words = {w: labels.most_common(1)[0][0] for w, labels in inside.items()
                       if sum(labels.values()) >= 3 and sum(labels.values()) > clear_all[w]
+                      and 2 * alone[w] >= sum(labels.values())
                       and w.isalpha() and len(w) >= 3}
     return (frozenset(w for w, c in clear_docs.items() if c >= floor) - set(labelled_words),
             labelled_words)

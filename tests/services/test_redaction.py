@@ -303,11 +303,15 @@ def test_corpus_words_learn_ordinary_and_always_annotated_words(tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
     for i in range(4):
-        text = f"País: España.\nVino con su esposa {i}. Dolor.\n"
+        # "ext" only ever inside a phone number: a part of one, not one.
+        text = f"País: España.\nVino con su esposa {i}. Dolor. Tel 912 000 00{i} ext 4.\n"
         start = text.index("esposa")
+        phone = text.index("912")
         (notes / f"n{i}.txt").write_text(text, encoding="utf-8")
-        (notes / f"n{i}.ann").write_text(f"T1\tFAMILIARES_SUJETO_ASISTENCIA {start} "
-                                         f"{start + 6}\tesposa\n", encoding="utf-8")
+        (notes / f"n{i}.ann").write_text(
+            f"T1\tFAMILIARES_SUJETO_ASISTENCIA {start} {start + 6}\tesposa\n"
+            f"T2\tNUMERO_TELEFONO {phone} {phone + 17}\t{text[phone:phone + 17]}\n",
+            encoding="utf-8")
     proj = tmp_path / "p.deid"
     assert main(["-q", "new", str(proj), "--labels", "meddocan"]) == 0
     assert main(["-q", "import", str(proj), str(notes)]) == 0
