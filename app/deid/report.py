@@ -439,11 +439,11 @@ def render_html(report: Mapping[str, Any]) -> str:
                  f"project with who judged it and when).</p>")
     if t.get("coincidences"):
         scan += (f"<p>{_plural(t['coincidences'], 'time')} a stand-in holds a word or phrase "
-                 f"that is also a known identifier of the project (a state or \u201cApt\u201d "
-                 f"kept from the original address, a first name another patient has, a "
-                 f"shifted date landing on a real one). Each lies wholly inside what the "
-                 f"export wrote in place of an identifier, so nothing of the note's own is "
-                 f"left there: they are not leaks, and not listed.</p>")
+                 f"that is also a known identifier of the project: a generic word a made-up "
+                 f"address keeps (a state, \u201cApt\u201d), a first name another patient "
+                 f"also has, a shifted date landing on a real one. Each lies wholly inside what "
+                 f"the export wrote in place of an identifier: they are not leaks, and not "
+                 f"listed.</p>")
 
     evaluation = report.get("evaluation") or {}
     model_html = f"<p>The spans were found by <b>{_e(model_name)}</b>{run}.</p>"

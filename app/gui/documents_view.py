@@ -469,6 +469,12 @@ class DocumentListView(QWidget):
             return
         self.select_document(doc_id)
         self.documentActivated.emit(doc_id)
+        if self.model.unlike:
+            from app.services.familiarity import unlike_to_do
+            if doc_id not in unlike_to_do(self.model.project):
+                # Said after the note opened (opening clears the status bar).
+                self.message.emit("No note unlike the annotated ones is left to do: this is "
+                                  "the most uncertain of the others")
 
     def selected_document(self) -> int | None:
         """The document of the selected row, if any."""

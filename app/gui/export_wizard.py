@@ -52,13 +52,19 @@ def summary_html(outcome: ExportOutcome, open_suspicions: tuple[int, int] | None
     t = dict(outcome.report["totals"])
     if open_suspicions is not None:
         t["leaks"], t["notes_with_leaks"] = open_suspicions
+    per_label = ", ".join(f"{k} {v['spans']}" for k, v in outcome.report["per_label"].items())
     rows = [("Documents", outcome.documents), ("Written now", t["notes_done"]),
             ("Already done (resumed)", t["notes_resumed"]),
             ("Unreadable / failed", t["notes_bad"] + t["notes_failed"]),
             ("Identifiers replaced", t["spans"]),
+            # Under the count it breaks down, not under the leak scan's (a
+            # walkthrough read it as the suspicions by label).
+            ("by label", per_label or "none"),
             # Every core by default (one process for a single batch of notes).
             ("Worker processes", outcome.summary.workers)]
-    table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
+    table = "".join(f"<tr><td colspan='2' style='color:#555'>&nbsp;&nbsp;{k}: {v}</td></tr>"
+                    if k == "by label" else
+                    f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
     redone = outcome.summary.redone()
     if redone:           # why notes written before were written again (say, a flagged miss)
         table += "".join(f"<tr><td colspan='2'>{n} written before, redone: {why}</td></tr>"
@@ -75,9 +81,7 @@ def summary_html(outcome: ExportOutcome, open_suspicions: tuple[int, int] | None
                 if open_suspicions is None else
                 "<p style='color:#0a6d2a'><b>Leak scan: every suspicion judged</b> (export "
                 "again into this folder to fix the notes flagged)</p>")
-    per_label = ", ".join(f"{k} {v['spans']}" for k, v in outcome.report["per_label"].items())
     return (f"<h3>Export finished</h3><table>{table}</table>{scan}"
-            f"<p>Per label: {per_label or 'none'}</p>"
             f"<p>Folder: {outcome.out_dir}<br>Audit report: {outcome.report_html.name} "
             f"(and .json) in that folder</p>")
 
@@ -266,8 +270,12 @@ class ExportWizard(QDialog):
         self.suspicion_table = QTableWidget(0, 4)
         # The suspected text is shown here, on the user's screen only: never
         # in the report, a file or a log.
-        self.suspicion_table.setHorizontalHeaderLabels(["Suspected text, in context", "Notes",
-                                                        "Why", "Status"])
+        self.suspicion_table.setHorizontalHeaderLabels(["Suspected text, in the note as read",
+                                                        "Notes", "Why", "Status"])
+        self.suspicion_table.horizontalHeaderItem(0).setToolTip(
+            "The words suspected, in brackets, with their context as the note was read (the "
+            "original, on this screen only): the written note holds them there, or what "
+            "replaced the words around them")
         self.suspicion_table.horizontalHeaderItem(STATUS_COLUMN).setToolTip(
             "Flagged as missed since this export (in Preview or Annotate): exporting again "
             "into this folder replaces it")

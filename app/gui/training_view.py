@@ -753,7 +753,7 @@ class TrainingView(QWidget):
         """The settings' wrapped sentences get the height their lines need:
         in the scrolled settings a form row kept the height of a shorter
         text, the estimate cut at its first and last lines (walkthroughs)."""
-        for label in (self.budget_hint, self.objective_hint, self.estimate_label):
+        for label in (self.objective_hint, self.estimate_label):
             if label.width() > 0 and label.text():
                 label.setMinimumHeight(label.heightForWidth(label.width()))
             else:

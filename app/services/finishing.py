@@ -379,7 +379,7 @@ def _summary(title: str, record: dict | None, items: str, nothing: str) -> str:
     if not record:
         return ""
     if not items:
-        return f"{title}: {nothing} gains on dev, so it is off."
+        return f"{title}: {nothing[0].upper()}{nothing[1:]} gains on dev, so it is off."
     score = "F2" if record.get("beta", 1.0) != 1.0 else "F1"
     return (f"{title}: {items} "
             f"(dev strict {score} {record['dev_before']:.4f} -> {record['dev_after']:.4f}).")
@@ -388,13 +388,13 @@ def _summary(title: str, record: dict | None, items: str, nothing: str) -> str:
 def fill_summary(record: dict | None) -> str:
     """One line on what the fill learned ("" when it did not run)."""
     return _summary("Recall fill", record, describe_rules((record or {}).get("rules", [])),
-                    "no member's spans")
+                    "adding no member's spans")
 
 
 def propagation_summary(record: dict | None) -> str:
     """One line on what the propagation learned ("" when it did not run)."""
     return _summary("Propagation in a note", record, ", ".join((record or {}).get("labels", [])),
-                    "no label")
+                    "propagating no label")
 
 
 def unmarked_summary(record: dict | None) -> str:
@@ -474,8 +474,8 @@ def refit_summary(members: dict) -> str:
         return ""
     seconds = sum(r.get("seconds", 0.0) for r in done.values())
     return (f"Refit: {', '.join(done)} trained again on train + dev once selected "
-            f"({seconds:.0f} s); they predict, and every dev figure is of the models before, "
-            f"which had not seen dev.")
+            f"({seconds:.0f} s); they predict wherever the model in use holds them, and every "
+            f"dev figure is of the models before, which had not seen dev.")
 
 
 def threshold_summary(record: dict | None) -> str:
@@ -489,8 +489,8 @@ def threshold_summary(record: dict | None) -> str:
         return ""
     if record["threshold"] == record["fit"]:
         return (f"Threshold: {record['candidate']} keeps its own ({record['fit']:.2f} of a word's "
-                f"probability on an identifier): no higher one hid every dev identifier word "
-                f"its output hides with fewer false ones.")
+                f"probability on an identifier): no higher threshold kept every dev identifier "
+                f"word hidden with fewer false hits.")
     return (f"Threshold: {record['candidate']} tags a word once {record['threshold']:.2f} of its "
             f"probability is on an identifier, not its own {record['fit']:.2f}: with the lists, "
             f"the rules and the starter's spans its output hid the same "

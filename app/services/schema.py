@@ -54,11 +54,11 @@ assert tuple(BUDGET_LABELS) == BUDGETS
 #: but f1 is recall-first: pruning and the recall fill weigh recall as F2
 #: does, and stacking decisions get a tuned weight on O.
 OBJECTIVE_LABELS = {
-    "privacy": "Privacy: best F1 hiding ≥ target of identifier tokens",
+    "privacy": "Privacy: best F1 hiding ≥ target of identifier words",
     "f1": "Best F1 (balanced precision and recall)",
     "f2": "Recall first (F2)",
     "precision_at_recall": "Best precision with recall ≥ target",
-    "precision_at_token_recall": "Best precision hiding ≥ target of identifier tokens",
+    "precision_at_token_recall": "Best precision hiding ≥ target of identifier words",
 }
 OBJECTIVES: tuple[str, ...] = tuple(OBJECTIVE_LABELS)
 #: The objectives constrained by a recall target.

@@ -103,6 +103,14 @@ def test_the_notes_unlike_the_annotated_are_offered_listed_and_taken_first(
     assert len(shown_order) == len(unlike) - 1 and shown_order == sorted(shown_order, reverse=True)
     key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)
     assert w.editor.title.text().split()[0] == _names_listed(w)[0]
+    # Every one done (by another annotator, say): Next goes on with the queue,
+    # and says so.
+    for doc_id in unlike:
+        w.project.set_document_fields(doc_id, status="done")
+    key(qtbot, w, Qt.Key_Period, Qt.ControlModifier)
+    assert w.editor.title.text().split()[0] in letters_to_do
+    assert w.statusBar().currentMessage().startswith(
+        "No note unlike the annotated ones is left to do")
     go(qtbot, w, "Documents")
 
     # The other filters are as before: every note to do, the letters too.
