@@ -186,6 +186,9 @@ def cmd_audit(args) -> int:
             _print(f"reviewed by {r['reviewer']} on {r['reviewed_at']}")
             _print(r["notes_sentence"])
             _print(r["identifiers_sentence"])
+            from app.deid.audit import disagreement_sentence
+            if said := disagreement_sentence(r.get("scan_disagrees")):
+                _print(said)
             _print(f"written to the audit report in {args.folder}")
             return 0
         audit = start_audit(project, args.folder, notes=args.notes, max_rate=args.max_rate,

@@ -79,3 +79,15 @@ def risk_sentence(k: int, n: int, unit: str, confidence: float = 0.95) -> str:
         return f"{observed}: at most {percent(bound)} of {unit} leak, {conf}."
     return (f"{observed} ({percent(k / n)} observed): at most {percent(bound)} of {unit} "
             f"leak, {conf}.")
+
+
+def disagreement_sentence(record: dict | None) -> str | None:
+    """What the leak scan still suspects in notes a review found clean
+    (``{"notes", "suspicions"}``, `app.services.auditing`), or None."""
+    if not record:
+        return None
+    n, k = record["suspicions"], record["notes"]
+    return (f"The leak scan suspects {n} identifier{'s' if n != 1 else ''} in {k} "
+            f"note{'s' if k != 1 else ''} of those read, where the review found none left in "
+            f"clear: read those places again (the leak list; Preview opens each) and judge "
+            f"each suspicion, a leak or not, before signing.")

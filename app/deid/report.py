@@ -217,7 +217,14 @@ def _audit_section(audit: Mapping[str, Any] | None, annotated: str = "") -> str:
             f"{_e(when(audit['reviewed_at']))} and found {_plural(audit['identifiers_left'], 'identifier')} "
             f"left in clear in {_plural(audit['notes_leaking'], 'note')}. The bounds are exact "
             f"(Clopper-Pearson, one-sided) and hold for notes like these, redacted by "
-            f"{_by(audit)}.{_e(annotated)}</p>")
+            f"{_by(audit)}.{_e(annotated)}</p>" + _disagreement(audit.get("scan_disagrees")))
+
+
+def _disagreement(record: Mapping[str, Any] | None) -> str:
+    """What the leak scan still suspects in notes the review found clean."""
+    from app.deid.audit import disagreement_sentence
+    said = disagreement_sentence(record)
+    return f"<p class='bad'>{_e(said)}</p>" if said else ""
 
 
 def _read(audit: Mapping[str, Any]) -> str:

@@ -10,6 +10,7 @@ the review keeps, never the text).
 """
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from app.deid.report import when
@@ -298,9 +299,12 @@ class AuditReviewDialog(QDialog):
             self.result_label.setText(f"<span style='color:#a40000'>{exc}</span>")
             return
         r = self.result
+        from app.deid.audit import disagreement_sentence
+        said = disagreement_sentence(r.get("scan_disagrees"))
         self.result_label.setText(
             f"<b>{r['notes_sentence']}</b><br>{r['identifiers_sentence']}<br>"
-            f"Signed by {r['reviewer']} on {when(r['reviewed_at'])}; written into the audit "
+            + (f"<span style='color:#a40000'>{escape(said)}</span><br>" if said else "")
+            + f"Signed by {r['reviewer']} on {when(r['reviewed_at'])}; written into the audit "
             f"report.")
         self._update()
         self.signed.emit(r)

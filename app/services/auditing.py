@@ -256,6 +256,7 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
                                  if checked else "No identifier in the sample."),
         "model": export_report.get("model"), "policy": export_report.get("policy"),
         "export_generated_at": export_report.get("generated_at"),
+        "scan_disagrees": _scan_disagrees(rows, export_report),
     }
     audits = list(project.get_setting(AUDITS_KEY) or [])
     audits.append(result)
@@ -272,6 +273,18 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
         write_report({"audit": result}, folder / "audit-report.json",
                      folder / "audit-report.html")
     return result
+
+
+def _scan_disagrees(rows: list[tuple[str, int, int]], export_report: dict) -> dict | None:
+    """The notes read and found clean where the export's leak scan still
+    suspects something (``{"notes", "suspicions"}``; None when none is): a
+    signed "0 of 5 notes leak" beside 8 open suspicions in those notes
+    (a walkthrough) must say so."""
+    open_ = {n.get("note"): int(n.get("leaks") or 0) for n in export_report.get("per_note") or ()
+             if isinstance(n, dict)}
+    clean = [open_.get(note, 0) for note, _, left in rows if not left]
+    doubted = [n for n in clean if n]
+    return {"notes": len(doubted), "suspicions": sum(doubted)} if doubted else None
 
 
 def _export_report(path: Path) -> dict:

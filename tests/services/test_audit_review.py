@@ -115,3 +115,23 @@ def test_the_review_window_reads_a_count_of_thousands_of_digits_as_none(export):
     rows = _rows(out)
     _write(out, [rows[0][:2] + ["7" * 5000, ""], rows[1][:2] + ["1", ""]])
     assert [left for *_, left in sampled_notes(out)] == [None, 1]
+
+
+def test_notes_read_clean_where_the_scan_still_suspects_are_said():
+    """A walkthrough signed "0 of 5 notes leak" with 8 open suspicions in two
+    of the notes it read; the report said nothing of them."""
+    from app.deid.report import _audit_section
+    from app.services.auditing import _scan_disagrees
+    report = {"per_note": [{"note": "a.txt", "leaks": 4}, {"note": "b.txt", "leaks": 4},
+                           {"note": "c.txt", "leaks": 0}, {"note": "d.txt", "leaks": 2}]}
+    rows = [("a.txt", 10, 0), ("b.txt", 7, 0), ("c.txt", 3, 0), ("d.txt", 5, 1)]
+    record = _scan_disagrees(rows, report)
+    assert record == {"notes": 2, "suspicions": 8}            # d.txt: the review found one
+    assert _scan_disagrees(rows, {}) is None and _scan_disagrees(rows[2:3], report) is None
+    audit = {"notes_sentence": "0 of 5 notes leak", "identifiers_sentence": "",
+             "reviewer": "R", "notes_reviewed": 4, "notes_in_export": 4,
+             "reviewed_at": "2026-12-01", "identifiers_left": 1, "notes_leaking": 1,
+             "model": None, "scan_disagrees": record}
+    assert ("The leak scan suspects 8 identifiers in 2 notes of those read, where the review "
+            "found none left in clear") in _audit_section(audit)
+    assert "leak scan suspects" not in _audit_section({**audit, "scan_disagrees": None})
