@@ -73,12 +73,13 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
       in every MEDDOCAN header); a name people annotated is inside a span
       there, so it never counts;
     * ``labelled``: annotated at least 3 times and more often than written in
-      clear ("esposa" under MEDDOCAN's relatives), at least half of those
-      times as a span of its own, with the label they take most: the scan
-      looks for those in any case. (A word only ever inside longer spans,
-      "ext" of "(03) 4919 4883 EXT 8634" or "VIC" of an address, is part of
-      an identifier, not one: an export's scan suspected every "EXT WARM"
-      of ICU notes as a known phone number.)
+      clear ("esposa" under MEDDOCAN's relatives), with the label they take
+      most: the scan looks for those in any case ("martinez" of an e-mail
+      address). A word of a name counts so; any other only when it is a
+      span of its own at least half those times: "ext" of "(03) 4919 4883
+      EXT 8634" or "VIC" of an address is a part of an identifier, not one
+      (an export's scan suspected every "EXT WARM" of ICU notes as a known
+      phone number).
 
     ``infos`` and ``spans`` (``document_infos()`` and ``spans_by_document()``)
     when the caller has read them already.
@@ -116,7 +117,8 @@ def corpus_words(project, exclude: frozenset[int] = frozenset(), *, infos=None, 
     floor = max(3, CORPUS_COMMON_SHARE * n)
     labelled_words = {w: labels.most_common(1)[0][0] for w, labels in inside.items()
                       if sum(labels.values()) >= 3 and sum(labels.values()) > clear_all[w]
-                      and 2 * alone[w] >= sum(labels.values())
+                      and (2 * alone[w] >= sum(labels.values())
+                           or policy.kind_for(labels.most_common(1)[0][0]) == "name")
                       and w.isalpha() and len(w) >= 3}
     return (frozenset(w for w, c in clear_docs.items() if c >= floor) - set(labelled_words),
             labelled_words)
