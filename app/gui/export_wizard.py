@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.deid import STRATEGIES
+from app.errors import UserError
 from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDialog, QFileDialog,
                         QFormLayout, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
                         QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QStackedWidget, Qt,
@@ -422,7 +423,20 @@ class ExportWizard(QDialog):
             resume = " The folder holds an earlier export: finished notes are skipped."
         how = r.strategy or "the project policy"
         return (f"{count(self._count(), 'document')} → {r.out_dir}, {how}, "
-                f"{'rules only' if r.rules_only else MODEL_WORDS[self.predictor]}.{resume}")
+                f"{'rules only' if r.rules_only else self._model_words()}.{resume}")
+
+    def _model_words(self) -> str:
+        """The model the export runs, named (a walkthrough read "the active
+        model" and could not tell which)."""
+        if self.predictor == "model":
+            from app.services.choice import model_words
+            from app.services.runs import active_run
+            try:
+                run = active_run(self.project)
+            except UserError:
+                return MODEL_WORDS["model"]
+            return f"the model in use, {model_words(run, run.selected)} ({run.selected})"
+        return MODEL_WORDS[self.predictor]
 
     # ----------------------------------------------------------------- export
     @Slot()

@@ -72,6 +72,10 @@ def test_clinician_journey(qtbot, settings, tmp_path, monkeypatch):
     # File > Export: what Preview showed is what is written, PERSON as surrogates.
     out = tmp_path / "export"
     wizard = export(qtbot, w, monkeypatch, out)
+    # The plan named the model it runs, in words and by name.
+    from app.services.runs import active_run
+    assert "the model in use, " in wizard.plan_label.text()
+    assert f"({active_run(w.project).selected})" in wizard.plan_label.text()
     assert (out / f"{name}.txt").read_text(encoding="utf-8") == shown_now
     written = "".join(f.read_text(encoding="utf-8") for f in out.glob("*.txt"))
     assert "<**PERSON**>" not in written and "<**ADDRESS**>" in written
