@@ -358,8 +358,9 @@ def _kept_section(kept_by: Mapping[str, int]) -> str:
     return (f"<p>Left in clear by a rule: {said}. A step after the model judged "
             f"{_plural(sum(kept_by.values()), 'span')} no identifier and removed "
             f"{'it' if sum(kept_by.values()) == 1 else 'them'} (this report names no text: "
-            f"Preview underlines each with dots, and its tooltip says \u201ckept in clear by\u201d "
-            f"the rule). Where a rule keeps real identifiers, switch it off: <code>deid rules PROJECT off RULE</code>, or the "
+            f"Preview underlines each with dots, and its tooltip says \u201ckept in clear "
+            f"by\u201d the rule). Where a rule keeps real identifiers, switch it off: "
+            f"<code>deid rules PROJECT off RULE</code>, or the "
             f"Rules page.</p><table><tr><th>Left in clear by (step or rule)</th>"
             f"<th>Spans</th></tr>{rows}</table>")
 

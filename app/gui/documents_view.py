@@ -435,7 +435,7 @@ class DocumentListView(QWidget):
             for info in project.document_infos(status="todo", ids=unlike_to_do(project),
                                                order="uncertain_listed",
                                                annotator=self.model.annotator):
-                if self._may_take(info.id, checked=True):
+                if self._may_take(info.id):
                     return info.id
         offset = 0
         while True:
@@ -443,20 +443,17 @@ class DocumentListView(QWidget):
                                           limit=PAGE, offset=offset,
                                           annotator=self.model.annotator)
             for info in page:
-                if self._may_take(info.id, checked=True):
+                if self._may_take(info.id):
                     return info.id
             if len(page) < PAGE:
                 return None
             offset += PAGE
 
-    def _may_take(self, doc_id: int, checked: bool = False) -> bool:
-        """Whether this annotator may take ``doc_id``: to do as they see it
-        (``checked``: known), and assigned to nobody else."""
-        project, annotator = self.model.project, self.model.annotator
-        if not checked and project.status_seen_by(doc_id, annotator) != "todo":
-            return False
-        assigned = project.assignments(doc_id)
-        return not assigned or annotator in assigned
+    def _may_take(self, doc_id: int) -> bool:
+        """Whether this annotator may take ``doc_id`` (to do as they see it):
+        assigned to nobody else."""
+        assigned = self.model.project.assignments(doc_id)
+        return not assigned or self.model.annotator in assigned
 
     @Slot()
     def open_next(self) -> None:

@@ -1209,10 +1209,9 @@ class TrainingView(QWidget):
     def _update_unlike(self) -> None:
         """Offer the notes to do that the model in use found unlike the
         annotated ones, while some are left."""
-        from app.services.familiarity import unlike_to_do
-        from app.services.runs import active_run
+        from app.services.familiarity import unlike_found, unlike_to_do
         left = unlike_to_do(self.project) if self.project is not None else []
-        found = len(active_run(self.project).unlike) if left else 0
+        found = len(unlike_found(self.project)) if left else 0
         # The run's sentence counts what it found; some may be done since.
         self.unlike_button.setText(
             f"Show the {count(len(left), 'note')} to do unlike the annotated ones"

@@ -108,17 +108,22 @@ def unfamiliar_notes(project, annotated) -> Unfamiliar | None:
     return assess([(d.patient_id, d.text) for d in annotated], todo)
 
 
-def unlike_to_do(project) -> list[int]:
-    """The notes the model in use found unlike the notes it learned from
-    (its run's `Unfamiliar.unlike`), those still to do or in progress, the
-    most unlike first; ``[]`` without a trained model."""
+def unlike_found(project) -> list[int]:
+    """The notes to do the model in use found unlike the notes it learned
+    from when it was trained (its run's `Unfamiliar.unlike`), the most unlike
+    first; ``[]`` without a trained model."""
     from app.errors import UserError
     from app.services.runs import active_run
 
     try:
-        listed = active_run(project).unlike
+        return active_run(project).unlike
     except UserError:
         return []
+
+
+def unlike_to_do(project) -> list[int]:
+    """`unlike_found`, those still to do or in progress."""
+    listed = unlike_found(project)
     if not listed:
         return []
     open_ = {info.id for status in ("todo", "in_progress")

@@ -60,7 +60,7 @@ from app.models.base import FIXED_KINDS, spec_class
 from app.models.budget import Budget
 from app.core.private import PrivateDir
 from app.core.words import count
-from app.services.familiarity import unfamiliar_notes
+from app.services.familiarity import unfamiliar_notes, unlike_found
 from app.services.members import MemberFit, MemberJob, fit_in_workers, fit_member
 from app.services.schema import TARGETED, TOKEN_TARGETED, TrainConfig, default_models, member_name
 from app.services.runs import (EnsembleRecord, MemberRecord, TrainedRun, active_run_id,
@@ -861,7 +861,7 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         if unlike is not None and unlike.sentence():
             plan.notes.append(unlike.sentence())
             plan.unlike = unlike.unlike
-        elif unlike is not None and unlike.todo and (before := _unlike_before(project)):
+        elif unlike is not None and unlike.todo and (before := len(unlike_found(project))):
             # Said, not silent: the offer of the last run's notes goes away.
             plan.notes.append(f"The notes to do now read like the annotated ones (the model in "
                               f"use found {count(before, 'note')} unlike them).")
@@ -883,16 +883,6 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
         private.close()
     report(Progress(1.0, "train", message="done"))
     return run
-
-
-def _unlike_before(project) -> int:
-    """How many notes to do the model in use found unlike the annotated
-    ones (0 without one)."""
-    from app.services.runs import active_run
-    try:
-        return len(active_run(project).unlike)
-    except UserError:
-        return 0
 
 
 def reusable_models(project) -> list[str]:
