@@ -106,6 +106,16 @@ def _in_context(text: str, start: int, end: int, width: int = 30) -> str:
 
 
 # --------------------------------------------------------------- the wizard
+def last_folder(project) -> str:
+    """Where a new export starts: the last export's folder ("export again into
+    this folder"), if this machine has it or the folder it was made in; a
+    project copied from another machine brings that machine's path, which is
+    left out rather than offered."""
+    last = project.get_setting(LAST_FOLDER_KEY) or ""
+    path = Path(last)
+    return last if last and (path.is_dir() or path.parent.is_dir()) else ""
+
+
 class ExportWizard(QDialog):
     """A stepped dialog around :func:`export_documents`.
 
@@ -175,8 +185,7 @@ class ExportWizard(QDialog):
         layout.addWidget(self.stack, 1)
         layout.addLayout(buttons)
         self._update_scope_values()
-        # "Export again into this folder": a new wizard starts where the last export went.
-        self.folder_edit.setText(project.get_setting(LAST_FOLDER_KEY) or "")
+        self.folder_edit.setText(last_folder(project))
         self.go(0)
 
     # ---------------------------------------------------------------- pages
@@ -399,7 +408,10 @@ class ExportWizard(QDialog):
         self._update_nav()
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Output folder")
+        typed = Path(self.folder_edit.text().strip()).expanduser()
+        start = next((str(p) for p in (typed, typed.parent) if str(p) != "." and p.is_dir()),
+                     str(Path.home()))
+        path = QFileDialog.getExistingDirectory(self, "Output folder", start)
         if path:
             self.folder_edit.setText(path)
 

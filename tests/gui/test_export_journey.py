@@ -39,12 +39,7 @@ def test_strategy_chosen_in_preview_is_exported(imported, qtbot, tmp_path, monke
 def _export(w, qtbot, out, monkeypatch):
     """File > Export into ``out`` (the folder dialog answered), to the summary."""
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
-    w.activateWindow()                       # back in the main window, as after a click on it
-    qtbot.waitUntil(w.isActiveWindow)
-    before = w.export_wizard
-    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
-    wizard = w.export_wizard
-    assert wizard is not before
+    wizard = _new_wizard(w, qtbot)
     qtbot.waitExposed(wizard)
     qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
     browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
@@ -184,9 +179,23 @@ def test_the_same_suspicion_is_one_row_judged_at_once_and_the_count_follows(
         qtbot.mouseClick(wizard.again_button, Qt.LeftButton)          # the same folder
     assert "Bob" not in (out / "P1_b.txt").read_text(encoding="utf-8")
     wizard.close()
-    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)                     # a new export: same folder
-    assert w.export_wizard.folder_edit.text() == str(out)
+    assert _new_wizard(w, qtbot).folder_edit.text() == str(out)       # a new export: same folder
     w.export_wizard.close()
+    # A project copied from another machine brings a folder this one lacks: not offered.
+    w.project.set_setting("last_export_folder", str(tmp_path / "elsewhere" / "export"))
+    assert _new_wizard(w, qtbot).folder_edit.text() == ""
+    w.export_wizard.close()
+
+
+def _new_wizard(w, qtbot):
+    """Ctrl+E in the main window, active again (as after a click on it): a new
+    export wizard."""
+    before = w.export_wizard
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    _key(qtbot, w, Qt.Key_E, Qt.ControlModifier)
+    assert w.export_wizard is not before
+    return w.export_wizard
 
 
 def _on_screen(widget, rect=None):
