@@ -222,13 +222,28 @@ def cmd_lists(args) -> int:
     with open_project(args.project, fall_back_to_readonly=args.lists_action == "show") as project:
         if args.lists_action == "add":
             s = add_list_file(project, args.file, args.kind, args.map)
-            _print(s.sentence())
+            for line in (s.sentence(), *_stale_suggestions(project, args.project)):
+                _print(line)
         elif args.lists_action == "remove":
             _print(f"{args.kind}: removed {remove_list(project, args.kind)} entries")
+            for line in _stale_suggestions(project, args.project):
+                _print(line)
         else:
             for line in show_lists(project):
                 _print(line)
     return 0
+
+
+def _stale_suggestions(project, project_arg: str) -> list[str]:
+    """After a change of the lists or the rules: the notes to do keep the
+    suggestions made before it (the desktop app suggests them again; here
+    that is one command away, as it may take a while)."""
+    todo = sum(1 for i in project.document_infos() if i.status in ("todo", "in_progress"))
+    if not todo:
+        return []
+    return [f"{count(todo, 'note')} to do {'keeps' if todo == 1 else 'keep'} the suggestions "
+            f"made before this change: `deid preannotate {project_arg}` suggests "
+            f"{'it' if todo == 1 else 'them'} again with it"]
 
 
 def cmd_rules(args) -> int:
@@ -248,11 +263,15 @@ def cmd_rules(args) -> int:
         elif args.rules_action == "show":
             lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
         elif args.rules_action == "add":
-            names = registry.add_rules(project, registry.read_site_rules(args.file))
-            lines = [f"added {count(len(names), 'rule')}: {', '.join(names)}"]
+            entries = registry.read_site_rules(args.file)
+            names = registry.add_rules(project, entries)
+            lines = [f"added {count(len(names), 'rule')}: {', '.join(names)}",
+                     *registry.without_label(entries, labels),
+                     *_stale_suggestions(project, args.project)]
         else:
             rule = registry.set_enabled(project, args.name, args.rules_action == "on")
-            lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project"]
+            lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project",
+                     *_stale_suggestions(project, args.project)]
     for line in lines:
         _print(line)
     return 0

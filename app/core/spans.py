@@ -7,7 +7,7 @@ for its text.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 
@@ -113,6 +113,36 @@ def remove_overlaps(spans: Iterable[Span]) -> list[Span]:
             r += r & -r
         chosen.append(s)
     return sort_spans(chosen)
+
+
+def merge_overlaps(spans: Iterable[Span]) -> list[Span]:
+    """Overlapping spans joined into one over their union, with the label,
+    confidence and origin of the longest of them (ties: the earliest).
+
+    What a redaction replaces: no character of any span may stay in clear,
+    where `remove_overlaps` (for tagging) would leave the rest of the
+    shorter span ("Zebulon <**PERSON**>ttoline" of two overlapping
+    annotations). Spans that only touch stay apart.
+    """
+    out: list[Span] = []
+    group: list[Span] = []
+    end = -1
+
+    def flush() -> None:
+        if group:
+            best = min(group, key=lambda s: (-(s.end - s.start), s.start))
+            out.append(best if len(group) == 1 else
+                       replace(best, start=group[0].start, end=end))
+
+    for s in sorted(spans, key=lambda s: (s.start, s.end)):
+        if group and s.start < end:
+            group.append(s)
+            end = max(end, s.end)
+        else:
+            flush()
+            group, end = [s], s.end
+    flush()
+    return out
 
 
 def met_by(spans: Iterable[Span], others: Iterable[Span]) -> list[bool]:

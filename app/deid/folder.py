@@ -57,7 +57,7 @@ from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_l
 from app.deid.textin import UnreadableNote, decode_note
 from app.formats.base import (atomic_write, links_inside, printable_path, sweep_temp_files,
                               sync_folder, utf8_name)
-from app.formats.written import MANIFEST, claim_paths
+from app.formats.written import MANIFEST, UNFINISHED, claim_paths
 
 NAMINGS = ("same", "pseudonymous")
 #: Why a note is refused in strict mode when its file name holds an identifier.
@@ -610,21 +610,45 @@ def name_holds_identifier(rel: str, patient: str | None = None, *,
                           rules_fn: RulesFn | None = None) -> bool:
     """Whether the file name ``rel`` holds an identifier, searched like a
     note's text: the ``known`` identifiers (of ``patient`` and the project,
-    the hospital lists) and the ``rules_fn`` hits.
+    the hospital lists) and the ``rules_fn`` hits (its ``in_file_name``
+    where it has one: `app.services.prediction.RuleLeakScan`).
 
     A name is read as its words: separators become spaces, and the words
     are also read capitalised (a file is named "smith_john" as often as
-    "Smith_John", and in text a lowercase word alone is no name).
+    "Smith_John", and in text a lowercase word alone is no name). The rules
+    also read it as written, underscores as spaces: a record number
+    "KH-1234567" or "ref # 8336652" is one only with its "-" or "#".
     Only ``True``/``False``: the identifier itself is never returned.
     """
-    words = re.sub(r"[\W_]+", " ", _stem(rel)).strip()
+    stem = _stem(rel)
+    words = re.sub(r"[\W_]+", " ", stem).strip()
     if not words:
         return False
     if known is not None:
         for text in (words, " ".join(w[:1].upper() + w[1:] for w in words.split())):
             if known.find(text, patient):
                 return True
-    return bool(rules_fn is not None and rules_fn(words))
+    # The project's rule scan reads a name with every rule of the floor too.
+    read = getattr(rules_fn, "in_file_name", rules_fn)
+    return bool(read is not None and any(read(text) for text in
+                                         dict.fromkeys((words, stem.replace("_", " ")))))
+
+
+def name_shows_spans(rel: str, text: str, spans: Iterable[Span]) -> bool:
+    """Whether the file name ``rel`` holds a word of one of its note's own
+    identifiers (``spans`` of ``text``, as replaced): "Zebulon
+    Quackenbush.txt", a note about him, though no list knows him. A word of
+    one character, or a common word ("discharge"), is not enough."""
+    words = {w.casefold() for w in _WORD_RE.findall(_stem(rel))}
+    if not words:
+        return False
+    common = common_words()
+    return any(len(w) >= 2 and w.casefold() in words
+               and not (w.isalpha() and w.casefold() in common)
+               for s in spans for w in _WORD_RE.findall(text[s.start:s.end]))
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def _stem(name: str) -> str:
@@ -968,7 +992,11 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
 
     to_write = [name for it in items if it.kept is None
                 for name in (it.out_name, _stem(it.out_name) + SPANS_SUFFIXES[spans_format])]
-    claim_paths(out_dir, to_write, force=force)
+    claim_paths(out_dir, to_write, force=force,
+                key=lambda rel: keyed_hex(secret, "written", rel, length=32))
+    unfinished = out_dir / UNFINISHED
+    atomic_write(unfinished, b"a redaction is writing into this folder, or was stopped\n",
+                 sync=False, beside=True)
 
     total = len(sources)
     state = {"done": len(outcomes)}
@@ -1015,8 +1043,10 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
+    if not cancel.cancelled:
+        unfinished.unlink(missing_ok=True)
     for outcome in outcomes:
-        outcome.renamed = outcome.note in renamed_names
+        outcome.renamed = outcome.renamed or outcome.note in renamed_names
     summary = RedactionSummary(sorted(outcomes, key=lambda n: n.note), naming, spans_format,
                                engine.workers, time.perf_counter() - t0)
     if strict and leaky:
@@ -1214,13 +1244,16 @@ def _redact_note(item: _Pending, raw_spans: Iterable[tuple], ctx: _Context,
         entry = item.kept
         listed = entry.get("suspicions", [])
         still = [sp for sp in listed if sp.get("id") not in ctx.dismissed]
-        # Entries written before coincidences were recorded have none.
-        return NoteOutcome(item.out_name, "resumed", "", entry.get("chars_in", 0),
+        # Entries written before coincidences were recorded have none. The
+        # note is where the earlier run wrote it (its spans may have renamed it).
+        output = entry.get("output") or item.out_name
+        return NoteOutcome(output, "resumed", "", entry.get("chars_in", 0),
                            entry.get("chars_out", 0), entry.get("labels", {}),
                            entry.get("strategies", {}), len(still), suspicions=still,
                            coincidences=entry.get("coincidences", 0),
                            made_by=entry.get("made_by", {}), kept_by=entry.get("kept_by", {}),
-                           dismissed=entry.get("dismissed", 0) + len(listed) - len(still))
+                           dismissed=entry.get("dismissed", 0) + len(listed) - len(still),
+                           renamed=output != item.out_name)
     tables = (ctx.seen,) if ctx.known is None else (ctx.seen, ctx.known)
     replaced = tuple((m.out_start, m.out_end) for m in result.span_map)
     names = tuple((m.out_start, m.out_end) for m in result.span_map
@@ -1272,6 +1305,14 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
                           labels, strategies, len(leaks), categories,
                           len(found) - len(leaks), redone=item.redo, suspicions=suspicions,
                           made_by=made_by, kept_by=kept_by, dismissed=dismissed)
+    if item.out_name == item.rel and name_shows_spans(item.rel, item.text, spans):
+        # The name was read before the note (`redact_notes`): one holding a
+        # word the note's own spans replace takes its pseudonymous name too.
+        item.out_name = outcome.note = output_name(item.rel, "pseudonymous", out.secret)
+        outcome.renamed = True
+        if out.strict:
+            outcome.status, outcome.reason = "bad", NAME_HOLDS_IDENTIFIER
+            return outcome
     if leaks and out.strict:
         outcome.status, outcome.reason = "leak", "suspected identifier leak; not exported"
         return outcome

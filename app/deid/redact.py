@@ -1,8 +1,8 @@
 """Turn predicted spans into de-identified text with an exact offset map.
 
-Overlapping input spans are resolved first with
-``app.core.spans.remove_overlaps`` (the longest wins); each kept span is
-then replaced according to the policy's strategy for its label, and the
+Overlapping input spans are joined first into one over their union
+(``app.core.spans.merge_overlaps``, the longest one's label), so that no
+character of any stays in clear; each span is then replaced according to the policy's strategy for its label, and the
 ``span_map`` records where every replacement landed in the output, so the
 GUI can highlight it and exporters can write offsets into the output.
 """
@@ -12,7 +12,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple
 
-from app.core.spans import Span, remove_overlaps
+from app.core.spans import Span, merge_overlaps
 from app.deid.dates import note_day_first
 from app.deid.policy import Policy
 from app.deid.surrogates import Surrogator
@@ -120,7 +120,7 @@ class Redactor:
 
     def redact(self, text: str, spans: Iterable[Span], *, patient_key: str = "") -> RedactionResult:
         """Replace ``spans`` of ``text`` (see ``redact_text``)."""
-        kept = remove_overlaps(spans)
+        kept = merge_overlaps(spans)
         for s in kept:
             if s.end > len(text):
                 raise ValueError(f"span [{s.start}, {s.end}) beyond end of text ({len(text)} chars)")
@@ -159,7 +159,7 @@ def redact_text(text: str, spans: Iterable[Span], policy: Policy, *, patient_key
     text
         The note.
     spans
-        Predicted (or gold) spans; overlaps are resolved first.
+        Predicted (or gold) spans; overlapping ones are joined first.
     policy
         Strategy per label (and surrogate settings).
     patient_key

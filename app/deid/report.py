@@ -365,6 +365,18 @@ def _kept_section(kept_by: Mapping[str, int]) -> str:
             f"<th>Spans</th></tr>{rows}</table>")
 
 
+def _rules_fact(rules: Mapping[str, Any]) -> str:
+    """The rules after the models, as the settings say them."""
+    off, on, site_off = (list(rules.get(k) or []) for k in ("shipped_off", "site_on", "site_off"))
+    parts = [f"shipped rules switched off: {_e(', '.join(off))}" if off
+             else "every shipped rule on"]
+    if on:
+        parts.append(f"the site's own rules: {_e(', '.join(on))}")
+    if site_off:
+        parts.append(f"the site's rules switched off: {_e(', '.join(site_off))}")
+    return "rules after the models: " + ", ".join(parts)
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     """The report as one self-contained HTML page, in sentences and tables."""
     tool = report.get("tool") or {"name": "DeID Studio", "version": ""}
@@ -477,6 +489,9 @@ def render_html(report: Mapping[str, Any]) -> str:
                      else "suspected notes are written and listed here")
     if settings.get("date_order"):
         facts.append(f"numeric dates read as {_e(settings['date_order'])}")
+    rules = report.get("rules")
+    if isinstance(rules, Mapping):
+        facts.append(_rules_fact(rules))
     policy = report.get("policy") or {}
     if policy.get("default"):
         facts.append(f"labels without their own strategy: "

@@ -181,5 +181,5 @@ def open_lists_dialog(window) -> None:
     # Once closed, what the lists changed shows: Preview, the notes' suggestions.
     changes = []
     dialog.changed.connect(lambda: changes.append(True))
-    dialog.finished.connect(lambda _result: window.lists_changed() if changes else None)
+    dialog.finished.connect(lambda _result: window.floor_changed() if changes else None)
     dialog.open()

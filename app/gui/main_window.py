@@ -167,7 +167,7 @@ class MainWindow(QMainWindow):
         self.preview.message.connect(self._show_message)
         self.preview.corrected.connect(self._on_corrected)
         # A rule switched or added changes what predicts: Preview predicts again.
-        self.rules.rulesChanged.connect(self.preview.model_changed)
+        self.rules.rulesChanged.connect(self.floor_changed)
         self._build_menus()
         self._build_suggest_bar()
         self._set_project_actions(False)
@@ -803,10 +803,11 @@ class MainWindow(QMainWindow):
             self.suggest_for(ids, notes)
 
     @Slot()
-    def lists_changed(self) -> None:
-        """The hospital lists changed (File › Hospital lists…): Preview
-        predicts again, with them, as an export now would, and the notes
-        still to do get suggestions that hold the new list hits."""
+    def floor_changed(self) -> None:
+        """The hospital lists (File › Hospital lists…) or the project's rules
+        (Rules) changed: Preview predicts again, with them, as an export now
+        would, and the notes still to do get suggestions that hold what
+        they now find (an annotator would otherwise mark against the old)."""
         if self.project is None:
             return
         self.preview.model_changed()

@@ -205,11 +205,14 @@ class RulesView(QWidget):
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         if self._filling or item.column() != 0 or self._rules is None:
             return
-        rule = self._rules.rules[item.row()]
+        row = item.row()
+        rule = self._rules.rules[row]
         on = item.checkState() == Qt.Checked
         if on == rule.enabled:
             return
         registry.set_enabled(self.project, rule.name, on)
+        # A click on a box need not select its row: show the rule just switched.
+        self.table.setCurrentCell(row, 1)
         self.reload()
         self.rulesChanged.emit()
 
@@ -241,11 +244,16 @@ class RulesView(QWidget):
     @Slot()
     def add_rule(self) -> None:
         try:
-            names = registry.add_rules(self.project, [self._entry()])
+            entry = self._entry()
+            names = registry.add_rules(self.project, [entry])
         except UserError as exc:
             self.hits.setText(f"Not added: {exc}")
             return
-        self.hits.setText(f"Added {names[0]}: it runs from now on, in Preview and every export.")
+        unlabelled = registry.without_label([entry], self._labels())
+        self.hits.setText(f"Added {names[0]}: " + (
+            f"{unlabelled[0].split(': ', 1)[1]}." if unlabelled else
+            "it runs from now on, in Preview, the suggestions of the notes to do and every "
+            "export."))
         for box in (self.name, self.pattern, self.context):
             box.clear()
         self.reload()

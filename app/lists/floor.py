@@ -70,6 +70,9 @@ class Floor:
         # The named rules (app.rules.registry.RuleSet): the shipped ones by default.
         self.rules = project_rules(None) if rules is None and shapes else rules
         self._recent: dict[tuple, list[ListHit]] = {}
+        # The rules the project added: their hits label what they cover (`settle`).
+        self._site_rules = frozenset(r.name for r in self.rules.rules if r.site) \
+            if self.rules is not None else frozenset()
 
     def find(self, text: str, patient_id: str | None = None) -> list[ListHit]:
         return self._with_shapes(text, self._listed(text, patient_id))
@@ -133,7 +136,8 @@ class Floor:
         listed = self._listed(text, patient_id)
         hits = self._shape_hits(text, listed) if SHAPES in run else listed
         spans = apply_floor(spans, floor_spans(hits, labels), text)
-        spans = take_listed_labels(spans, floor_spans(listed, labels))
+        site = [h for h in hits if h.rule in self._site_rules]
+        spans = take_listed_labels(spans, floor_spans(listed + site, labels))
         if NAME_COMPLETION in run and "initials-and-joined-names" not in off:
             spans = complete_names(text, spans, labels)
         if PUNCTUATION_CUTS in run and "punctuation-cuts" not in off:
@@ -320,9 +324,11 @@ WIDENED = ", widened by "
 def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Span]:
     """``spans`` with each one inside a hospital list's hit labelled as the
     list says: a listed place the model called a name is a place (else its
-    surrogate would be a person's name). Only the lists: they are the
-    hospital's word on what an entry is, where the floor's shapes are
-    guesses from context, and a span reaching beyond the hit keeps its label."""
+    surrogate would be a person's name). Only the lists and the site's own
+    rules (``listed`` holds both): they are the hospital's word on what an
+    entry is ("KH-" and seven digits is our record number, not a phone),
+    where the shipped shapes are guesses from context; a span reaching
+    beyond the hit keeps its label."""
     out = []
     for s in spans:
         inside = [f for f in listed if f.start <= s.start and s.end <= f.end]

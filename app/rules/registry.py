@@ -25,6 +25,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
+import regex
+
+from app.core.bounded import BoundedPattern
 from app.errors import UserError
 
 #: Project setting holding ``{"enabled": {name: bool}, "added": [entry, ...]}``.
@@ -120,7 +123,8 @@ class Rule:
         when a context word, if any, stands before the match)."""
         if self.function:
             return self.code()
-        compiled = [p.compiled() for p in self.patterns]
+        compiled = [site_pattern(p.regex, self.name) if self.site else p.compiled()
+                    for p in self.patterns]
         cue = (re.compile(r"(?i)\b(?:" + "|".join(re.escape(c) for c in self.context) + r")\b")
                if self.context else None)
         word = _word_in(self.unless)
@@ -251,6 +255,15 @@ def project_rules(project) -> RuleSet:
     return merge(shipped_rules(), None if project is None else project.get_setting(RULES_KEY))
 
 
+def report_record(project) -> dict:
+    """What an audit report says of ``project``'s rules: the shipped ones
+    switched off and the site's own, on and off (names only)."""
+    rules = project_rules(project).rules
+    return {"shipped_off": [r.name for r in rules if not r.site and not r.enabled],
+            "site_on": [r.name for r in rules if r.site and r.enabled],
+            "site_off": [r.name for r in rules if r.site and not r.enabled]}
+
+
 def overrides_digest(project) -> str:
     """A digest of ``project``'s switches and own rules ("" when it has none):
     part of what an export's resume fingerprint names."""
@@ -272,15 +285,41 @@ def set_enabled(project, name: str, on: bool) -> Rule:
     return replace(rule, enabled=bool(on))
 
 
+def site_pattern(regex: str, rule: str) -> BoundedPattern:
+    """A site's pattern of rule ``rule``, compiled, matched in bounded time:
+    a pattern that backtracks without end stops the note it reads with an
+    error naming the rule (Python's ``re`` would hang the export).
+    ``UserError`` if it is no regular expression."""
+    return BoundedPattern(expand(regex), f"the site's rule {rule!r}",
+                          advice=f"switch it off (Rules, or `deid rules PROJECT off {rule}`) "
+                                 f"or write it more simply")
+
+
+#: What a site's pattern is tried on before it is added: runs of one kind of
+#: character that end in one that breaks them, where a pattern with nested
+#: repeats ("(\w+\s?)+$") backtracks without end.
+_STRESS = tuple(c * 5000 + end for c in ("a", "A", "1", " ", "a1", "a ") for end in ("!", "\n"))
+#: How long a site's pattern may take on one of ``_STRESS`` (seconds).
+_STRESS_SECONDS = 0.25
+
+
 def read_site_rules(path) -> list[dict]:
     """A site's rules file: a JSON list of entries (or ``{"rules": [...]}``),
     checked; ``UserError`` saying what is wrong."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: Notepad writes a byte-order mark.
+        raw = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise UserError(f"{path.name} is no JSON rules file: it is not UTF-8 text") from None
+    if not raw.strip():
+        raise UserError(f"{path.name} is empty: a rules file is a JSON list of entries "
+                        f"(see `deid rules PROJECT add --help`)")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
         raise UserError(f"{path.name} is no JSON rules file: {exc}") from None
     entries = data.get("rules") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not entries:
@@ -306,16 +345,28 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
         patterns = [patterns]
     if not patterns or not all(isinstance(p, str) and p for p in patterns):
         raise UserError(f"{where} ({name}): patterns (regular expressions) are needed")
-    for p in patterns:
+    # A pattern is named by its place, not its text: a site may write a
+    # patient's name into one, and messages never hold identifiers.
+    for i, p in enumerate(patterns, 1):
+        which = f"{where} ({name}): pattern {i}" if len(patterns) > 1 else f"{where} ({name})"
         try:
-            if re.compile(expand(p)).fullmatch(""):
-                raise UserError(f"{where} ({name}): pattern {p!r} matches nothing at all")
-        except re.error as exc:
-            raise UserError(f"{where} ({name}): pattern {p!r} is no regular expression: "
-                            f"{exc}") from None
+            compiled = regex.compile(expand(p))
+        except (regex.error, OverflowError, RecursionError, MemoryError) as exc:
+            raise UserError(f"{which} is no regular expression: {exc}") from None
+        if compiled.fullmatch(""):
+            raise UserError(f"{which} matches the empty text, so it would hit everywhere: "
+                            f"make it need at least one character (+ instead of *)")
+        try:
+            for text in _STRESS:
+                list(compiled.finditer(text, timeout=_STRESS_SECONDS))
+        except TimeoutError:
+            raise UserError(f"{which} backtracks without end on a long run of one character "
+                            f"(a repeat inside a repeat, as in (\\w+\\s?)+): write it more "
+                            f"simply") from None
     context = entry.get("context") or []
-    if not isinstance(context, list) or not all(isinstance(c, str) and c for c in context):
-        raise UserError(f"{where} ({name}): context is a list of words")
+    if not isinstance(context, list) or not all(isinstance(c, str) and c.strip()
+                                                for c in context):
+        raise UserError(f"{where} ({name}): context is a list of words, none of them empty")
     from app.rules.lexicon import _lexicon
     unless = entry.get("unless") or []
     known = {COMMON_WORDS, *_lexicon()}
@@ -334,15 +385,61 @@ def add_rules(project, entries: list[dict]) -> list[str]:
     refused (nothing is added)."""
     taken = {r.name for r in project_rules(project).rules}
     names = [e["name"] for e in entries]
-    clash = sorted({n for n in names if n in taken or names.count(n) > 1})
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UserError(f"two rules are called {', '.join(twice)}: give each its own name")
+    clash = sorted(set(names) & taken)
     if clash:
-        raise UserError(f"rule name(s) already taken: {', '.join(clash)}")
+        raise UserError(f"rule name(s) already taken in this project: {', '.join(clash)} "
+                        f"(see `deid rules PROJECT list`)")
+    for entry in entries:
+        _check_width(project, entry)
     overrides = dict(project.get_setting(RULES_KEY) or {})
     overrides["added"] = [*(overrides.get("added") or []), *entries]
     with project.transaction():
         project.set_setting(RULES_KEY, overrides)
         project.log("rules_added", {"rules": names})
     return names
+
+
+#: The most of a project's note text a site's rule may hit: identifiers are
+#: a few characters in a hundred (PhysioNet's ICU notes 3, the synthetic
+#: letters 6), so a rule hitting more takes ordinary words too (".+" would
+#: hide every note whole, and the words of a phone's label are cut out).
+MAX_HIT_SHARE = 0.25
+#: The note text a width check reads at most (characters).
+_WIDTH_CHARS = 2_000_000
+
+
+def _check_width(project, entry: dict) -> None:
+    """``UserError`` if the site rule ``entry`` hits more than
+    ``MAX_HIT_SHARE`` of the text of ``project``'s notes (the first ones, up
+    to ``_WIDTH_CHARS``); nothing to read, nothing said."""
+    find = _rule(entry, site=True).finder()
+    read = hit = 0
+    for info in project.document_infos():
+        text = project.document(info.id).text
+        covered = 0
+        end = 0
+        for a, b in find(text):
+            covered += max(0, b - max(a, end))
+            end = max(end, b)
+        read, hit = read + len(text), hit + covered
+        if read >= _WIDTH_CHARS:
+            break
+    if read and hit / read > MAX_HIT_SHARE:
+        raise UserError(f"{entry['name']}: its pattern hits {hit / read:.0%} of the text of this "
+                        f"project's notes, where identifiers are a few characters in a hundred: "
+                        f"make it match the identifier alone")
+
+
+def without_label(entries: Iterable[dict], labels: Iterable[str]) -> list[str]:
+    """Sentences for the site rules of ``entries`` whose kind takes no label
+    in the project (their hits are left to the leak scan, never replaced)."""
+    labels = list(labels)
+    return [f"{e['name']}: a {e['kind']} takes no label in this project, so its hits are not "
+            f"replaced, only suspected by the leak scan" for e in entries
+            if kind_label(e["kind"], labels) is None]
 
 
 def kind_label(kind: str, labels: Iterable[str]) -> str | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from app.errors import UserError
 from app.core.words import count
+from app.formats.written import UNFINISHED
 
 REVIEW_FILE = "audit-review.tsv"
 REPORT_STEM = "deid-report"
@@ -48,6 +49,10 @@ def _export_notes(folder: Path) -> dict[str, int]:
     manifest = folder / _MANIFEST
     if not manifest.is_file():
         raise UserError(f"{folder} holds no export (no {_MANIFEST}); export or redact into it first")
+    if (folder / UNFINISHED).exists():
+        raise UserError(f"{folder} holds an export that did not finish (its run was stopped or "
+                        f"failed): export into it again with the same settings to finish it "
+                        f"(the notes done are kept), then review it")
     notes: dict[str, int] = {}
     for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines():
         try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -334,30 +335,80 @@ class RuleLeakScan:
     """
 
     mapping_rows: tuple
+    #: The project's switches and own rules (`app.rules.registry`, JSON) and
+    #: its labels: the site's rules that are on and give a label are part of
+    #: the scan (the hospital's formats, "KH-" and seven digits, which the
+    #: shipped recognisers do not know); a file name is read by every
+    #: finding rule of the floor (`in_file_name`).
+    rules: str = "{}"
+    labels: tuple = ()
 
     def __call__(self, text: str) -> list[tuple[int, int, str]]:
+        return self._recognised(text) + self._floor(text, site_only=True)
+
+    def in_file_name(self, text: str) -> list[tuple[int, int, str]]:
+        """What the scan finds in a file name (as text), and what every
+        finding rule of the floor does ("ref # 8336652"): a name holds no
+        surrogate, so no rule needs to be kept from suspecting one."""
+        return self._recognised(text) + self._floor(text, site_only=False)
+
+    def _recognised(self, text: str) -> list[tuple[int, int, str]]:
         from app.models.rules_model import RuleMapping
         from app.rules import find_hits
         mapping = RuleMapping.from_json(self.mapping_rows)
         return [(h.start, h.end, h.category) for h in find_hits(text)
                 if mapping.lookup(h.category, h.cue) is not None]
 
+    def _floor(self, text: str, *, site_only: bool) -> list[tuple[int, int, str]]:
+        return [(a, b, label) for find, label in _floor_finders(self.rules, self.labels, site_only)
+                for a, b in find(text)]
+
+    def site_rules(self) -> list[str]:
+        """The names of the site's rules the scan runs."""
+        return [name for name, _ in _floor_finders(self.rules, self.labels, True, names=True)]
+
+
+@lru_cache(maxsize=16)
+def _floor_finders(rules: str, labels: tuple, site_only: bool, names: bool = False) -> list:
+    """The enabled finding rules of the floor under ``rules`` (a project's
+    overrides, JSON) that give one of ``labels`` a label: ``(finder, label)``,
+    or ``(name, label)`` with ``names``."""
+    from app.lists.floor import SHAPES
+    from app.rules.registry import kind_label, merge, shipped_rules
+    ruleset = merge(shipped_rules(), json.loads(rules))
+    out = []
+    for rule, find in ruleset.finders(SHAPES):
+        label = kind_label(rule.kind, labels)
+        if label is not None and (rule.site or not site_only):
+            out.append((rule.name if names else find, label))
+    return out
+
 
 def rule_leak_scan(project) -> RuleLeakScan:
-    """The rules' leak scan, with the mapping the rules predict with."""
+    """The rules' leak scan, with the mapping the rules predict with and
+    the project's rules."""
+    from app.rules.registry import RULES_KEY
     predictor = rules_predictor(project)
     try:
         model = predictor.model if isinstance(predictor, RulesPredictor) \
             else predictor.members["rules"]
-        return RuleLeakScan(tuple(model.mapping.to_json()))
+        english = project.language == "en"
+        return RuleLeakScan(tuple(model.mapping.to_json()),
+                            json.dumps(project.get_setting(RULES_KEY) or {}, sort_keys=True),
+                            tuple(label.name for label in project.labels()) if english else ())
     finally:
         predictor.close()
 
 
 def rules_mapping_digest(project) -> str:
-    """A digest of the rules' label mapping (part of the resume fingerprints)."""
-    rows = rule_leak_scan(project).mapping_rows
-    return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """A digest of the rules' label mapping and the site's own rules (part of
+    the resume fingerprints)."""
+    scan = rule_leak_scan(project)
+    # Without site rules the digest is the mapping's alone, as exports made
+    # before site rules counted resume with.
+    site = scan.site_rules()
+    what = [scan.mapping_rows, scan.rules, site] if site else scan.mapping_rows
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ def _scan_identity(project, policy, model_scan) -> str:
             f"shapes {scan_shapes(project, policy)}")
 
 
+def rules_record(project) -> dict | None:
+    """The report's record of the rules after the models (English notes
+    only, where they run): `app.rules.registry.report_record`."""
+    from app.rules.registry import report_record
+    return report_record(project) if project.language == "en" else None
+
+
 def label_coverage(project, policy=None) -> list[dict]:
     """The HIPAA Safe Harbor items and the project's labels that protect them
     (``app.deid.coverage``), for the audit report."""
@@ -289,6 +296,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                                {"total_s": round(seconds, 3)}, __version__)
     report_data["coverage"] = label_coverage(project, policy)
     report_data["made_by_words"] = maker_words(project, report_data["made_by"])
+    report_data["rules"] = rules_record(project)
     project.log("redact", {"notes": len(summary.notes), "strategy": policy.default,
                            "naming": naming, "workers": summary.workers,
                            "redone": sum(summary.redone().values())})
@@ -463,6 +471,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                                {"total_s": round(seconds, 3)}, __version__)
     report_data["coverage"] = label_coverage(project, policy)
     report_data["made_by_words"] = maker_words(project, report_data["made_by"])
+    report_data["rules"] = rules_record(project)
     project.log("export_redacted", {"notes": len(summary.notes), "strategy": policy.default,
                                     "naming": naming, "redone": sum(summary.redone().values())})
     if report_files is not None:

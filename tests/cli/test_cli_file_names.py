@@ -74,3 +74,61 @@ def test_an_export_of_a_document_named_by_an_identifier_opens_from_its_new_name(
         assert len(renamed) == 1 and renamed[0].startswith("note-")
         assert p.document(outcome.doc_ids[renamed[0]]).name == "p1_VARGA_OTTOLINE_n1"
     assert "varga" not in _names_under(tmp_path / "out")
+
+
+def test_a_record_number_of_a_site_rule_or_a_shipped_one_in_a_name_is_not_kept(
+        tmp_path, capsys):
+    """A walkthrough named notes "KH-1234567" (the site's own rule's record
+    number) and "ref # 8336652" (the shipped reference-number rule's): the
+    name is read with its "-" and "#", by every finding rule of the floor."""
+    import json
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    rules = tmp_path / "kh.json"
+    rules.write_text(json.dumps([{"name": "kh-record", "kind": "record_number",
+                                  "patterns": [r"\bKH-\d{7}\b"]}]), encoding="utf-8")
+    notes = tmp_path / "in"
+    notes.mkdir()
+    for name in ("KH-1234567.txt", "ref # 8336652.txt", "ward round.txt"):
+        (notes / name).write_text("Patient resting, no complaints.\n", encoding="utf-8")
+    assert run("rules", proj, "add", rules) == 0
+    out = tmp_path / "out"
+    capsys.readouterr()
+    assert run("redact", proj, notes, out, "--rules-only") == 0
+    said = capsys.readouterr().out
+    assert "2 notes whose file name holds an identifier" in said
+    names = _names_under(out)
+    assert "1234567" not in names and "8336652" not in names and "ward round.txt" in names
+    report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
+    assert report["rules"] == {"shipped_off": [], "site_on": ["kh-record"], "site_off": []}
+    assert "the site's own rules: kh-record" in (out / "deid-report.html").read_text(
+        encoding="utf-8")
+
+
+def test_a_name_holding_a_word_the_note_itself_replaces_is_not_kept(tmp_path, capsys):
+    """A walkthrough's "Zebulon Quackenbush.txt", whose note names him: no
+    list knows him, but the note's own spans replace him, so the name may
+    not carry him either (nor the report or manifest); a resumed run finds
+    the note where the first one wrote it."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "hipaa") == 0
+    notes = tmp_path / "in"
+    notes.mkdir()
+    (notes / "Zebulon Quackenbush.txt").write_text(
+        "Patient Zebulon Quackenbush seen on the ward today.\n", encoding="utf-8")
+    (notes / "discharge summary.txt").write_text("Discharge summary: resting.\n",
+                                                 encoding="utf-8")
+    out = tmp_path / "out"
+    capsys.readouterr()
+    assert run("redact", proj, notes, out) == 0
+    said = capsys.readouterr().out
+    assert "1 note whose file name holds an identifier" in said and "zebulon" not in said.casefold()
+    for where in (_names_under(out), _text_under(out)):
+        assert "zebulon" not in where and "quackenbush" not in where
+    assert (out / "discharge summary.txt").is_file()
+    assert run("redact", proj, notes, out) == 0                       # resumed
+    assert "zebulon" not in _names_under(out) and len(list(out.glob("note-*.txt"))) == 1
+    capsys.readouterr()
+    run("redact", proj, notes, tmp_path / "strict", "--strict")
+    assert "file name holds an identifier" in capsys.readouterr().out
+    assert not list((tmp_path / "strict").glob("note-*.txt"))

@@ -86,3 +86,25 @@ def test_rules_off_on_a_project_stops_a_moved_rule_and_list_shows_its_words(tmp_
     assert "titled-name" not in rules_found() and "church-named-hospital" in rules_found()
     assert run("rules", proj, "on", "titled-name") == 0
     assert "titled-name" in rules_found()
+
+
+def test_a_rule_switched_or_added_says_the_notes_to_do_keep_their_suggestions(tmp_path, capsys):
+    """The desktop app suggests the notes to do again after a change of the
+    rules; the command line says it is one command away."""
+    import json
+    proj = tmp_path / "p.deid"
+    notes = tmp_path / "in"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Moved to Jacaranda Ward.\n", encoding="utf-8")
+    assert main(["-q", "new", str(proj), "--labels", "paper"]) == 0
+    assert main(["-q", "import", str(proj), str(notes), "--no-suggest"]) == 0
+    capsys.readouterr()
+    assert main(["rules", str(proj), "off", "pager"]) == 0
+    assert f"1 note to do keeps the suggestions made before this change: `deid preannotate " \
+           f"{proj}`" in capsys.readouterr().out
+    rules = tmp_path / "r.json"
+    rules.write_text(json.dumps([{"name": "visit", "kind": "date", "patterns": [r"\d{4}"]}]),
+                     encoding="utf-8")
+    assert main(["rules", str(proj), "add", str(rules)]) == 0
+    said = capsys.readouterr().out
+    assert "visit: a date takes no label in this project" in said

@@ -6,6 +6,7 @@ import pytest
 from app.core.progress import Cancelled, CancelToken
 from app.deid.folder import MANIFEST, redact_folder
 from app.formats.base import TEMP_PREFIX
+from app.formats.written import UNFINISHED
 from app.deid.memory import JsonFileSurrogateMemory
 from app.deid.policy import Policy
 from app.deid.rescan import KnownIdentifiers, LeakError
@@ -76,12 +77,14 @@ def test_resume_after_cancel_and_temp_cleanup(tmp_path):
     # others, which count for nothing until recorded.
     recorded = [json.loads(line)["output"] for line in (out / MANIFEST).read_text().splitlines()]
     assert len(recorded) == 3
+    assert (out / UNFINISHED).exists()          # no review may be drawn from it yet
     first_pass = {name: (out / name).read_bytes() for name in recorded}
     (out / f"{TEMP_PREFIX}leftover").write_text("partial")       # as after a crash
     with open(out / MANIFEST, "a") as fh:
         fh.write('{"key": "trunc')                              # a line cut by a crash
     summary = run(tmp_path / "in", out)
     assert summary.count("resumed") == 3 and summary.count("done") == 3
+    assert not (out / UNFINISHED).exists()
     assert not list(out.glob(f"{TEMP_PREFIX}*"))
     for name, data in first_pass.items():
         assert (out / name).read_bytes() == data

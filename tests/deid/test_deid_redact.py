@@ -49,11 +49,15 @@ def test_surrogate_offsets_exact_and_mixed_policy():
     assert "03/05/1947" not in result.text
 
 
-def test_overlaps_resolved_first_longest_wins():
-    spans = [Span(3, 13, "PERSON"), Span(3, 7, "PERSON"), Span(8, 20, "IDN")]
+def test_overlapping_spans_are_replaced_as_one_over_their_union_longest_label():
+    """Two overlapping annotations of one name (a walkthrough's brat file):
+    keeping the longest left the rest of the other in clear."""
+    spans = [Span(3, 13, "PERSON"), Span(3, 7, "PERSON"), Span(8, 20, "IDN"),
+             Span(35, 42, "IDN"), Span(42, 43, "PERSON")]
     result = redact_text(TEXT, spans, Policy(default="bracket"))
-    # (8, 20) is the longest; (3, 7) does not overlap it; (3, 13) does.
-    assert [(m.in_start, m.in_end) for m in result.span_map] == [(3, 7), (8, 20)]
+    assert [(m.in_start, m.in_end, m.label) for m in result.span_map] == \
+        [(3, 20, "IDN"), (35, 42, "IDN"), (42, 43, "PERSON")]            # touching: apart
+    assert result.text.startswith("Pt [IDN]3/05/1947, MRN [IDN][PERSON]")
 
 
 def test_surrogate_needs_a_secret_and_bad_spans_are_refused():

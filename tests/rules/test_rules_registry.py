@@ -56,15 +56,107 @@ def test_a_site_pattern_finds_with_its_context_and_takes_its_kind_label(tmp_path
 @pytest.mark.parametrize("entry, says", [
     ({"name": "x", "kind": "record_number", "patterns": ["("]}, "no regular expression"),
     ({"name": "x", "kind": "dates", "patterns": ["a"]}, "kind must be one of"),
-    ({"name": "x", "kind": "date", "patterns": ["a*"]}, "matches nothing"),
+    ({"name": "x", "kind": "date", "patterns": ["a*"]}, "matches the empty text"),
+    ({"name": "x", "kind": "date", "patterns": [".*"]}, "hit everywhere"),
+    ({"name": "x", "kind": "date", "patterns": [r"(\w+\s?)+$"]}, "backtracks without end"),
     ({"name": "x", "kind": "date", "patterns": ["a"], "colour": 1}, "unknown field"),
     ({"name": "x", "kind": "date", "patterns": ["a"], "unless": ["colours"]}, "word sets"),
+    ({"name": "x", "kind": "date", "patterns": ["a"], "context": [""]}, "none of them empty"),
 ])
 def test_a_wrong_site_rule_is_refused_with_what_is_wrong(tmp_path, entry, says):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([entry]))
     with pytest.raises(UserError, match=says):
         registry.read_site_rules(path)
+
+
+def test_a_bad_pattern_is_named_by_its_place_never_echoed(tmp_path):
+    """A site may write a patient's name into a pattern: messages name the
+    pattern by its place in the rule."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"name": "x", "kind": "patient_name",
+                                 "patterns": ["Smith", "John Carrow ("]}]))
+    with pytest.raises(UserError) as caught:
+        registry.read_site_rules(path)
+    assert "pattern 2 is no regular expression" in str(caught.value)
+    assert "Carrow" not in str(caught.value)
+
+
+@pytest.mark.parametrize("raw, says", [(b"", "is empty"), (b"  \n", "is empty"),
+                                       (b"\xff\xfe[", "not UTF-8")])
+def test_an_empty_or_undecodable_rules_file_says_so(tmp_path, raw, says):
+    path = tmp_path / "rules.json"
+    path.write_bytes(raw)
+    with pytest.raises(UserError, match=says):
+        registry.read_site_rules(path)
+
+
+def test_a_rules_file_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(
+        [{"name": "ward-x", "kind": "ward", "patterns": ["Jacaranda Ward"]}]).encode())
+    assert [e["name"] for e in registry.read_site_rules(path)] == ["ward-x"]
+
+
+def test_a_site_pattern_that_backtracks_on_a_note_stops_with_the_rule_named():
+    """Python's ``re`` would run for hours on a pattern with a repeat inside a
+    repeat; a site's pattern gives up within seconds, naming the rule only."""
+    rule = registry.merge([], {"added": [{"name": "slow-pod", "kind": "ward",
+                                          "patterns": [r"(\w+\s?)+$"]}]}).get("slow-pod")
+    with pytest.raises(UserError) as caught:
+        rule.finder()("ab " * 30000 + "!")
+    assert "slow-pod" in str(caught.value) and "ab ab" not in str(caught.value)
+    assert "deid rules PROJECT off slow-pod" in str(caught.value)
+
+
+def _project_with(tmp_path, text: str, labels=("hipaa",)):
+    from app.core.labels import PRESETS
+    from app.project import Project
+    p = Project.create(tmp_path / "p.deid", list(PRESETS[labels[0]]), language="en")
+    p.add_document("n1", text)
+    return p
+
+
+def test_a_rule_that_hits_most_of_the_notes_is_refused(tmp_path):
+    with _project_with(tmp_path, "ICU handover. Bed 4. Record no KH-9988776. "
+                                 "Jacaranda Ward is closed.\n") as p:
+        for pattern in (".+", r"\w+"):
+            with pytest.raises(UserError, match="of the text of this project's notes"):
+                registry.add_rules(p, [registry.check_site_rule(
+                    {"name": "wide", "kind": "record_number", "patterns": [pattern]})])
+        assert registry.add_rules(p, [registry.check_site_rule(
+            {"name": "kh", "kind": "record_number", "patterns": [r"\bKH-\d{7}\b"]})]) == ["kh"]
+
+
+def test_two_rules_of_one_name_and_a_taken_name_are_told_apart(tmp_path):
+    with _project_with(tmp_path, "Jacaranda Ward\n") as p:
+        entry = registry.check_site_rule({"name": "w", "kind": "ward", "patterns": ["Jacaranda"]})
+        with pytest.raises(UserError, match="two rules are called w"):
+            registry.add_rules(p, [entry, entry])
+        with pytest.raises(UserError, match="already taken in this project: pager"):
+            registry.add_rules(p, [dict(entry, name="pager")])
+
+
+def test_a_rule_whose_kind_has_no_label_is_said_to_hide_nothing():
+    entries = [{"name": "visit-date", "kind": "date"}, {"name": "kh", "kind": "record_number"}]
+    assert registry.without_label(entries, ["PERSON", "ADDRESS", "DOB", "IDN", "PHONE"]) == [
+        "visit-date: a date takes no label in this project, so its hits are not replaced, "
+        "only suspected by the leak scan"]
+
+
+def test_a_site_rule_labels_what_it_covers_over_the_model_label():
+    """The site's rule is the hospital's word ("KH-" and seven digits is our
+    record number): a model's phone span inside its hit takes its label, and
+    the phone's word cuts then leave its words alone."""
+    from app.core.spans import Span
+    rules = registry.merge(registry.shipped_rules(), {"added": [
+        {"name": "kh-bed", "kind": "ward", "patterns": [r"Bed \d+\. Record no KH-\d{7}"]}]})
+    text = "ICU handover. Bed 4. Record no KH-9988776. Jacaranda Ward is closed."
+    start = text.index("KH")
+    model = [Span(start, start + 10, "CONTACT", 0.9, "starter")]
+    out = Floor(None, shapes=True, rules=rules).settle(text, model, LABELS)
+    assert [(text[s.start:s.end], s.label) for s in out] == \
+        [("Bed 4. Record no KH-9988776", "LOCATION")]
 
 
 def test_the_word_sets_of_the_rules_live_in_the_shipped_file_with_their_evidence():

@@ -135,3 +135,18 @@ def test_notes_read_clean_where_the_scan_still_suspects_are_said():
     assert ("The leak scan suspects 8 identifiers in 2 notes of those read, where the review "
             "found none left in clear") in _audit_section(audit)
     assert "leak scan suspects" not in _audit_section({**audit, "scan_disagrees": None})
+
+
+def test_an_export_a_run_did_not_finish_is_not_sampled(export, capsys):
+    """A walkthrough killed `deid redact` after half the notes and drew a
+    review from the half: the folder says the run did not finish."""
+    from app.formats.written import UNFINISHED
+    proj, out = export
+    (out / UNFINISHED).write_text("as a killed run leaves it\n", encoding="utf-8")
+    capsys.readouterr()
+    assert run("audit", proj, out, "--notes", "2") == 1
+    assert "did not finish" in capsys.readouterr().err
+    assert not (out / "audit-review.tsv").exists()
+    assert run("redact", proj, tmp := out.parent / "notes", out, "--rules-only") == 0
+    assert not (out / UNFINISHED).exists() and tmp.is_dir()
+    assert run("audit", proj, out, "--notes", "2") == 0

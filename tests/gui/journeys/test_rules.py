@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from app.gui.qt import QPoint, Qt
 
-from journey import click, go, key, pick, window_with_note
+from journey import click, go, key, pick, spans_shown, window_with_note
 
 # A made-up ICU note: "kestrel" is the site's name for a ward pod, which no
 # shipped rule or model knows.
@@ -39,6 +39,13 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
                          pos=QPoint(cell.left() + 10, cell.center().y()))
     assert view.table.item(_row(view, "pager"), 0).checkState() == Qt.Unchecked
     assert "pager (off, shipped)" in view.detail.toPlainText()
+    # Another rule's box: the fields shown are of the rule just switched.
+    other = _row(view, "reference-number")
+    cell = view.table.visualItemRect(view.table.item(other, 0))
+    with qtbot.waitSignal(view.rulesChanged):
+        qtbot.mouseClick(view.table.viewport(), Qt.LeftButton,
+                         pos=QPoint(cell.left() + 10, cell.center().y()))
+    assert "reference-number (off, shipped)" in view.detail.toPlainText()
 
     # The site's own pattern: tested on the open note, then added.
     qtbot.keyClicks(view.name, "kestrel-pod")
@@ -47,9 +54,13 @@ def test_a_site_switches_a_rule_off_and_adds_its_own_pattern(qtbot, settings, tm
     qtbot.keyClicks(view.pattern, r"\bkestrel\b")
     click(qtbot, view.test_button)
     assert view.hits.text() == "1 hit in P1_a: 'kestrel'"
-    with qtbot.waitSignal(view.rulesChanged):
+    assert not any("kestrel" in s for s in spans_shown(w))
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):   # the notes to do again
         click(qtbot, view.add_button)
     assert view.table.item(view.table.rowCount() - 1, 1).text() == "kestrel-pod (yours)"
+    assert view.detail.toPlainText().startswith("name:     kestrel-pod")
+    go(qtbot, w, "Annotate")
+    assert any(s.endswith("LOCATION: kestrel") for s in spans_shown(w)), spans_shown(w)
 
     go(qtbot, w, "Preview")
     p = w.preview
