@@ -29,6 +29,10 @@ def environment_problem(exc: BaseException) -> str | None:
         if "readonly database" in text or "read-only" in text:
             return "the project file cannot be written here (read-only); use --read-only or copy it"
         return None
+    from concurrent.futures.process import BrokenProcessPool
+    if isinstance(exc, BrokenProcessPool):
+        return ("a worker process died twice while it held the same notes (most often the "
+                "memory ran out): run again with fewer --workers; finished notes are kept")
     if isinstance(exc, OSError):
         import os
         where = ""

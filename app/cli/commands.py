@@ -107,9 +107,19 @@ def print_import_summary(s) -> None:
     if len(s.problems) > 50:
         _print(f"  ... and {len(s.problems) - 50} more")
     if s.warnings:
-        _print(f"{len(s.warnings)} warnings (e.g. discontinuous or mismatched spans); see the project audit log")
+        # As the desktop app's import summary lists them (they are in the
+        # project's audit log too, which no command prints).
+        _print(f"{count(len(s.warnings), 'note')} read with a warning:")
+        for name, warning in s.warnings[:SHOWN_WARNINGS]:
+            _print(f"  {name}: {warning}")
+        if len(s.warnings) > SHOWN_WARNINGS:
+            _print(f"  ... and {len(s.warnings) - SHOWN_WARNINGS} more")
     for sentence in s.left_in_clear:
         _print(f"warning: {sentence}")
+
+
+#: Import warnings listed one by one; the rest are counted.
+SHOWN_WARNINGS = 20
 
 
 def cmd_import(args) -> int:
@@ -123,7 +133,7 @@ def cmd_import(args) -> int:
             if args.label_map else None
         s = import_path(project, args.path, fmt=args.format, split=args.split,
                         patient_regex=args.patient_regex, annotator=args.annotator,
-                        label_map=mapping, progress=bar)
+                        label_map=mapping, progress=bar, suggest_after=not args.no_suggest)
         print_import_summary(s)
         unmapped = suggested_label_map(project_labels, s.labels_added)
         if unmapped and not args.label_map:
@@ -137,7 +147,8 @@ def cmd_import(args) -> int:
             source, n = suggest_new_notes(project, s.doc_ids,
                                           progress=TerminalProgress(quiet=args.quiet))
             if n:
-                _print(f"{n} new notes have {SUGGESTIONS_BY[source]} suggestions to review")
+                _print(f"{count(n, 'new note')} {'has' if n == 1 else 'have'} "
+                       f"{SUGGESTIONS_BY[source]} suggestions to review")
     return 0
 
 
@@ -211,7 +222,10 @@ def cmd_synth(args) -> int:
     out = Path(args.out_dir)
     docs = generate(args.n, seed=args.seed, locale=args.locale, label_set=args.labels,
                     style=args.style)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot write into {out}: {exc.strerror or exc}") from None
     write_documents(docs, out, "brat")
     _print(f"wrote {len(docs)} synthetic notes to {out}")
     return 0

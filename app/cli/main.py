@@ -24,8 +24,18 @@ PATIENT_REGEX_HELP = ("regex naming each note's patient: searched in the file na
 FORMATS = ("brat", "conll", "jsonl", "i2b2")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, exiting with the contract's code of a user error (1, not
+    argparse's 2, which the contract keeps for internal errors); the
+    subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USER, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="deid", description="DeID Studio: offline de-identification of clinical notes.")
     p.add_argument("--version", action="version", version=f"DeID Studio {__version__}")
     p.add_argument("-q", "--quiet", action="store_true",

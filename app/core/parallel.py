@@ -260,20 +260,73 @@ def unimportable(names: Iterable[str]) -> Iterator[None]:
 
 class ProcessPool(Engine):
     """``workers`` spawned processes (safe with torch, CUDA and the frozen app),
-    the machine's cores shared out between their thread pools."""
+    the machine's cores shared out between their thread pools.
+
+    A worker that dies (killed, out of memory) breaks Python's pool and
+    every task it held: the pool is started again and those tasks run
+    again there (they are idempotent), as a cluster reschedules a lost
+    worker's; a task that a worker dies of twice fails."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.description = f"{workers} worker processes"
-        self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_start_worker,
-            initargs=(max(1, default_workers() // workers),))
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=mp.get_context("spawn"),
+            initializer=_start_worker, initargs=(max(1, default_workers() // self.workers),))
 
     def submit(self, fn: Callable, *args: Any, priority: int = 0) -> Any:
-        return self._pool.submit(fn, *args)
+        return _PoolTask(self, fn, args)
+
+    def _renew(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        """The pool to run again on, once ``broken`` lost a worker: a new
+        one, started by the first task to find it broken."""
+        with self._lock:
+            if self._pool is broken:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            return self._pool
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _PoolTask:
+    """A task of a `ProcessPool`, run again (once) on a new pool when a
+    worker died while the pool held it."""
+
+    def __init__(self, engine: ProcessPool, fn: Callable, args: tuple) -> None:
+        self._engine, self._fn, self._args = engine, fn, args
+        self._tries = 0
+        self._submit(engine._pool)
+
+    def _submit(self, pool: ProcessPoolExecutor) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+        self._tries += 1
+        self._pool = pool
+        try:
+            self._future = pool.submit(self._fn, *self._args)
+        except BrokenProcessPool:
+            if self._tries > 2:
+                raise
+            self._submit(self._engine._renew(pool))
+
+    def result(self) -> Any:
+        from concurrent.futures.process import BrokenProcessPool
+        while True:
+            try:
+                return self._future.result()
+            except BrokenProcessPool:
+                if self._tries >= 2:
+                    raise BrokenProcessPool("a worker process died twice while it held these "
+                                            "notes (out of memory, or killed)") from None
+                self._submit(self._engine._renew(self._pool))
+
+    def cancel(self) -> bool:
+        return self._future.cancel()
 
 
 class DaskEngine(Engine):

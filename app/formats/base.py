@@ -86,13 +86,16 @@ def iter_files(root: Path, suffixes: Iterable[str]) -> Iterator[Path]:
 
 def walk_files(root: Path) -> Iterator[Path]:
     """Every file under the folder ``root`` (links too), sorted, less the
-    hidden ones and macOS ``__MACOSX`` archives (what :func:`iter_files` reads from)."""
+    hidden ones and macOS ``__MACOSX`` archives (what :func:`iter_files` reads from).
+    Only regular files: reading a named pipe waits for a writer for ever (a
+    walkthrough's import of a folder holding one never ended)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames
                              if not d.startswith(".") and d != "__MACOSX")
         for fn in sorted(filenames):
-            if not fn.startswith("."):
-                yield Path(dirpath) / fn
+            path = Path(dirpath) / fn
+            if not fn.startswith(".") and path.is_file():
+                yield path
 
 
 def links_inside(path: Path, root: Path) -> bool:

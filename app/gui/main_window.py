@@ -445,6 +445,7 @@ class MainWindow(QMainWindow):
         verb = "Created" if self._created else "Opened"
         self._show_message(f"{verb} {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))
+        self._suggest_pending()
 
     @Slot()
     def close_project(self) -> None:
@@ -679,7 +680,7 @@ class MainWindow(QMainWindow):
             summary = import_path(project, path, fmt=fmt,
                                   split=None if split == "patient" else split,
                                   patient_regex=patient_regex, label_map=label_map,
-                                  progress=progress, cancel=cancel)
+                                  progress=progress, cancel=cancel, suggest_after=True)
             if split == "patient":
                 assign_splits(project)
             return summary
@@ -739,6 +740,16 @@ class MainWindow(QMainWindow):
         self.documents.model.refresh()
         self._show_message("Import cancelled; the notes imported so far are kept.")
         self.importFinished.emit(None)
+        self._suggest_pending()
+
+    def _suggest_pending(self) -> None:
+        """Suggestions for the notes an import left waiting for theirs (one
+        stopped, or a crash before they were made)."""
+        from app.services.annotating import pending_suggestions
+        if self.project is not None and not self.project.readonly:
+            waiting = pending_suggestions(self.project)
+            if waiting:
+                self.suggest_for(waiting)
 
     def suggest_for(self, doc_ids: list[int], notes: tuple[str, str] = NEW_NOTES) -> None:
         """Suggest labels for these notes in a worker: the active model's

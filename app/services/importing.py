@@ -170,12 +170,16 @@ def _count_files(path: Path) -> int:
 def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | None = None,
                 patient_regex: str | None = None, annotator: str | None = None,
                 label_map: dict[str, str] | None = None,
-                progress: ProgressFn = no_progress, cancel: CancelToken | None = None
-                ) -> ImportSummary:
+                progress: ProgressFn = no_progress, cancel: CancelToken | None = None,
+                suggest_after: bool = False) -> ImportSummary:
     """Import ``path`` (file or folder) into ``project``; bad files are listed, not fatal.
 
     ``label_map``: the files' labels filed under the project's (``{"PERSON":
     "NAME"}``); a label it does not name is kept, added to the project if new.
+    ``suggest_after``: suggestions follow the import, so each batch's new
+    notes to do are recorded as waiting for theirs with the batch: an
+    import killed or stopped before them leaves them to the next
+    suggestions (`app.services.annotating.suggest_new_notes`).
     """
     from app.formats import ImportedDoc, detect_format, read_path
     from app.formats.base import NameAllocator, printable_path, utf8_name
@@ -218,6 +222,7 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                         key = (s.label, label_map[s.label])
                         summary.labels_mapped[key] = summary.labels_mapped.get(key, 0) + 1
                 d.spans = [replace(s, label=label_map.get(s.label, s.label)) for s in d.spans]
+        added_todo: list[int] = []
         with project.transaction():
             new_labels = sorted({s.label for d in batch for s in d.spans} - known)
             if new_labels:
@@ -252,8 +257,14 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                                                        "document's or cannot be a file name"))
                     summary.imported += 1
                     summary.doc_ids.append(doc_id)
+                    if not annotated:
+                        added_todo.append(doc_id)
                     summary.spans += len(spans)
                     summary.chars += len(doc.text)
+            if suggest_after and added_todo:
+                from app.services.annotating import SUGGESTIONS_PENDING
+                waiting = project.get_setting(SUGGESTIONS_PENDING) or []
+                project.set_setting(SUGGESTIONS_PENDING, [*waiting, *added_todo])
             project.log("import", {"documents": len(batch), "format": fmt, "split": split,
                                    **({"label_map": label_map} if label_map else {})})
             # The summary sends the user here for the details; warnings name

@@ -449,3 +449,51 @@ def test_day_one_in_a_hipaa_project_hides_whole_email_and_web_addresses(tmp_path
     assert {"reception@hoganfamilypractice.com.au", "www.hoganfamily.com.au",
             "(02) 9439 8243"} <= found
     assert "OFFICE" not in " ".join(found)
+
+
+def test_a_named_pipe_in_the_folder_is_passed_over_and_its_warnings_are_listed(tmp_path, capsys):
+    """A walkthrough's import of a folder holding a named pipe waited for ever
+    (reading one waits for a writer); the other notes are imported, and a
+    note read with a warning is named with it, not sent to the audit log."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.txt")
+    (folder / "ok.txt").write_text("Seen today.\n", encoding="utf-8")
+    (folder / "latin.txt").write_bytes("Patient seen by Dr Müller.\n".encode("cp1252"))
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    capsys.readouterr()
+    assert run("import", proj, folder, "--no-suggest") == 0
+    out = capsys.readouterr().out
+    assert "imported 2 documents" in out
+    assert "1 note read with a warning:\n  latin: " in out and "audit log" not in out
+
+
+def test_notes_an_import_killed_before_its_suggestions_left_get_them_next_time(
+        tmp_path, capsys):
+    """A walkthrough killed `deid import` while it imported: the notes it had
+    committed never got suggestions, and importing the folder again found
+    them all duplicates and suggested nothing. Each batch's notes to do are
+    recorded as waiting for theirs with the batch."""
+    from app.project import Project
+    from app.services.annotating import SUGGESTIONS_PENDING
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Seen by Dr Alex Quill today.\n", encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    import app.services.annotating as annotating
+    real = annotating.suggest_new_notes
+    annotating.suggest_new_notes = lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt)
+    try:
+        assert run("import", proj, folder) == 1                       # "killed" after the import
+    finally:
+        annotating.suggest_new_notes = real
+    with Project.open(proj) as p:
+        assert p.get_setting(SUGGESTIONS_PENDING) == [1]
+    capsys.readouterr()
+    assert run("import", proj, folder) == 0
+    assert "1 new note has the starter model's suggestions to review" in capsys.readouterr().out
+    with Project.open(proj) as p:
+        assert not p.get_setting(SUGGESTIONS_PENDING)
+    assert run("import", proj, folder, "--no-suggest") == 0

@@ -177,3 +177,20 @@ def test_local_workers_are_capped_at_the_cores_and_a_failed_start_is_one_line(
                                        "--cluster", "local:100000"))
     assert "could not start the local Dask workers (OSError)" in line
     assert asked == [min(100000, os.cpu_count() or 1)]
+
+
+@pytest.mark.parametrize("argv", [("import", "p.deid", ".", "--split", "bogus"),
+                                  ("new", "p.deid", "--no-such-option"), ("annotate",)])
+def test_a_wrong_command_line_is_a_user_error_exit_1_with_its_usage(tmp_path, capsys, argv):
+    """argparse exits 2, which the contract keeps for internal errors."""
+    with pytest.raises(SystemExit) as ended:
+        run(*argv)
+    assert ended.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("usage: deid") and "error: " in err and "Traceback" not in err
+
+
+def test_synth_into_a_folder_it_cannot_make_is_one_clear_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert "cannot write into" in _one_error_line(capsys, run("synth", blocker / "out"))

@@ -43,6 +43,34 @@ def test_the_pool_workers_know_they_are_one_jobs_workers():
     assert parallel._POOL_WORKER is False
 
 
+def _die_once(marker: str) -> str:
+    """Kill its worker the first time (a marker file says it did), else answer."""
+    import os
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(9)
+    return "done"
+
+
+def _always_die() -> None:
+    import os
+    os._exit(9)
+
+
+def test_a_task_whose_worker_died_runs_again_on_a_new_pool_the_others_too(tmp_path):
+    """A walkthrough killed one worker of `deid redact --workers 2`: Python's
+    pool broke and the run ended in an internal error. The lost tasks run
+    again (they are idempotent); one that kills its worker twice fails."""
+    from concurrent.futures.process import BrokenProcessPool
+    with ProcessPool(2) as pool:
+        tasks = [pool.submit(_die_once, str(tmp_path / "died"))] + \
+            [pool.submit(_is_pool_worker) for _ in range(4)]
+        assert [t.result() for t in tasks] == ["done", True, True, True, True]
+        with pytest.raises(BrokenProcessPool, match="died twice"):
+            pool.submit(_always_die).result()
+        assert pool.submit(_is_pool_worker).result() is True
+
+
 _PARENT = """
 import os, sys, time
 from app.core.parallel import ProcessPool
