@@ -58,7 +58,11 @@ def check_identity(db: sqlite3.Connection, path: Path) -> int:
         raise ProjectError(
             f"{path.name} is not a DeID Studio project (not an SQLite database)") from None
     if app_id != APPLICATION_ID:
+        # SQLite reads an empty file as an empty database.
+        empty = path.is_file() and path.stat().st_size == 0
         raise ProjectError(
+            f"{path.name} is an empty file, not a DeID Studio project (a project that was "
+            f"never saved, or a copy cut short: restore it from your last copy)" if empty else
             f"{path.name} is an SQLite database but not a DeID Studio project")
     return version
 

@@ -42,30 +42,41 @@ def _brat_meta(meta: dict) -> dict:
     return meta
 
 
-def _existing_outputs(src: Path, out: Path, files: list[Path], fmt: str) -> list[Path]:
+def _outputs(src: Path, out: Path, files: list[Path], fmt: str) -> list[tuple[Path, Path]]:
+    """What ``annotate_folder`` writes: ``(output, the note it holds or
+    None)``, the note's copy beside its ``.ann`` for brat."""
+    from app.formats.jsonl import JSONL_FILENAME
+
+    if fmt == "jsonl":
+        return [(out / JSONL_FILENAME, None)]
+    pairs = []
+    for path in files:
+        base = out / path.relative_to(src).with_suffix("")
+        pairs += [(base.with_name(base.name + ".ann"), None),
+                  (base.with_name(base.name + ".txt"), path)]
+    return pairs
+
+
+def _existing_outputs(out: Path, outputs: list[tuple[Path, Path]]) -> list[Path]:
     """The files ``annotate_folder`` would replace that it cannot know it wrote.
 
     Every ``.ann`` (and the ``.jsonl``) counts: a human's annotations look
     like a model's. A ``.txt`` counts only when its bytes differ from the
-    note's, since rewriting the same note loses nothing.
+    note's, since rewriting the same note loses nothing. What an earlier run
+    claimed (`app.formats.written`; a run killed half-way) is its own.
     """
-    from app.formats.jsonl import JSONL_FILENAME
+    from app.formats.written import paths_written
 
-    if fmt == "jsonl":
-        target = out / JSONL_FILENAME
-        return [target] if target.exists() else []
+    owned = paths_written(out)
     found = []
-    for path in files:
-        base = out / path.relative_to(src).with_suffix("")
-        ann, txt = base.with_name(base.name + ".ann"), base.with_name(base.name + ".txt")
-        if ann.exists():
-            found.append(ann)
-        if txt.exists():
-            try:
-                if txt.read_bytes() != path.read_bytes():
-                    found.append(txt)
-            except OSError:
-                found.append(txt)
+    for target, note in outputs:
+        if not target.exists() or target.relative_to(out).as_posix() in owned:
+            continue
+        try:
+            if note is None or target.read_bytes() != note.read_bytes():
+                found.append(target)
+        except OSError:
+            found.append(target)
     return found
 
 
@@ -97,6 +108,7 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     """
     from app.formats import ImportedDoc, read_path, write_documents
     from app.formats.base import iter_files, sweep_temp_files
+    from app.formats.written import claim_paths
     from app.services.settings import PATIENT_REGEX, compile_patient_regex, note_path
     from app.services.lists import patient_namer
     from app.services.prediction import resolve
@@ -115,7 +127,8 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
         raise UserError("the output folder must differ from the input folder "
                         "(annotate would overwrite the notes' own .ann files)")
     files = list(iter_files(src, [".txt"]))
-    existing = [] if force else _existing_outputs(src, out, files, fmt)
+    outputs = _outputs(src, out, files, fmt)
+    existing = [] if force else _existing_outputs(out, outputs)
     if existing:
         raise UserError(f"{out} already holds {count(len(existing), 'file')} annotate would replace "
                         f"(e.g. {existing[0].name}); choose an empty folder or pass --force")
@@ -126,6 +139,9 @@ def annotate_folder(project, in_dir, out_dir, *, fmt: str = "brat", batch: int =
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     sweep_temp_files(out)          # what a killed run left there
+    # Claimed before anything is written: a run killed half-way leaves files
+    # the next run knows as its own, and replaces without --force.
+    claim_paths(out, [target.relative_to(out).as_posix() for target, _ in outputs], force=True)
     if not project.readonly:
         project.checkpoint()       # workers open the file read-only
     factory = spec

@@ -1,7 +1,8 @@
 """`deid redact` and `deid export` never replace a file in OUT_DIR that they
 did not write (a person's own .ann, documents.jsonl, an unrelated .txt)
 unless --force; what they wrote themselves, even in a run killed before it
-could record it, they replace on a re-run (issue 35 item 4)."""
+could record it, they replace on a re-run (issue 35 item 4); `deid annotate`
+too."""
 from __future__ import annotations
 
 import pytest
@@ -74,3 +75,32 @@ def test_a_file_a_killed_run_was_about_to_write_is_its_own(project, tmp_path):
     (out / "P1_a.txt").write_text("half done\n", encoding="utf-8")
     assert run("redact", proj, notes, out, "--rules-only") == 0
     assert (out / "P1_a.txt").read_text(encoding="utf-8") != "half done\n"
+
+
+def test_annotate_keeps_a_persons_ann_and_replaces_what_a_killed_run_of_its_own_wrote(
+        project, tmp_path, capsys, monkeypatch):
+    """A walkthrough killed `deid annotate` after 768 of 1,000 notes: the
+    re-run refused the folder ("already holds 768 files ... --force"). What
+    annotate writes is claimed before it is written, so a re-run replaces
+    its own files, and still refuses a person's."""
+    import app.formats as formats
+    proj, notes = project
+    out = tmp_path / "out"
+    original = formats.write_documents
+
+    def killed_after_one(docs, folder, fmt):
+        original(docs[:1], folder, fmt)
+        raise KeyboardInterrupt                           # "killed" after the first note
+
+    monkeypatch.setattr(formats, "write_documents", killed_after_one)
+    assert run("annotate", proj, notes, out, "--workers", "1") == 1
+    monkeypatch.undo()
+    assert (out / "P1_a.ann").is_file()
+    assert run("annotate", proj, notes, out, "--workers", "1") == 0   # its own: no --force
+    theirs = out / "P2_b.ann"
+    theirs.write_text("T1\tID 4 10\t998877\n", encoding="utf-8")
+    (out / ".deid-written.jsonl").unlink()                # as a person's folder holds them
+    capsys.readouterr()
+    assert run("annotate", proj, notes, out, "--workers", "1") == 1
+    assert "annotate would replace" in capsys.readouterr().err
+    assert theirs.read_text(encoding="utf-8") == "T1\tID 4 10\t998877\n"

@@ -78,6 +78,16 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
+def test_an_empty_file_is_said_to_be_empty_and_left_so(tmp_path):
+    """SQLite reads an empty file as an empty database: "an SQLite database
+    but not a DeID Studio project" misled a walkthrough."""
+    path = tmp_path / "cut.deid"
+    path.write_bytes(b"")
+    with pytest.raises(ProjectError, match="is an empty file"):
+        Project.open(path)
+    assert path.read_bytes() == b""
+
+
 def test_newer_schema_is_refused(tmp_path):
     path = tmp_path / "new.deid"
     Project.create(path, []).close()

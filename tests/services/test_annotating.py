@@ -64,8 +64,9 @@ def test_annotate_into_a_fresh_folder_writes_every_note(trained, gold_folder, tm
     out = tmp_path / "fresh"
     assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 0
     assert len(list(out.glob("*.ann"))) == 3 and len(list(out.glob("*.txt"))) == 3
-    # The same notes again into the same folder: refused (the .ann files exist).
-    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 1
+    # The same notes again into the same folder: its own files, replaced.
+    assert main(["-q", "annotate", str(trained), str(gold_folder), str(out)]) == 0
+    assert len(list(out.glob("*.ann"))) == 3
 
 
 def test_annotate_a_missing_input_folder_is_a_user_error(trained, tmp_path, capsys):
