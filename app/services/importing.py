@@ -66,6 +66,15 @@ def _unique_spans(doc, summary: "ImportSummary") -> list:
     if len(kept) < len(doc.spans):
         summary.warnings.append((doc.name, f"{count(len(doc.spans) - len(kept), 'repeated span')}"
                                            " imported once"))
+    overlapping, reach = 0, -1
+    for span in sorted(kept, key=lambda s: (s.start, s.end)):
+        overlapping += span.start < reach
+        reach = max(reach, span.end)
+    if overlapping:
+        # Kept as the file has them: a redaction replaces overlapping spans
+        # as one (their union), training keeps the longest of them.
+        summary.warnings.append((doc.name, f"{count(overlapping, 'span')} overlapping another "
+                                           f"(kept; check them in Annotate)"))
     return kept
 
 

@@ -497,3 +497,23 @@ def test_notes_an_import_killed_before_its_suggestions_left_get_them_next_time(
     with Project.open(proj) as p:
         assert not p.get_setting(SUGGESTIONS_PENDING)
     assert run("import", proj, folder, "--no-suggest") == 0
+
+
+def test_overlapping_spans_of_a_brat_file_are_kept_said_and_replaced_as_one(tmp_path, capsys):
+    """A walkthrough's brat file held two overlapping spans of one name: both
+    were taken silently, and the export left "Zebulon <**PERSON**>ttoline"."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = "Patient Zebulon Ottoline Fairweather was seen.\n"
+    (folder / "n1.txt").write_text(text, encoding="utf-8")
+    (folder / "n1.ann").write_text("T1\tPERSON 8 24\tZebulon Ottoline\n"
+                                   "T2\tPERSON 16 36\tOttoline Fairweather\n", encoding="utf-8")
+    proj = tmp_path / "p.deid"
+    assert run("new", proj, "--labels", "paper") == 0
+    capsys.readouterr()
+    assert run("import", proj, folder) == 0
+    assert "n1: 1 span overlapping another (kept; check them in Annotate)" in \
+        capsys.readouterr().out
+    assert run("export", proj, tmp_path / "out", "--format", "redacted") == 0
+    written = (tmp_path / "out" / "n1.txt").read_text(encoding="utf-8")
+    assert written == "Patient <**PERSON**> was seen.\n"
