@@ -55,6 +55,7 @@ from app.deid.redact import MappedSpan, RedactionResult, Redactor, offset_mapper
 from app.deid.rescan import (KnownIdentifiers, Leak, LeakError, RulesFn, known_leaks, merge_leaks,
                              recogniser_leaks)
 from app.deid.textin import UnreadableNote, decode_note
+from app.errors import UserError
 from app.formats.base import (atomic_write, links_inside, printable_path, sweep_temp_files,
                               sync_folder, utf8_name)
 from app.formats.written import MANIFEST, UNFINISHED, claim_paths
@@ -177,6 +178,9 @@ class Predicted(NamedTuple):
     #: `span_rows` of the spans a step after the model removed, each one's
     #: origin the step or rule that removed it (`Prediction.removed`).
     removed: list[tuple] | tuple = ()
+    #: The failure was the user's to fix (a ``UserError``: a site's rule that
+    #: backtracks without end), and ``error`` says how.
+    user_error: bool = False
 
 
 def _predict_batch(predictor: Any, texts: list[str], patients: list[str | None]
@@ -258,6 +262,8 @@ def predict_task(factory: Callable[[], Any], key: str, texts: list[str],
             for text, patient in zip(texts, patients):
                 try:
                     out += batch([text], [patient])
+                except UserError as exc:  # its message holds no identifier, by contract
+                    out.append(Predicted(None, f"prediction failed: {exc}", user_error=True))
                 except Exception as exc:  # one bad note must not stop the export
                     out.append(Predicted(None, f"prediction failed ({type(exc).__name__})"))
             return out
@@ -616,12 +622,14 @@ def name_holds_identifier(rel: str, patient: str | None = None, *,
     A name is read as its words: separators become spaces, and the words
     are also read capitalised (a file is named "smith_john" as often as
     "Smith_John", and in text a lowercase word alone is no name). The rules
-    also read it as written, underscores as spaces: a record number
-    "KH-1234567" or "ref # 8336652" is one only with its "-" or "#".
+    also read it as written, underscores as spaces (a record number
+    "KH-1234567" or "ref # 8336652" is one only with its "-" or "#"), and
+    with letters and digits apart ("MRN1234567").
     Only ``True``/``False``: the identifier itself is never returned.
     """
     stem = _stem(rel)
     words = re.sub(r"[\W_]+", " ", stem).strip()
+    unglued = " ".join(p for w in words.split() for p in (_glued_parts(w) or [w]))
     if not words:
         return False
     if known is not None:
@@ -631,7 +639,7 @@ def name_holds_identifier(rel: str, patient: str | None = None, *,
     # The project's rule scan reads a name with every rule of the floor too.
     read = getattr(rules_fn, "in_file_name", rules_fn)
     return bool(read is not None and any(read(text) for text in
-                                         dict.fromkeys((words, stem.replace("_", " ")))))
+                                         dict.fromkeys((words, stem.replace("_", " "), unglued))))
 
 
 def name_shows_spans(rel: str, text: str, spans: Iterable[Span]) -> bool:
@@ -639,7 +647,8 @@ def name_shows_spans(rel: str, text: str, spans: Iterable[Span]) -> bool:
     identifiers (``spans`` of ``text``, as replaced): "Zebulon
     Quackenbush.txt", a note about him, though no list knows him. A word of
     one character, or a common word ("discharge"), is not enough."""
-    words = {w.casefold() for w in _WORD_RE.findall(_stem(rel))}
+    # "MRN1234567": its parts too, letters and digits apart.
+    words = {p.casefold() for w in _WORD_RE.findall(_stem(rel)) for p in (w, *_glued_parts(w))}
     if not words:
         return False
     common = common_words()
@@ -649,6 +658,13 @@ def name_shows_spans(rel: str, text: str, spans: Iterable[Span]) -> bool:
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
+_GLUED_RE = re.compile(r"\d+|[^\W\d_]+")
+
+
+def _glued_parts(word: str) -> list[str]:
+    """A word's runs of letters and of digits, where it has both."""
+    parts = _GLUED_RE.findall(word)
+    return parts if len(parts) > 1 else []
 
 
 def _stem(name: str) -> str:

@@ -241,6 +241,11 @@ class Surrogator:
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
         if shifted is not None:
             return shifted
+        if _names_words(original):
+            # No date: a capitalised word that is no month, weekday or common
+            # word may be a name (spans joined over a name, a date label on
+            # one): every letter and digit is replaced, none kept.
+            return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         return self._digits_only(original, patient, label)
 
     def _digits_only(self, original: str, patient: str, label: str) -> str:
@@ -454,3 +459,16 @@ def _invented(draw: KeyedDraw, taken) -> str:
         if not taken(word):
             return word
     return word + draw.digit(nonzero=True)
+
+
+def _names_words(text: str) -> bool:
+    """Whether ``text`` holds a capitalised word that is no month, weekday,
+    ordinal or common word ("Christmas", "Tues" are; "Quackenbush" is not)."""
+    from app.deid.dates import calendar_word
+    try:
+        from app.rules.dictionaries import lexicon
+        common = lexicon().common_words
+    except ImportError:
+        common = frozenset()
+    return any(w[:1].isupper() and not calendar_word(w) and w.lower() not in common
+               for w in re.findall(r"[^\W\d_]+", text))

@@ -410,28 +410,41 @@ def add_rules(project, entries: list[dict]) -> list[str]:
 MAX_HIT_SHARE = 0.4
 #: The note text a width check reads at most (characters).
 _WIDTH_CHARS = 2_000_000
+#: The least it reads: a project with fewer notes (none yet, as a site adds
+#: its rules before importing) is checked on the bundled sample's letters too.
+_WIDTH_MIN_CHARS = 50_000
 
 
 def _check_width(project, entry: dict) -> None:
     """``UserError`` if the site rule ``entry`` hits more than
     ``MAX_HIT_SHARE`` of the text of ``project``'s notes (the first ones, up
-    to ``_WIDTH_CHARS``); nothing to read, nothing said."""
+    to ``_WIDTH_CHARS``; with the bundled sample notes where they hold fewer
+    than ``_WIDTH_MIN_CHARS``)."""
+    from app import paths
+
     find = _rule(entry, site=True).finder()
-    read = hit = 0
-    for info in project.document_infos():
-        text = project.document(info.id).text
-        covered = 0
-        end = 0
-        for a, b in find(text):
-            covered += max(0, b - max(a, end))
-            end = max(end, b)
-        read, hit = read + len(text), hit + covered
-        if read >= _WIDTH_CHARS:
-            break
+    tried = [0, 0]                       # characters read, characters hit
+
+    def tally(texts: Iterable[str], limit: int) -> None:
+        for text in texts:
+            if tried[0] >= limit:
+                return
+            covered = end = 0
+            for a, b in find(text):
+                covered += max(0, b - max(a, end))
+                end = max(end, b)
+            tried[0] += len(text)
+            tried[1] += covered
+
+    tally((project.document(info.id).text for info in project.document_infos()), _WIDTH_CHARS)
+    tally((p.read_text(encoding="utf-8")
+           for p in sorted((paths.resources_dir() / "sample" / "notes").glob("*.txt"))),
+          _WIDTH_MIN_CHARS)
+    read, hit = tried
     if read and hit / read > MAX_HIT_SHARE:
-        raise UserError(f"{entry['name']}: its pattern hits {hit / read:.0%} of the text of this "
-                        f"project's notes, ordinary words too: make it match the identifier "
-                        f"alone")
+        raise UserError(f"{entry['name']}: its pattern hits {hit / read:.0%} of the text of "
+                        f"the notes it was tried on, ordinary words too: make it match the "
+                        f"identifier alone")
 
 
 def without_label(entries: Iterable[dict], labels: Iterable[str]) -> list[str]:

@@ -31,7 +31,7 @@ def _checked(results: list) -> list:
     """A batch's predictions; a note the model failed on stops the job (as before)."""
     for predicted in results:
         if predicted.error:
-            raise RuntimeError(predicted.error)
+            raise (UserError if predicted.user_error else RuntimeError)(predicted.error)
     return results
 
 

@@ -79,8 +79,9 @@ def test_an_export_of_a_document_named_by_an_identifier_opens_from_its_new_name(
 def test_a_record_number_of_a_site_rule_or_a_shipped_one_in_a_name_is_not_kept(
         tmp_path, capsys):
     """A walkthrough named notes "KH-1234567" (the site's own rule's record
-    number) and "ref # 8336652" (the shipped reference-number rule's): the
-    name is read with its "-" and "#", by every finding rule of the floor."""
+    number), "ref # 8336652" (the shipped reference-number rule's) and
+    "MRN1234567": the name is read with its "-" and "#", and with letters
+    and digits apart, by every finding rule of the floor."""
     import json
     proj = tmp_path / "p.deid"
     assert run("new", proj, "--labels", "hipaa") == 0
@@ -89,16 +90,17 @@ def test_a_record_number_of_a_site_rule_or_a_shipped_one_in_a_name_is_not_kept(
                                   "patterns": [r"\bKH-\d{7}\b"]}]), encoding="utf-8")
     notes = tmp_path / "in"
     notes.mkdir()
-    for name in ("KH-1234567.txt", "ref # 8336652.txt", "ward round.txt"):
+    for name in ("KH-1234567.txt", "ref # 8336652.txt", "MRN7654321.txt", "ward round.txt"):
         (notes / name).write_text("Patient resting, no complaints.\n", encoding="utf-8")
     assert run("rules", proj, "add", rules) == 0
     out = tmp_path / "out"
     capsys.readouterr()
     assert run("redact", proj, notes, out, "--rules-only") == 0
     said = capsys.readouterr().out
-    assert "2 notes whose file name holds an identifier" in said
+    assert "3 notes whose file name holds an identifier" in said
     names = _names_under(out)
-    assert "1234567" not in names and "8336652" not in names and "ward round.txt" in names
+    assert "1234567" not in names and "8336652" not in names and "7654321" not in names
+    assert "ward round.txt" in names
     report = json.loads((out / "deid-report.json").read_text(encoding="utf-8"))
     assert report["rules"] == {"shipped_off": [], "site_on": ["kh-record"], "site_off": []}
     assert "the site's own rules: kh-record" in (out / "deid-report.html").read_text(

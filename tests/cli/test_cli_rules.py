@@ -108,3 +108,30 @@ def test_a_rule_switched_or_added_says_the_notes_to_do_keep_their_suggestions(tm
     assert main(["rules", str(proj), "add", str(rules)]) == 0
     said = capsys.readouterr().out
     assert "visit: a date takes no label in this project" in said
+
+
+def test_a_stored_rule_that_backtracks_stops_annotate_and_fails_its_note_in_redact_named(
+        tmp_path, capsys):
+    """A project from before patterns were tried when added may hold one that
+    backtracks without end: annotate stops with one clear error naming the
+    rule (it read "internal error (RuntimeError)"), redact fails that note
+    saying why, and writes the others."""
+    from app.rules.registry import RULES_KEY
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    with Project.open(proj) as p:
+        p.set_setting(RULES_KEY, {"added": [{"name": "slow-pod", "kind": "ward",
+                                             "patterns": [r"(\w+\s?)+$"]}]})
+    notes = tmp_path / "in"
+    notes.mkdir()
+    (notes / "long.txt").write_text("ab " * 30000 + "!\n", encoding="utf-8")
+    (notes / "short.txt").write_text("Seen today.\n", encoding="utf-8")
+    capsys.readouterr()
+    assert run("annotate", proj, notes, tmp_path / "ann", "--workers", "1") == 1
+    err = capsys.readouterr().err
+    assert "the site's rule 'slow-pod' takes too long" in err and "internal error" not in err
+    assert run("redact", proj, notes, tmp_path / "red", "--workers", "1") == 0
+    report = json.loads((tmp_path / "red" / "deid-report.json").read_text(encoding="utf-8"))
+    statuses = sorted(n["status"] for n in report["per_note"])
+    failed = [n for n in report["per_note"] if n["status"] == "failed"]
+    assert statuses == ["done", "failed"] and "slow-pod" in failed[0]["reason"]

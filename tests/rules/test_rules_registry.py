@@ -121,9 +121,21 @@ def test_a_rule_that_hits_most_of_the_notes_is_refused(tmp_path):
     with _project_with(tmp_path, "ICU handover. Bed 4. Record no KH-9988776. "
                                  "Jacaranda Ward is closed.\n") as p:
         for pattern in (".+", r"\w+"):
-            with pytest.raises(UserError, match="of the text of this project's notes"):
+            with pytest.raises(UserError, match="of the text of the notes it was tried on"):
                 registry.add_rules(p, [registry.check_site_rule(
                     {"name": "wide", "kind": "record_number", "patterns": [pattern]})])
+        assert registry.add_rules(p, [registry.check_site_rule(
+            {"name": "kh", "kind": "record_number", "patterns": [r"\bKH-\d{7}\b"]})]) == ["kh"]
+
+
+def test_a_rule_too_wide_is_refused_before_any_note_is_imported(tmp_path):
+    """A site adds its rules first: the bundled sample's letters stand in."""
+    from app.core.labels import PRESETS
+    from app.project import Project
+    with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"]), language="en") as p:
+        with pytest.raises(UserError, match="of the text of the notes it was tried on"):
+            registry.add_rules(p, [registry.check_site_rule(
+                {"name": "wide", "kind": "record_number", "patterns": [r"\w+"]})])
         assert registry.add_rules(p, [registry.check_site_rule(
             {"name": "kh", "kind": "record_number", "patterns": [r"\bKH-\d{7}\b"]})]) == ["kh"]
 
