@@ -147,7 +147,8 @@ def cmd_import(args) -> int:
             source, n = suggest_new_notes(project, s.doc_ids,
                                           progress=TerminalProgress(quiet=args.quiet))
             if n:
-                _print(f"{count(n, 'new note')} {'has' if n == 1 else 'have'} "
+                # New notes and any an earlier, killed import left waiting.
+                _print(f"{count(n, 'note')} to do now {'has' if n == 1 else 'have'} "
                        f"{SUGGESTIONS_BY[source]} suggestions to review")
     return 0
 

@@ -286,7 +286,9 @@ def rules_predictor(project) -> SpanPredictor:
 class AnnotationSpans:
     """Picklable predictor that returns the spans of brat ``.ann`` files found
     beside the notes (keyed by the SHA-256 of the note text), for redacting a
-    corpus someone has already annotated."""
+    corpus someone has already annotated. Notes of the same text share the
+    spans of all their files (the key cannot tell them apart, and the last
+    file's alone left another's annotated name in clear)."""
 
     by_sha: dict
     run_id = None
@@ -298,7 +300,8 @@ class AnnotationSpans:
         for item in read_path(folder, "brat"):
             if isinstance(item, ImportedDoc) and item.meta.get("annotated"):
                 key = hashlib.sha256(item.text.encode("utf-8")).hexdigest()
-                by_sha[key] = tuple((sp.start, sp.end, sp.label) for sp in item.spans)
+                spans = {(sp.start, sp.end, sp.label) for sp in item.spans}
+                by_sha[key] = tuple(sorted(spans.union(by_sha.get(key, ()))))
         if not by_sha:
             raise UserError(f"no brat .ann annotations found in {folder}")
         return cls(by_sha)

@@ -493,7 +493,7 @@ def test_notes_an_import_killed_before_its_suggestions_left_get_them_next_time(
         assert p.get_setting(SUGGESTIONS_PENDING) == [1]
     capsys.readouterr()
     assert run("import", proj, folder) == 0
-    assert "1 new note has the starter model's suggestions to review" in capsys.readouterr().out
+    assert "1 note to do now has the starter model's suggestions to review" in capsys.readouterr().out
     with Project.open(proj) as p:
         assert not p.get_setting(SUGGESTIONS_PENDING)
     assert run("import", proj, folder, "--no-suggest") == 0

@@ -180,7 +180,7 @@ def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsy
         assert 0 < len(suggested) < 40 and pending_suggestions(p) == sorted(ids)
     capsys.readouterr()
     assert main(["-q", "import", str(proj), str(notes)]) == 0
-    assert "40 new notes have the rules' suggestions to review" in capsys.readouterr().out
+    assert "40 notes to do now have the rules' suggestions to review" in capsys.readouterr().out
     with Project.open(proj, readonly=True) as p:
         assert all(p.span_records(i.id, status="suggested") for i in p.document_infos())
         assert pending_suggestions(p) == []

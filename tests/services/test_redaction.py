@@ -444,3 +444,20 @@ def test_a_date_of_birth_label_alone_makes_no_date_in_clear_a_suspicion(tmp_path
         assert [text[a:b] for a, b, _ in rule_leak_scan(p)(text)] == ["19.02.1934"]
     with Project.create(tmp_path / "hipaa.deid", list(PRESETS["hipaa"])) as p:
         assert "date" in scan_shapes(p, project_policy(p))
+
+
+def test_notes_of_the_same_text_share_the_spans_of_all_their_ann_files(tmp_path):
+    """A walkthrough's a.txt and b.txt held the same note; a.ann marked two
+    names, b.ann one: b's file, read last, decided both, and a's second
+    name stayed in clear."""
+    from app.services.prediction import AnnotationSpans
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = "Patient Zebulon Quackenbush seen by Dr Ottoline Fairweather on ward 7.\n"
+    for name, ann in (("a", "T1\tPERSON 8 27\tZebulon Quackenbush\n"
+                            "T2\tPERSON 39 59\tOttoline Fairweather\n"),
+                      ("b", "T1\tPERSON 8 27\tZebulon Quackenbush\n")):
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+        (folder / f"{name}.ann").write_text(ann, encoding="utf-8")
+    spans = AnnotationSpans.from_folder(folder).predict_spans(text)
+    assert [(s.start, s.end) for s in spans] == [(8, 27), (39, 59)]
