@@ -22,6 +22,7 @@ from app.services.double_annotation import annotator_spans, save_adjudication
 from app.core.words import count
 
 CHOICES = {"A": "take A", "B": "take B", "none": "neither"}
+NO_NOTE = "Open a double-annotated document from the Agreement view."
 
 
 class DecisionTable(QTableWidget):
@@ -64,7 +65,8 @@ class AdjudicationView(QWidget):
         self.agreed: list[Span] = []
         self.groups = []
         self.choices: list[str | None] = []
-        self.title = QLabel("Open a double-annotated document from the Agreement view.")
+        self.reviewed = False
+        self.title = QLabel(NO_NOTE)
         self.title.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.summary = QLabel()
         self.a_title, self.b_title = QLabel("A"), QLabel("B")
@@ -119,15 +121,33 @@ class AdjudicationView(QWidget):
         self.table.decided.connect(self.choose)
 
     def set_project(self, project: Project | None, adjudicator: str | None) -> None:
+        """Show ``project`` (None: no note, nothing of one left on screen).
+        The same project under another name (File › Settings) keeps the
+        note open and the decisions taken so far."""
+        same = project is not None and project is self.project and self.doc_id is not None
         self.project, self.adjudicator = project, adjudicator
-        self.doc_id = None
+        if not same:
+            self._clear()
+
+    def _clear(self) -> None:
+        self.doc_id, self.a, self.b, self.text = None, "", "", ""
+        self.agreed, self.groups, self.choices = [], [], []
+        self.reviewed = False
+        self.title.setText(NO_NOTE)
+        self.summary.setText("")
+        self.a_title.setText("A")
+        self.b_title.setText("B")
+        for view in (self.a_view, self.b_view):
+            view.set_document("", [], {})
         self.table.setRowCount(0)
+        self.save_button.setEnabled(False)
 
     def load(self, doc_id: int, a: str, b: str) -> None:
         """Show annotators ``a`` and ``b`` on a document, agreed spans merged."""
         self.doc_id, self.a, self.b = doc_id, a, b
         record = self.project.document(doc_id)
         self.text = record.text
+        self.reviewed = record.status == "reviewed"
         spans_a = annotator_spans(self.project, doc_id, a)
         spans_b = annotator_spans(self.project, doc_id, b)
         self.agreed, self.groups = conflict_groups(spans_a, spans_b)
@@ -171,8 +191,12 @@ class AdjudicationView(QWidget):
 
     def _update_summary(self) -> None:
         done = sum(c is not None for c in self.choices)
-        self.summary.setText(f"{count(len(self.agreed), 'agreed span')} merged automatically · "
-                             f"{done} of {count(len(self.groups), 'disagreement')} decided")
+        # A note adjudicated before shows its disagreements undecided again.
+        before = ("Adjudicated before: saving again replaces its gold, with what was changed "
+                  "in it since. " if self.reviewed else "")
+        self.summary.setText(f"{before}{count(len(self.agreed), 'agreed span')} merged "
+                             f"automatically · {done} of "
+                             f"{count(len(self.groups), 'disagreement')} decided")
         self.save_button.setEnabled(self.doc_id is not None and done == len(self.groups))
 
     def _show_selected(self) -> None:

@@ -125,7 +125,18 @@ class AgreementView(QWidget):
             return None
         measured = project_agreement(self.project, a, b)
         self.per_document, self.result = measured.per_document, measured.overall
+        if not measured.items:
+            for table in (self.doc_table, self.label_table, self.dis_table):
+                table.setRowCount(0)
+            self.summary.setText(f"<b>{a}</b> and <b>{b}</b> share no note: nothing to compare "
+                                 f"(File › Assign selected note to two annotators…).")
+            return None
         self._show(a, b, measured.items)
+        if measured.unfinished:
+            self.summary.setText(self.summary.text() + f"<br>{count(len(measured.unfinished), 'of them')} "
+                                 f"not yet marked done by both: "
+                                 f"{'its' if len(measured.unfinished) == 1 else 'their'} "
+                                 f"figures may still change.")
         return self.result
 
     def _show(self, a: str, b: str, items: dict) -> None:

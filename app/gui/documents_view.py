@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from app.services.editing import visible_records
+from app.services.editing import seen_layer, visible_records
 from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QEvent, QHBoxLayout,
                         Role,
                         QHeaderView, QLabel, QLineEdit, QModelIndex, QPushButton,
@@ -217,9 +217,11 @@ class DocumentTableModel(QAbstractTableModel):
         if facts is None:
             records = self.project.span_records(doc_id)
             assigned = self.project.assignments(doc_id)
+            info_status = self.project.document_infos(ids=[doc_id])[0].status if assigned else ""
+            who = seen_layer(self.annotator, assigned, info_status)
             counts = Counter("human" if r.status == "accepted" and r.source in ("model", "rule")
                              else r.source
-                             for r in visible_records(records, self.annotator, bool(assigned)))
+                             for r in visible_records(records, who, bool(assigned)))
             facts = self._counts[doc_id] = (counts, assigned)
         return facts
 

@@ -259,6 +259,9 @@ class EditorView(QWidget):
         rec = self.session.record
         self.title.setText(rec.name + (f"   ·   patient {rec.patient_id}" if rec.patient_id else ""))
         self.blind_label.setText(
+            "Adjudicated: these are the note's gold labels, as the adjudication saved them; "
+            "what you change here changes them (training and exports read them)."
+            if self.session.adjudicated else
             "Blind double annotation: another annotator labels this note apart from you. You "
             "see only your own labels and the suggestions you have not decided yet; the note's "
             "status (To do, Done) is yours alone."

@@ -19,7 +19,7 @@ from typing import Callable
 
 from app.gui.qt import (QColor, QEvent, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor,
                         QTextEdit, QTextFormat, QToolTip, Qt, Signal)
-from app.project import SpanRecord
+from app.project import ADJUDICATED, SpanRecord
 from app.services.choice import made_by
 
 #: Background alpha of accepted spans and of (lighter) suggestions.
@@ -65,7 +65,8 @@ def describe(record: SpanRecord) -> str:
         conf = "" if record.confidence is None else f" {record.confidence:.2f}"
         made = f", found by {maker}" if (maker := made_by(record.origin)) else ""
         return f"{record.label} — {record.source} suggestion{conf}{made} (A accept, R reject)"
-    who = f" by {record.annotator}" if record.annotator else ""
+    who = (" in the adjudication" if record.annotator == ADJUDICATED else
+           f" by {record.annotator}" if record.annotator else "")
     origin = "" if record.source == "human" else f" (from {record.source})"
     return f"{record.label} — accepted{who}{origin}"
 

@@ -7,7 +7,7 @@ goes to the audit log as counts and ids, never text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.core.spans import Span
 from app.services.agreement import Agreement, agreement
@@ -44,17 +44,27 @@ class ProjectAgreement:
     per_document: dict[int, Agreement]
     #: Document id -> (text, A's spans, B's spans), in id order.
     items: dict[int, tuple[str, list[Span], list[Span]]]
+    #: The shared documents one of the two has not marked done yet (their
+    #: figures may still change).
+    unfinished: list[int] = field(default_factory=list)
 
 
 def project_agreement(project, a: str, b: str) -> ProjectAgreement:
     """Strict F1, kappas and disagreements of ``a`` and ``b`` (see
     :func:`app.services.agreement.agreement`), pooled and per document."""
+    shared = shared_documents(project, a, b)
     items = {doc_id: (project.document(doc_id).text, annotator_spans(project, doc_id, a),
                       annotator_spans(project, doc_id, b))
-             for doc_id in shared_documents(project, a, b)}
+             for doc_id in shared}
+    unfinished = [doc_id for doc_id in shared
+                  if not all(project.status_seen_by(doc_id, who) in FINISHED for who in (a, b))]
     return ProjectAgreement(agreement(list(items.values())),
                             {doc_id: agreement([item]) for doc_id, item in items.items()},
-                            items)
+                            items, unfinished)
+
+
+#: The statuses of a note its annotator has finished.
+FINISHED = ("done", "reviewed")
 
 
 def save_adjudication(project, doc_id: int, gold: list[Span], *, annotators: tuple[str, str],

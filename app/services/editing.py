@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from app.core.spans import Span
 from app.core.tokenize import Token, tokenize
-from app.project import Project, SpanRecord
+from app.project import ADJUDICATED, Project, SpanRecord
 
 _STATE_FIELDS = ("start", "end", "label", "source", "annotator", "status", "confidence",
                  "run_id")
@@ -81,6 +81,16 @@ class Edit:
 def is_blind(project: Project, doc_id: int) -> bool:
     """A document assigned to anyone is annotated blind (see module doc)."""
     return bool(project.assignments(doc_id))
+
+
+def seen_layer(annotator: str | None, assigned, status: str) -> str | None:
+    """Whose spans ``annotator`` sees and edits on a note assigned to
+    ``assigned`` whose shared status is ``status``: once adjudicated (the
+    shared status of a blind note becomes "reviewed" only so) the
+    adjudicated layer, which is the note's gold for everyone (a walkthrough's
+    edits after the adjudication went to the editors' own layers, which the
+    gold no longer reads); else the annotator's own."""
+    return ADJUDICATED if assigned and status == "reviewed" else annotator
 
 
 def visible_records(records: list[SpanRecord], annotator: str | None,
@@ -166,8 +176,13 @@ class AnnotationSession:
         self._token_starts = [t.start for t in self.tokens]
         self._token_ends = [t.end for t in self.tokens]
         self.blind = is_blind(project, doc_id)
+        #: An adjudicated note: everyone sees and edits its gold (`seen_layer`),
+        #: under the document's own status.
+        self.adjudicated = seen_layer(annotator, self.blind, self.record.status) == ADJUDICATED
+        if self.adjudicated:
+            self.annotator = ADJUDICATED
         #: Whether the status is the annotator's own (see the module doc).
-        self._own_status = self.blind and annotator is not None
+        self._own_status = self.blind and annotator is not None and not self.adjudicated
         self.status = project.status_seen_by(doc_id, annotator) if self._own_status \
             else self.record.status
         self.spans: list[SpanRecord] = []

@@ -120,3 +120,20 @@ def test_a_second_annotator_assigned_in_the_window_is_offered_as_b(imported, qtb
     assign_selected(qtbot, w, "ann", "bob")
     _key(qtbot, w, Qt.Key_5, Qt.ControlModifier)                      # Go > Agreement
     assert (w.agreement.a_box.currentText(), w.agreement.b_box.currentText()) == ("ann", "bob")
+
+
+def test_two_annotators_who_share_no_note_are_told_so_not_scored_1(window, tmp_path):
+    """A walkthrough read "entity F1 1.000 · κ 1.000 (0 tokens)" for two
+    annotators sharing no note."""
+    w = window
+    assert w.new_project(tmp_path / "p.deid", "paper")
+    doc = w.project.add_document("one", TEXT)
+    other = w.project.add_document("two", TEXT + ".")
+    w.assign_documents([doc], ["ann", "bob"])
+    w.assign_documents([other], ["cy", "dee"])
+    w.agreement.set_project(w.project)
+    w.agreement.a_box.setCurrentText("ann")
+    w.agreement.b_box.setCurrentText("cy")
+    assert w.agreement.compute() is None
+    assert "share no note: nothing to compare" in w.agreement.summary.text()
+    assert "1.000" not in w.agreement.summary.text()

@@ -95,6 +95,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     click(qtbot, a.compute_button)
     rows = table_rows(a.dis_table)
     assert len(rows) == 1 and rows[0][2] == "label differs" and "“Cara Moss”" in rows[0][3]
+    assert "1 of them not yet marked done by both" in a.summary.text()   # neither marked it
     screenshot(w, "agreement")
 
     # Adjudicate the selected disagreement: take ann's PERSON, save as gold.
@@ -109,6 +110,25 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     screenshot(w, "adjudication")
     click(qtbot, adj.save_button)
     assert row_values(w, "P2_a")["Status"] == "Reviewed"
+    assert row_values(w, "P2_a")["Human"] == "1"                     # the gold, for everyone
+
+    # bob, after the adjudication, sees the gold and adds to it: the gold reads it.
+    open_row(qtbot, w, "P2_a")
+    assert "Adjudicated" in w.editor.blind_label.text()
+    assert "✓ PERSON: Cara Moss" in spans_shown(w)
+    suggested = [s for s in spans_shown(w) if s.startswith("? ")]
+    assert suggested                                 # the day-one suggestions, still undecided
+    before = len(w.project.gold_spans(w.editor.session.doc_id))
+    key(qtbot, w, Qt.Key_Tab)                        # Cara Moss, then the first suggestion
+    key(qtbot, w, Qt.Key_Tab)
+    key(qtbot, w, Qt.Key_A)                          # accepted
+    assert len(w.project.gold_spans(w.editor.session.doc_id)) == before + 1
+
+    # The note is off the screen once the project is closed.
+    go(qtbot, w, "Adjudicate")
+    choose(qtbot, w, "File", "Close project")
+    assert adj.a_view.toPlainText() == "" and adj.table.rowCount() == 0
+    assert adj.title.text().startswith("Open a double-annotated document")
     w.close()
 
 
