@@ -179,6 +179,8 @@ class AnnotationSession:
         #: An adjudicated note: everyone sees and edits its gold (`seen_layer`),
         #: under the document's own status.
         self.adjudicated = seen_layer(annotator, self.blind, self.record.status) == ADJUDICATED
+        #: Who edits (the audit log's actor), whose layer ever it is.
+        self.person = annotator
         if self.adjudicated:
             self.annotator = ADJUDICATED
         #: Whether the status is the annotator's own (see the module doc).
@@ -434,7 +436,7 @@ class AnnotationSession:
             ids, stored = self._apply(edit, forward=True)
             self.project.push_edit(self.doc_id, self.annotator, edit.action, edit.payload())
             if log is not None:
-                self.project.log(*log, actor=self.annotator)
+                self.project.log(*log, actor=self.person)
         self.last_edit = edit
         self._applied(edit, stored, forward=True)
         return None if select is None else ids.get(_state_key(select))
