@@ -346,10 +346,9 @@ def test_a_predictor_serving_the_scan_predicts_with_the_candidates_members_only(
     own, scan_only = _Tagger("Zed", "PERSON"), _Tagger("Ann", "PERSON")
     predictor = Predictor("own", {"own": own, "other": scan_only}, candidate_members=["own"])
     text = "Zed met Ann."
-    [(spans, error, doubts, _)] = predict_task(lambda: predictor, "candidate-only", [text], [None],
-                                            0.5)
-    assert error == "" and [text[s:e] for s, e, *_ in spans] == ["Zed"]
-    assert [text[s:e] for s, e, _ in doubts] == ["Zed"]
+    [predicted] = predict_task(lambda: predictor, "candidate-only", [text], [None], 0.5)
+    assert predicted.error == "" and [text[s:e] for s, e, *_ in predicted.spans] == ["Zed"]
+    assert [text[s:e] for s, e, _ in predicted.doubts] == ["Zed"]
     assert scan_only.calls == 0
     found = {text[s:e] for s, e, _ in scan_spans(predictor, [text])[0]}
     assert found == {"Zed", "Ann"} and scan_only.calls == 1
