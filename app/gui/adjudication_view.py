@@ -66,6 +66,7 @@ class AdjudicationView(QWidget):
         self.groups = []
         self.choices: list[str | None] = []
         self.reviewed = False
+        self.saved = False
         self.title = QLabel(NO_NOTE)
         self.title.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.summary = QLabel()
@@ -132,7 +133,7 @@ class AdjudicationView(QWidget):
     def _clear(self) -> None:
         self.doc_id, self.a, self.b, self.text = None, "", "", ""
         self.agreed, self.groups, self.choices = [], [], []
-        self.reviewed = False
+        self.reviewed = self.saved = False
         self.title.setText(NO_NOTE)
         self.summary.setText("")
         self.a_title.setText("A")
@@ -152,6 +153,7 @@ class AdjudicationView(QWidget):
         spans_b = annotator_spans(self.project, doc_id, b)
         self.agreed, self.groups = conflict_groups(spans_a, spans_b)
         self.choices = [None] * len(self.groups)
+        self.saved = False
         colours = {label.name: label.colour for label in self.project.labels()}
         self.title.setText(f"Adjudicate {record.name}")
         self.a_title.setText(f"A: {a}")
@@ -242,5 +244,10 @@ class AdjudicationView(QWidget):
                           agreed=len(self.agreed), choices=list(self.choices),
                           actor=self.adjudicator)
         self.summary.setText(f"Saved {count(len(gold), 'gold span')}; the note is now reviewed.")
+        self.saved = True
         self.adjudicated.emit(self.doc_id)
         return True
+
+    def unsaved(self) -> int:
+        """How many disagreements were decided and not saved as gold yet."""
+        return 0 if self.saved else sum(c is not None for c in self.choices)

@@ -298,7 +298,7 @@ class MainWindow(QMainWindow):
                                           self._ask_assign)
         self._action(file_menu, "Hospital &lists…", lambda: open_lists_dialog(self))
         self.save_copy_action = self._action(file_menu, "Save a co&py…", self._ask_save_copy)
-        self.close_action = self._action(file_menu, "&Close project", self.close_project)
+        self.close_action = self._action(file_menu, "&Close project", self._ask_close_project)
         file_menu.addSeparator()
         settings_action = self._action(file_menu, "&Settings…", self.open_settings)
         # The platform's Preferences key, unless it is Previous note's (Cmd+, on
@@ -329,7 +329,8 @@ class MainWindow(QMainWindow):
     def _rebuild_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_projects():
-            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_project(p))
+            self._action(self.recent_menu, path, lambda _=False, p=path:
+                         self.leave_adjudication("Open another project") and self.open_project(p))
         self.recent_menu.setEnabled(bool(self.recent_projects()))
 
     def recent_projects(self) -> list[str]:
@@ -864,7 +865,28 @@ class MainWindow(QMainWindow):
             self.settings.setValue(LAST_DIR, str(Path(path) if folder else Path(path).parent))
         return path
 
+    def leave_adjudication(self, doing: str) -> bool:
+        """Whether the project may be left (``doing``: "Close the project",
+        "Quit", ...): yes, unless decisions taken in Adjudicate are not saved
+        and the person keeps them."""
+        n = self.adjudication.unsaved()
+        if not n:
+            return True
+        answer = QMessageBox.question(
+            self, "Adjudication not saved",
+            f"{count(n, 'disagreement')} of {self.adjudication.title.text().split(' ', 1)[-1]} "
+            f"{'is' if n == 1 else 'are'} decided in Adjudicate but not saved as gold. "
+            f"{doing} and discard {'it' if n == 1 else 'them'}?")
+        return answer == QMessageBox.StandardButton.Yes
+
+    @Slot()
+    def _ask_close_project(self) -> None:
+        if self.leave_adjudication("Close the project"):
+            self.close_project()
+
     def _ask_new_project(self) -> None:
+        if not self.leave_adjudication("Make a new project"):
+            return
         path, _ = QFileDialog.getSaveFileName(self, "New project", self._dialog_dir(),
                                               "DeID projects (*.deid)")
         if not self._chosen(path):
@@ -876,6 +898,8 @@ class MainWindow(QMainWindow):
             self.new_project(path if path.endswith(".deid") else path + ".deid", preset)
 
     def _ask_open_project(self, readonly: bool = False) -> None:
+        if not self.leave_adjudication("Open another project"):
+            return
         path, _ = QFileDialog.getOpenFileName(self, "Open project", self._dialog_dir(),
                                               "DeID projects (*.deid)")
         if self._chosen(path):
@@ -920,6 +944,10 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
+            changed = self.project is not None and \
+                dialog.annotator.text().strip() not in ("", self.annotator())
+            if changed and not self.leave_adjudication("Open the project under the new name"):
+                return
             dialog.save()
             self.editor.threshold.setValue(float(self.settings.value("accept_threshold", 0.9)))
             if self.project is not None and self.annotator() != self.editor.annotator:
@@ -972,6 +1000,9 @@ class MainWindow(QMainWindow):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
+        if not self.leave_adjudication("Quit"):
+            event.ignore()
+            return
         self.training.shutdown()
         self.preview.shutdown()
         self.importer.shutdown()

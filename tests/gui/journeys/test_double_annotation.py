@@ -108,6 +108,16 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.keyClick(adj.table, Qt.Key_1)                    # take A
     assert adj.table.item(0, 4).text() == "take A" and adj.save_button.isEnabled()
     screenshot(w, "adjudication")
+    # File > Close project with the decision not saved: asked, kept on Escape.
+    asked = []
+
+    def keep(dialog):
+        asked.append(dialog.text())
+        qtbot.keyClick(dialog, Qt.Key_Escape)
+    answer(keep)
+    choose(qtbot, w, "File", "Close project")
+    assert "1 disagreement of P2_a is decided in Adjudicate but not saved as gold" in asked[0]
+    assert w.project is not None and adj.table.item(0, 4).text() == "take A"
     click(qtbot, adj.save_button)
     assert row_values(w, "P2_a")["Status"] == "Reviewed"
     assert row_values(w, "P2_a")["Human"] == "1"                     # the gold, for everyone
