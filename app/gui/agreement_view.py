@@ -132,11 +132,12 @@ class AgreementView(QWidget):
                                  f"(File › Assign selected note to two annotators…).")
             return None
         self._show(a, b, measured.items)
-        if measured.unfinished:
-            self.summary.setText(self.summary.text() + f"<br>{count(len(measured.unfinished), 'of them')} "
-                                 f"not yet marked done by both: "
-                                 f"{'its' if len(measured.unfinished) == 1 else 'their'} "
-                                 f"figures may still change.")
+        k, n = len(measured.unfinished), len(measured.items)
+        if k:
+            said = ("Not yet marked done by both: the figures may still change." if k == n else
+                    f"{k} of these {n} notes not yet marked done by both: their figures may "
+                    f"still change.")
+            self.summary.setText(f"{self.summary.text()}<br>{said}")
         return self.result
 
     def _show(self, a: str, b: str, items: dict) -> None:

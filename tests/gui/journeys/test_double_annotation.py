@@ -95,7 +95,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     click(qtbot, a.compute_button)
     rows = table_rows(a.dis_table)
     assert len(rows) == 1 and rows[0][2] == "label differs" and "“Cara Moss”" in rows[0][3]
-    assert "1 of them not yet marked done by both" in a.summary.text()   # neither marked it
+    assert "Not yet marked done by both: the figures may" in a.summary.text()   # neither did
     screenshot(w, "agreement")
 
     # Adjudicate the selected disagreement: take ann's PERSON, save as gold.
