@@ -190,21 +190,43 @@ def _notes_showing(privacy: dict | None) -> str:
             "an identifier word. ")
 
 
+def _errors_in_words(errors: list) -> str:
+    """The test errors in words: the identifiers that leave words visible,
+    those hidden with other edges or another label (which strict scores
+    count missed, and the error list calls inexact), the false hits."""
+    missed = [e for e in errors if e.kind == "missed"]
+    false = len(errors) - len(missed)
+    if any(e.visible is None for e in missed):       # an evaluation kept before this was read
+        return f"{count(len(missed), 'identifier')} missed, {count(false, 'false hit')}"
+    visible = sum(1 for e in missed if e.visible)
+    inexact = len(missed) - visible
+    return (f"{count(visible, 'identifier')} {'leaves' if visible == 1 else 'leave'} words "
+            f"visible, {inexact} more {'is' if inexact == 1 else 'are'} hidden with other "
+            f"edges or another label, {count(false, 'false hit')}")
+
+
 def _missed_in_words(missed: list, together: dict | None) -> str:
-    """What the test misses leave visible, in a sentence ending in a space
-    ("" for an evaluation kept before this was measured)."""
+    """Where the test misses that leave words visible could be found, in a
+    sentence ending in a space ("" for an evaluation kept before this was
+    measured, or none visible)."""
     if not missed or any(e.visible is None for e in missed):
         return ""
     visible = [e for e in missed if e.visible]
+    if not visible:
+        return ""
     beyond = sum(e.elsewhere == 0 for e in visible)
-    leave = "leaves" if len(visible) == 1 else "leave"
-    out = (f"Of the missed, {len(visible)} {leave} words visible"
-           f" ({beyond} where no candidate finds them: annotate more notes like those)"
-           if visible else "Every missed identifier is hidden under another label or edges")
+    out = (f"Of those left visible, no candidate finds {beyond}: annotate more notes like "
+           f"those" if beyond else "Another candidate finds each of those left visible")
     if together:
         out += (f"; every candidate together would hide {together['token_recall']:.1%} of the "
                 "identifier words")
     return out + ". "
+
+
+def error_kind(e) -> str:
+    """An error's kind as the error list shows it: a miss hidden whole under
+    other edges or another label is "inexact", not "missed"."""
+    return "inexact" if e.kind == "missed" and e.visible == 0 else e.kind
 
 
 class TrainingView(QWidget):
@@ -636,7 +658,9 @@ class TrainingView(QWidget):
         self.error_table.itemDoubleClicked.connect(self._on_error_activated)
         lower.addWidget(self.label_chart)
         lower.addWidget(self.error_table)
-        lower.setSizes([420, 480])
+        # The error list's context needs the room more than the chart's bars
+        # (at 1366 pixels it read "…IST…").
+        lower.setSizes([340, 560])
         vsplit = QSplitter(Qt.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -1297,8 +1321,7 @@ class TrainingView(QWidget):
         # In words first; the strict scores, under the model's name, after.
         self.eval_label.setText(
             f"Test notes: the model hides {summary['token']['recall']:.1%} of the identifier "
-            f"words; {count(len(missed), 'identifier')} missed, "
-            f"{count(len(summary['errors']) - len(missed), 'false hit')}. "
+            f"words; {_errors_in_words(summary['errors'])}. "
             f"{_notes_showing(summary.get('privacy'))}"
             f"{_missed_in_words(missed, summary.get('together'))}"
             f"({summary['model']}: strict precision {micro['precision']:.3f}, recall "
@@ -1314,7 +1337,7 @@ class TrainingView(QWidget):
         for i, e in enumerate(errors):
             maker = made_by(e.made_by, words)
             detail = f"made by {maker}" if e.kind == "false hit" and maker else e.shown()
-            cells = [e.kind, e.label, e.doc_name, detail,
+            cells = [error_kind(e), e.label, e.doc_name, detail,
                      f"…{e.before}[{e.span}]{e.after}…"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -1328,7 +1351,7 @@ class TrainingView(QWidget):
         # The note and what a miss shows are read whole in their tooltips: at
         # their full width they pushed the context out of sight.
         header = self.error_table.horizontalHeader()
-        widest = self.error_table.fontMetrics().horizontalAdvance("0" * 16)
+        widest = self.error_table.fontMetrics().horizontalAdvance("0" * 12)
         for c in (2, 3):
             header.resizeSection(c, min(header.sectionSize(c), widest))
         header.setSectionResizeMode(ERROR_COLUMNS.index("Context"), QHeaderView.Stretch)

@@ -78,6 +78,18 @@ def model_words(run: TrainedRun | None, name: str) -> str:
         the starter's (``starter model``).
     """
     ensemble = _CANDIDATE.fullmatch(name)
+    if ensemble and ensemble["method"] == "pruned" and run is not None:
+        # Its members are those kept: said against the whole group's (a run
+        # read "a majority vote of all 4 models" beside "a vote of all 3").
+        kept = run.ensembles.get(name)
+        whole = run.ensembles.get(f"voting[{ensemble['group']}]")
+        if kept and kept.members and whole and whole.members:
+            group = _group_words(run, ensemble["group"], f"voting[{ensemble['group']}]")
+            left = len(whole.members) - len(kept.members)
+            if left <= 0:
+                return f"a vote of {group}, none left out"
+            return (f"a vote of {len(kept.members)} of {group}, leaving out "
+                    f"{'the one' if left == 1 else f'the {left}'} that did not help")
     if ensemble:
         group = _group_words(run, ensemble["group"], name)
         return {"voting": f"a majority vote of {group}",
@@ -111,7 +123,13 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     # Cross-fitted, the choice was made on every annotated note, each tagged
     # by models trained without its patient (app.services.crossfit).
     notes = "the annotated notes" if selection.get("cross_fit") else "the dev notes"
-    if (over := selection.get("kept_over")) is not None:
+    over = selection.get("kept_over")
+    # A model kept within the noise of a slower one that scores a little
+    # higher: not "most exactly" (a run said both).
+    better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
+    cheaper = bool(better) and row.get("eligible", True) and over is None
+    exactly = "nearly as exactly as the best" if cheaper else "most exactly"
+    if over is not None:
         # A model learned end to end from the site's notes is kept among
         # equals (app.ensemble.selection, ``prefer``).
         other = (run.row(over) or {}).get("token") or {}
@@ -141,7 +159,7 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
                     "would.")
     elif objective == "privacy":
         why = (f"of the models that hid at least {share} of the identifier words of {notes}, "
-               f"it finds the identifiers most exactly (F1 {row.get('f1', 0.0):.3f}).{hides}")
+               f"it finds the identifiers {exactly} (F1 {row.get('f1', 0.0):.3f}).{hides}")
     elif objective == "precision_at_token_recall":
         why = (f"of the models that hid at least {share} of the identifier words of {notes}, "
                f"it hides the fewest ordinary words.{hides}")
@@ -154,9 +172,8 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
                f"no model meets the target you set on {notes}; it comes closest")
         why += "."
     else:
-        why = f"it finds the identifiers of {notes} most exactly (F1 {row.get('f1', 0.0):.3f})."
-    better = [r for r in run.rows if _standing(r, objective) > _standing(row, objective)]
-    if better and row.get("eligible", True) and over is None:
+        why = f"it finds the identifiers of {notes} {exactly} (F1 {row.get('f1', 0.0):.3f})."
+    if cheaper:
         other = model_words(run, better[0]["name"])
         why += (f" {other[0].upper()}{other[1:]} scores a little higher but is slower to run, "
                 f"and the difference is within the noise of {notes}.")

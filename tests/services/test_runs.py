@@ -178,6 +178,15 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
     met = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
         _row("crf-balanced", 0.86, 0.90, 0.995, True)])["selection"])
     assert "of the models that hid at least 99% of the identifier words" in plain_choice(met)
+    # Kept within the noise of a slower one that scores a little higher: not
+    # "most exactly" as well (a run said both).
+    cheaper = TrainedRun(2, selected="crf-balanced", selection=_run_metrics("crf-balanced", [
+        _row("crf-balanced", 0.9949, 0.90, 0.995, True),
+        _row("stacking-xgb[all]", 0.9959, 0.90, 0.995, True)])["selection"])
+    text = plain_choice(cheaper)
+    assert "most exactly" not in text
+    assert "it finds the identifiers nearly as exactly as the best (F1 0.995)" in text
+    assert "scores a little higher but is slower to run" in text
     assert plain_choice(met, used=False).startswith(
         "This run's best model is a word-pattern model, learned from the annotated lines with "
         "identifiers and as many without")
@@ -211,6 +220,17 @@ def test_a_candidate_is_named_in_words_a_person_reads():
     # No run (day one): the starter and its members, an ensemble by its group alone.
     assert model_words(None, "starter model") == "the shipped starter model"
     assert model_words(None, "voting[all]") == "a majority vote of all the models"
+    # Pruned beside the whole group's vote: its members said against the group's
+    # (a run read "a majority vote of all 4 models" beside "a vote of all 3").
+    both = TrainedRun(1, ensembles={
+        "voting[all]": EnsembleRecord(["a", "b", "c", "d"], ""),
+        "pruned[all]": EnsembleRecord(["a", "b", "c"], ""),
+        "voting[top3_f1]": EnsembleRecord(["a", "b", "c"], ""),
+        "pruned[top3_f1]": EnsembleRecord(["a", "b", "c"], "")})
+    assert model_words(both, "pruned[all]") == \
+        "a vote of 3 of all 4 models, leaving out the one that did not help"
+    assert model_words(both, "pruned[top3_f1]") == \
+        "a vote of the 3 most exact models, none left out"
 
 
 def test_the_steps_the_model_in_use_does_not_run_are_said_with_why(tmp_path):

@@ -98,9 +98,10 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
     assert all(test_f1)
     # Each miss says what it leaves visible, in words, in the errors' "Detail" column.
-    what_misses_show = [t.error_table.item(r, 3).text() for r in range(t.error_table.rowCount())
-                        if t.error_table.item(r, 0).text() == "missed"]
-    assert all(s.startswith("hidden") or " visible; " in s for s in what_misses_show)
+    shown = {r: (t.error_table.item(r, 0).text(), t.error_table.item(r, 3).text())
+             for r in range(t.error_table.rowCount())}
+    assert all(" visible; " in d for kind, d in shown.values() if kind == "missed")
+    assert all(d.startswith("hidden") for kind, d in shown.values() if kind == "inexact")
     assert t.error_table.horizontalHeaderItem(3).text() == "Detail"
     log = t.log.toPlainText()
     assert "Cancel requested" in log
