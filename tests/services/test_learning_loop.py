@@ -87,6 +87,16 @@ def test_evaluate_cli_writes_stable_json(trained, tmp_path, capsys):
             "visible") in out if misses else "not found exactly" not in out
     privacy = data["evaluation"]["privacy"]
     assert f"identifier words left visible: {privacy['visible_words']}" in out
+    # The row without finishing steps is said for what it is (a walkthrough
+    # read the tagging blamed for a gap the starter's floor made).
+    if any(r["name"] == result.selected + RAW for r in data["candidates"]):
+        assert f'the row "{result.selected}{RAW}" is the model\'s own spans' in out
+    # Dev figures of a model refitted on train + dev are on notes it learned from.
+    from app.services.runs import active_run
+    with Project.open(path, readonly=True) as p:
+        refitted = [n for n, m in active_run(p).members.items() if m.refit]
+    assert main(["-q", "evaluate", str(path), "--split", "dev"]) == 0
+    assert ("learned from the dev notes too" in capsys.readouterr().out) == bool(refitted)
 
 
 def test_annotate_folder_scores_like_evaluate(trained, tmp_path):
