@@ -284,3 +284,22 @@ def test_a_run_raises_the_threshold_only_on_a_dev_large_enough_to_trust(tmp_path
         assert record["threshold"] == 0.5 and seqs is None
         # A candidate that is no thresholded member keeps what it is.
         assert raise_threshold(project, members, "voting[all]", plan, enough) == (None, None)
+
+
+def test_the_details_say_why_learned_and_fixed_steps_start_from_different_figures():
+    """A walkthrough read three "before" figures of one model's dev F2: the
+    learned steps are scored on the model's own spans, the fixed ones with the
+    starter's day-one spans too."""
+    from app.services.finishing import finishing_summary
+    from app.services.runs import TrainedRun
+    run = TrainedRun(1, propagation={"candidate": "first", "labels": ["PERSON"], "beta": 2.0,
+                                     "dev_before": 0.9943, "dev_after": 0.9957},
+                     fixed={"tried": {"vetoes.v1": {
+                         "changed": True, "kept": False, "beta": 2.0, "dev_before": 0.9347,
+                         "dev_after": 0.9151, "dev_tokens_lost": 0}}},
+                     starter_floor={"labels": ["NAME"], "left_out": []})
+    lines = finishing_summary(run)
+    how = next(i for i, line in enumerate(lines) if line.startswith("Each step below"))
+    assert any(line.startswith("Propagation in a note") for line in lines[how + 1:])
+    run.starter_floor = None
+    assert not any(line.startswith("Each step below") for line in finishing_summary(run))
