@@ -467,8 +467,9 @@ class PreviewView(QWidget):
         doubtful = sum(1 for s in self.infos if s.certainty < 1.0)
         # What predicts names what runs and misses: day one, the starter; no starter, the rules.
         by = PREDICTED_BY[self._model]
-        missed = (f", {count(len(self.missed), 'annotated identifier')} missed by {by} "
-                  f"(red wavy underline)" if self.missed else "")
+        missed = (f", {count(len(self.missed), 'annotated identifier')} missed by {by} in "
+                  f"whole or part (red wavy underline; replaced all the same, as annotated)"
+                  if self.missed else "")
         self.status.setText(
             (f"Predicting with {by}… (showing annotations meanwhile)  " if waiting else "")
             + f"{_count(len(self.infos), 'identifier')} replaced, {doubtful} uncertain"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.prediction import left_in_clear
-from app.core.spans import Span
+from app.core.spans import Span, met_by
 from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.services.redaction import document_spans, preview_document
@@ -33,10 +33,18 @@ def effective_spans(project, doc_id: int, mode: str, prediction=None) -> list[Sp
 
 
 def missed_annotations(project, doc_id: int, predicted: list[Span]) -> list[Span]:
-    """Accepted spans that no predicted span touches: identifiers the model missed
-    (the export still replaces them: a person's word wins)."""
-    return [g for g in project.gold_spans(doc_id)
-            if not any(p.start < g.end and g.start < p.end for p in predicted)]
+    """Accepted spans with a word no predicted span covers: identifiers the
+    model missed in whole or in part (the export still replaces them: a
+    person's word wins). A span the model only touched counted as found,
+    where the model alone left "2 ... Promenade" of an address visible."""
+    from app.core.tokenize import tokenize
+    gold = project.gold_spans(doc_id)
+    if not gold:
+        return []
+    text = project.document(doc_id).text
+    words = [t for t in tokenize(text) if any(c.isalnum() for c in text[t.start:t.end])]
+    visible = [t for t, hit in zip(words, met_by(words, predicted)) if not hit]
+    return [g for g, shows in zip(gold, met_by(gold, visible)) if shows]
 
 
 #: The heads of ``Span.origin`` that name no model: the hospital lists and

@@ -52,7 +52,8 @@ def test_preview_shows_the_note_open_in_annotate(imported, qtbot):
     # No model yet: the rules predict, and it is they that miss the annotated name.
     qtbot.waitUntil(lambda: "Predicting" not in preview.status.text(), timeout=20000)
     assert preview.status.text().endswith(
-        "1 annotated identifier missed by the rules (red wavy underline).")
+        "1 annotated identifier missed by the rules in whole or part (red wavy underline; "
+        "replaced all the same, as annotated).")
     for button in (preview.prev_button, preview.next_button, preview.miss_button,
                    preview.save_policy_button):
         assert button.isEnabled(), button.text()

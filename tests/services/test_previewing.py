@@ -150,3 +150,19 @@ def test_a_span_the_starter_kept_from_day_one_says_so_not_that_the_models_joined
         info = next(i for i in preview_note(p, doc, project_policy(p), "model",
                                             prediction).infos if i.mapped.label == "IDN")
         assert not info.day_one and "Model prediction" in describe(info, "<**IDN**>")
+
+
+def test_an_annotation_the_model_only_touched_is_missed_for_the_words_it_leaves(tmp_path):
+    """A walkthrough's "2 Payne Promenade" (ADDRESS): the model took "Payne"
+    for a PERSON, so the annotation counted as found, where the model alone
+    left "2" and "Promenade" visible."""
+    from app.services.previewing import missed_annotations
+    text = "Lives at 2 Payne Promenade with Heather."
+    with Project.create(tmp_path / "p.deid", list(PRESETS["paper"])) as p:
+        doc = p.add_document("n1", text)
+        address = (text.index("2 Payne"), text.index(" with"))
+        p.add_span(doc, *address, "ADDRESS", annotator="ann")
+        payne = text.index("Payne")
+        assert [(g.start, g.end) for g in missed_annotations(
+            p, doc, [Span(payne, payne + 5, "PERSON")])] == [address]
+        assert missed_annotations(p, doc, [Span(*address, "ADDRESS")]) == []
