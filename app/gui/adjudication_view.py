@@ -143,8 +143,9 @@ class AdjudicationView(QWidget):
         self.table.setRowCount(0)
         self.save_button.setEnabled(False)
 
-    def load(self, doc_id: int, a: str, b: str) -> None:
-        """Show annotators ``a`` and ``b`` on a document, agreed spans merged."""
+    def load(self, doc_id: int, a: str, b: str, at: int = -1) -> None:
+        """Show annotators ``a`` and ``b`` on a document, agreed spans merged,
+        the disagreement starting at ``at`` selected (-1 or none there: the first)."""
         self.doc_id, self.a, self.b = doc_id, a, b
         record = self.project.document(doc_id)
         self.text = record.text
@@ -171,7 +172,7 @@ class AdjudicationView(QWidget):
             self.table.setItem(row, 4, QTableWidgetItem("undecided"))
         self._update_summary()
         if self.groups:
-            self.table.selectRow(0)
+            self.table.selectRow(next((i for i, g in enumerate(self.groups) if g.start == at), 0))
         self.table.setFocus()
 
     def _mark_conflicts(self) -> None:

@@ -23,11 +23,11 @@ def _item(value, align_right: bool = False) -> QTableWidgetItem:
 class AgreementView(QWidget):
     """Pick two annotators, compute agreement per document and per label.
 
-    ``adjudicateRequested(doc_id, a, b)`` asks the window to open the
+    ``adjudicateRequested(doc_id, a, b, at)`` asks the window to open the
     adjudication view.
     """
 
-    adjudicateRequested = Signal(int, str, str)
+    adjudicateRequested = Signal(int, str, str, int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -175,7 +175,9 @@ class AgreementView(QWidget):
             item = QTableWidgetItem(name)
             item.setData(Qt.UserRole, doc_id)
             self.dis_table.setItem(row, 0, item)
-            self.dis_table.setItem(row, 1, QTableWidgetItem(f"{group.start}–{group.end}"))
+            where = QTableWidgetItem(f"{group.start}–{group.end}")
+            where.setData(Qt.UserRole, group.start)      # Adjudicate opens at this one
+            self.dis_table.setItem(row, 1, where)
             self.dis_table.setItem(row, 2, QTableWidgetItem(KIND_TEXT[group.kind]))
             for col, spans in ((3, group.a), (4, group.b)):
                 self.dis_table.setItem(row, col, QTableWidgetItem(
@@ -188,6 +190,8 @@ class AgreementView(QWidget):
             rows = table.selectionModel().selectedRows()
             if rows:
                 doc_id = table.item(rows[0].row(), 0).data(Qt.UserRole)
+                at = table.item(rows[0].row(), 1).data(Qt.UserRole) \
+                    if table is self.dis_table else -1
                 self.adjudicateRequested.emit(doc_id, self.a_box.currentText(),
-                                              self.b_box.currentText())
+                                              self.b_box.currentText(), at)
                 return

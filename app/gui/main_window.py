@@ -625,9 +625,10 @@ class MainWindow(QMainWindow):
         if self.editor.session is not None and self.editor.session.doc_id == doc_id:
             self.editor.reload_document()
 
-    @Slot(int, str, str)
-    def open_adjudication(self, doc_id: int, a: str, b: str) -> None:
-        self.adjudication.load(doc_id, a, b)
+    @Slot(int, str, str, int)
+    def open_adjudication(self, doc_id: int, a: str, b: str, at: int = -1) -> None:
+        """Adjudicate a note, at the disagreement starting at ``at`` (-1: the first)."""
+        self.adjudication.load(doc_id, a, b, at)
         self.show_view("Adjudicate")
 
     @Slot()

@@ -65,7 +65,8 @@ def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tm
     w.agreement.dis_table.selectRow(0)
     with qtbot.waitSignal(w.agreement.adjudicateRequested) as blocker:
         w.agreement.adjudicate_button.click()
-    assert blocker.args == [doc, "ann", "bob"] and w.current_view() == "Adjudicate"
+    assert blocker.args == [doc, "ann", "bob", TEXT.index("Perth")]
+    assert w.current_view() == "Adjudicate"
     adj = w.adjudication
     assert len(adj.agreed) == 2 and adj.table.rowCount() == 1
     assert not adj.save_button.isEnabled()
@@ -137,3 +138,29 @@ def test_two_annotators_who_share_no_note_are_told_so_not_scored_1(window, tmp_p
     assert w.agreement.compute() is None
     assert "share no note: nothing to compare" in w.agreement.summary.text()
     assert "1.000" not in w.agreement.summary.text()
+
+
+def test_the_disagreement_chosen_in_agreement_is_the_one_adjudicate_opens_at(window, tmp_path,
+                                                                             qtbot):
+    """A walkthrough chose the second disagreement and Adjudicate opened at
+    the first."""
+    w = window
+    assert w.new_project(tmp_path / "p.deid", "paper")
+    doc = w.project.add_document("double", TEXT)
+    w.assign_documents([doc], ["ann", "bob"])
+    for surface, ann_label, bob_label in (("Ann Lee", "PERSON", "ADDRESS"),
+                                          ("Perth", "ADDRESS", "PERSON")):
+        start = TEXT.index(surface)
+        w.project.add_span(doc, start, start + len(surface), ann_label, annotator="ann")
+        w.project.add_span(doc, start, start + len(surface), bob_label, annotator="bob")
+    a = w.agreement
+    a.set_project(w.project)
+    a.a_box.setCurrentText("ann")
+    a.b_box.setCurrentText("bob")
+    qtbot.mouseClick(a.compute_button, Qt.LeftButton)
+    assert a.dis_table.rowCount() == 2
+    qtbot.mouseClick(a.dis_table.viewport(), Qt.LeftButton,
+                     pos=a.dis_table.visualItemRect(a.dis_table.item(1, 0)).center())
+    qtbot.mouseClick(a.adjudicate_button, Qt.LeftButton)
+    assert w.adjudication.table.currentRow() == 1
+    assert "Perth" in w.adjudication.table.item(1, 2).text()
