@@ -67,6 +67,11 @@ class AgreementView(QWidget):
         layout.addWidget(tables, 1)
         self.compute_button.clicked.connect(self.compute)
         self.adjudicate_button.clicked.connect(self._adjudicate_selected)
+        # Nothing to adjudicate until a row is chosen (a click did nothing, unsaid).
+        self.adjudicate_button.setEnabled(False)
+        self.adjudicate_button.setToolTip("Select a disagreement or a document first")
+        for table in (self.dis_table, self.doc_table):
+            table.itemSelectionChanged.connect(self._update_adjudicate)
         self.doc_table.doubleClicked.connect(self._adjudicate_selected)
         self.dis_table.doubleClicked.connect(self._adjudicate_selected)
 
@@ -101,7 +106,9 @@ class AgreementView(QWidget):
         self.summary.setText("Choose two annotators, then press Compute agreement.")
 
     def refresh_annotators(self) -> None:
-        names = [n for n in self.project.annotators() if not n.startswith("@")] \
+        # Those a note is assigned to: anyone who opened the project is an
+        # annotator too (a lead's own name came first in a walkthrough).
+        names = [n for n in self.project.assigned_annotators() if not n.startswith("@")] \
             if self.project else []
         for i, box in enumerate((self.a_box, self.b_box)):
             current = box.currentText()
@@ -182,6 +189,11 @@ class AgreementView(QWidget):
             for col, spans in ((3, group.a), (4, group.b)):
                 self.dis_table.setItem(row, col, QTableWidgetItem(
                     "; ".join(f"{s.label} “{text[s.start:s.end]}”" for s in spans) or "—"))
+
+    @Slot()
+    def _update_adjudicate(self) -> None:
+        self.adjudicate_button.setEnabled(any(
+            t.selectionModel().selectedRows() for t in (self.dis_table, self.doc_table)))
 
     @Slot()
     def _adjudicate_selected(self) -> None:

@@ -340,6 +340,12 @@ class Project(DocumentsMixin, RunsMixin, HistoryMixin, ListsMixin):
             db.execute("DELETE FROM assignments WHERE document_id = ? AND annotator = ?",
                        (doc_id, annotator))
 
+    def assigned_annotators(self) -> list[str]:
+        """The annotators some document is assigned to, by name."""
+        with self._read() as db:
+            return [row[0] for row in db.execute(
+                "SELECT DISTINCT annotator FROM assignments ORDER BY annotator")]
+
     def assignments(self, doc_id: int) -> list[str]:
         """Annotators assigned to a document, by name."""
         with self._read() as db:

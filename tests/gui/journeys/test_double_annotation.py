@@ -99,6 +99,7 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     screenshot(w, "agreement")
 
     # Adjudicate the selected disagreement: take ann's PERSON, save as gold.
+    assert not a.adjudicate_button.isEnabled()                   # nothing chosen yet
     qtbot.mouseClick(a.dis_table.viewport(), Qt.LeftButton,
                      pos=a.dis_table.visualItemRect(a.dis_table.item(0, 0)).center())
     click(qtbot, a.adjudicate_button)
