@@ -10,7 +10,7 @@ naming who decided, in one transaction, and marks the note reviewed.
 from __future__ import annotations
 
 from app.core.spans import Span, sort_spans
-from app.gui.agreement_view import KIND_TEXT
+from app.gui.agreement_view import KIND_TEXT, where_words
 from app.gui.qt import (QAbstractItemView, QColor, QFont, QHBoxLayout, QHeaderView, QLabel,
                         QPushButton, QSplitter, Qt, QTableWidget, QTableWidgetItem,
                         QTextCharFormat, QTextCursor, QTextEdit, QVBoxLayout, QWidget,
@@ -164,7 +164,7 @@ class AdjudicationView(QWidget):
         self._mark_conflicts()
         self.table.setRowCount(len(self.groups))
         for row, group in enumerate(self.groups):
-            self.table.setItem(row, 0, QTableWidgetItem(f"{group.start}–{group.end}"))
+            self.table.setItem(row, 0, QTableWidgetItem(where_words(self.text, group.start)))
             self.table.setItem(row, 1, QTableWidgetItem(KIND_TEXT[group.kind]))
             for col, spans in ((2, group.a), (3, group.b)):
                 self.table.setItem(row, col, QTableWidgetItem("; ".join(

@@ -20,6 +20,12 @@ def _item(value, align_right: bool = False) -> QTableWidgetItem:
     return item
 
 
+def where_words(text: str, offset: int) -> str:
+    """Where a disagreement is, as a reader finds it: its line ("line 3";
+    character offsets meant nothing to a lead annotator)."""
+    return f"line {text.count(chr(10), 0, offset) + 1}"
+
+
 class AgreementView(QWidget):
     """Pick two annotators, compute agreement per document and per label.
 
@@ -182,7 +188,7 @@ class AgreementView(QWidget):
             item = QTableWidgetItem(name)
             item.setData(Qt.UserRole, doc_id)
             self.dis_table.setItem(row, 0, item)
-            where = QTableWidgetItem(f"{group.start}–{group.end}")
+            where = QTableWidgetItem(where_words(text, group.start))
             where.setData(Qt.UserRole, group.start)      # Adjudicate opens at this one
             self.dis_table.setItem(row, 1, where)
             self.dis_table.setItem(row, 2, QTableWidgetItem(KIND_TEXT[group.kind]))

@@ -164,3 +164,4 @@ def test_the_disagreement_chosen_in_agreement_is_the_one_adjudicate_opens_at(win
     qtbot.mouseClick(a.adjudicate_button, Qt.LeftButton)
     assert w.adjudication.table.currentRow() == 1
     assert "Perth" in w.adjudication.table.item(1, 2).text()
+    assert w.adjudication.table.item(1, 0).text() == "line 1"        # not character offsets
