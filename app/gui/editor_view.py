@@ -497,6 +497,10 @@ class EditorView(QWidget):
         Returns whether the note is now done."""
         if self.session is None:
             return False
+        if self.session.adjudicated:
+            # Reviewed already, and stays so (`AnnotationSession.set_status`).
+            self.message.emit("Adjudicated: the note is reviewed; its gold keeps your changes")
+            return True
         pending = len(self.session.suggestions())
         if pending and self._confirm_done != self.session.doc_id:
             self._confirm_done = self.session.doc_id

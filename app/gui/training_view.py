@@ -223,6 +223,10 @@ def _missed_in_words(missed: list, together: dict | None) -> str:
     return out + ". "
 
 
+#: Characters of context before an error's span in its cell.
+_CONTEXT_BEFORE = 10
+
+
 def error_kind(e) -> str:
     """An error's kind as the error list shows it: a miss hidden whole under
     other edges or another label is "inexact", not "missed"."""
@@ -1337,13 +1341,16 @@ class TrainingView(QWidget):
         for i, e in enumerate(errors):
             maker = made_by(e.made_by, words)
             detail = f"made by {maker}" if e.kind == "false hit" and maker else e.shown()
+            # The cell starts near the span (at 1366 pixels the whole context
+            # showed its first words only, never the span); the tooltip is whole.
             cells = [error_kind(e), e.label, e.doc_name, detail,
-                     f"…{e.before}[{e.span}]{e.after}…"]
+                     f"…{e.before[-_CONTEXT_BEFORE:]}[{e.span}]{e.after}…"]
+            tips = {4: f"…{e.before}[{e.span}]{e.after}…"}
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.UserRole, i)
                 if c >= 2:
-                    item.setToolTip(text)
+                    item.setToolTip(tips.get(c, text))
                 if e.kind == "missed" and e.visible != 0:    # red: a word a reader would see
                     item.setForeground(QColor("#a40000"))
                 self.error_table.setItem(i, c, item)

@@ -335,8 +335,11 @@ class AnnotationSession:
         return len(chosen)
 
     def set_status(self, status: str) -> None:
-        """Change the document status (undoable like any edit)."""
-        if status != self.status:
+        """Change the document status (undoable like any edit). An adjudicated
+        note stays reviewed: Mark done on it had undone the adjudication for
+        everyone (back to blind layers the gold no longer reads); adjudicating
+        it again is how it changes hands."""
+        if status != self.status and not self.adjudicated:
             self._commit(Edit("status", doc_status=(self.status, status)))
 
     def apply_to_patient(self, span_id: int) -> dict[int, int]:

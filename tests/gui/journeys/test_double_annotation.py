@@ -134,6 +134,12 @@ def test_double_annotation_journey(qtbot, settings, tmp_path, monkeypatch):
     key(qtbot, w, Qt.Key_Tab)
     key(qtbot, w, Qt.Key_A)                          # accepted
     assert len(w.project.gold_spans(w.editor.session.doc_id)) == before + 1
+    # Mark done keeps it reviewed (it had undone the adjudication for everyone).
+    key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
+    assert w.statusBar().currentMessage().startswith("Adjudicated: the note is reviewed")
+    assert row_values(w, "P2_a")["Status"] == "Reviewed"
+    open_row(qtbot, w, "P2_a")
+    assert "Adjudicated" in w.editor.blind_label.text()
 
     # The note is off the screen once the project is closed.
     go(qtbot, w, "Adjudicate")
