@@ -98,10 +98,10 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     test_f1 = [t.results_table.item(r, 8).text() for r in range(t.results_table.rowCount())]
     assert all(test_f1)
     # Each miss says what it leaves visible, in words, in the errors' "Detail" column.
-    shown = {r: (t.error_table.item(r, 0).text(), t.error_table.item(r, 3).text())
-             for r in range(t.error_table.rowCount())}
-    assert all(" visible; " in d for kind, d in shown.values() if kind == "missed")
-    assert all(d.startswith("hidden") for kind, d in shown.values() if kind == "inexact")
+    errors_shown = {r: (t.error_table.item(r, 0).text(), t.error_table.item(r, 3).text())
+                    for r in range(t.error_table.rowCount())}
+    assert all(" visible; " in d for kind, d in errors_shown.values() if kind == "missed")
+    assert all(d.startswith("hidden") for kind, d in errors_shown.values() if kind == "inexact")
     assert t.error_table.horizontalHeaderItem(3).text() == "Detail"
     log = t.log.toPlainText()
     assert "Cancel requested" in log
@@ -127,8 +127,8 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert [t2.results_table.item(r, 8).text() for r in range(t2.results_table.rowCount())] \
         == test_f1
     assert t2.eval_label.text().startswith("Test notes: ")
-    assert [t2.error_table.item(r, 3).text() for r in range(t2.error_table.rowCount())
-            if t2.error_table.item(r, 0).text() == "missed"] == what_misses_show   # kept
+    assert {r: (t2.error_table.item(r, 0).text(), t2.error_table.item(r, 3).text())
+            for r in range(t2.error_table.rowCount())} == errors_shown          # kept
     assert t2.log.toPlainText() == log
     boxes = {k: b.isChecked() for k, b in t2.model_checks.items()}
     assert boxes == ticked and not any(boxes[k] for k in ("spacy", "stanza", "flair"))
