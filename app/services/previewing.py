@@ -162,7 +162,7 @@ class CorrectionSession(AnnotationSession):
             span_id = self.add(start, end, label)
             if span_id is not None:
                 self.project.log("preview_flag_miss", {"document": self.doc_id, "label": label},
-                                 actor=self.annotator)
+                                 actor=self.person)
         return span_id
 
     def flag_false_hit(self, start: int, end: int, label: str, *,
