@@ -973,12 +973,16 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
             continue
         key = keyed_hex(secret, "note", rel, length=32)
         out_name = output_name(rel, naming, secret)
-        renamed = naming == "same" and name_holds_identifier(
-            rel, source.patient, known=known, rules_fn=rules_fn)
+        pseudonym = output_name(rel, "pseudonymous", secret)
+        # A name once found to hold an identifier stays hidden: a note that
+        # no longer names its patient had been written under its name again.
+        renamed = naming == "same" and (
+            (manifest.get(key) or {}).get("output") == pseudonym
+            or name_holds_identifier(rel, source.patient, known=known, rules_fn=rules_fn))
         if renamed:
             # Neither the output nor a report may carry the name: the note
             # takes its pseudonymous name (the audit finds it under that).
-            out_name = output_name(rel, "pseudonymous", secret)
+            out_name = pseudonym
             if strict:
                 outcomes.append(NoteOutcome(out_name, "bad", NAME_HOLDS_IDENTIFIER, renamed=True))
                 continue
@@ -1026,7 +1030,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
     output = _Output(out_dir.resolve(), spans_format, fingerprint, dict(parts), secret, strict,
                      frozenset(dismissed))
     context = _Context(redactor, output, manifest_path, known, seen, rules_fn, leaky,
-                       tuple(shapes), memory, None if corpus == common_words() else corpus)
+                       tuple(shapes), memory, None if corpus == common_words() else corpus,
+                       manifest)
 
     def report(n: int) -> None:
         state["done"] += n
@@ -1059,6 +1064,8 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         memory.save()
         sweep_temp_files(out_dir)
         sync_folder(out_dir)
+    if context.renamed_since:
+        _compact_manifest(manifest_path)
     if not cancel.cancelled:
         unfinished.unlink(missing_ok=True)
     for outcome in outcomes:
@@ -1204,8 +1211,32 @@ def _record(outcome: NoteOutcome, entry: dict | None, ctx: "_Context",
     outcomes.append(outcome)
     if entry is not None:
         entries.append(entry)
+        _drop_stale(ctx, entry)
     if outcome.status == "leak":
         ctx.leaky[outcome.note] = outcome.leaks
+
+
+def _compact_manifest(path: Path) -> None:
+    """Rewrite the manifest with each note's latest entry alone (whole or
+    not at all): an older line named an output since renamed, a patient's
+    name it may hold."""
+    entries = _read_manifest(path)
+    atomic_write(path, "".join(json.dumps(e, sort_keys=True) + "\n"
+                               for e in entries.values()).encode("utf-8"), beside=True)
+
+
+def _drop_stale(ctx: "_Context", entry: dict) -> None:
+    """Remove what an earlier run wrote for this note under other names (it
+    is named then renamed, or the other way): a resumed run had left the
+    old output beside the new, a patient's name in clear in one of them."""
+    old = ctx.previous.get(entry["key"]) or {}
+    for part in ("output", "spans"):
+        name = old.get(part)
+        if isinstance(name, str) and name not in (entry.get("output"), entry.get("spans")):
+            path = ctx.output.out_dir / name
+            if ctx.output.out_dir.resolve() in path.resolve().parents:   # never outside it
+                path.unlink(missing_ok=True)
+                ctx.renamed_since = True
 
 
 @dataclass
@@ -1224,6 +1255,11 @@ class _Context:
     # Common words the scan never suspects alone: None for the shipped ones
     # (each worker has them), else the tables' own (sent with each batch).
     corpus: frozenset[str] | None = None
+    # The manifest as the run found it: each note's earlier outputs, by key.
+    previous: dict = field(default_factory=dict)
+    # A note's output changed name: the manifest's older lines, naming the
+    # old one, are dropped at the end of the run (`_compact_manifest`).
+    renamed_since: bool = False
 
     @property
     def dismissed(self) -> frozenset[str]:

@@ -237,15 +237,16 @@ class Surrogator:
         return _NUMBER_RE.sub(lambda m: cap if int(m.group()) > limit else m.group(), original)
 
     def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
+        if _names_words(original):
+            # A capitalised word that is no month, weekday or common word may
+            # be a name (spans joined over a name, a date label on one, "O'Halloran
+            # Day 1950"): every letter and digit is replaced, none kept, even
+            # beside a date that could be shifted.
+            return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         shifted = shift_date(original, self.date_offset(patient), day_first=day_first,
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
         if shifted is not None:
             return shifted
-        if _names_words(original):
-            # No date: a capitalised word that is no month, weekday or common
-            # word may be a name (spans joined over a name, a date label on
-            # one): every letter and digit is replaced, none kept.
-            return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         return self._digits_only(original, patient, label)
 
     def _digits_only(self, original: str, patient: str, label: str) -> str:
@@ -470,5 +471,6 @@ def _names_words(text: str) -> bool:
         common = lexicon().common_words
     except ImportError:
         common = frozenset()
+    # Letters right after digits are an ordinal's ("28TH"), not a word.
     return any(w[:1].isupper() and not calendar_word(w) and w.lower() not in common
-               for w in re.findall(r"[^\W\d_]+", text))
+               for w in re.findall(r"(?<!\d)[^\W\d_]+", text))

@@ -134,3 +134,37 @@ def test_a_name_holding_a_word_the_note_itself_replaces_is_not_kept(tmp_path, ca
     run("redact", proj, notes, tmp_path / "strict", "--strict")
     assert "file name holds an identifier" in capsys.readouterr().out
     assert not list((tmp_path / "strict").glob("note-*.txt"))
+
+
+def test_a_resumed_run_leaves_no_output_of_a_note_under_its_old_name(tmp_path, capsys):
+    """A walkthrough redacted "ramsey.txt" (its .ann empty, the name in clear),
+    annotated the name and redacted again: the note was written under its
+    pseudonym, and the first output, the name in clear, stayed beside it;
+    "doerfler_jane.txt", renamed at first, came back under its own name
+    once its text stopped naming her."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    notes = tmp_path / "in"
+    notes.mkdir()
+    text = "Patient Ada Ramsey seen today.\n"
+    (notes / "ramsey.txt").write_text(text, encoding="utf-8")
+    (notes / "ramsey.ann").write_text("", encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("redact", proj, notes, out, "--use-annotations") == 0
+    assert (out / "ramsey.txt").is_file()
+    start = text.index("Ada")
+    (notes / "ramsey.ann").write_text(f"T1\tPERSON {start} {start + 10}\tAda Ramsey\n",
+                                      encoding="utf-8")
+    assert run("redact", proj, notes, out, "--use-annotations") == 0
+    assert not (out / "ramsey.txt").exists() and not (out / "ramsey.spans.jsonl").exists()
+    assert len(list(out.glob("note-*.txt"))) == 1
+    assert "ramsey" not in _text_under(out) and "ramsey" not in _names_under(out)
+    # The text no longer names her: the name stays hidden all the same.
+    (notes / "ramsey.txt").write_text("Patient seen today.\n", encoding="utf-8")
+    (notes / "ramsey.ann").write_text("", encoding="utf-8")
+    assert run("redact", proj, notes, out, "--use-annotations") == 0
+    assert "ramsey" not in _names_under(out) and len(list(out.glob("note-*.txt"))) == 1
+    assert run("audit", proj, out, "--notes", "5") == 0              # one note, drawn once
+    rows = [line for line in (out / "audit-review.tsv").read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith(("#", "note\t"))]
+    assert len(rows) == 1 and rows[0].startswith("note-")
