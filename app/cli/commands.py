@@ -284,9 +284,13 @@ def cmd_rules(args) -> int:
                      *registry.without_label(entries, labels),
                      *_stale_suggestions(project, args.project)]
         else:
-            rule = registry.set_enabled(project, args.name, args.rules_action == "on")
-            lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project",
-                     *_stale_suggestions(project, args.project)]
+            on = args.rules_action == "on"
+            if registry.project_rules(project).get(args.name).enabled == on:
+                lines = [f"{args.name}: {'on' if on else 'off'} for this project already"]
+            else:
+                rule = registry.set_enabled(project, args.name, on)
+                lines = [f"{rule.name}: {'on' if rule.enabled else 'off'} for this project",
+                         *_stale_suggestions(project, args.project)]
     for line in lines:
         _print(line)
     return 0

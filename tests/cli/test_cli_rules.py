@@ -102,6 +102,8 @@ def test_a_rule_switched_or_added_says_the_notes_to_do_keep_their_suggestions(tm
     assert main(["rules", str(proj), "off", "pager"]) == 0
     assert f"1 note to do keeps the suggestions made before this change: `deid preannotate " \
            f"{proj}`" in capsys.readouterr().out
+    assert main(["rules", str(proj), "off", "pager"]) == 0               # nothing changes
+    assert capsys.readouterr().out.strip() == "pager: off for this project already"
     rules = tmp_path / "r.json"
     rules.write_text(json.dumps([{"name": "visit", "kind": "date", "patterns": [r"\d{4}"]}]),
                      encoding="utf-8")
