@@ -1234,7 +1234,7 @@ def _drop_stale(ctx: "_Context", entry: dict) -> None:
         name = old.get(part)
         if isinstance(name, str) and name not in (entry.get("output"), entry.get("spans")):
             path = ctx.output.out_dir / name
-            if ctx.output.out_dir.resolve() in path.resolve().parents:   # never outside it
+            if ctx.output.out_dir in path.resolve().parents:   # never outside it (resolved)
                 path.unlink(missing_ok=True)
                 ctx.renamed_since = True
 

@@ -466,11 +466,8 @@ def _names_words(text: str) -> bool:
     """Whether ``text`` holds a capitalised word that is no month, weekday,
     ordinal or common word ("Christmas", "Tues" are; "Quackenbush" is not)."""
     from app.deid.dates import calendar_word
-    try:
-        from app.rules.dictionaries import lexicon
-        common = lexicon().common_words
-    except ImportError:
-        common = frozenset()
+    from app.deid.folder import common_words      # here: folder imports this module
+    common = common_words()
     # Letters right after digits are an ordinal's ("28TH"), not a word.
     return any(w[:1].isupper() and not calendar_word(w) and w.lower() not in common
                for w in re.findall(r"(?<!\d)[^\W\d_]+", text))

@@ -67,6 +67,7 @@ class AdjudicationView(QWidget):
         self.choices: list[str | None] = []
         self.reviewed = False
         self.saved = False
+        self.note_name = ""
         self.title = QLabel(NO_NOTE)
         self.title.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.summary = QLabel()
@@ -134,6 +135,7 @@ class AdjudicationView(QWidget):
         self.doc_id, self.a, self.b, self.text = None, "", "", ""
         self.agreed, self.groups, self.choices = [], [], []
         self.reviewed = self.saved = False
+        self.note_name = ""
         self.title.setText(NO_NOTE)
         self.summary.setText("")
         self.a_title.setText("A")
@@ -156,6 +158,7 @@ class AdjudicationView(QWidget):
         self.choices = [None] * len(self.groups)
         self.saved = False
         colours = {label.name: label.colour for label in self.project.labels()}
+        self.note_name = record.name
         self.title.setText(f"Adjudicate {record.name}")
         self.a_title.setText(f"A: {a}")
         self.b_title.setText(f"B: {b}")

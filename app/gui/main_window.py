@@ -875,7 +875,7 @@ class MainWindow(QMainWindow):
             return True
         answer = QMessageBox.question(
             self, "Adjudication not saved",
-            f"{count(n, 'disagreement')} of {self.adjudication.title.text().split(' ', 1)[-1]} "
+            f"{count(n, 'disagreement')} of {self.adjudication.note_name} "
             f"{'is' if n == 1 else 'are'} decided in Adjudicate but not saved as gold. "
             f"{doing} and discard {'it' if n == 1 else 'them'}?")
         return answer == QMessageBox.StandardButton.Yes

@@ -249,9 +249,9 @@ class RulesView(QWidget):
         except UserError as exc:
             self.hits.setText(f"Not added: {exc}")
             return
-        unlabelled = registry.without_label([entry], self._labels())
+        unlabelled = registry.kind_label(entry["kind"], self._labels()) is None
         self.hits.setText(f"Added {names[0]}: " + (
-            f"{unlabelled[0].split(': ', 1)[1]}." if unlabelled else
+            f"{registry.no_label(entry['kind'])}." if unlabelled else
             "it runs from now on, in Preview, the suggestions of the notes to do and every "
             "export."))
         for box in (self.name, self.pattern, self.context):

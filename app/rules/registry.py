@@ -451,9 +451,14 @@ def without_label(entries: Iterable[dict], labels: Iterable[str]) -> list[str]:
     """Sentences for the site rules of ``entries`` whose kind takes no label
     in the project (their hits are left to the leak scan, never replaced)."""
     labels = list(labels)
-    return [f"{e['name']}: a {e['kind']} takes no label in this project, so its hits are not "
-            f"replaced, only suspected by the leak scan" for e in entries
+    return [f"{e['name']}: {no_label(e['kind'])}" for e in entries
             if kind_label(e["kind"], labels) is None]
+
+
+def no_label(kind: str) -> str:
+    """What a site rule of ``kind`` does where the kind takes no label."""
+    return (f"a {kind} takes no label in this project, so its hits are not replaced, only "
+            f"suspected by the leak scan")
 
 
 def kind_label(kind: str, labels: Iterable[str]) -> str | None:

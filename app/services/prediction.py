@@ -366,16 +366,15 @@ class RuleLeakScan:
         return [(a, b, label) for find, label in _floor_finders(self.rules, self.labels, site_only)
                 for a, b in find(text)]
 
-    def site_rules(self) -> list[str]:
-        """The names of the site's rules the scan runs."""
-        return [name for name, _ in _floor_finders(self.rules, self.labels, True, names=True)]
+    def runs_site_rules(self) -> bool:
+        """Whether a site's own rule is part of the scan."""
+        return bool(_floor_finders(self.rules, self.labels, True))
 
 
 @lru_cache(maxsize=16)
-def _floor_finders(rules: str, labels: tuple, site_only: bool, names: bool = False) -> list:
+def _floor_finders(rules: str, labels: tuple, site_only: bool) -> list:
     """The enabled finding rules of the floor under ``rules`` (a project's
-    overrides, JSON) that give one of ``labels`` a label: ``(finder, label)``,
-    or ``(name, label)`` with ``names``."""
+    overrides, JSON) that give one of ``labels`` a label: ``(finder, label)``."""
     from app.lists.floor import SHAPES
     from app.rules.registry import kind_label, merge, shipped_rules
     ruleset = merge(shipped_rules(), json.loads(rules))
@@ -383,7 +382,7 @@ def _floor_finders(rules: str, labels: tuple, site_only: bool, names: bool = Fal
     for rule, find in ruleset.finders(SHAPES):
         label = kind_label(rule.kind, labels)
         if label is not None and (rule.site or not site_only):
-            out.append((rule.name if names else find, label))
+            out.append((find, label))
     return out
 
 
@@ -409,8 +408,7 @@ def rules_mapping_digest(project) -> str:
     scan = rule_leak_scan(project)
     # Without site rules the digest is the mapping's alone, as exports made
     # before site rules counted resume with.
-    site = scan.site_rules()
-    what = [scan.mapping_rows, scan.rules, site] if site else scan.mapping_rows
+    what = [scan.mapping_rows, scan.rules] if scan.runs_site_rules() else scan.mapping_rows
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
