@@ -94,6 +94,13 @@ def cmd_new(args) -> int:
 def print_import_summary(s) -> None:
     _print(f"imported {s.imported} documents ({s.spans} annotated spans, {s.chars:,} characters) "
            f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
+    if s.annotated:
+        _print(f"{count(s.annotated, 'note')} to do in the project took the files' "
+               "annotations and are done")
+    if s.layer:
+        _print(f"{count(s.layer, 'note')} already annotated got this annotator's "
+               "annotations as their own layer (double annotation: compare them in the "
+               "desktop app's Agreement view)")
     if s.labels_mapped:
         _print("labels filed under the project's: " + ", ".join(
             f"{old} -> {new} ({count(n, 'span')})" for (old, new), n in s.labels_mapped.items()))

@@ -345,6 +345,13 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("deid: interrupted", file=sys.stderr)
         return EXIT_USER
+    except BrokenPipeError:
+        # The reader of the output went away (``deid ... | head``): nothing
+        # is wrong inside; stop quietly, with stdout sent nowhere so that
+        # Python's flush at exit does not fail again.
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USER
     except Exception as exc:  # noqa: BLE001 - the contract wants exit 2, not a traceback
         from app.errors import environment_problem
         problem = environment_problem(exc)

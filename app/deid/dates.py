@@ -292,6 +292,15 @@ def _ordinal(day: int) -> str:
     return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
+_ORDINAL_RE = re.compile(r"(?<!\d)(\d+)(st|nd|rd|th)(?![^\W\d_])", re.IGNORECASE)
+
+
+def fit_ordinals(text: str) -> str:
+    """``text`` with each ordinal suffix made to fit the number before it,
+    in the suffix's case ("7rd" -> "7th", "22ND" -> "22ND", "1th" -> "1st")."""
+    return _ORDINAL_RE.sub(lambda m: m[1] + _apply_case(m[2], _ordinal(int(m[1]))), text)
+
+
 def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 69,
                spanish: bool = False) -> str | None:
     """Shift the date written in ``text`` by ``offset`` days, keeping its format.

@@ -31,7 +31,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from app.deid import places
-from app.deid.dates import shift_date
+from app.deid.dates import fit_ordinals, shift_date
 from app.deid.keyed import KeyedDraw
 from app.deid.memory import SurrogateMemory, as_memory
 from app.deid.names import name_surrogate
@@ -252,7 +252,9 @@ class Surrogator:
     def _digits_only(self, original: str, patient: str, label: str) -> str:
         """Unreadable dates and mixed mentions: digits replaced, the rest kept."""
         draw = self._draw(patient, label, original, "digits")
-        return "".join(draw.digit() if c.isdigit() else c for c in original)
+        # An ordinal's suffix follows its new number ("3rd" -> "7th", not "7rd"):
+        # a suffix that does not fit its number shows the digits were replaced.
+        return fit_ordinals("".join(draw.digit() if c.isdigit() else c for c in original))
 
     def _profession(self, original: str, patient: str) -> str:
         for attempt in range(_MAX_ATTEMPTS):

@@ -40,6 +40,12 @@ class ImportSummaryDialog(QDialog):
         # Only what happened: "0 warnings" read as all clear above a warning.
         parts = [f"<b>{imported[0]}</b> {imported[1]} imported with "
                  f"{count(summary.spans, 'annotated span')}"]
+        if summary.annotated:
+            parts.append(f"{count(summary.annotated, 'note')} to do took the files' "
+                         "annotations")
+        if summary.layer:
+            parts.append(f"{count(summary.layer, 'note')} annotated again by another "
+                         "annotator (compare them in Agreement)")
         if summary.duplicates:
             parts.append(f"{count(summary.duplicates, 'duplicate')} skipped")
         if summary.problems:

@@ -120,6 +120,13 @@ class DocumentsMixin(ProjectCore):
                   s.confidence) for s in spans])
             return doc_id
 
+    def document_of_text(self, text: str) -> int | None:
+        """The id of the document whose text is ``text`` (by its SHA-256), or None."""
+        with self._read() as db:
+            row = db.execute("SELECT id FROM documents WHERE sha256 = ?",
+                             (text_sha256(text),)).fetchone()
+        return None if row is None else row[0]
+
     def document(self, doc_id: int) -> DocumentRecord:
         """The full document, text included; ``ProjectError`` if there is none."""
         with self._read() as db:

@@ -40,6 +40,11 @@ class ImportSummary:
     patients_from_table: int = 0
     #: The files' labels filed under another (``label_map``): spans by (file's, project's).
     labels_mapped: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: Notes already in the project that a file annotated (`known_note`):
+    #: notes to do that got their annotations, and notes that got the
+    #: importing annotator's own layer (double annotation).
+    annotated: int = 0
+    layer: int = 0
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
@@ -48,7 +53,8 @@ class ImportSummary:
                 "chars": self.chars, "seconds": round(self.seconds, 3),
                 "left_in_clear": self.left_in_clear,
                 "patients_from_table": self.patients_from_table,
-                "labels_mapped": {f"{a}={b}": n for (a, b), n in self.labels_mapped.items()}}
+                "labels_mapped": {f"{a}={b}": n for (a, b), n in self.labels_mapped.items()},
+                "annotated": self.annotated, "layer": self.layer}
 
 
 SPLITS = ("train", "dev", "test")
@@ -176,6 +182,54 @@ def _count_files(path: Path) -> int:
     return sum(1 for p in path.rglob("*") if p.is_file() and p.suffix.lower() != ".ann") or 1
 
 
+def known_note(project, text: str, spans, annotator: str | None, source: str,
+               summary: ImportSummary) -> str | None:
+    """Take a file's annotations of a note the project holds already (its
+    text's): ``"annotated"`` when the note was still to do with no accepted
+    span (imported plain, annotated in another tool, imported again): the
+    annotations become its own, its suggestions go and it is done;
+    ``"layer"`` when an ``annotator`` brings their own layer beside the named
+    annotator(s) who annotated it: the note becomes double-annotated
+    (assigned to each, done for each), the Agreement and Adjudicate views
+    compare the layers and training reads their union until it is
+    adjudicated (`Project.gold_spans`), so two brat folders of the same notes
+    imported with ``--annotator A`` and ``--annotator B`` give A and B's
+    agreement. None: a duplicate, nothing written (``annotator`` has a
+    layer there already, the note is done or adjudicated, or its annotations
+    name no annotator: a warning then says how to import both)."""
+    from app.project import ADJUDICATED
+
+    doc_id = project.document_of_text(text)
+    info = project.document_infos(ids=[doc_id])[0]
+    records = project.span_records(doc_id, status="accepted")
+    named = {r.annotator for r in records if r.annotator}
+    layers = named | set(project.assignments(doc_id))
+    if not records and not layers and info.status in ("todo", "in_progress"):
+        project.replace_prediction(doc_id, {"model": (), "rule": ()}, None)
+        for span in spans:
+            project.add_span(doc_id, span.start, span.end, span.label, source=source,
+                             annotator=annotator)
+        project.set_document_fields(doc_id, status="done")
+        return "annotated"
+    if annotator is None or annotator in layers or ADJUDICATED in named:
+        return None
+    if any(r.annotator is None for r in records) or not layers:
+        summary.warnings.append((info.name, "in the project already, annotated by no named "
+                                            "annotator: its annotations are kept and this "
+                                            "file's are not (import both with --annotator "
+                                            "to compare them)"))
+        return None
+    finished = info.status in ("done", "reviewed")
+    for span in spans:
+        project.add_span(doc_id, span.start, span.end, span.label, source="human",
+                         annotator=annotator)
+    for name in sorted(layers) + [annotator]:
+        project.assign(doc_id, name)
+        if finished or name == annotator:
+            project.set_own_status(doc_id, name, "done")
+    return "layer"
+
+
 def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | None = None,
                 patient_regex: str | None = None, annotator: str | None = None,
                 label_map: dict[str, str] | None = None,
@@ -258,8 +312,14 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                     meta=doc.meta or None, spans=spans, span_source=source,
                     annotator=annotator)
                 if doc_id is None:
-                    summary.duplicates += 1
                     names.release(name)
+                    took = annotated and known_note(project, doc.text, spans, annotator,
+                                                    source, summary)
+                    if took:
+                        setattr(summary, took, getattr(summary, took) + 1)
+                        summary.spans += len(spans)
+                    else:
+                        summary.duplicates += 1
                 else:
                     if name != doc.name:
                         summary.warnings.append((name, "renamed: the name repeats another "

@@ -202,7 +202,14 @@ def resolve(project, *, rules_only: bool = False, annotations: "AnnotationSpans 
 
 
 def _rules_spec(project, path: str) -> PredictorSpec:
-    return PredictorSpec("rules", path, "rules " + rules_mapping_digest(project), "rules")
+    from app.services.runs import active_run
+    # A trained run's rules member (its learned mapping) is what runs: another
+    # run is another predictor, and a folder it wrote is redone.
+    try:
+        run = f" run {active_run(project).id}"
+    except UserError:
+        run = ""
+    return PredictorSpec("rules", path, "rules " + rules_mapping_digest(project) + run, "rules")
 
 
 # ------------------------------------------------------------------ the starter
@@ -269,11 +276,14 @@ def _preset_for(project) -> str:
 
 def rules_predictor(project) -> SpanPredictor:
     """The rules alone: the learned mapping of the active run when it has
-    one, else the preset mapping for the project's labels."""
+    one, else the preset mapping for the project's labels; with the hospital
+    lists and the site's own rules, never a model's spans (not the starter's
+    day-one ones a trained run's candidates cover: "rules only" promises no
+    model)."""
     from app.models.rules_model import RulesModel
     from app.services.predictor import Predictor
     try:
-        return Predictor.from_project(project, model="rules")
+        return Predictor.from_project(project, model="rules", starter_floor=False)
     except UserError:
         from app.services.lists import project_matcher
         return RulesPredictor(RulesModel.from_preset(_preset_for(project)),

@@ -104,13 +104,16 @@ class Predictor:
 
     @classmethod
     def from_project(cls, project, *, run_id: int | None = None, model: str | None = None,
-                     device: str = "auto", all_members: bool = False) -> "Predictor":
+                     device: str = "auto", all_members: bool = False,
+                     starter_floor: bool = True) -> "Predictor":
         """Load the selected candidate of the run (or ``model`` by name).
 
         Which run and candidate predict a project's notes is
         `app.services.prediction.resolve`'s to say; this loads one.
         ``device="auto"``: the members that predict in batches on a GPU
         (the transformer) go there when there is one, the rest on the CPU.
+        ``starter_floor=False``: without the starter's day-one spans the run's
+        candidates cover (the rules alone are asked for: no model of any kind).
         """
         from app.ensemble import load_ensemble
         from app.models.base import known_kinds, load_model, spec_class
@@ -160,7 +163,7 @@ class Predictor:
             private.close()
             raise
         starter = None
-        if run.starter_floor:
+        if run.starter_floor and starter_floor:
             try:
                 starter = StarterFloor(project, run.starter_floor.get("labels"))
             except BaseException:

@@ -194,3 +194,22 @@ def test_synth_into_a_folder_it_cannot_make_is_one_clear_error(tmp_path, capsys)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     assert "cannot write into" in _one_error_line(capsys, run("synth", blocker / "out"))
+
+
+def test_output_read_by_a_program_that_stops_early_is_no_internal_error(tmp_path):
+    """`deid new P.deid | head -0`: the reader closes the pipe; the command stops
+    quietly (no "internal error", no error log) instead of exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "new", str(tmp_path / "p.deid")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                                os.path.abspath(__file__)))))
+    proc.stdout.close()                         # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert (tmp_path / "p.deid").is_file()      # what it did is done

@@ -2,7 +2,7 @@ import datetime as dt
 
 import pytest
 
-from app.deid.dates import parse_date, shift_date
+from app.deid.dates import fit_ordinals, parse_date, shift_date
 
 OFFSET = 40  # 2014-03-05 + 40 days = 2014-04-14 (a Monday)
 
@@ -49,6 +49,12 @@ def test_ordinal_suffix_recomputed():
     assert shift_date("March 2nd, 2014", 1) == "March 3rd, 2014"
     assert shift_date("March 10th, 2014", 1) == "March 11th, 2014"
     assert shift_date("March 20th, 2014", 1) == "March 21st, 2014"
+
+
+def test_an_ordinal_suffix_is_made_to_fit_its_number():
+    assert fit_ordinals("Tues 7rd") == "Tues 7th"
+    assert fit_ordinals("the 1TH and 12nd") == "the 1ST and 12th"
+    assert fit_ordinals("22nd, 3rdly, 7rd.") == "22nd, 3rdly, 7th."
 
 
 def test_two_digit_years_cross_the_century():

@@ -141,6 +141,15 @@ def test_dates_shift_by_one_offset_per_patient():
     # Unparseable: digits replaced, shape kept.
     out = s.surrogate("0/10/2017", "DATE", "P1")
     assert shape(out) == shape("0/10/2017") and out != "0/10/2017"
+    # A day with no month cannot be shifted: its digits are replaced, and its
+    # ordinal suffix follows the new number, or "7rd" would show the change.
+    for original in ("Tues 3rd", "the 21ST", "Fri 12th"):
+        out = s.surrogate(original, "DATE", "P1")
+        number, suffix = re.search(r"(\d+)([a-zA-Z]+)$", out).groups()
+        n = int(number)
+        fits = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        assert suffix.lower() == fits, out
+        assert suffix.isupper() == original[-2:].isupper()
 
 
 def test_places_keep_their_form():

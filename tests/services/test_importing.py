@@ -82,6 +82,70 @@ def test_duplicates_are_skipped_and_counted(tmp_path, project):
     assert (s2.imported, s2.duplicates) == (0, 2)
 
 
+def _brat(folder: Path, notes: dict[str, tuple[str, list[tuple[int, int, str]]]]) -> Path:
+    folder.mkdir()
+    for name, (text, spans) in notes.items():
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+        (folder / f"{name}.ann").write_text("".join(
+            f"T{k}\t{label} {a} {b}\t{text[a:b]}\n" for k, (a, b, label) in enumerate(spans, 1)),
+            encoding="utf-8")
+    return folder
+
+
+NOTE = "Seen by Dr Ann Lee, MRN 1234567."
+
+
+def test_a_second_annotators_files_of_the_same_notes_become_their_layer(tmp_path, project):
+    """Two brat folders of the same notes, each imported under its annotator,
+    give a double-annotated note the Agreement view compares."""
+    from app.services.double_annotation import project_agreement
+
+    first = _brat(tmp_path / "a", {"n1": (NOTE, [(11, 18, "PERSON"), (24, 31, "IDN")])})
+    second = _brat(tmp_path / "b", {"n1": (NOTE, [(8, 18, "PERSON"), (24, 31, "IDN")])})
+    assert import_path(project, first, fmt="brat", annotator="ann1").imported == 1
+    s = import_path(project, second, fmt="brat", annotator="ann2")
+    assert (s.imported, s.layer, s.duplicates, s.spans) == (0, 1, 0, 2)
+    [info] = project.document_infos()
+    assert info.status == "done" and project.assignments(info.id) == ["ann1", "ann2"]
+    agreed = project_agreement(project, "ann1", "ann2")
+    assert list(agreed.items) == [info.id] and not agreed.unfinished
+    assert agreed.overall.f1 == pytest.approx(0.5)         # the IDN agrees, the names do not
+    # Training reads the union until someone adjudicates.
+    assert {(g.start, g.end) for g in project.gold_spans(info.id)} == {(11, 18), (8, 18), (24, 31)}
+    # The same annotator again, or no annotator: a duplicate, nothing written.
+    again = import_path(project, second, fmt="brat", annotator="ann2")
+    plain = import_path(project, second, fmt="brat")
+    assert (again.layer, again.duplicates, plain.duplicates) == (0, 1, 1)
+    assert len(project.span_records(info.id, status="accepted")) == 4
+
+
+def test_annotations_of_notes_imported_plain_are_taken(tmp_path, project):
+    """Notes imported as plain text, annotated in another tool and imported
+    again take their annotations (they were skipped as duplicates)."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "n1.txt").write_text(NOTE, encoding="utf-8")
+    import_path(project, plain, fmt="txt")
+    [info] = project.document_infos()
+    project.add_span(info.id, 11, 18, "PERSON", source="model", status="suggested")
+    s = import_path(project, _brat(tmp_path / "a", {"n1": (NOTE, [(8, 18, "PERSON")])}),
+                    fmt="brat")
+    assert (s.annotated, s.duplicates, s.spans) == (1, 0, 1)
+    assert project.document_infos()[0].status == "done"
+    assert [(g.start, g.end) for g in project.gold_spans(info.id)] == [(8, 18)]
+    assert not project.span_records(info.id, status="suggested")
+
+
+def test_an_unnamed_annotation_is_not_compared_and_the_import_says_why(tmp_path, project):
+    import_path(project, _brat(tmp_path / "a", {"n1": (NOTE, [(11, 18, "PERSON")])}), fmt="brat")
+    s = import_path(project, _brat(tmp_path / "b", {"n1": (NOTE, [(8, 18, "PERSON")])}),
+                    fmt="brat", annotator="ann2")
+    assert (s.layer, s.duplicates) == (0, 1)
+    assert s.warnings and "--annotator" in s.warnings[0][1]
+    assert [(g.start, g.end) for g in project.gold_spans(project.document_infos()[0].id)] == \
+        [(11, 18)]
+
+
 def test_patient_regex_and_split(tmp_path, project):
     d = tmp_path / "n"
     d.mkdir()

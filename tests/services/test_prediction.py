@@ -83,3 +83,31 @@ def test_no_caller_decides_starter_or_model_itself():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(line)]
     assert found == []
+
+
+def test_rules_only_after_training_runs_no_model(tmp_path):
+    """A trained run's candidates cover the starter's day-one spans; "rules
+    only" (`deid redact --rules-only`, the export wizard's box) promises no
+    model, so the rules candidate it loads leaves them out."""
+    from synth_projects import make_project
+
+    from app.services.prediction import rules_predictor
+    from app.services.predictor import Predictor
+    from app.services.training import TrainConfig, train_project
+
+    path = make_project(tmp_path / "p.deid", n=15)
+    with Project.open(path) as p:
+        if not uses_starter(p):
+            pytest.skip("this installation has no starter model")
+        train_project(p, TrainConfig(models=["rules"], budget="quick"))
+        texts = [p.document(info.id).text for info in p.document_infos()]
+        with Predictor.from_project(p, model="rules") as candidate:
+            floored = {s.origin for note in candidate.predict(texts) for s in note.spans}
+        only = rules_predictor(p)
+        try:
+            ruled = {s.origin for note in only.predict(texts) for s in note.spans}
+        finally:
+            only.close()
+    starter = {o for o in floored if o and "starter" in o}
+    assert starter, "the synthetic notes hold names only the starter finds"
+    assert ruled and not {o for o in ruled if o and "starter" in o}
