@@ -197,7 +197,7 @@ def _export_redacted(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from app.services.auditing import REVIEW_FILE, finish_audit, start_audit
+    from app.services.auditing import REVIEW_FILE, audit_report_path, finish_audit, start_audit
     with open_project(args.project) as project:
         if args.finish:
             r = finish_audit(project, args.folder, reviewer=args.reviewer or "",
@@ -208,7 +208,7 @@ def cmd_audit(args) -> int:
             from app.deid.audit import disagreement_sentence
             if said := disagreement_sentence(r.get("scan_disagrees")):
                 _print(said)
-            _print(f"written to the audit report in {args.folder}")
+            _print(f"written to the audit report {audit_report_path(project, args.folder)}")
             return 0
         audit = start_audit(project, args.folder, notes=args.notes, max_rate=args.max_rate,
                             seed=args.seed, force=args.force)

@@ -192,6 +192,8 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
         elif len(g) == 2:
             if len(g[1]) == 4 and len(g[0]) <= 2:
                 roles = ["month", "year"]
+            elif len(g[0]) <= 2 and len(g[1]) == 2 and int(g[1]) > 31:
+                roles = ["month", "year"]       # "8/84": no day or month is 84
             elif len(g[0]) == 4 and len(g[1]) <= 2:
                 roles = ["year", "month"]
             elif len(g[0]) <= 2 and len(g[1]) <= 2:
@@ -201,6 +203,8 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
                 return None
         elif len(g[0]) == 4 and 1000 <= int(g[0]) <= 2999:
             roles = ["year"]
+        elif len(g[0]) == 2 and first > 0 and toks[first - 1].text in ("'", "\u2019"):
+            roles = ["year"]                    # "'92"
         elif len(g[0]) == 8 and 1800 <= int(g[0][:4]) <= 2199:
             y, m, d = int(g[0][:4]), int(g[0][4:6]), int(g[0][6:])
             if not _valid(d, m, y):
@@ -310,7 +314,23 @@ def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 6
     """
     p = _parse(text, day_first, pivot, spanish)
     if p is None:
-        return None
+        return _lone_day(text, offset)
+    # A number the date did not read would stay as written: before the date's
+    # last part it is none of it (nothing shifted: the caller replaces every
+    # digit); after it, it begins another date ("10/15-10/16", "3/4 and 3/6"),
+    # shifted on its own or, if it cannot be, the whole span is not.
+    last = max(i for i, t in enumerate(p.toks) if t.role)
+    unread = [i for i, t in enumerate(p.toks)
+              if t.kind == "num" and not t.role and not _is_time(p.toks, i)]
+    tail = ""
+    if unread:
+        if unread[0] < last:
+            return None
+        tail = shift_date("".join(t.text for t in p.toks[last + 1:]), offset,
+                          day_first=day_first, pivot=pivot, spanish=spanish)
+        if tail is None:
+            return None
+        del p.toks[last + 1:]
     nd, nm, ny, nwd = _shift(p, offset)
     # Padding style: a single-digit day/month shows the writer does not pad.
     # With a month name ("22nd March") only an explicit leading zero pads.
@@ -334,6 +354,36 @@ def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 6
             out.append(t.text if nwd is None else _weekday_word(t.text, *t.info, nwd))
         elif role == "ordinal":
             out.append(_apply_case(t.text, _ordinal(nd)))
+        else:
+            out.append(t.text)
+    return "".join(out) + tail
+
+
+def _lone_day(text: str, offset: int) -> str | None:
+    """A day of the month written alone as an ordinal ("the 3rd", "Tues
+    21st"), moved by the offset within a 28-day cycle (so the weekday written
+    with it moves as a date would); None for anything else."""
+    toks = _tokens(text)
+    nums = [i for i, t in enumerate(toks) if t.kind == "num"]
+    if len(nums) != 1 or nums[0] + 1 >= len(toks) or fold(toks[nums[0] + 1].text) not in _ORDINALS:
+        return None
+    day = int(toks[nums[0]].text)
+    if not 1 <= day <= 31:
+        return None
+    new = (day - 1 + offset) % 28 + 1
+    if new == day:
+        new = day % 28 + 1
+    out = []
+    for i, t in enumerate(toks):
+        hit = _WORDS.get(fold(t.text)) if t.kind == "word" else None
+        if i == nums[0]:
+            out.append(f"{new:02d}" if len(t.text) == 2 and t.text.startswith("0") else str(new))
+        elif i == nums[0] + 1:
+            out.append(_apply_case(t.text, _ordinal(new)))
+        elif hit is not None and hit[0] == "weekday":
+            out.append(_weekday_word(t.text, hit[2], hit[3], (hit[1] + new - day) % 7))
+        elif hit is not None:
+            return None                         # a month: not a lone day after all
         else:
             out.append(t.text)
     return "".join(out)

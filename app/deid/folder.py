@@ -19,7 +19,7 @@ Output layout in ``out_dir``:
   (one ``{"start", "end", "label", "strategy"}`` per line) or brat
   ``<stem>.ann`` whose span text is the replacement, never the original;
 * ``.deid-manifest.jsonl``: one line per finished note (keyed hash of the
-  input path, sha256 of its bytes, output names, label counts). A re-run
+  input path, keyed hash of its bytes, output names, label counts). A re-run
   skips notes whose entry matches (same bytes, same settings fingerprint,
   output present), so a killed or cancelled export resumes.
 
@@ -718,12 +718,22 @@ def _fingerprint(secret: str | bytes, parts: Mapping[str, str]) -> str:
     return keyed_hex(secret, "settings", json.dumps(dict(parts), sort_keys=True), length=32)
 
 
+def note_digest(secret: str | bytes, sha256: str) -> str:
+    """What the manifest keeps of a note's SHA-256: keyed with the project's
+    secret, so that whoever holds a note's text cannot tell from the export
+    folder whether it is there (a plain SHA-256 of the file matched
+    ``sha256sum`` of the source)."""
+    return keyed_hex(secret, "note-digest", sha256, length=64)
+
+
 def _redo_reason(entry: dict | None, digest: str, fingerprint: str, parts: Mapping[str, str],
-                 out_dir: Path, version: str = "") -> str | None:
-    """Why a note must be (re)done; ``None`` when its output can be kept."""
+                 out_dir: Path, version: str = "", secret: str | bytes = b"") -> str | None:
+    """Why a note must be (re)done; ``None`` when its output can be kept.
+    ``digest``: the note's SHA-256 (a manifest written before it was keyed
+    holds it plain)."""
     if entry is None:
         return ""
-    if entry.get("sha256") != digest:
+    if entry.get("sha256") not in (note_digest(secret, digest), digest):
         return "the note changed"
     if entry.get("version", "") != version:
         return "its annotations changed"
@@ -994,7 +1004,7 @@ def redact_notes(sources: Iterable[NoteSource], out_dir: str | os.PathLike,
         raw = data.encode("utf-8") if isinstance(data, str) else data
         digest = hashlib.sha256(raw).hexdigest()
         entry = manifest.get(key)
-        redo = _redo_reason(entry, digest, fingerprint, parts, out_dir, source.version)
+        redo = _redo_reason(entry, digest, fingerprint, parts, out_dir, source.version, secret)
         try:
             text = data if isinstance(data, str) else decode_note(data)
         except UnreadableNote as exc:
@@ -1376,7 +1386,7 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
     atomic_write(out.out_dir / spans_name, payload, sync=False, beside=True)
     used = [(s.start, s.end, s.label) for s in spans]
     entries.append({
-        "key": item.key, "sha256": item.sha256, "version": item.version,
+        "key": item.key, "sha256": note_digest(out.secret, item.sha256), "version": item.version,
         "settings": out.fingerprint,
         "parts": dict(out.parts), "output": item.out_name, "spans": spans_name,
         "output_sha256": hashlib.sha256(text_bytes).hexdigest(),

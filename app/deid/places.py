@@ -135,6 +135,14 @@ def address_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn,
     streets = street_words()
     listed = _replace_whole(tokens, whole, "city", run_fn)
 
+    def street_name(i: int) -> bool:
+        """Whether the word at ``i`` names a street ("5 Washington St"): a
+        house number before it or a street type after it. A state's name is
+        kept as the state, never as the street it names."""
+        before = next((tokens[j] for j in range(i - 1, -1, -1) if tokens[j].strip()), "")
+        after = next((tokens[j] for j in range(i + 1, len(tokens)) if tokens[j].strip()), "")
+        return before.isdigit() or fold(after).rstrip(".") in streets
+
     def keep(i: int) -> bool:
         t = tokens[i]
         if i in listed:
@@ -142,7 +150,7 @@ def address_surrogate(original: str, run_fn: RunFn, shape_fn: ShapeFn,
         key = fold(t)
         if key in streets or key in PARTICLES or key.rstrip(".") in ORG_WORDS:
             return True
-        if key in states and (t.isupper() or len(t) > 3):
+        if key in states and (t.isupper() or len(t) > 3) and not street_name(i):
             return True
         # Single letters ("5 B") and unit letters glued to a number ("3D", "2ºB").
         glued = (i > 0 and tokens[i - 1].isdigit()) or (i + 1 < len(tokens) and tokens[i + 1].isdigit())

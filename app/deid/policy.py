@@ -141,7 +141,10 @@ class Policy:
     age_cap: str = "90+"
     mask_char: str = "*"
     mask_keep_punctuation: bool = True
-    date_shift_days: tuple[int, int] = (1, 365)
+    #: Two weeks to 351 days: a shift of a few days, or of a year and a few
+    #: days, leaves the day of the year nearly as written ("9/13" shifted by
+    #: 365 days reads "9/13").
+    date_shift_days: tuple[int, int] = (14, 351)
     two_digit_year_pivot: int = 69
 
     def __post_init__(self) -> None:

@@ -45,8 +45,16 @@ _MAX_ATTEMPTS = 24
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _NUMBER_RE = re.compile(r"\d+")
 _AGE_WORDS_OLD = re.compile(r"\b(ninety|hundred|noventa|cien|ciento)", re.I)
-_NON_YEAR_UNITS = re.compile(
-    r"\b(mes|meses|months?|mos?|semanas?|weeks?|wks?|d[ií]as?|days?|hours?|horas?|hrs?)\b", re.I)
+#: A number of months, weeks, days or hours (the number, then its unit word).
+_NON_YEAR_NUMBER = re.compile(
+    r"(\d+)(?=\s*-?\s*(?:mes|meses|months?|mos?|semanas?|weeks?|wks?|d[ií]as?|days?|hours?"
+    r"|horas?|hrs?)\b)", re.I)
+#: A number spelled out in a date ("Twenty-third of May").
+_SPELLED_NUMBER = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|first|second|third|fourth"
+    r"|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth"
+    r"|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth)\b", re.I)
 _PHONE_LIKE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
 #: Kinds whose surrogate keeps the original's generic words ("Hospital",
 #: "Street") and no other word of it.
@@ -229,19 +237,22 @@ class Surrogator:
     # --------------------------------------------------------------- kinds
     def _age(self, original: str) -> str:
         """Ages above the threshold become the cap text; others are kept."""
-        if _NON_YEAR_UNITS.search(original):
-            return original  # "96 meses" is 8 years
         cap, limit = self.policy.age_cap, self.policy.age_threshold
-        if _AGE_WORDS_OLD.search(original) and not any(c.isdigit() for c in original):
-            return cap
-        return _NUMBER_RE.sub(lambda m: cap if int(m.group()) > limit else m.group(), original)
+        if _AGE_WORDS_OLD.search(original):
+            return cap      # ninety or more, spelled: "92 (ninety-two)" keeps no part of it
+        # Each number by its own unit: "96 meses" is 8 years, "92 years and 3
+        # months" is over 89 (a months word anywhere had kept the whole span).
+        months = {m.start() for m in _NON_YEAR_NUMBER.finditer(original)}
+        return _NUMBER_RE.sub(lambda m: cap if m.start() not in months and int(m.group()) > limit
+                              else m.group(), original)
 
     def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
-        if _names_words(original):
+        if _names_words(original) or _SPELLED_NUMBER.search(original):
             # A capitalised word that is no month, weekday or common word may
             # be a name (spans joined over a name, a date label on one, "O'Halloran
-            # Day 1950"): every letter and digit is replaced, none kept, even
-            # beside a date that could be shifted.
+            # Day 1950"), or a number spelled out ("Twenty-third of May", whose
+            # month alone would shift): every letter and digit is replaced,
+            # none kept, even beside a date that could be shifted.
             return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         shifted = shift_date(original, self.date_offset(patient), day_first=day_first,
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
@@ -352,6 +363,8 @@ class Surrogator:
             key = fold(cand)
             if key == original_key or any(fold(w) in known for w in _WORD_RE.findall(cand)):
                 continue
+            if context.startswith("name:") and _near_name(key, original_key):
+                continue  # "Chris" for "Christopher", "Tricia" for "Patricia"
             if assigned.get(key, original_key) != original_key:
                 continue  # another original of this patient already has it
             if self._real_word(cand):
@@ -440,6 +453,17 @@ class Surrogator:
             pool = last_names(loc)
             return self._pick(patient, "word", key, lambda d: d.choice(pool))
         return run
+
+
+def _near_name(drawn: str, original: str) -> bool:
+    """Whether a drawn name (folded) gives its original away: the same
+    initial (kept by "J. Smith" once "John" has a J name; "Chris" for
+    "Christopher", "Johnston" for "Johnson") or one inside the other
+    ("Tricia" for "Patricia")."""
+    if drawn[:1] == original[:1]:
+        return True
+    shorter, longer = sorted((drawn, original), key=len)
+    return len(shorter) >= 3 and shorter in longer
 
 
 def _alnum(text: str) -> str:

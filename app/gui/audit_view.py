@@ -20,7 +20,7 @@ from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLab
                         QShortcut, QSplitter, Qt, QTextEdit, QVBoxLayout, QWidget, Signal,
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
-from app.services.auditing import (REPORT_STEM, finish_audit, replacements_in, sampled_notes,
+from app.services.auditing import (audit_report_path, finish_audit, replacements_in, sampled_notes,
                                    save_review, start_audit)
 
 _MARK = QColor("#ffb3b3")
@@ -310,8 +310,7 @@ class AuditReviewDialog(QDialog):
         self.signed.emit(r)
 
     def report_path(self) -> Path:
-        own = self.folder / f"{REPORT_STEM}.html"
-        return own if own.is_file() else self.folder / "audit-report.html"
+        return audit_report_path(self.project, self.folder)
 
     @Slot()
     def open_report(self) -> None:

@@ -33,6 +33,9 @@ AUDITS_KEY = "audit_reviews"
 #: The samples drawn and not yet finished, by export folder (its resolved
 #: path): what ``finish_audit`` checks a review file against.
 SAMPLES_KEY = "audit_samples"
+#: Where each export's report went when ``--report`` put it outside the
+#: export's folder (resolved folder -> resolved .json path).
+REPORTS_KEY = "export_reports"
 _MANIFEST = ".deid-manifest.jsonl"
 _HEADER = ("# Residual-risk review. Open each note below in this folder, read it whole, and "
            "write in 'identifiers_left' how many identifiers you find in clear (0 if none).\n"
@@ -106,6 +109,37 @@ def start_audit(project, folder, *, notes: int | None = None, max_rate: float = 
 
 def _folder_key(folder: Path) -> str:
     return str(folder.resolve())
+
+
+def record_report(project, folder, report_json) -> None:
+    """Remember where the report of the export in ``folder`` went when it is
+    not the folder's own ``deid-report.json``: the audit weighs what that
+    report says (its leak scan's doubts) and writes its result into it."""
+    folder, report_json = Path(folder), Path(report_json)
+    reports = dict(project.get_setting(REPORTS_KEY) or {})
+    if report_json.resolve() == (folder / f"{REPORT_STEM}.json").resolve():
+        if reports.pop(_folder_key(folder), None) is None:
+            return
+    else:
+        reports[_folder_key(folder)] = str(report_json.resolve())
+    project.set_setting(REPORTS_KEY, reports)
+
+
+def audit_report_path(project, folder) -> Path:
+    """The .html report a finished audit of ``folder`` is written into: the
+    export's (`export_report_path`), else the audit's own in the folder."""
+    folder = Path(folder)
+    export = export_report_path(project, folder)
+    return (export if export.is_file() else folder / "audit-report.json").with_suffix(".html")
+
+
+def export_report_path(project, folder: Path) -> Path:
+    """The report of the export in ``folder``: the one its last run wrote
+    elsewhere (`record_report`) while it is there, else the folder's own."""
+    elsewhere = (project.get_setting(REPORTS_KEY) or {}).get(_folder_key(folder))
+    if elsewhere and Path(elsewhere).is_file():
+        return Path(elsewhere)
+    return folder / f"{REPORT_STEM}.json"
 
 
 def _review_begun(path: Path) -> bool:
@@ -247,7 +281,7 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
     leaking = sum(1 for _, _, left in rows if left)
     left = sum(r[2] for r in rows)
     checked = sum(r[1] for r in rows) + left
-    report_json = folder / f"{REPORT_STEM}.json"
+    report_json = export_report_path(project, folder)
     export_report = _export_report(report_json)
     result = {
         "reviewer": reviewer.strip(), "reviewed_at": _now(), "export": folder.name,
@@ -273,7 +307,7 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
                                    "identifiers_left": left}, actor=reviewer.strip())
     if export_report:
         export_report["audit"] = result
-        write_report(export_report, report_json, folder / f"{REPORT_STEM}.html")
+        write_report(export_report, report_json, report_json.with_suffix(".html"))
     else:
         write_report({"audit": result}, folder / "audit-report.json",
                      folder / "audit-report.html")

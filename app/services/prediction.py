@@ -321,7 +321,9 @@ class AnnotationSpans:
 
     def predict_spans(self, text: str) -> list[Span]:
         key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        return [Span(s, e, label) for s, e, label in self.by_sha.get(key, ())]
+        # Named, so that the report's "found by" says where they came from.
+        return [Span(s, e, label, origin=ANNOTATIONS_NAME)
+                for s, e, label in self.by_sha.get(key, ())]
 
     def predict(self, texts: Sequence[str], *, patients: Sequence[str | None] | None = None,
                 with_members: bool = False, progress: ProgressFn = no_progress,

@@ -254,6 +254,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     (``redact_notes``).
     """
     from app.deid import build_report, redact_folder, write_report
+    from app.services.auditing import record_report
     from app.services.settings import compile_patient_regex
 
     src, out = Path(in_dir), Path(out_dir)
@@ -308,6 +309,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
                             f"written to {report_files[0]} "
                             f"({exc.strerror or type(exc).__name__}); run again with another "
                             f"--report: finished notes are kept") from None
+        record_report(project, out, report_files[0])
     return summary, report_data
 
 
@@ -434,6 +436,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     ``report_path`` is given.
     """
     from app.deid import build_report, redact_notes, write_report
+    from app.services.auditing import record_report
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -476,6 +479,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
                                     "naming": naming, "redone": sum(summary.redone().values())})
     if report_files is not None:
         write_report(report_data, *report_files)
+        record_report(project, out, report_files[0])
     return summary, report_data
 
 

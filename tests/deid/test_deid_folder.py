@@ -46,6 +46,25 @@ def test_folder_outputs_spans_and_manifest(tmp_path):
     assert out[spans[1]["start"]:spans[1]["end"]].count("/") == 2
     manifest = (tmp_path / "out" / MANIFEST).read_text()
     assert "Mary" not in manifest and "John" not in manifest
+    # Nor a digest that whoever holds a note's text can match (sha256sum of it).
+    import hashlib
+    for path in (tmp_path / "in").rglob("*.txt"):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() not in manifest
+
+
+def test_a_manifest_of_plain_digests_resumes_without_redoing(tmp_path):
+    """Exports written before the manifest keyed its digests resume as they were."""
+    import hashlib
+    write_notes(tmp_path / "in")
+    run(tmp_path / "in", tmp_path / "out")
+    path = tmp_path / "out" / MANIFEST
+    entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    plain = {e["output"]: hashlib.sha256((tmp_path / "in" / e["output"]).read_bytes()).hexdigest()
+             for e in entries}
+    path.write_text("".join(json.dumps({**e, "sha256": plain[e["output"]]}) + "\n"
+                            for e in entries))
+    again = run(tmp_path / "in", tmp_path / "out")
+    assert (again.count("resumed"), again.count("done")) == (6, 0)
 
 
 def test_patient_consistency_across_notes(tmp_path):

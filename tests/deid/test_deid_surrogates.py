@@ -126,6 +126,10 @@ def test_age_rule():
     assert s.surrogate("45 years", "AGE", "P1") == "45 years"
     assert s.surrogate("96 meses", "EDAD_SUJETO_ASISTENCIA", "P1") == "96 meses"
     assert s.surrogate("ninety-three", "AGE", "P1") == "90+"
+    # Each number by its own unit: a months word does not keep the years.
+    assert s.surrogate("92 years and 3 months", "AGE", "P1") == "90+ years and 3 months"
+    assert s.surrogate("103 years, 2 days", "AGE", "P1") == "90+ years, 2 days"
+    assert s.surrogate("92 (ninety-two)", "AGE", "P1") == "90+"
     custom = make(age_threshold=79, age_cap="80+")
     assert custom.surrogate("85", "AGE", "P1") == "80+"
 
@@ -368,3 +372,64 @@ def test_no_surrogate_word_is_a_known_word_in_any_case_nor_a_town_made_of_one():
         for w in _words_of(new):
             stems = {w} | {w[:-len(x)] for x in city_suffixes() if w.endswith(x)}
             assert not any(known.is_known_word(x) for x in stems), new
+
+
+def test_no_name_surrogate_keeps_the_originals_initial_or_is_a_form_of_it():
+    """"J. Smith" after "John Smith" must not read "J. Kelly"; "Chris" must
+    not stand for "Christopher" nor "Tricia" for "Patricia"."""
+    for k in range(60):
+        s = Surrogator(Policy(default="surrogate", locale="en_US"), f"secret-{k}",
+                       InMemorySurrogateMemory())
+        for original in ("John Smith", "Christopher Johnson", "Patricia Daniels"):
+            drawn = s.surrogate(original, "PERSON", "P1").split()
+            for mine, theirs in zip(drawn, original.split()):
+                a, b = mine.lower(), theirs.lower()
+                assert a[0] != b[0] and a not in b and b not in a, (original, drawn)
+        assert s.surrogate("J. Smith", "PERSON", "P1")[0] != "J"
+
+
+def test_a_span_of_two_dates_shifts_both_or_keeps_no_digit():
+    s = make(locale="en_US")
+    offset = s.date_offset("P1")
+    out = s.surrogate("10/15-10/16", "DATE", "P1", day_first=False)
+    first, second = out.split("-")
+    a, b = parse_date(first + "/2001", day_first=False), parse_date(second + "/2001",
+                                                                   day_first=False)
+    assert (b - a).days == 1 and a != parse_date("10/15/2001", day_first=False)
+    assert (a - parse_date("10/15/2001", day_first=False)).days % 365 in (offset % 365,
+                                                                         offset % 366)
+    # Days that read no month of their own: every digit replaced, none as written.
+    out = s.surrogate("2 and 8 July", "DATE", "P1")
+    assert re.fullmatch(r"\d+ and \d+ July", out) and out != "2 and 8 July"
+
+
+def test_dates_in_short_forms_are_shifted_not_scrambled():
+    s = make(locale="en_US")
+    assert re.fullmatch(r"'\d\d", s.surrogate("'92", "DATE", "P1"))
+    month, year = s.surrogate("8/84", "DATE", "P1", day_first=False).split("/")
+    assert 1 <= int(month) <= 12 and len(year) == 2 and int(year) in (83, 84, 85)
+    # A lone ordinal day moves with its weekday, and is a day of a month.
+    out = s.surrogate("Tues 3rd", "DATE", "P1")
+    weekday, day = out.split()
+    n = int(day[:-2])
+    assert 1 <= n <= 28 and n != 3
+    days = ["Mon", "Tues", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    assert weekday[:3] == days[(1 + n - 3) % 7][:3]
+    # A spelled-out day keeps nothing of the date.
+    out = s.surrogate("Twenty-third of May", "DATE", "P1")
+    assert not {"twenty", "third", "may"} & set(re.findall(r"[a-z]+", out.lower()))
+
+
+def test_the_default_date_shift_moves_every_day_of_the_year():
+    """A shift of a few days, or of a year and a few days, leaves the day of
+    the year nearly as written."""
+    lo, hi = Policy().date_shift_days
+    assert lo >= 14 and hi <= 365 - 14
+    assert all(14 <= abs(make().date_offset(f"P{k}")) <= 351 for k in range(200))
+
+
+def test_a_state_that_names_a_street_is_replaced():
+    s = make(locale="en_US")
+    out = s.surrogate("5 Washington St, Seattle, Washington", "ADDRESS", "P1")
+    street, city, state = out.split(", ")
+    assert "Washington" not in street and state == "Washington"

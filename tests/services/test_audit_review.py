@@ -150,3 +150,28 @@ def test_an_export_a_run_did_not_finish_is_not_sampled(export, capsys):
     assert run("redact", proj, tmp := out.parent / "notes", out, "--rules-only") == 0
     assert not (out / UNFINISHED).exists() and tmp.is_dir()
     assert run("audit", proj, out, "--notes", "2") == 0
+
+
+def test_a_report_written_outside_the_export_is_the_one_the_audit_reads(tmp_path, capsys):
+    """`deid redact ... --report ELSEWHERE`: the audit weighs that report's
+    model and leak scan and is written into it (it read nothing and said
+    nothing of the scan's doubts)."""
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(4):
+        (notes / f"n{i}.txt").write_text(f"Seen by Dr Alex Quill, MRN 44556{i}7.\n",
+                                         encoding="utf-8")
+    out, elsewhere = tmp_path / "out", tmp_path / "reports" / "r.json"
+    assert run("redact", proj, notes, out, "--rules-only", "--report", elsewhere) == 0
+    assert not (out / "deid-report.json").exists()
+    assert run("audit", proj, out, "--notes", "4") == 0
+    _write(out, [[r[0], r[1], "0", ""] for r in _rows(out)])
+    code, said, err = _finish(proj, out, capsys)
+    assert code == 0, err
+    assert str(elsewhere.with_suffix(".html")) in said
+    report = json.loads(elsewhere.read_text(encoding="utf-8"))
+    assert report["audit"]["model"] == report["model"] and report["model"]
+    assert report["audit"]["policy"] == report["policy"]
+    assert not (out / "audit-report.json").exists()
