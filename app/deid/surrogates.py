@@ -15,10 +15,12 @@ Consistency layers, outermost first:
    initial, street, city, ...) through the memory, so "John" alone and the
    "John" of "John Smith" agree;
 3. collisions are checked per patient (two originals never share one
-   surrogate; a surrogate never equals one of the patient's own originals)
-   and, best effort, across the patients seen by this instance for surnames
-   and place names; a collision re-draws with the next attempt number, which
-   is deterministic for a given processing order.
+   surrogate; a surrogate never equals one of the patient's own originals,
+   nor shares its initial or is a form of it for a name) and against the
+   project's known identifiers; a collision re-draws with the next attempt
+   number. Nothing is checked across patients: two patients may draw the
+   same surname, as two real ones may share one, and a patient's
+   surrogates stay the same whatever order or process the notes are done in.
 
 Dates use one per-patient offset (stored in the memory under the pseudo
 label ``__date_offset__`` so later exports of the same patient keep the

@@ -359,6 +359,7 @@ class DocumentListView(QWidget):
         self.model.split = self.model.status = self.model.search = None
         self.model.unlike = False
         self.model.set_project(project, annotator)
+        self.next_button.setEnabled(project is not None)     # no notes to go to without one
         self._update_count()
 
     def filters(self) -> tuple[str, int, int]:

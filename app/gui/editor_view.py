@@ -139,6 +139,12 @@ class EditorView(QWidget):
         self.accept_all_button = QPushButton("Accept suggestions")
         self.accept_all_button.setToolTip("Accept every suggestion with at least this confidence")
         self.patient_button = QPushButton("Label in patient's notes  (P)")
+        # A click leaves the keyboard with the note: focus kept on a clicked
+        # button made A, R and Tab do nothing, without a word (a walkthrough).
+        # Tab still reaches them.
+        for button in (self.undo_button, self.redo_button, self.done_button,
+                       self.done_next_button, self.accept_all_button, self.patient_button):
+            button.setFocusPolicy(Qt.TabFocus)
 
         self.label_bar = QHBoxLayout()
         self.label_bar.setSpacing(4)
@@ -504,14 +510,19 @@ class EditorView(QWidget):
         pending = len(self.session.suggestions())
         if pending and self._confirm_done != self.session.doc_id:
             self._confirm_done = self.session.doc_id
+            # Said plainly: "leave them" read as "keep them", and a note done
+            # with its suggestions unaccepted teaches training that their
+            # words are no identifiers.
             self.message.emit(f"{count(pending, 'suggestion')} not reviewed yet (they are not labels "
-                              "until accepted): review them with A / R, or mark done again "
-                              "to leave them")
+                              "until accepted): review them with A / R (or accept them all), or "
+                              "mark done again to save the note without them: training then "
+                              "learns their words are no identifiers")
             return False
         self._confirm_done = None
         self._run(self.session.set_status, "done")
         self._after_edit([])
-        self.message.emit("Marked done")
+        self.message.emit("Marked done" + (f" without {count(pending, 'suggestion')} left "
+                                           "unaccepted" if pending else ""))
         return True
 
     @Slot()

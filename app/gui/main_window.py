@@ -473,6 +473,7 @@ class MainWindow(QMainWindow):
         self.project = None
         self.setWindowTitle("DeID Studio")
         self._set_project_actions(False)
+        self._show_message("Project closed")     # "Opened ..." stayed after it closed
 
     # ------------------------------------------------------------ documents
     @Slot(int)

@@ -474,6 +474,10 @@ class PreviewView(QWidget):
             (f"Predicting with {by}… (showing annotations meanwhile)  " if waiting else "")
             + f"{_count(len(self.infos), 'identifier')} replaced, {doubtful} uncertain"
             f"{missed}.")
+        # What "uncertain" is: a span shown at confidence 1.00 counted as one
+        # where not every model found it (a walkthrough).
+        self.status.setToolTip("Uncertain: a confidence below 1, or not found by every model "
+                               "that read the note. Next goes to the uncertain ones first.")
         self._show_info()
         self._update_buttons()
 

@@ -180,6 +180,10 @@ def test_suggestions_accept_reject_and_threshold(imported, qtbot):
     _press(qtbot, w, Qt.Key_Z, Qt.ControlModifier)    # undo the bulk accept
     assert [r.status for r in p.span_records(doc) if r.label == "PERSON" and r.source == "model"] \
         == ["suggested"]
+    # A click on an action button leaves the keyboard with the note (A, R and
+    # Tab did nothing once the button had taken the focus).
+    for button in (w.editor.accept_all_button, w.editor.done_button, w.editor.undo_button):
+        assert button.focusPolicy() == Qt.TabFocus
 
 
 def test_apply_to_every_occurrence_in_patient_notes(imported, qtbot):

@@ -101,7 +101,11 @@ def test_next_note_is_drawn_plain_after_a_click_behind_a_span(imported, qtbot):
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.cursorRect(cursor).center())
     actions = {a.text().replace("&", ""): a for a in w.menuBar().actions()[0].menu().actions()}
     actions["Close project"].trigger()
+    # Closed is what the window says, and there is no note to go to next.
+    assert w.statusBar().currentMessage() == "Project closed"
+    assert not w.documents.next_button.isEnabled()
     actions["Open recent"].menu().actions()[0].trigger()
+    assert w.documents.next_button.isEnabled()
     _open_row(qtbot, w, "P2_a")
     other = NOTES["P2_a"][0]
     plain = range(other.index(", lives at"), other.index(", lives at") + 10)
