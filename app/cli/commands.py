@@ -197,7 +197,8 @@ def _export_redacted(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from app.services.auditing import REVIEW_FILE, audit_report_path, finish_audit, start_audit
+    from app.services.auditing import REVIEW_FILE, finish_audit, start_audit
+    from app.services.export_reports import audit_report_path
     with open_project(args.project) as project:
         if args.finish:
             r = finish_audit(project, args.folder, reviewer=args.reviewer or "",
@@ -351,13 +352,18 @@ def cmd_train(args) -> int:
             cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
         for note in cost_notes(cfg):
             _print(note)
+        from app.services.coverage import unmarked_sentences
+        warned = unmarked_sentences(project)
+        for note in warned:
+            _print(f"warning: {note}")
         r = train_project(project, cfg, progress=bar)
         used = active_run_id(project) == r.id
         todo = sum(project.count_documents(status=status) for status in ("todo", "in_progress"))
     # The plain sentence first (issue 34 item 13); the experts' names and figures after it.
     _print(plain_choice(r, used=used))
     for note in ([r.device_note] if r.device_note else []) + r.notes:
-        _print(note)
+        if note not in warned:                  # said before the run
+            _print(note)
     small = dev_sample_note(r)                  # the same warning as the Train view's
     if small:
         _print(small)
@@ -536,7 +542,7 @@ def suspicion_words(suspicions: list[dict]) -> str:
 
 def cmd_redact(args) -> int:
     from app.deid import LeakError
-    from app.services.auditing import REPORT_STEM
+    from app.services.export_reports import REPORT_STEM
     from app.services.redaction import dismiss_suspicions, redact_corpus
     # As an export from the app: the report beside the notes, where `deid
     # audit` finds the model and policy it signs for.

@@ -20,8 +20,9 @@ from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLab
                         QShortcut, QSplitter, Qt, QTextEdit, QVBoxLayout, QWidget, Signal,
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
-from app.services.auditing import (audit_report_path, finish_audit, replacements_in, sampled_notes,
+from app.services.auditing import (finish_audit, replacements_in, sampled_notes,
                                    save_review, start_audit)
+from app.services.export_reports import audit_report_path
 
 _MARK = QColor("#ffb3b3")
 #: What the export replaced: shaded, so the eye reads the rest (surrogates look real).

@@ -45,13 +45,15 @@ from app.services.crossfit import cost_note
 from app.services.training import (TrainConfig, cost_notes, planned_members, starter_usable)
 from app.core.words import count
 
-#: Columns of the results table (dev from the selection, test on request),
-#: by their experts' short names.
+#: Annotated notes the Train view reads for labels they leave unmarked when shown.
+UNMARKED_NOTES = 3000
 PREANNOTATE_TIP = ("Store the active model's predictions as suggestions on the next to-do "
                    "notes and rank them by member disagreement")
 #: The evaluation errors' columns: in "Detail", what a miss leaves visible or
 #: what made a false hit; the span in its context last.
 ERROR_COLUMNS = ("Error", "Label", "Note", "Detail", "Context")
+#: Columns of the results table (dev from the selection, test on request),
+#: by their experts' short names.
 RESULT_COLUMNS = ("Model", "Type", "Dev P", "Dev R", "Dev F1", "Dev token R", "Test P", "Test R",
                   "Test F1", "Test token R", "Train s", "Memory MB")
 #: Each score's header ({} is Dev or Test: a word or two a line keep the
@@ -512,6 +514,13 @@ class TrainingView(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.setSpacing(0)
         cl.addWidget(settings_scroll, 1)
+        # Above Train, in sight: a label the annotations leave mostly
+        # unmarked is learned as no identifier (`unmarked_finds`).
+        self.unmarked_label = QLabel()
+        self.unmarked_label.setWordWrap(True)
+        self.unmarked_label.setStyleSheet("color: #a40000; padding: 4px 8px;")
+        self.unmarked_label.hide()
+        cl.addWidget(self.unmarked_label)
         cl.addLayout(buttons)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(column)
@@ -700,6 +709,9 @@ class TrainingView(QWidget):
         self.project = project
         self.evaluation = None
         self.last_result = None
+        self.unmarked_label.hide()
+        if project is not None and self.isVisible():
+            self._update_unmarked()
         self._started = 0.0
         self._show_rows([], None, "No trained model yet.")
         self._show_evaluation(None)
@@ -823,6 +835,7 @@ class TrainingView(QWidget):
         super().showEvent(event)
         if self.project is not None and not self.is_busy():
             self._update_unlike()                  # notes done since in another view
+            self._update_unmarked()
         if self.device_info is None:
             # After this paint ("Detecting…"), in the GUI thread: a first import
             # of torch in a worker thread is unsafe (see app.gui.workers).
@@ -1233,6 +1246,23 @@ class TrainingView(QWidget):
                     item.setBackground(QColor("#fff3c4"))
                 table.setItem(i, c, item)
         self._update_buttons()
+
+    def _update_unmarked(self) -> None:
+        """Say which labels the annotated notes leave mostly unmarked where
+        the rules find them: training would learn to leave them in clear.
+        Read when the view is shown (a second per 2,000 annotated notes, in
+        this thread: past ``UNMARKED_NOTES`` the run's own notes say it)."""
+        from app.services.coverage import unmarked_finds
+        annotated = sum(self.project.count_documents(status=s) for s in ("done", "reviewed"))
+        found = unmarked_finds(self.project) if annotated <= UNMARKED_NOTES else []
+        labels = " and ".join(label for label, _, _ in found)
+        self.unmarked_label.setText(
+            f"The annotated notes leave most of {labels} unmarked ("
+            + "; ".join(f"{label}: {marked:,} of the rules' {n:,} finds marked"
+                        for label, marked, n in found)
+            + f"): training learns to leave {'it' if len(found) == 1 else 'them'} in clear. "
+              "Mark them in the notes you annotate, or remove the label." if found else "")
+        self.unmarked_label.setVisible(bool(found))
 
     def _update_unlike(self) -> None:
         """Offer the notes to do that the model in use found unlike the

@@ -27,15 +27,13 @@ from app.errors import UserError
 from app.core.words import count
 from app.formats.written import UNFINISHED
 
+from app.services.export_reports import export_report_path, folder_key
+
 REVIEW_FILE = "audit-review.tsv"
-REPORT_STEM = "deid-report"
 AUDITS_KEY = "audit_reviews"
 #: The samples drawn and not yet finished, by export folder (its resolved
 #: path): what ``finish_audit`` checks a review file against.
 SAMPLES_KEY = "audit_samples"
-#: Where each export's report went when ``--report`` put it outside the
-#: export's folder (resolved folder -> resolved .json path).
-REPORTS_KEY = "export_reports"
 _MANIFEST = ".deid-manifest.jsonl"
 _HEADER = ("# Residual-risk review. Open each note below in this folder, read it whole, and "
            "write in 'identifiers_left' how many identifiers you find in clear (0 if none).\n"
@@ -101,45 +99,10 @@ def start_audit(project, folder, *, notes: int | None = None, max_rate: float = 
              "notes_in_export": len(written), "target_rate": max_rate,
              "confidence": confidence, "status": "open"}
     samples = dict(project.get_setting(SAMPLES_KEY) or {})
-    samples[_folder_key(folder)] = {"seed": seed, "sample": sample}
+    samples[folder_key(folder)] = {"seed": seed, "sample": sample}
     project.set_setting(SAMPLES_KEY, samples)
     project.log("audit_started", {"sample": len(sample), "notes": len(written)})
     return audit
-
-
-def _folder_key(folder: Path) -> str:
-    return str(folder.resolve())
-
-
-def record_report(project, folder, report_json) -> None:
-    """Remember where the report of the export in ``folder`` went when it is
-    not the folder's own ``deid-report.json``: the audit weighs what that
-    report says (its leak scan's doubts) and writes its result into it."""
-    folder, report_json = Path(folder), Path(report_json)
-    reports = dict(project.get_setting(REPORTS_KEY) or {})
-    if report_json.resolve() == (folder / f"{REPORT_STEM}.json").resolve():
-        if reports.pop(_folder_key(folder), None) is None:
-            return
-    else:
-        reports[_folder_key(folder)] = str(report_json.resolve())
-    project.set_setting(REPORTS_KEY, reports)
-
-
-def audit_report_path(project, folder) -> Path:
-    """The .html report a finished audit of ``folder`` is written into: the
-    export's (`export_report_path`), else the audit's own in the folder."""
-    folder = Path(folder)
-    export = export_report_path(project, folder)
-    return (export if export.is_file() else folder / "audit-report.json").with_suffix(".html")
-
-
-def export_report_path(project, folder: Path) -> Path:
-    """The report of the export in ``folder``: the one its last run wrote
-    elsewhere (`record_report`) while it is there, else the folder's own."""
-    elsewhere = (project.get_setting(REPORTS_KEY) or {}).get(_folder_key(folder))
-    if elsewhere and Path(elsewhere).is_file():
-        return Path(elsewhere)
-    return folder / f"{REPORT_STEM}.json"
 
 
 def _review_begun(path: Path) -> bool:
@@ -301,7 +264,7 @@ def finish_audit(project, folder, *, reviewer: str, review_file=None,
     audits.append(result)
     project.set_setting(AUDITS_KEY, audits)
     samples = dict(project.get_setting(SAMPLES_KEY) or {})
-    samples.pop(_folder_key(folder), None)
+    samples.pop(folder_key(folder), None)
     project.set_setting(SAMPLES_KEY, samples)
     project.log("audit_finished", {"notes_reviewed": n, "notes_leaking": leaking,
                                    "identifiers_left": left}, actor=reviewer.strip())
@@ -348,7 +311,7 @@ def _checked_against_sample(project, folder: Path, rows: list[tuple[str, int, in
     the words of its note. ``replaced`` comes from the export's manifest,
     not from the file a person can edit. The bound signed from these rows
     cannot be talked down by a duplicated, dropped, added or edited row."""
-    stored = (project.get_setting(SAMPLES_KEY) or {}).get(_folder_key(folder))
+    stored = (project.get_setting(SAMPLES_KEY) or {}).get(folder_key(folder))
     if not stored:
         raise UserError(f"no sample drawn for {folder} in this project: start the audit first "
                         f"(deid audit PROJECT FOLDER)")

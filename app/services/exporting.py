@@ -202,7 +202,8 @@ def export_documents(project, request: ExportRequest, *, progress=None,
     ``UserError`` when nothing matches, ``Cancelled`` when cancelled
     (finished notes stay and are skipped next time).
     """
-    from app.services.auditing import REPORT_STEM, export_document_ids
+    from app.services.auditing import export_document_ids
+    from app.services.export_reports import REPORT_STEM
     from app.services.redaction import redact_project
     infos = select_documents(project, request.scope, request.value)
     if not infos:

@@ -265,7 +265,8 @@ class RulesPredictor:
         self.close()
 
 
-def _preset_for(project) -> str:
+def label_preset(project) -> str:
+    """The built-in label preset whose rule mapping fits the project's labels."""
     from app.core.labels import PRESETS
     names = {l.name for l in project.labels()}
     for preset in ("paper", "extended", "hipaa", "meddocan"):
@@ -286,7 +287,7 @@ def rules_predictor(project) -> SpanPredictor:
         return Predictor.from_project(project, model="rules", starter_floor=False)
     except UserError:
         from app.services.lists import project_matcher
-        return RulesPredictor(RulesModel.from_preset(_preset_for(project)),
+        return RulesPredictor(RulesModel.from_preset(label_preset(project)),
                               *project_matcher(project))
 
 

@@ -254,7 +254,7 @@ def redact_corpus(project, in_dir, out_dir, *, strategy: str | None = None,
     (``redact_notes``).
     """
     from app.deid import build_report, redact_folder, write_report
-    from app.services.auditing import record_report
+    from app.services.export_reports import record_report
     from app.services.settings import compile_patient_regex
 
     src, out = Path(in_dir), Path(out_dir)
@@ -436,7 +436,7 @@ def redact_project(project, out_dir, *, doc_ids: list[int] | None = None,
     ``report_path`` is given.
     """
     from app.deid import build_report, redact_notes, write_report
-    from app.services.auditing import record_report
+    from app.services.export_reports import record_report
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():

@@ -189,6 +189,10 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
         raise UserError("no development data: annotate more documents or mark some as 'dev'")
     split_hashes = {v: b.split_hashes for v, b in builds.items()}
     reusable = _reusable_members(project, split_hashes) if config.reuse_members else {}
+    # Said with the run's results too (they explain a label left in clear);
+    # `deid train` and the Train view say it before the run as well.
+    from app.services.coverage import unmarked_sentences
+    notes += unmarked_sentences(project)
     return RunPlan(config, docs, builds, variants, run_members(config.models, variants, device),
                    device, device_note, get_budget(config.budget), reusable, notes)
 

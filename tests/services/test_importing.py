@@ -430,3 +430,26 @@ def test_a_plain_import_says_nothing_of_unmarked_labels(tmp_path):
         s = import_path(p, d, fmt="txt")
         assert s.imported == 1 and not [w for w in s.left_in_clear if "annotated note" in w]
         assert unmarked_labels(p) == []
+
+
+def test_labels_the_annotations_leave_unmarked_where_the_rules_find_them(tmp_path):
+    """The bundled letters' annotators marked dates of birth only: filed into a
+    HIPAA project they mark few of the dates the rules find, and a trained
+    model would leave dates in clear; what they do mark fully says nothing."""
+    from app.services.coverage import unmarked_finds, unmarked_sentences
+
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample" / "notes"
+    mapping = {"DOB": "DATE", "PERSON": "NAME", "ADDRESS": "LOCATION", "IDN": "ID",
+               "PHONE": "CONTACT"}
+    with Project.create(tmp_path / "h.deid", list(PRESETS["hipaa"])) as p:
+        assert not unmarked_finds(p)                       # nothing annotated yet
+        import_path(p, sample, fmt="brat", label_map=mapping)
+        found = {label: (marked, n) for label, marked, n in unmarked_finds(p)}
+        assert set(found) == {"DATE", "AGE"}               # "99 Y/O" is over 89
+        marked, n = found["DATE"]
+        assert n >= 20 and marked < n / 2
+        said = unmarked_sentences(p)
+        assert len(said) == 2 and all("in clear" in s for s in said)
+    with Project.create(tmp_path / "paper.deid", list(PRESETS["paper"])) as p:
+        import_path(p, sample, fmt="brat")
+        assert not unmarked_finds(p)                       # its labels, as annotated
