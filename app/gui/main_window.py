@@ -409,6 +409,13 @@ class MainWindow(QMainWindow):
         dialog.deleteLater()
         if self.project is None:
             return
+        if not result:
+            # Cancel cancels: the project opened as "annotator" had stored
+            # that name with every span made (a walkthrough).
+            self.close_project()
+            self._show_message("Not opened: every span you make is stored with your name; "
+                               "open the project again and give one (initials will do)")
+            return
         if not name:
             name = "annotator"
             self._show_message(f"Annotating as {name!r}: set your name in File › Settings")

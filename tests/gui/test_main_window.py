@@ -299,6 +299,16 @@ def test_a_first_run_asks_who_annotates(qtbot, tmp_path, monkeypatch):
     _key(qtbot, w, Qt.Key_N, Qt.ControlModifier)                      # File > New project
     dialog = w.annotator_dialog
     assert dialog.isVisible() and w.editor.annotator is None
+    # Cancel cancels: no project open under a made-up name.
+    qtbot.keyClick(dialog, Qt.Key_Escape)
+    assert w.project is None and settings.value("annotator") is None
+    assert w.statusBar().currentMessage().startswith("Not opened")
+    # File > Open: asked again.
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(tmp_path / "p.deid"), ""))
+    _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)
+    dialog = w.annotator_dialog
+    assert dialog.isVisible() and w.project is not None
     qtbot.keyClicks(dialog.name.lineEdit(), "Dr Q")                 # replaces the login name
     _key(qtbot, w, Qt.Key_Return, widget=dialog.name)
     assert w.editor.annotator == "Dr Q" and settings.value("annotator") == "Dr Q"
