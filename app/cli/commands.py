@@ -92,13 +92,20 @@ def cmd_new(args) -> int:
 
 
 def print_import_summary(s) -> None:
+    from app.services.importing import duplicates_words
     _print(f"imported {s.imported} documents ({s.spans} annotated spans, {s.chars:,} characters) "
-           f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; {len(s.problems)} files skipped")
+           f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; "
+           f"{count(len(s.problems), 'file')} skipped")
+    if s.duplicate_of:
+        _print("skipped as duplicates (each the text of a note the project holds): "
+               + duplicates_words(s.duplicate_of))
+    if s.annotated or s.layer:
+        _print(f"{count(s.taken_spans, 'annotated span')} went to notes the project holds:")
     if s.annotated:
-        _print(f"{count(s.annotated, 'note')} to do in the project took the files' "
-               "annotations and are done")
+        _print(f"  {count(s.annotated, 'note')} to do took the files' annotations and "
+               f"{'is' if s.annotated == 1 else 'are'} done")
     if s.layer:
-        _print(f"{count(s.layer, 'note')} already annotated got this annotator's "
+        _print(f"  {count(s.layer, 'note')} already annotated got this annotator's "
                "annotations as their own layer (double annotation: compare them in the "
                "desktop app's Agreement view)")
     if s.labels_mapped:

@@ -139,8 +139,11 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
             continue
         key = fold(t.text)
         if key in _ORDINALS and i > 0 and toks[i - 1].kind == "num":
-            t.role = "ordinal"
-            toks[i - 1].role = "day"
+            if not any(o.role == "ordinal" for o in toks[:i]):
+                # The first ordinal is the day; a second ("3rd-5th May") is
+                # left unread: a range, read as two dates or not at all.
+                t.role = "ordinal"
+                toks[i - 1].role = "day"
             continue
         hit = _WORDS.get(key)
         if hit is None:
@@ -305,32 +308,92 @@ def fit_ordinals(text: str) -> str:
     return _ORDINAL_RE.sub(lambda m: m[1] + _apply_case(m[2], _ordinal(int(m[1]))), text)
 
 
+#: Words and marks that join two dates of one span ("3/4 and 3/6", "Jan 3 -
+#: Feb 4, 2019", "del 3 al 5 de mayo"); a span is cut at one only when both
+#: sides read as dates of their own.
+_JOINS = frozenset(("-", "\u2013", "\u2014", "to", "and", "&", "through", "thru", "until",
+                    "till", "y", "al", "a", "hasta", "/", ";"))
+
+
 def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 69,
                spanish: bool = False) -> str | None:
     """Shift the date written in ``text`` by ``offset`` days, keeping its format.
 
-    ``spanish`` reads abbreviations shared by both languages ("mar") as
-    Spanish. Returns ``None`` when ``text`` is not a recognisable valid date.
+    A span holding two dates shifts both ("10/15-10/16"); what follows a
+    date and is no date ("@ 0800", "x 2 days", "(first visit)") is kept as
+    written. ``spanish`` reads abbreviations shared by both languages
+    ("mar") as Spanish. Returns ``None`` when ``text`` is not a recognisable
+    valid date, or when a number or a month or weekday name in it would stay
+    as written (the caller then replaces every digit and name).
     """
+    shifted = _shift_span(text, offset, day_first, pivot, spanish)
+    return shifted[0] if shifted is not None else _lone_day(text, offset)
+
+
+def _unread(p: _Parsed) -> list[int]:
+    """The tokens of a parsed date it did not read that would stay as
+    written: numbers (a time of day aside) and month or weekday names."""
+    return [i for i, t in enumerate(p.toks) if not t.role and (
+        (t.kind == "num" and not _is_time(p.toks, i))
+        or (t.kind == "word" and fold(t.text) in _WORDS))]
+
+
+def _shift_span(text: str, offset: int, day_first: bool, pivot: int, spanish: bool,
+                ) -> tuple[str, _Parsed] | None:
+    """``(shifted text, parsed date)`` of `shift_date`, or None."""
     p = _parse(text, day_first, pivot, spanish)
     if p is None:
-        return _lone_day(text, offset)
-    # A number the date did not read would stay as written: before the date's
-    # last part it is none of it (nothing shifted: the caller replaces every
-    # digit); after it, it begins another date ("10/15-10/16", "3/4 and 3/6"),
-    # shifted on its own or, if it cannot be, the whole span is not.
-    last = max(i for i, t in enumerate(p.toks) if t.role)
-    unread = [i for i, t in enumerate(p.toks)
-              if t.kind == "num" and not t.role and not _is_time(p.toks, i)]
-    tail = ""
-    if unread:
-        if unread[0] < last:
-            return None
-        tail = shift_date("".join(t.text for t in p.toks[last + 1:]), offset,
-                          day_first=day_first, pivot=pivot, spanish=spanish)
-        if tail is None:
-            return None
-        del p.toks[last + 1:]
+        return None
+    unread = _unread(p)
+    if not unread:
+        return _render(p, offset), p
+    # Two dates joined ("10/15-10/16", "Jan 3 - Feb 4, 2019"): cut at the
+    # first join whose two sides read as dates, each wholly.
+    toks = p.toks
+    for j, t in enumerate(toks):
+        if fold(t.text) not in _JOINS or j == 0 or j > unread[-1]:
+            continue
+        left = _shift_span("".join(x.text for x in toks[:j]), offset, day_first, pivot, spanish)
+        right = _shift_span("".join(x.text for x in toks[j + 1:]), offset, day_first, pivot,
+                            spanish) if left is not None else None
+        # A year alone after a day or month is a time ("3/4 0800-1200"), not a date.
+        if right is not None and (right[1].day is not None or right[1].month is not None
+                                  or (left[1].day is None and left[1].month is None)):
+            return left[0] + t.text + right[0], left[1]
+    # What follows the date and is plainly no day or month ("@ 0800", "3/4/2019
+    # 1400", "x 2 days", "5 pm") is kept; a number that may be a day ("July
+    # 1, 2 and 8") or a month or weekday name never is.
+    last = max(i for i, t in enumerate(toks) if t.role)
+    if unread[0] < last or not all(_no_day(toks, i) for i in unread):
+        return None
+    rest = "".join(x.text for x in toks[last + 1:])
+    del toks[last + 1:]
+    return _render(p, offset) + rest, p
+
+
+#: Words beside a number that say it is no day or month: a time, a count, a dose.
+_NOT_DAY_AFTER = frozenset("am pm h hr hrs hour hours min mins d day days wk wks week weeks mo "
+                           "mos month months yr yrs year years x times mg ml mcg".split())
+_NOT_DAY_BEFORE = frozenset("x # @ at no number times".split())
+
+
+def _no_day(toks: list[_Tok], i: int) -> bool:
+    """Whether the unread number at ``i`` is plainly no day or month: three
+    digits or more ("0800"), or a time's, a count's or a dose's word beside
+    it ("5 pm", "x 2", "2 days", "@ 10")."""
+    t = toks[i]
+    if t.kind != "num":
+        return False
+    if len(t.text) >= 3:
+        return True
+    after = next((x for x in toks[i + 1:] if x.kind != "space"), None)
+    before = next((x for x in reversed(toks[:i]) if x.kind != "space"), None)
+    return ((after is not None and fold(after.text) in _NOT_DAY_AFTER)
+            or (before is not None and fold(before.text) in _NOT_DAY_BEFORE))
+
+
+def _render(p: _Parsed, offset: int) -> str:
+    """The parsed date ``p`` written again, shifted by ``offset`` days."""
     nd, nm, ny, nwd = _shift(p, offset)
     # Padding style: a single-digit day/month shows the writer does not pad.
     # With a month name ("22nd March") only an explicit leading zero pads.
@@ -356,23 +419,43 @@ def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 6
             out.append(_apply_case(t.text, _ordinal(nd)))
         else:
             out.append(t.text)
-    return "".join(out) + tail
+    return "".join(out)
+
+
+def shift_names(text: str, offset: int) -> str:
+    """``text`` with every month and weekday name moved by ``offset`` days'
+    worth (months by the nearest whole number of months, weekdays by the
+    days), in its language, style and case: for a date that cannot be read
+    whole, whose digits the caller replaces ("Jan 3 - Feb 4" kept both
+    months)."""
+    months = round(offset / 30.4375) or _sign(offset)
+    out = []
+    for t in _tokens(text):
+        hit = _WORDS.get(fold(t.text)) if t.kind == "word" else None
+        if hit is None:
+            out.append(t.text)
+        elif hit[0] == "month":
+            out.append(_month_word(t.text, hit[2], hit[3], (hit[1] + months) % 12 + 1))
+        else:
+            out.append(_weekday_word(t.text, hit[2], hit[3], (hit[1] + offset) % 7))
+    return "".join(out)
 
 
 def _lone_day(text: str, offset: int) -> str | None:
     """A day of the month written alone as an ordinal ("the 3rd", "Tues
-    21st"), moved by the offset within a 28-day cycle (so the weekday written
-    with it moves as a date would); None for anything else."""
+    21st at 10:30"), with no month to shift it in: moved 7 to 21 days on a
+    31-day cycle, by a step the offset gives (one patient's lone days keep
+    their order and gaps, and no two share a day), the weekday written with
+    it by as many days; None for anything else."""
     toks = _tokens(text)
-    nums = [i for i, t in enumerate(toks) if t.kind == "num"]
+    nums = [i for i, t in enumerate(toks) if t.kind == "num" and not _is_time(toks, i)]
     if len(nums) != 1 or nums[0] + 1 >= len(toks) or fold(toks[nums[0] + 1].text) not in _ORDINALS:
         return None
     day = int(toks[nums[0]].text)
     if not 1 <= day <= 31:
         return None
-    new = (day - 1 + offset) % 28 + 1
-    if new == day:
-        new = day % 28 + 1
+    step = 7 + offset % 15
+    new = (day - 1 + step) % 31 + 1
     out = []
     for i, t in enumerate(toks):
         hit = _WORDS.get(fold(t.text)) if t.kind == "word" else None
@@ -381,7 +464,7 @@ def _lone_day(text: str, offset: int) -> str | None:
         elif i == nums[0] + 1:
             out.append(_apply_case(t.text, _ordinal(new)))
         elif hit is not None and hit[0] == "weekday":
-            out.append(_weekday_word(t.text, hit[2], hit[3], (hit[1] + new - day) % 7))
+            out.append(_weekday_word(t.text, hit[2], hit[3], (hit[1] + step) % 7))
         elif hit is not None:
             return None                         # a month: not a lone day after all
         else:

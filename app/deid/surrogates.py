@@ -33,7 +33,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from app.deid import places
-from app.deid.dates import fit_ordinals, shift_date
+from app.deid.dates import fit_ordinals, shift_date, shift_names
 from app.deid.keyed import KeyedDraw
 from app.deid.memory import SurrogateMemory, as_memory
 from app.deid.names import name_surrogate
@@ -134,6 +134,11 @@ class Surrogator:
                 offset = int(stored)
             except ValueError:
                 offset = None
+        if offset is not None and self._keeps_the_day(offset):
+            # Drawn under the range before it was 14-351 days (364 kept "9/13"
+            # as "9/12"): drawn again, the earlier exports' intervals lost
+            # rather than the day kept.
+            offset = None
         if offset is None:
             lo, hi = self.policy.date_shift_days
             draw = KeyedDraw(self.secret, "date-offset", patient_key)
@@ -141,6 +146,12 @@ class Surrogator:
             self.memory.put(patient_key, DATE_OFFSET_LABEL, "", str(offset))
         self._offsets[patient_key] = offset
         return offset
+
+    def _keeps_the_day(self, offset: int) -> bool:
+        """Whether a shift leaves the day of the year within the policy's
+        smallest shift (two weeks at most) of where it was."""
+        days = abs(offset) % 365
+        return min(days, 365 - days) < min(self.policy.date_shift_days[0], 14)
 
     def surrogate(self, original: str, label: str, patient_key: str, *,
                   day_first: bool | None = None) -> str:
@@ -249,18 +260,26 @@ class Surrogator:
                               else m.group(), original)
 
     def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
-        if _names_words(original) or _SPELLED_NUMBER.search(original):
+        spelled = _SPELLED_NUMBER.search(original) and not any(c.isdigit() for c in original)
+        if _names_words(original) or spelled:
             # A capitalised word that is no month, weekday or common word may
             # be a name (spans joined over a name, a date label on one, "O'Halloran
-            # Day 1950"), or a number spelled out ("Twenty-third of May", whose
-            # month alone would shift): every letter and digit is replaced,
-            # none kept, even beside a date that could be shifted.
+            # Day 1950"), or a date spelled out ("Twenty-third of May", whose
+            # month alone would shift; a spelled word beside digits, "May 2019,
+            # second admission", is no day): every letter and digit is
+            # replaced, none kept, even beside a date that could be shifted.
             return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         shifted = shift_date(original, self.date_offset(patient), day_first=day_first,
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
         if shifted is not None:
             return shifted
-        return self._digits_only(original, patient, label)
+        # Read not whole: every digit replaced, every month and weekday name moved.
+        out = shift_names(self._digits_only(original, patient, label),
+                          self.date_offset(patient))
+        if out == original and _WORD_RE.search(original):
+            # Nothing replaced: a holiday ("Thanksgiving", "New Year's Day") is a day.
+            return generic_surrogate(original, self._draw(patient, label, original, "generic"))
+        return out
 
     def _digits_only(self, original: str, patient: str, label: str) -> str:
         """Unreadable dates and mixed mentions: digits replaced, the rest kept."""
@@ -354,7 +373,10 @@ class Surrogator:
         mem_label = context
         hit = self.memory.get(patient, mem_label, original_key)
         assigned = self._assigned[(patient, scope or context)]
-        if hit is not None and not self._real_word(hit):
+        # A remembered name that gives its original away (drawn before the
+        # initial and form checks) is drawn again, like a real one.
+        if hit is not None and not self._real_word(hit) and not (
+                context.startswith("name:") and _near_name(fold(hit), original_key)):
             assigned.setdefault(fold(hit), original_key)
             return hit
         known = self._known_words[patient]
@@ -390,8 +412,8 @@ class Surrogator:
         def part(role: str, token: str, gender: str | None) -> str:
             if role == "initial":
                 hit = self.memory.get(patient, "name:initial", token)
-                if hit is not None:
-                    return hit
+                if hit is not None and hit.lower() != token.lower():
+                    return hit          # one remembered as itself is drawn again
                 draw = KeyedDraw(self.secret, "name:initial", patient, token)
                 letter = chr(ord("A") + draw.below(26))
                 if letter.lower() == token:
@@ -410,7 +432,9 @@ class Surrogator:
                 pool = first_names(loc, gender or "U") if role == "first" else last_names(loc)
                 result = self._pick(patient, f"name:{role}", token, lambda d: d.choice(pool),
                                     scope="name")
-            if role == "first" and self.memory.get(patient, "name:initial", token[:1]) is None:
+            remembered = self.memory.get(patient, "name:initial", token[:1])
+            if role == "first" and (remembered is None
+                                    or remembered.lower() == token[:1].lower()):
                 # "J. Smith" after "John Smith" gets the initial of John's surrogate.
                 self.memory.put(patient, "name:initial", token[:1], result[:1].upper())
             return result
@@ -457,15 +481,66 @@ class Surrogator:
         return run
 
 
+#: Common English short forms whose letters are not the full name's (a form
+#: inside its name, "Tony" in "Anthony", is caught without a list).
+_SHORT_FORMS = {
+    "robert": "bob bobby robbie rob", "william": "bill billy will willie liam",
+    "richard": "dick rick ricky rich", "margaret": "peggy maggie meg madge",
+    "elizabeth": "betty bess bessie liz lizzie beth libby", "edward": "ted teddy ned ed",
+    "john": "jack johnny", "james": "jim jimmy jamie", "charles": "chuck charlie",
+    "henry": "hank harry", "mary": "polly molly mae", "catherine": "kate kathy cathy kitty",
+    "katherine": "kate kathy kitty", "susan": "sue suzy", "patricia": "pat patty trish tricia",
+    "theodore": "ted teddy theo", "alexander": "alex sandy xander", "dorothy": "dot dolly",
+    "sarah": "sally sadie", "ann": "nancy annie", "anne": "nancy annie",
+    "francis": "frank fran", "frances": "fran fanny", "lawrence": "larry",
+    "michael": "mike mick mickey", "nicholas": "nick nicky", "thomas": "tom tommy",
+    "joseph": "joe joey", "daniel": "dan danny", "samuel": "sam sammy",
+    "jennifer": "jen jenny", "deborah": "deb debbie", "rebecca": "becky becca",
+    "christopher": "chris kit topher", "christine": "chris tina", "steven": "steve",
+    "anthony": "tony", "antonio": "tony", "raymond": "ray", "ronald": "ron ronnie",
+    "donald": "don donnie", "kenneth": "ken kenny", "timothy": "tim timmy",
+    "stephen": "steve", "gregory": "greg", "benjamin": "ben benny",
+}
+#: Each name's group: itself, its full forms and their short forms ("tony": anthony, antonio, tony).
+_FORMS: dict[str, set[str]] = {}
+for _full, _shorts in _SHORT_FORMS.items():
+    for _name in (_full, *_shorts.split()):
+        _FORMS.setdefault(_name, {_name}).update((_full, *_shorts.split()))
+
+
+def _sounds(name: str) -> str:
+    """A name as it sounds, roughly: "Katherine" and "Catherine", "Karl"
+    and "Carl", "Kristopher" and "Christopher" read alike."""
+    name = name.replace("ph", "f").replace("ch", "k").replace("ck", "k").replace("c", "k")
+    name = name.replace("q", "k").replace("y", "i").replace("z", "s").replace("h", "")
+    return re.sub(r"(.)\1+", r"\1", name)
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (names are short)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
 def _near_name(drawn: str, original: str) -> bool:
     """Whether a drawn name (folded) gives its original away: the same
     initial (kept by "J. Smith" once "John" has a J name; "Chris" for
-    "Christopher", "Johnston" for "Johnson") or one inside the other
-    ("Tricia" for "Patricia")."""
+    "Christopher", "Johnston" for "Johnson"), one inside the other
+    ("Tricia" for "Patricia"), a spelling of the same sound ("Kristopher",
+    "Katelyn" for "Caitlin") or a common short form ("Bob" for "Robert")."""
     if drawn[:1] == original[:1]:
         return True
     shorter, longer = sorted((drawn, original), key=len)
-    return len(shorter) >= 3 and shorter in longer
+    if len(shorter) >= 3 and shorter in longer:
+        return True
+    if original in _FORMS.get(drawn, ()):
+        return True
+    a, b = _sounds(drawn), _sounds(original)
+    return a == b or (min(len(a), len(b)) >= 5 and _edits(a, b) <= 2)
 
 
 def _alnum(text: str) -> str:

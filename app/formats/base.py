@@ -180,16 +180,24 @@ class NameAllocator:
     def __init__(self, taken: Iterable[str] = ()) -> None:
         self._taken = {name.casefold() for name in taken}
 
+    @staticmethod
+    def _base(name: str) -> str:
+        parts = [_safe_part(p) for p in name.replace("\\", "/").split("/") if p.strip()]
+        return "/".join(parts) or "_"
+
     def allocate(self, name: str) -> str:
         """A safe, unused name as close to ``name`` as possible (now taken)."""
-        parts = [_safe_part(p) for p in name.replace("\\", "/").split("/") if p.strip()]
-        base = "/".join(parts) or "_"
+        base = self._base(name)
         candidate, n = base, 1
         while candidate.casefold() in self._taken:
             n += 1
             candidate = f"{base}-{n}"
         self._taken.add(candidate.casefold())
         return candidate
+
+    def __contains__(self, name: str) -> bool:
+        """Whether ``name``, made safe as :meth:`allocate` would, is taken."""
+        return self._base(name).casefold() in self._taken
 
     def release(self, name: str) -> None:
         """Give back a name :meth:`allocate` returned but that was not used."""

@@ -41,13 +41,19 @@ class ImportSummaryDialog(QDialog):
         parts = [f"<b>{imported[0]}</b> {imported[1]} imported with "
                  f"{count(summary.spans, 'annotated span')}"]
         if summary.annotated:
-            parts.append(f"{count(summary.annotated, 'note')} to do took the files' "
-                         "annotations")
+            parts.append(f"{count(summary.annotated, 'note')} to do took the files' annotations")
         if summary.layer:
             parts.append(f"{count(summary.layer, 'note')} annotated again by another "
                          "annotator (compare them in Agreement)")
+        if summary.annotated or summary.layer:
+            parts.append(f"{count(summary.taken_spans, 'annotated span')} to notes the "
+                         "project holds")
         if summary.duplicates:
-            parts.append(f"{count(summary.duplicates, 'duplicate')} skipped")
+            from app.services.importing import duplicates_words
+            # Which, and of what: "10 duplicates skipped" alone left a user guessing.
+            parts.append(f"{count(summary.duplicates, 'duplicate')} skipped (each the text of a "
+                         f"note the project holds: "
+                         f"{html.escape(duplicates_words(summary.duplicate_of))})")
         if summary.problems:
             parts.append(f"{count(len(summary.problems), 'file')} left out")
         if summary.warnings:

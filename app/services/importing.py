@@ -45,6 +45,11 @@ class ImportSummary:
     #: importing annotator's own layer (double annotation).
     annotated: int = 0
     layer: int = 0
+    #: The annotated spans those notes took (``spans`` counts the new notes').
+    taken_spans: int = 0
+    #: (file's name, the project's note of the same text) for each duplicate
+    #: skipped: shown beside the count ("10 duplicates skipped" said not which).
+    duplicate_of: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"imported": self.imported, "duplicates": self.duplicates, "spans": self.spans,
@@ -54,7 +59,8 @@ class ImportSummary:
                 "left_in_clear": self.left_in_clear,
                 "patients_from_table": self.patients_from_table,
                 "labels_mapped": {f"{a}={b}": n for (a, b), n in self.labels_mapped.items()},
-                "annotated": self.annotated, "layer": self.layer}
+                "annotated": self.annotated, "layer": self.layer,
+                "taken_spans": self.taken_spans}
 
 
 SPLITS = ("train", "dev", "test")
@@ -182,6 +188,14 @@ def _count_files(path: Path) -> int:
     return sum(1 for p in path.rglob("*") if p.is_file() and p.suffix.lower() != ".ann") or 1
 
 
+def duplicates_words(pairs: list[tuple[str, str]], shown: int = 3) -> str:
+    """The first duplicates skipped, each with the note it repeats
+    ("ward_01 (as P1_a), ward_02 (as P1_b) and 8 more")."""
+    said = [f"{file} (as {note})" if file != note else file for file, note in pairs[:shown]]
+    more = len(pairs) - shown
+    return ", ".join(said) + (f" and {more} more" if more > 0 else "")
+
+
 def known_note(project, text: str, spans, annotator: str | None, source: str,
                summary: ImportSummary) -> str | None:
     """Take a file's annotations of a note the project holds already (its
@@ -211,13 +225,21 @@ def known_note(project, text: str, spans, annotator: str | None, source: str,
                              annotator=annotator)
         project.set_document_fields(doc_id, status="done")
         return "annotated"
-    if annotator is None or annotator in layers or ADJUDICATED in named:
+    if annotator is None or ADJUDICATED in named:
+        return None
+    if annotator in layers:
+        mine = {r.span.key for r in records if r.annotator == annotator}
+        if mine != {(sp.start, sp.end, sp.label) for sp in spans}:
+            # A corrected export of a layer the project holds: not merged unasked.
+            summary.warnings.append((info.name, f"{annotator}'s annotations in the project "
+                                                "differ from this file's: the project's are "
+                                                "kept (edit them in the desktop app)"))
         return None
     if any(r.annotator is None for r in records) or not layers:
         summary.warnings.append((info.name, "in the project already, annotated by no named "
                                             "annotator: its annotations are kept and this "
-                                            "file's are not (import both with --annotator "
-                                            "to compare them)"))
+                                            "file's are not (to compare two annotators, import "
+                                            "both folders with --annotator into a new project)"))
         return None
     finished = info.status in ("done", "reviewed")
     for span in spans:
@@ -268,7 +290,13 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
     total = _count_files(path)
     known = {label.name for label in project.labels()}
     source = "human" if annotator else "import"
-    if annotator:
+    if annotator is not None:
+        annotator = annotator.strip()
+        if not annotator or annotator.startswith("@"):
+            # "@adjudicated" is the adjudicated gold's layer: taking it made a
+            # file the gold of every note, adjudicated by no one.
+            raise UserError(f"--annotator {annotator!r}: give a person's name or initials "
+                            "(not empty, not starting with @)")
         project.add_annotator(annotator)
     batch: list = []
     seen = 0
@@ -302,6 +330,16 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                 patient = patient_id_from(note_path(doc), regex) if regex else own_patient
                 doc_split = split or (own_split if own_split in SPLITS else None)
                 spans = _unique_spans(doc, summary)
+                if annotator and annotated and doc.name in names and \
+                        project.document_of_text(doc.text) is None:
+                    # Another annotator's copy of a note whose text differs (an edit, a
+                    # character): a near-copy beside the note would be trained on
+                    # and exported, and compared with no one.
+                    summary.problems.append((where(doc.source_path),
+                                             "its text differs from the project's note of that "
+                                             "name: annotations are compared only on the same "
+                                             "text (not imported)"))
+                    continue
                 name = names.allocate(doc.name)
                 if name != doc.name:
                     doc.meta["source_name"] = doc.name
@@ -317,9 +355,12 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                                                     source, summary)
                     if took:
                         setattr(summary, took, getattr(summary, took) + 1)
-                        summary.spans += len(spans)
+                        summary.taken_spans += len(spans)
                     else:
                         summary.duplicates += 1
+                        same = project.document_of_text(doc.text)
+                        summary.duplicate_of.append(
+                            (doc.name, project.document_infos(ids=[same])[0].name))
                 else:
                     if name != doc.name:
                         summary.warnings.append((name, "renamed: the name repeats another "

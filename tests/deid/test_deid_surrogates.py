@@ -386,6 +386,28 @@ def test_no_name_surrogate_keeps_the_originals_initial_or_is_a_form_of_it():
                 a, b = mine.lower(), theirs.lower()
                 assert a[0] != b[0] and a not in b and b not in a, (original, drawn)
         assert s.surrogate("J. Smith", "PERSON", "P1")[0] != "J"
+    # Nor a spelling of the same sound, nor a common short form.
+    from app.deid.surrogates import _near_name
+    for drawn, original in (("kristopher", "christopher"), ("katherine", "catherine"),
+                            ("karl", "carl"), ("katelyn", "caitlin"), ("bob", "robert"),
+                            ("tony", "anthony"), ("kate", "catherine")):
+        assert _near_name(drawn, original) and _near_name(original, drawn)
+    assert not _near_name("dave", "christopher") and not _near_name("lisa", "margaret")
+
+
+def test_a_remembered_surrogate_that_gives_the_original_away_is_drawn_again():
+    """Projects whose memory holds draws made before the checks: a shift of
+    364 days ("9/13" -> "9/12"), "Chris" for "Christopher", "J" for "J."."""
+    memory = InMemorySurrogateMemory()
+    memory.put("P1", "__date_offset__", "", "364")
+    memory.put("P1", "name:first", "christopher", "Chris")
+    memory.put("P2", "name:initial", "j", "J")
+    s = Surrogator(Policy(default="surrogate", locale="en_US"), SECRET, memory)
+    offset = s.date_offset("P1")
+    assert offset != 364 and 14 <= abs(offset) <= 351
+    assert memory.get("P1", "__date_offset__", "") == str(offset)
+    assert not s.surrogate("Christopher", "PERSON", "P1").lower().startswith("c")
+    assert not s.surrogate("J. Smith", "PERSON", "P2").startswith("J")
 
 
 def test_a_span_of_two_dates_shifts_both_or_keeps_no_digit():
@@ -398,9 +420,25 @@ def test_a_span_of_two_dates_shifts_both_or_keeps_no_digit():
     assert (b - a).days == 1 and a != parse_date("10/15/2001", day_first=False)
     assert (a - parse_date("10/15/2001", day_first=False)).days % 365 in (offset % 365,
                                                                          offset % 366)
-    # Days that read no month of their own: every digit replaced, none as written.
-    out = s.surrogate("2 and 8 July", "DATE", "P1")
-    assert re.fullmatch(r"\d+ and \d+ July", out) and out != "2 and 8 July"
+    # Days that read no month of their own: every digit replaced and the
+    # month moved, nothing as written.
+    for original in ("2 and 8 July", "July 1, 2 and 8", "Jan 3-5, 2019", "3rd-5th May"):
+        out = s.surrogate(original, "DATE", "P1")
+        assert re.sub(r"\d", "9", out) != out or out != original
+        words = set(re.findall(r"[A-Za-z]{3,}", original)) - {"and", "rd", "th"}
+        assert not words & set(re.findall(r"[A-Za-z]{3,}", out)), (original, out)
+    # Month-name ranges shift both ends; what plainly is no day or month after
+    # a date (a time, a count) is kept; a year alone after a day is a time.
+    assert s.surrogate("Jan 3 - Feb 4, 2019", "DATE", "P1") == \
+        f"{s.surrogate('Jan 3', 'DATE', 'P1')} - {s.surrogate('Feb 4, 2019', 'DATE', 'P1')}"
+    for original, kept in (("1/3/19 @ 0800", " @ 0800"), ("3/4/2019 5 pm", " 5 pm"),
+                           ("3/4/19 x 2 days", " x 2 days"), ("3/4/2019 1400", " 1400"),
+                           ("3/4 0800-1200", " 0800-1200"), ("3/4/2019 (first visit)",
+                                                             " (first visit)")):
+        out = s.surrogate(original, "DATE", "P1", day_first=False)
+        assert out.endswith(kept) and out != original, (original, out)
+        head = original[:-len(kept)]
+        assert out[:-len(kept)] == s.surrogate(head, "DATE", "P1", day_first=False)
 
 
 def test_dates_in_short_forms_are_shifted_not_scrambled():
@@ -408,16 +446,28 @@ def test_dates_in_short_forms_are_shifted_not_scrambled():
     assert re.fullmatch(r"'\d\d", s.surrogate("'92", "DATE", "P1"))
     month, year = s.surrogate("8/84", "DATE", "P1", day_first=False).split("/")
     assert 1 <= int(month) <= 12 and len(year) == 2 and int(year) in (83, 84, 85)
-    # A lone ordinal day moves with its weekday, and is a day of a month.
+    # A lone ordinal day moves 7 to 21 days (on a 31-day cycle), its weekday
+    # by as many; no two lone days of a patient share one.
     out = s.surrogate("Tues 3rd", "DATE", "P1")
     weekday, day = out.split()
     n = int(day[:-2])
-    assert 1 <= n <= 28 and n != 3
+    step = (n - 3) % 31
+    assert 7 <= step <= 21
     days = ["Mon", "Tues", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    assert weekday[:3] == days[(1 + n - 3) % 7][:3]
-    # A spelled-out day keeps nothing of the date.
+    assert weekday[:3] == days[(1 + step) % 7][:3]
+    lone = [s.surrogate(f"the {d}{'st' if d in (1, 21, 31) else 'th'}", "DATE", "P1")
+            for d in (1, 4, 21, 31)]
+    assert len(set(lone)) == 4
+    assert s.surrogate("on the 3rd at 10:30", "DATE", "P1").endswith(" at 10:30")
+    # A spelled-out day keeps nothing of the date; a counting word beside a
+    # date in digits is no day.
     out = s.surrogate("Twenty-third of May", "DATE", "P1")
     assert not {"twenty", "third", "may"} & set(re.findall(r"[a-z]+", out.lower()))
+    out = s.surrogate("May 2019, second admission", "DATE", "P1")
+    assert out.endswith(", second admission") and not out.startswith("May 2019")
+    # A holiday is a day: replaced, not kept.
+    for holiday in ("Thanksgiving", "New Year's Day"):
+        assert s.surrogate(holiday, "DATE", "P1") != holiday
 
 
 def test_the_default_date_shift_moves_every_day_of_the_year():

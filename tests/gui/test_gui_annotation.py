@@ -20,7 +20,7 @@ def _spans(window, doc=None):
             if r.status != "rejected" and (r.source, r.status) != ("rule", "suggested")]
 
 
-def test_import_list_filter_search_and_next(imported, qtbot):
+def test_import_list_filter_search_and_next(imported, qtbot, tmp_path, monkeypatch):
     w = imported
     text = w.summary_dialog.text.text()
     # Issue 34 item 13: no "(s)"; the spans counted are the annotated ones.
@@ -47,6 +47,18 @@ def test_import_list_filter_search_and_next(imported, qtbot):
         w.documents.next_button.click()
     assert blocker.args == [c] and w.current_view() == "Annotate"
     assert w.editor.session.doc_id == c
+    # The same folder again: the summary says which notes each file repeats.
+    from app.gui.qt import QFileDialog
+    from journeys.journey import choose
+    w.summary_dialog.hide()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        lambda *a, **k: str(tmp_path / "notes"))
+    choose(qtbot, w, "File", "Import folder…")
+    with qtbot.waitSignal(w.importFinished, timeout=20000):
+        qtbot.keyClick(w.import_dialog.pattern, Qt.Key_Return)
+    text = w.summary_dialog.text.text()
+    assert "3 duplicates skipped (each the text of a note the project holds: P1_a, P1_b, " \
+           "P2_a)" in text, text
 
 
 def test_label_by_keyboard_and_mouse(imported, qtbot):

@@ -80,6 +80,10 @@ def test_duplicates_are_skipped_and_counted(tmp_path, project):
     assert (s.imported, s.duplicates) == (1, 1)
     s2 = import_path(project, d, fmt="txt")
     assert (s2.imported, s2.duplicates) == (0, 2)
+    # Said which, and of what note.
+    assert s.duplicate_of == [("b", "a")] and s2.duplicate_of == [("a", "a"), ("b", "a")]
+    from app.services.importing import duplicates_words
+    assert duplicates_words(s2.duplicate_of) == "a, b (as a)"
 
 
 def _brat(folder: Path, notes: dict[str, tuple[str, list[tuple[int, int, str]]]]) -> Path:
@@ -104,7 +108,7 @@ def test_a_second_annotators_files_of_the_same_notes_become_their_layer(tmp_path
     second = _brat(tmp_path / "b", {"n1": (NOTE, [(8, 18, "PERSON"), (24, 31, "IDN")])})
     assert import_path(project, first, fmt="brat", annotator="ann1").imported == 1
     s = import_path(project, second, fmt="brat", annotator="ann2")
-    assert (s.imported, s.layer, s.duplicates, s.spans) == (0, 1, 0, 2)
+    assert (s.imported, s.layer, s.duplicates, s.taken_spans, s.spans) == (0, 1, 0, 2, 0)
     [info] = project.document_infos()
     assert info.status == "done" and project.assignments(info.id) == ["ann1", "ann2"]
     agreed = project_agreement(project, "ann1", "ann2")
@@ -117,6 +121,19 @@ def test_a_second_annotators_files_of_the_same_notes_become_their_layer(tmp_path
     plain = import_path(project, second, fmt="brat")
     assert (again.layer, again.duplicates, plain.duplicates) == (0, 1, 1)
     assert len(project.span_records(info.id, status="accepted")) == 4
+    # A corrected export of a layer the project holds is not merged unasked: said.
+    corrected = _brat(tmp_path / "b2", {"n1": (NOTE, [(8, 18, "PERSON")])})
+    s = import_path(project, corrected, fmt="brat", annotator="ann2")
+    assert s.duplicates == 1 and "ann2's annotations in the project differ" in s.warnings[0][1]
+    # Another annotator's copy of the note with its text changed: not a near-copy beside it.
+    changed = _brat(tmp_path / "c", {"n1": (NOTE.replace("Ann", "Anne"), [(8, 19, "PERSON")])})
+    s = import_path(project, changed, fmt="brat", annotator="ann3")
+    assert s.imported == 0 and "text differs" in s.problems[0][1]
+    assert len(project.document_infos()) == 1
+    # No empty name, and not the adjudicated gold's.
+    for name in ("", "  ", "@adjudicated"):
+        with pytest.raises(UserError):
+            import_path(project, changed, fmt="brat", annotator=name)
 
 
 def test_annotations_of_notes_imported_plain_are_taken(tmp_path, project):
@@ -130,7 +147,7 @@ def test_annotations_of_notes_imported_plain_are_taken(tmp_path, project):
     project.add_span(info.id, 11, 18, "PERSON", source="model", status="suggested")
     s = import_path(project, _brat(tmp_path / "a", {"n1": (NOTE, [(8, 18, "PERSON")])}),
                     fmt="brat")
-    assert (s.annotated, s.duplicates, s.spans) == (1, 0, 1)
+    assert (s.annotated, s.duplicates, s.taken_spans) == (1, 0, 1)
     assert project.document_infos()[0].status == "done"
     assert [(g.start, g.end) for g in project.gold_spans(info.id)] == [(8, 18)]
     assert not project.span_records(info.id, status="suggested")
