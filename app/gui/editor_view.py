@@ -264,10 +264,17 @@ class EditorView(QWidget):
         self.current_id = None
         rec = self.session.record
         self.title.setText(rec.name + (f"   ·   patient {rec.patient_id}" if rec.patient_id else ""))
+        assigned = self.project.assignments(doc_id) if self.session.blind else []
         self.blind_label.setText(
             "Adjudicated: these are the note's gold labels, as the adjudication saved them; "
             "what you change here changes them (training and exports read them)."
             if self.session.adjudicated else
+            # Someone the note is not assigned to (a lead) saw the blind banner
+            # over an empty note and read it as unannotated (a walkthrough).
+            f"Annotated blind by {' and '.join(assigned)}, not by you: their labels are not "
+            "shown here. Compare them in Agreement, settle them in Adjudicate; what you label "
+            "here is a layer of your own."
+            if self.session.blind and self.annotator not in assigned else
             "Blind double annotation: another annotator labels this note apart from you. You "
             "see only your own labels and the suggestions you have not decided yet; the note's "
             "status (To do, Done) is yours alone."

@@ -32,7 +32,7 @@ def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tm
     w.assign_documents([doc], ["ann", "bob"])
 
     w.open_document(doc)                               # as "ann"
-    assert w.editor.session.blind and w.editor.blind_label.text()
+    assert w.editor.session.blind and w.editor.blind_label.text().startswith("Blind double")
     _label(qtbot, w, "Ann Lee", Qt.Key_1)
     _label(qtbot, w, "Bob Ray", Qt.Key_1)
     _label(qtbot, w, "Perth", Qt.Key_2)                # ADDRESS
@@ -42,6 +42,10 @@ def test_blind_annotation_agreement_and_adjudication(window, settings, qtbot, tm
     assert w.editor.current().status == "suggested"
     qtbot.keyClick(w.editor.text_view, Qt.Key_R)       # ann rejects the shared suggestion
 
+    # Someone the note is not assigned to (a lead) is told whose it is, not "blind".
+    _become(w, settings, "lead")
+    w.open_document(doc)
+    assert w.editor.blind_label.text().startswith("Annotated blind by ann and bob, not by you")
     _become(w, settings, "bob")
     w.open_document(doc)
     assert [r.status for r in w.editor.session.spans] == ["suggested"]   # blind to ann
