@@ -359,6 +359,15 @@ def _shift_span(text: str, offset: int, day_first: bool, pivot: int, spanish: bo
         # A year alone after a day or month is a time ("3/4 0800-1200"), not a date.
         if right is not None and (right[1].day is not None or right[1].month is not None
                                   or (left[1].day is None and left[1].month is None)):
+            lp, rp = left[1], right[1]
+            if lp.year is None and rp.year is not None and lp.month is not None \
+                    and rp.month is not None:
+                # "3/4-3/6/2019": the first date is of the second's year (the one
+                # before if it comes later in the year), so that a range over
+                # the end of February keeps its length.
+                later = (lp.month, lp.day or 0) > (rp.month, rp.day or 0)
+                lp.year = rp.year - later
+                return _render(lp, offset) + t.text + right[0], lp
             return left[0] + t.text + right[0], left[1]
     # What follows the date and is plainly no day or month ("@ 0800", "3/4/2019
     # 1400", "x 2 days", "5 pm") is kept; a number that may be a day ("July

@@ -51,6 +51,13 @@ def test_ordinal_suffix_recomputed():
     assert shift_date("March 20th, 2014", 1) == "March 21st, 2014"
 
 
+def test_a_range_keeps_its_length_over_the_end_of_february():
+    """"3/4-3/6/2019": the first date takes the second's year (shifted in a
+    leap year it lost a day: "1/30-1/31/2019")."""
+    assert shift_date("3/4-3/6/2019", -34, day_first=False) == "1/29-1/31/2019"
+    assert shift_date("Dec 30 - Jan 2, 2019", -34) == "Nov 26 - Nov 29, 2018"
+
+
 def test_an_ordinal_suffix_is_made_to_fit_its_number():
     assert fit_ordinals("Tues 7rd") == "Tues 7th"
     assert fit_ordinals("the 1TH and 12nd") == "the 1ST and 12th"
