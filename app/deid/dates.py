@@ -304,8 +304,15 @@ _ORDINAL_RE = re.compile(r"(?<!\d)(\d+)(st|nd|rd|th)(?![^\W\d_])", re.IGNORECASE
 
 def fit_ordinals(text: str) -> str:
     """``text`` with each ordinal suffix made to fit the number before it,
-    in the suffix's case ("7rd" -> "7th", "22ND" -> "22ND", "1th" -> "1st")."""
-    return _ORDINAL_RE.sub(lambda m: m[1] + _apply_case(m[2], _ordinal(int(m[1]))), text)
+    in the suffix's case ("7rd" -> "7th", "22ND" -> "22ND", "1th" -> "1st"),
+    and each ordinal a day of a month ("0th", "86th" -> within 1-28: drawn
+    digits made them, and no month has one)."""
+    def fit(m: re.Match) -> str:
+        n = int(m[1])
+        if not 1 <= n <= 31:
+            n = n % 28 + 1
+        return str(n) + _apply_case(m[2], _ordinal(n))
+    return _ORDINAL_RE.sub(fit, text)
 
 
 #: Words and marks that join two dates of one span ("3/4 and 3/6", "Jan 3 -

@@ -62,6 +62,7 @@ def test_an_ordinal_suffix_is_made_to_fit_its_number():
     assert fit_ordinals("Tues 7rd") == "Tues 7th"
     assert fit_ordinals("the 1TH and 12nd") == "the 1ST and 12th"
     assert fit_ordinals("22nd, 3rdly, 7rd.") == "22nd, 3rdly, 7th."
+    assert fit_ordinals("0th-86th May") == "1st-3rd May"       # drawn digits: days of a month
 
 
 def test_two_digit_years_cross_the_century():
