@@ -82,3 +82,22 @@ def save_adjudication(project, doc_id: int, gold: list[Span], *, annotators: tup
             "disagreements": len(choices), "took_a": choices.count("A"),
             "took_b": choices.count("B"), "neither": choices.count("none"), "gold": len(gold)},
             actor=actor)
+
+
+def unadjudicated_sentence(project) -> str | None:
+    """A sentence for training when notes annotated by two or more people
+    are done but not adjudicated: training reads the union of their layers
+    (`Project.gold_spans`), where they disagree too (one span read as a
+    PERSON by one and an ADDRESS by the other); None when there are none."""
+    waiting = []
+    for info in project.document_infos(status="done"):
+        if len(project.assignments(info.id)) >= 2:
+            waiting.append(info.id)
+    if not waiting:
+        return None
+    from app.core.words import count
+
+    n = len(waiting)
+    return (f"{count(n, 'note')} annotated by two people {'is' if n == 1 else 'are'} not "
+            "adjudicated: training reads both annotators' labels together, where they "
+            "disagree too (settle them in Adjudicate)")

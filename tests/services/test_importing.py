@@ -114,8 +114,11 @@ def test_a_second_annotators_files_of_the_same_notes_become_their_layer(tmp_path
     agreed = project_agreement(project, "ann1", "ann2")
     assert list(agreed.items) == [info.id] and not agreed.unfinished
     assert agreed.overall.f1 == pytest.approx(0.5)         # the IDN agrees, the names do not
-    # Training reads the union until someone adjudicates.
+    # Training reads the union until someone adjudicates, and says so.
     assert {(g.start, g.end) for g in project.gold_spans(info.id)} == {(11, 18), (8, 18), (24, 31)}
+    from app.core.spans import Span
+    from app.services.double_annotation import save_adjudication, unadjudicated_sentence
+    assert unadjudicated_sentence(project).startswith("1 note annotated by two people is not")
     # The same annotator again, or no annotator: a duplicate, nothing written.
     again = import_path(project, second, fmt="brat", annotator="ann2")
     plain = import_path(project, second, fmt="brat")
@@ -134,6 +137,9 @@ def test_a_second_annotators_files_of_the_same_notes_become_their_layer(tmp_path
     for name in ("", "  ", "@adjudicated"):
         with pytest.raises(UserError):
             import_path(project, changed, fmt="brat", annotator=name)
+    save_adjudication(project, info.id, [Span(8, 18, "PERSON"), Span(24, 31, "IDN")],
+                      annotators=("ann1", "ann2"), agreed=1, choices=["B"])
+    assert unadjudicated_sentence(project) is None
 
 
 def test_annotations_of_notes_imported_plain_are_taken(tmp_path, project):
