@@ -21,10 +21,12 @@ from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLab
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
 from app.services.auditing import (finish_audit, replacements_in, sampled_notes,
-                                   save_review, start_audit)
+                                   save_review, start_audit, suspicions_in)
 from app.services.export_reports import audit_report_path
 
 _MARK = QColor("#ffb3b3")
+#: Where the export's leak scan suspects an identifier left: the reviewer judges each.
+_SUSPECTED = QColor("#ffd27f")
 #: What the export replaced: shaded, so the eye reads the rest (surrogates look real).
 _REPLACED = QColor("#e3e3e3")
 
@@ -52,6 +54,13 @@ class AuditReviewDialog(QDialog):
         #: Identifiers left, per note: a count once the note is reviewed.
         self.counts: dict[str, int] = {n: left for n, _, left in rows if left is not None}
         self.marks: dict[str, list[tuple[int, int]]] = {}
+        # Sign pressed once over notes read clean that the scan doubts: the
+        # second press signs (said first, not after signing).
+        self._sign_asked = False
+        #: Why the review cannot go on (the export's notes cannot be read), else None.
+        self._gone: str | None = None
+        #: The leak scan's suspicions per note, read once.
+        self._suspected: dict[str, list[tuple[int, int, str]]] = {}
         self.setWindowTitle(f"Residual-risk review — {self.folder.name}")
         fit_to_screen(self, 1180, 700)
 
@@ -65,7 +74,7 @@ class AuditReviewDialog(QDialog):
             f"de-identified text (of a kind this project's labels protect: "
             f"{', '.join(label.name for label in project.labels())}; what no label covers, "
             f"the project leaves in clear on purpose) and press <b>Mark left in clear</b> "
-            f"(M); then "
+            f"(M); orange: where the export's leak scan suspects one, to judge; then "
             f"<b>Reviewed ▶</b> (Ctrl+Enter). When every note is reviewed, sign: the audit "
             f"report states the leak rate with its 95 % upper bound.")
         self.intro.setWordWrap(True)
@@ -97,6 +106,7 @@ class AuditReviewDialog(QDialog):
         self.unmark_button = QPushButton("Undo mark")
         self.unmark_button.clicked.connect(self.undo_mark)
         self.count_label = QLabel()
+        self.count_label.setWordWrap(True)       # wraps on a small screen, not widens the window
         self.reviewed_button = QPushButton("Reviewed ▶")
         self.reviewed_button.setToolTip("This note is read whole; its marks are every "
                                         "identifier left (Ctrl+Enter)")
@@ -192,7 +202,19 @@ class AuditReviewDialog(QDialog):
         name = self.current_note()
         if name is None:
             return
-        self.redacted.setPlainText((self.folder / name).read_text(encoding="utf-8"))
+        try:
+            written = (self.folder / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            # The export moved or deleted under the review: nothing shown may be
+            # counted as read (the last note stayed on screen under another's name).
+            self.redacted.setPlainText("")
+            self.original.setPlainText("")
+            self._gone = f"{name} cannot be read in {self.folder} ({type(exc).__name__}): " \
+                         "the export was moved or deleted; close the review"
+            self.result_label.setText(f"<span style='color:#a40000'>{escape(self._gone)}</span>")
+            self._update()
+            return
+        self.redacted.setPlainText(written)
         doc_id = self.doc_ids.get(name)
         if doc_id is not None:
             self.original.setPlainText(self.project.document(doc_id).text)
@@ -204,20 +226,19 @@ class AuditReviewDialog(QDialog):
         self._update()
 
     def _paint_marks(self) -> None:
-        selections = []
         name = self.current_note() or ""
         offsets = OffsetMap(self.redacted.toPlainText())
-        for start, end in replacements_in(self.folder, name) if name else []:
+        # Grey: what the export replaced; orange: what its leak scan suspects;
+        # pink: the reviewer's marks (already in the view's positions).
+        ranges = [(offsets.to_qt(a), offsets.to_qt(b), _REPLACED)
+                  for a, b in (replacements_in(self.folder, name) if name else [])]
+        ranges += [(offsets.to_qt(a), offsets.to_qt(b), _SUSPECTED)
+                   for a, b, _ in (self._suspicions(name) if name else [])]
+        ranges += [(a, b, _MARK) for a, b in self.marks.get(name, [])]
+        selections = []
+        for start, end, colour in ranges:
             sel = QTextEdit.ExtraSelection()
-            sel.format.setBackground(_REPLACED)
-            cursor = self.redacted.textCursor()
-            cursor.setPosition(offsets.to_qt(start))
-            cursor.setPosition(offsets.to_qt(end), cursor.MoveMode.KeepAnchor)
-            sel.cursor = cursor
-            selections.append(sel)
-        for start, end in self.marks.get(name, []):
-            sel = QTextEdit.ExtraSelection()
-            sel.format.setBackground(_MARK)
+            sel.format.setBackground(colour)
             cursor = self.redacted.textCursor()
             cursor.setPosition(start)
             cursor.setPosition(end, cursor.MoveMode.KeepAnchor)
@@ -232,6 +253,14 @@ class AuditReviewDialog(QDialog):
         cursor = self.redacted.textCursor()
         if name is None or not cursor.hasSelection():
             self.count_label.setText("Select the identifier in the de-identified note first")
+            return
+        offsets = OffsetMap(self.redacted.toPlainText())
+        a, b = offsets.to_py(cursor.selectionStart()), offsets.to_py(cursor.selectionEnd())
+        if any(start < b and a < end for start, end in replacements_in(self.folder, name)):
+            # A stand-in the export wrote is no identifier left: counted, it
+            # inflated the signed leak rate.
+            self.count_label.setText("That is a stand-in the export wrote (grey): mark only "
+                                     "what it left in clear")
             return
         self.marks.setdefault(name, []).append((cursor.selectionStart(), cursor.selectionEnd()))
         self.counts.pop(name, None)                  # changed: to be confirmed again
@@ -258,6 +287,11 @@ class AuditReviewDialog(QDialog):
         if name is None:
             return
         self.counts[name] = len(self.marks.get(name, []))
+        self._sign_asked = False
+        try:
+            save_review(self.folder, self.counts, partial=True)   # kept if the window closes
+        except (UserError, OSError):
+            pass                  # the folder is gone: said where the note cannot be read
         self._refresh_list()
         following = [i for i, n in enumerate(self.notes) if n not in self.counts]
         if following:
@@ -280,18 +314,39 @@ class AuditReviewDialog(QDialog):
     def _update(self) -> None:
         name = self.current_note()
         marked = len(self.marks.get(name or "", []))
-        self.count_label.setText(f"Identifiers left in this note: {marked}")
+        doubts = len(self._suspicions(name)) if name else 0
+        self.count_label.setText(f"Identifiers left in this note: {marked}" + (
+            f"  ·  the leak scan suspects {doubts} (orange): judge each" if doubts else ""))
         done = sum(n in self.counts for n in self.notes)
         self.progress_label.setText(f"{done} of {len(self.notes)} notes reviewed")
         self.unmark_button.setEnabled(marked > 0)
         self.sign_button.setEnabled(done == len(self.notes) and bool(self.reviewer.text().strip())
-                                    and self.result is None)
+                                    and self.result is None and self._gone is None)
+        self.reviewed_button.setEnabled(self._gone is None)
         self.report_button.setEnabled(self.result is not None)
 
     # ------------------------------------------------------------------ sign
+    def _suspicions(self, name: str) -> list[tuple[int, int, str]]:
+        if name not in self._suspected:
+            self._suspected[name] = suspicions_in(self.project, self.folder, name)
+        return self._suspected[name]
+
     @Slot()
     def sign(self) -> None:
-        """Save the counts, bound the residual risk, write it into the report."""
+        """Save the counts, bound the residual risk, write it into the report.
+        Notes read clean where the leak scan suspects something are said
+        first; a second press signs."""
+        doubted = [n for n in self.notes if not self.counts.get(n) and self._suspicions(n)]
+        if doubted and not self._sign_asked:
+            self._sign_asked = True
+            places = sum(len(self._suspicions(n)) for n in doubted)
+            self.result_label.setText(
+                f"<span style='color:#a40000'>The leak scan suspects {places} "
+                f"identifier{'s' if places != 1 else ''} in {len(doubted)} of the notes you "
+                f"found none left in (first: {escape(doubted[0])}, orange). Judge each, mark "
+                f"what is left in clear, or press Sign review again to sign as it is.</span>")
+            self.note_list.setCurrentRow(self.notes.index(doubted[0]))
+            return
         try:
             save_review(self.folder, self.counts)
             self.result = finish_audit(self.project, self.folder,

@@ -197,6 +197,20 @@ def replacements_in(folder, note: str) -> list[tuple[int, int]]:
         return []
 
 
+def suspicions_in(project, folder, note: str) -> list[tuple[int, int, str]]:
+    """Where the export's leak scan suspects an identifier left in its written
+    ``note``: ``(start, end, category)`` code-point ranges of the output, from
+    the export's report (`export_report_path`), for the reviewer to judge
+    each; ``[]`` without a readable report or a suspicion."""
+    try:
+        report = json.loads(export_report_path(project, Path(folder)).read_text(encoding="utf-8"))
+        entry = next((n for n in report.get("per_note") or () if n.get("note") == note), None)
+        return [(int(x["start"]), int(x["end"]), str(x.get("category", "")))
+                for x in (entry or {}).get("suspicions") or ()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
 def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
     """The open review of ``folder``: ``(note, replaced, left)`` per sampled
     note, ``left`` None where the reviewer has not written a count yet."""
@@ -210,19 +224,22 @@ def sampled_notes(folder) -> list[tuple[str, int, int | None]]:
     return rows
 
 
-def save_review(folder, counts: dict[str, int]) -> Path:
+def save_review(folder, counts: dict[str, int], *, partial: bool = False) -> Path:
     """Write the reviewer's counts (note -> identifiers left in clear) into
     the review file of ``folder``, for ``finish_audit`` to read: the GUI
-    review and a hand-filled file end in the same place."""
+    review and a hand-filled file end in the same place. ``partial``: the
+    notes reviewed so far, the others' counts left empty (the review window
+    saves as it goes: closing it had lost every count)."""
     path = Path(folder) / REVIEW_FILE
     rows = sampled_notes(folder)
     missing = [name for name, _, _ in rows if name not in counts]
-    if missing:
+    if missing and not partial:
         raise UserError(f"{count(len(missing), 'sampled note')} {'is' if len(missing) == 1 else 'are'} not reviewed yet "
                         f"(first: {missing[0]})")
     if any(n < 0 for n in counts.values()):
         raise UserError("a count cannot be negative")
-    body = "".join(f"{name}\t{replaced}\t{counts[name]}\t\n" for name, replaced, _ in rows)
+    body = "".join(f"{name}\t{replaced}\t{counts.get(name, '')}\t\n"
+                   for name, replaced, _ in rows)
     path.write_text(_HEADER + "note\tidentifiers_replaced\tidentifiers_left\tcomment\n" + body,
                     encoding="utf-8")
     return path

@@ -139,6 +139,27 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
     # It opens within the screen (it asked for 1180x700, more than a small laptop has).
     free = review.screen().availableGeometry()
     assert review.width() <= free.width() and review.height() <= free.height()
+    # A stand-in the export wrote is no identifier left: the mark is refused.
+    from app.services.auditing import replacements_in
+    start, end = replacements_in(out, shown)[0]
+    cursor = review.redacted.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(end, cursor.MoveMode.KeepAnchor)
+    review.redacted.setTextCursor(cursor)
+    qtbot.keyClick(review.redacted, Qt.Key_M)
+    assert "stand-in" in review.count_label.text() and not review.marks.get(shown)
+    # A note read is kept when the window closes before the review is signed.
+    qtbot.keyClick(review.redacted, Qt.Key_Return, Qt.ControlModifier)
+    review.close()
+    action.trigger()
+    review = w.audit_dialog
+    qtbot.waitExposed(review)
+    assert review.progress_label.text() == "1 of 3 notes reviewed"
+    # The export moved away under the review: said, and nothing more counted.
+    out.rename(tmp_path / "moved")
+    review.note_list.setCurrentRow(2)
+    assert "cannot be read" in review.result_label.text()
+    assert not review.reviewed_button.isEnabled() and review.redacted.toPlainText() == ""
     review.close()
 
 
