@@ -116,9 +116,9 @@ class AuditReviewDialog(QDialog):
         self.redacted.installEventFilter(self)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.note_reviewed)
         marks = QHBoxLayout()
-        for w in (self.mark_button, self.unmark_button, self.count_label):
+        for w in (self.mark_button, self.unmark_button):
             marks.addWidget(w)
-        marks.addStretch(1)
+        marks.addWidget(self.count_label, 1)      # the room between: one line where it fits
         marks.addWidget(self.reviewed_button)
         self.reviewer = QLineEdit(reviewer or "")
         self.reviewer.setPlaceholderText("Your name (signs the review)")
