@@ -222,8 +222,10 @@ class ExportWizard(QDialog):
         form.addRow("File names:", self.naming_box)
         self.strategy_box = QComboBox()
         self.strategy_box.addItem("Project policy (per label, as set in the preview)", None)
+        from app.deid.report import STRATEGY_WORDS
         for s in STRATEGIES:
-            self.strategy_box.addItem(f"{s} for every label", s)
+            # In the report's words ("surrogate for every label" was a raw keyword).
+            self.strategy_box.addItem(f"Every label {STRATEGY_WORDS.get(s, s)}", s)
         form.addRow("Replace with:", self.strategy_box)
         self.rules_only = QCheckBox("Rules only (not the model)")
         form.addRow("", self.rules_only)

@@ -109,7 +109,7 @@ def test_a_listed_hospitals_kind_left_in_clear_is_no_suspected_leak(qtbot, setti
         qtbot.keyClick(dialog, Qt.Key_Escape)
 
     for strategy in ("Project policy (per label, as set in the preview)",
-                     "surrogate for every label"):
+                     "Every label replaced by a realistic stand-in (surrogate)"):
         out = tmp_path / strategy.split()[0]
         wizard = export_planned(qtbot, w, monkeypatch, out)
         ended: list = []
