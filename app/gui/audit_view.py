@@ -21,7 +21,7 @@ from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLab
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
 from app.services.auditing import (finish_audit, replacements_in, sampled_notes,
-                                   save_review, start_audit, suspicions_in)
+                                   save_review, signed_audit, start_audit, suspicions_in)
 from app.services.export_reports import audit_report_path
 
 _MARK = QColor("#ffb3b3")
@@ -48,8 +48,7 @@ class AuditReviewDialog(QDialog):
         self.project = project
         self.folder = Path(folder)
         self.doc_ids = dict(doc_ids or {})
-        self.result: dict | None = None
-        rows = self._open_or_start(seed)
+        rows, self.result = self._open_or_start(seed)
         self.notes = [name for name, _, _ in rows]
         #: Identifiers left, per note: a count once the note is reviewed.
         self.counts: dict[str, int] = {n: left for n, _, left in rows if left is not None}
@@ -128,6 +127,9 @@ class AuditReviewDialog(QDialog):
         self.sign_button.clicked.connect(self.sign)
         self.report_button = QPushButton("Open audit report")
         self.report_button.clicked.connect(self.open_report)
+        # A signed review is shown as signed; reviewing the export again is asked for.
+        self.new_sample_button = QPushButton("Review a new sample")
+        self.new_sample_button.clicked.connect(self.new_sample)
         self.progress_label = QLabel()
         self.result_label = QLabel()
         self.result_label.setWordWrap(True)
@@ -139,6 +141,7 @@ class AuditReviewDialog(QDialog):
         sign.addWidget(self.reviewer)
         sign.addWidget(self.sign_button)
         sign.addWidget(self.report_button)
+        sign.addWidget(self.new_sample_button)
 
         main = QSplitter(Qt.Horizontal)
         main.addWidget(self.note_list)
@@ -156,6 +159,8 @@ class AuditReviewDialog(QDialog):
         self._refresh_list()
         first = next((i for i, n in enumerate(self.notes) if n not in self.counts), 0)
         self.note_list.setCurrentRow(first)
+        if self.result is not None:
+            self._show_result(self.result)
         self._update()
 
     def eventFilter(self, watched, event) -> bool:
@@ -169,17 +174,40 @@ class AuditReviewDialog(QDialog):
                 return True
         return super().eventFilter(watched, event)
 
-    def _open_or_start(self, seed: int | None) -> list[tuple[str, int, int | None]]:
-        """Go on with an unfinished review of this export, else draw a sample."""
+    def _open_or_start(self, seed: int | None) -> tuple[list[tuple[str, int, int | None]],
+                                                         dict | None]:
+        """Go on with an unfinished review of this export, show a signed one
+        as signed (it drew a new sample, saying nothing), else draw a sample;
+        returns the review's rows and the signed audit, if any."""
         try:
             rows = sampled_notes(self.folder)
             if any(left is None for _, _, left in rows):
-                return rows
+                return rows, None
+            signed = signed_audit(self.project, self.folder)
+            if rows and signed is not None:
+                return rows, signed
         except UserError:
             pass
         # A review whose every note has its count is done with: a new sample.
         start_audit(self.project, self.folder, seed=seed, force=True)
-        return sampled_notes(self.folder)
+        return sampled_notes(self.folder), None
+
+    @Slot()
+    def new_sample(self) -> None:
+        """Draw a new sample of this export to review (the signed audit stays
+        in the project's audit log and its report until the next is signed)."""
+        start_audit(self.project, self.folder, force=True)
+        rows = sampled_notes(self.folder)
+        self.notes = [name for name, _, _ in rows]
+        self.counts, self.marks, self.result = {}, {}, None
+        self._sign_asked = False
+        self.note_list.clear()
+        for name in self.notes:
+            self.note_list.addItem(QListWidgetItem(name))
+        self.result_label.setText("")
+        self._refresh_list()
+        self.note_list.setCurrentRow(0)
+        self._update()
 
     def _scroll_with(self, source: QPlainTextEdit, target: QPlainTextEdit) -> None:
         if self._syncing:
@@ -324,6 +352,7 @@ class AuditReviewDialog(QDialog):
                                     and self.result is None and self._gone is None)
         self.reviewed_button.setEnabled(self._gone is None)
         self.report_button.setEnabled(self.result is not None)
+        self.new_sample_button.setVisible(self.result is not None)
 
     # ------------------------------------------------------------------ sign
     def _suspicions(self, name: str) -> list[tuple[int, int, str]]:
@@ -354,16 +383,18 @@ class AuditReviewDialog(QDialog):
         except UserError as exc:
             self.result_label.setText(f"<span style='color:#a40000'>{exc}</span>")
             return
-        r = self.result
+        self._show_result(self.result)
+        self._update()
+        self.signed.emit(self.result)
+
+    def _show_result(self, r: dict) -> None:
         from app.deid.audit import disagreement_sentence
         said = disagreement_sentence(r.get("scan_disagrees"))
         self.result_label.setText(
             f"<b>{r['notes_sentence']}</b><br>{r['identifiers_sentence']}<br>"
             + (f"<span style='color:#a40000'>{escape(said)}</span><br>" if said else "")
-            + f"Signed by {r['reviewer']} on {when(r['reviewed_at'])}; written into the audit "
-            f"report.")
-        self._update()
-        self.signed.emit(r)
+            + f"Signed by {escape(r['reviewer'])} on {when(r['reviewed_at'])}; written into "
+            f"the audit report.")
 
     def report_path(self) -> Path:
         return audit_report_path(self.project, self.folder)

@@ -197,6 +197,20 @@ def replacements_in(folder, note: str) -> list[tuple[int, int]]:
         return []
 
 
+def signed_audit(project, folder) -> dict | None:
+    """The audit signed into the report of the export in ``folder`` (its
+    reviewer, date and figures), None when none is."""
+    folder = Path(folder)
+    for path in (export_report_path(project, folder), folder / "audit-report.json"):
+        try:
+            audit = json.loads(path.read_text(encoding="utf-8")).get("audit")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(audit, dict) and audit.get("reviewer"):
+            return audit
+    return None
+
+
 def suspicions_in(project, folder, note: str) -> list[tuple[int, int, str]]:
     """Where the export's leak scan suspects an identifier left in its written
     ``note``: ``(start, end, category)`` code-point ranges of the output, from

@@ -174,6 +174,19 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
     qtbot.addWidget(report)
     screenshot(report, "audit_report")
     review.close()
+    # Opened again, the review shows what was signed (it drew a new sample,
+    # saying nothing); a new sample is asked for.
+    click(qtbot, wizard.review_button)
+    again = w.audit_dialog
+    qtbot.waitExposed(again)
+    assert "Signed by R. Officer" in again.result_label.text() and sentence in \
+        again.result_label.text()
+    assert again.progress_label.text() == "12 of 12 notes reviewed"
+    assert not again.sign_button.isEnabled() and again.new_sample_button.isVisible()
+    click(qtbot, again.new_sample_button)
+    assert again.progress_label.text() == "0 of 12 notes reviewed"
+    assert not again.new_sample_button.isVisible() and not again.result_label.text()
+    again.close()
     wizard.close()
     QApplication.processEvents()
     w.close()
