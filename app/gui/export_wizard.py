@@ -231,8 +231,8 @@ class ExportWizard(QDialog):
         form.addRow("", self.rules_only)
         self.strict = QCheckBox("Strict: do not write a note the leak re-scan flags")
         form.addRow("", self.strict)
-        hint = QLabel("Exporting again into the same folder skips the notes already done, "
-                      "so an interrupted export resumes where it stopped.")
+        hint = QLabel("Exporting again into the same folder with the same settings skips the "
+                      "notes already done, so an interrupted export resumes where it stopped.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
         form.addRow("", hint)
@@ -434,7 +434,16 @@ class ExportWizard(QDialog):
         r = self.request()
         resume = ""
         if r.out_dir.is_dir() and (r.out_dir / ".deid-manifest.jsonl").is_file():
-            resume = " The folder holds an earlier export: finished notes are skipped."
+            # Skipped only under the same settings: another policy or model
+            # redid every note, and the plan had said they were skipped.
+            resume = (" The folder holds an earlier export: the notes it finished under these "
+                      "same settings are kept, the others written again.")
+            from app.services.auditing import signed_audit
+            signed = signed_audit(self.project, r.out_dir)
+            if signed is not None:
+                resume += (f" Its review was signed by {signed['reviewer']}: an export into it "
+                           "again replaces its report, and needs a review of its own (the "
+                           "signed one stays in the project's audit log).")
         how = r.strategy or "the project policy"
         return (f"{count(self._count(), 'document')} → {r.out_dir}, {how}, "
                 f"{'rules only' if r.rules_only else self._model_words()}.{resume}")

@@ -97,6 +97,12 @@ def test_identifiers_replaced_come_from_the_manifest_and_a_bom_is_read(export, c
     assert report["audit"]["identifiers_checked"] == sum(true_counts)
     assert report["audit"]["model"] and report["audit"]["policy"]
     assert not (out / "audit-report.json").exists()
+    # What the review window and the export wizard read of a signed export.
+    from app.project import Project
+    from app.services.auditing import signed_audit
+    with Project.open(proj, readonly=True) as p:
+        assert signed_audit(p, out)["reviewer"] == "R. Officer"
+        assert signed_audit(p, out.parent) is None
 
 
 def test_a_binary_review_file_is_one_clear_error(export, capsys):
