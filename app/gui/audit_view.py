@@ -403,4 +403,9 @@ class AuditReviewDialog(QDialog):
     def open_report(self) -> None:
         """The audit report in the browser, or in a window here without one."""
         from app.gui.dialogs import open_report
-        self.report_dialog = open_report(self.report_path(), self)
+        path = self.report_path()
+        if not path.is_file():                   # the export moved or deleted since
+            self.result_label.setText(f"<span style='color:#a40000'>The audit report is no "
+                                      f"longer at {escape(str(path))}</span>")
+            return
+        self.report_dialog = open_report(path, self)

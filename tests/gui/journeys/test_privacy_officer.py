@@ -183,6 +183,13 @@ def test_privacy_officer_journey(qtbot, settings, tmp_path, monkeypatch):
         again.result_label.text()
     assert again.progress_label.text() == "12 of 12 notes reviewed"
     assert not again.sign_button.isEnabled() and again.new_sample_button.isVisible()
+    # Its report moved away meanwhile: said, not handed to the browser.
+    opened.clear()
+    moved = out.with_name(out.name + "-moved")
+    out.rename(moved)
+    click(qtbot, again.report_button)
+    assert not opened and "no longer at" in again.result_label.text()
+    moved.rename(out)
     click(qtbot, again.new_sample_button)
     assert again.progress_label.text() == "0 of 12 notes reviewed"
     assert not again.new_sample_button.isVisible() and not again.result_label.text()
