@@ -96,6 +96,9 @@ def print_import_summary(s) -> None:
     _print(f"imported {s.imported} documents ({s.spans} annotated spans, {s.chars:,} characters) "
            f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; "
            f"{count(len(s.problems), 'file')} skipped")
+    from app.services.importing import unnamed_sentence
+    if said := unnamed_sentence(s):
+        _print(said)
     if s.duplicate_of:
         _print("skipped as duplicates (each the text of a note the project holds): "
                + duplicates_words(s.duplicate_of))

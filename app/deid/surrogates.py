@@ -260,7 +260,8 @@ class Surrogator:
                               else m.group(), original)
 
     def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
-        spelled = _SPELLED_NUMBER.search(original) and not any(c.isdigit() for c in original)
+        spelled = _SPELLED_NUMBER.search(original) and (
+            not any(c.isdigit() for c in original) or _spelled_day(original))
         if _names_words(original) or spelled:
             # A capitalised word that is no month, weekday or common word may
             # be a name (spans joined over a name, a date label on one, "O'Halloran
@@ -563,6 +564,26 @@ def _invented(draw: KeyedDraw, taken) -> str:
         if not taken(word):
             return word
     return word + draw.digit(nonzero=True)
+
+
+#: What may stand between a spelled day and its month ("twelfth of March",
+#: "Twenty-third of May", "March the twelfth").
+_DAY_FILLER = re.compile(r"(?:[\s\-]+(?:of|the|day|[^\W\d_]*(?:st|nd|rd|th)))*[\s\-]+", re.I)
+
+
+def _spelled_day(text: str) -> bool:
+    """Whether a spelled number in ``text`` is a day beside its month
+    ("Born on the twelfth of March 1931" kept "twelfth" while the month
+    moved); a counting word elsewhere ("May 2019, second admission") is not."""
+    from app.deid.dates import calendar_word
+
+    for m in _SPELLED_NUMBER.finditer(text):
+        gap = _DAY_FILLER.match(text, m.end())
+        after = re.match(r"[^\W\d_]+", text[gap.end():]) if gap else None
+        before = re.search(r"([^\W\d_]+)\s+(?:the\s+)?$", text[:m.start()])
+        if (after and calendar_word(after.group())) or (before and calendar_word(before[1])):
+            return True
+    return False
 
 
 def _names_words(text: str) -> bool:

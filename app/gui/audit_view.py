@@ -21,7 +21,8 @@ from app.gui.qt import (QColor, QDialog, QEvent, QHBoxLayout, QKeySequence, QLab
                         Slot, fit_to_screen)
 from app.gui.span_text import OffsetMap
 from app.services.auditing import (finish_audit, replacements_in, sampled_notes,
-                                   save_review, signed_audit, start_audit, suspicions_in)
+                                   save_marks, save_review, saved_marks, signed_audit,
+                                   start_audit, suspicions_in)
 from app.services.export_reports import audit_report_path
 
 _MARK = QColor("#ffb3b3")
@@ -52,7 +53,7 @@ class AuditReviewDialog(QDialog):
         self.notes = [name for name, _, _ in rows]
         #: Identifiers left, per note: a count once the note is reviewed.
         self.counts: dict[str, int] = {n: left for n, _, left in rows if left is not None}
-        self.marks: dict[str, list[tuple[int, int]]] = {}
+        self.marks: dict[str, list[tuple[int, int]]] = saved_marks(project, self.folder)
         # Sign pressed once over notes read clean that the scan doubts: the
         # second press signs (said first, not after signing).
         self._sign_asked = False
@@ -242,6 +243,9 @@ class AuditReviewDialog(QDialog):
             self.result_label.setText(f"<span style='color:#a40000'>{escape(self._gone)}</span>")
             self._update()
             return
+        if self._gone is not None:             # back where it was: the review goes on
+            self._gone = None
+            self.result_label.setText("")
         self.redacted.setPlainText(written)
         doc_id = self.doc_ids.get(name)
         if doc_id is not None:
@@ -278,6 +282,8 @@ class AuditReviewDialog(QDialog):
     def mark_selection(self) -> None:
         """The selection of the de-identified note is an identifier left in clear."""
         name = self.current_note()
+        if self._gone is not None or self.result is not None:
+            return
         cursor = self.redacted.textCursor()
         if name is None or not cursor.hasSelection():
             self.count_label.setText("Select the identifier in the de-identified note first")
@@ -291,6 +297,7 @@ class AuditReviewDialog(QDialog):
                                      "what it left in clear")
             return
         self.marks.setdefault(name, []).append((cursor.selectionStart(), cursor.selectionEnd()))
+        save_marks(self.project, self.folder, self.marks)
         self.counts.pop(name, None)                  # changed: to be confirmed again
         cursor.clearSelection()                      # the mark's colour shows at once
         self.redacted.setTextCursor(cursor)
@@ -301,8 +308,9 @@ class AuditReviewDialog(QDialog):
     @Slot()
     def undo_mark(self) -> None:
         name = self.current_note()
-        if name and self.marks.get(name):
+        if name and self.marks.get(name) and self.result is None:
             self.marks[name].pop()
+            save_marks(self.project, self.folder, self.marks)
             self.counts.pop(name, None)
             self._paint_marks()
             self._refresh_list()
@@ -312,8 +320,8 @@ class AuditReviewDialog(QDialog):
     def note_reviewed(self) -> None:
         """This note is read: its marks are every identifier left; go to the next."""
         name = self.current_note()
-        if name is None:
-            return
+        if name is None or self._gone is not None or self.result is not None:
+            return          # nothing shown can be read; a signed review is not changed
         self.counts[name] = len(self.marks.get(name, []))
         self._sign_asked = False
         try:
@@ -347,10 +355,12 @@ class AuditReviewDialog(QDialog):
             f"  ·  the leak scan suspects {doubts} (orange): judge each" if doubts else ""))
         done = sum(n in self.counts for n in self.notes)
         self.progress_label.setText(f"{done} of {len(self.notes)} notes reviewed")
-        self.unmark_button.setEnabled(marked > 0)
+        editable = self._gone is None and self.result is None
+        self.unmark_button.setEnabled(marked > 0 and editable)
+        self.mark_button.setEnabled(editable)
         self.sign_button.setEnabled(done == len(self.notes) and bool(self.reviewer.text().strip())
                                     and self.result is None and self._gone is None)
-        self.reviewed_button.setEnabled(self._gone is None)
+        self.reviewed_button.setEnabled(editable)
         self.report_button.setEnabled(self.result is not None)
         self.new_sample_button.setVisible(self.result is not None)
 

@@ -48,6 +48,9 @@ class ImportSummaryDialog(QDialog):
         if summary.annotated or summary.layer:
             parts.append(f"{count(summary.taken_spans, 'annotated span')} to notes the "
                          "project holds")
+        from app.services.importing import unnamed_sentence
+        if said := unnamed_sentence(summary):
+            parts.append(html.escape(said))
         if summary.duplicates:
             from app.services.importing import duplicates_words
             # Which, and of what: "10 duplicates skipped" alone left a user guessing.
@@ -364,6 +367,14 @@ class AnnotatorDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        # No name, no OK: a blank one stored every span as "annotator".
+        ok = buttons.button(QDialogButtonBox.Ok)
+        self.name.editTextChanged.connect(lambda text: ok.setEnabled(bool(text.strip())))
+        ok.setEnabled(bool(suggestion.strip()))
+
+    def accept(self) -> None:
+        if self.chosen():                        # Enter in the field with nothing typed
+            super().accept()
 
     def chosen(self) -> str:
         return self.name.currentText().strip()

@@ -140,11 +140,13 @@ class EditorView(QWidget):
         self.accept_all_button.setToolTip("Accept every suggestion with at least this confidence")
         self.patient_button = QPushButton("Label in patient's notes  (P)")
         # A click leaves the keyboard with the note: focus kept on a clicked
-        # button made A, R and Tab do nothing, without a word (a walkthrough).
-        # Tab still reaches them.
+        # button made A, R and Tab do nothing, without a word (a walkthrough);
+        # a button that takes no focus from a click left it to the scroll area
+        # around the note, as dead. Tab still reaches them.
         for button in (self.undo_button, self.redo_button, self.done_button,
                        self.done_next_button, self.accept_all_button, self.patient_button):
             button.setFocusPolicy(Qt.TabFocus)
+            button.clicked.connect(lambda _=False: self.text_view.setFocus())
 
         self.label_bar = QHBoxLayout()
         self.label_bar.setSpacing(4)

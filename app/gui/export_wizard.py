@@ -444,7 +444,9 @@ class ExportWizard(QDialog):
                 resume += (f" Its review was signed by {signed['reviewer']}: an export into it "
                            "again replaces its report, and needs a review of its own (the "
                            "signed one stays in the project's audit log).")
-        how = r.strategy or "the project policy"
+        from app.deid.report import STRATEGY_WORDS
+        how = (f"every label {STRATEGY_WORDS.get(r.strategy, r.strategy)}" if r.strategy
+               else "the project policy")
         return (f"{count(self._count(), 'document')} → {r.out_dir}, {how}, "
                 f"{'rules only' if r.rules_only else self._model_words()}.{resume}")
 

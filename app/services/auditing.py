@@ -197,6 +197,30 @@ def replacements_in(folder, note: str) -> list[tuple[int, int]]:
         return []
 
 
+def save_marks(project, folder, marks: dict[str, list[tuple[int, int]]]) -> None:
+    """Keep where the reviewer marked identifiers left in each sampled note
+    (positions in the written notes, never text) with the open sample, so
+    that a review closed and opened again shows them and counts from them
+    (only the counts were kept: a note's "1 left" became 0 when read again)."""
+    samples = dict(project.get_setting(SAMPLES_KEY) or {})
+    key = folder_key(Path(folder))
+    if key not in samples:
+        return
+    samples[key] = {**samples[key],
+                    "marks": {note: [list(m) for m in ms] for note, ms in marks.items() if ms}}
+    project.set_setting(SAMPLES_KEY, samples)
+
+
+def saved_marks(project, folder) -> dict[str, list[tuple[int, int]]]:
+    """The marks `save_marks` kept for the open sample of ``folder``."""
+    entry = (project.get_setting(SAMPLES_KEY) or {}).get(folder_key(Path(folder))) or {}
+    try:
+        return {note: [(int(a), int(b)) for a, b in ms]
+                for note, ms in (entry.get("marks") or {}).items()}
+    except (TypeError, ValueError):
+        return {}
+
+
 def signed_audit(project, folder) -> dict | None:
     """The audit signed into the report of the export in ``folder`` (its
     reviewer, date and figures), None when none is."""

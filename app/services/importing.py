@@ -47,6 +47,9 @@ class ImportSummary:
     layer: int = 0
     #: The annotated spans those notes took (``spans`` counts the new notes').
     taken_spans: int = 0
+    #: Duplicates under ``--annotator`` whose note holds annotations of no
+    #: named annotator: not compared (`unnamed_sentence`).
+    unnamed: int = 0
     #: (file's name, the project's note of the same text) for each duplicate
     #: skipped: shown beside the count ("10 duplicates skipped" said not which).
     duplicate_of: list[tuple[str, str]] = field(default_factory=list)
@@ -188,6 +191,17 @@ def _count_files(path: Path) -> int:
     return sum(1 for p in path.rglob("*") if p.is_file() and p.suffix.lower() != ".ann") or 1
 
 
+def unnamed_sentence(summary: "ImportSummary") -> str | None:
+    """Why an annotator's files of notes annotated by no named annotator
+    were skipped, once for all of them; None when none was."""
+    if not summary.unnamed:
+        return None
+    return (f"{count(summary.unnamed, 'note')} in the project {'is' if summary.unnamed == 1 else 'are'} "
+            "annotated by no named annotator: their annotations are kept and these files' are "
+            "not (to compare two annotators, import both folders with --annotator into a new "
+            "project)")
+
+
 def duplicates_words(pairs: list[tuple[str, str]], shown: int = 3) -> str:
     """The first duplicates skipped, each with the note it repeats
     ("ward_01 (as P1_a), ward_02 (as P1_b) and 8 more")."""
@@ -236,10 +250,7 @@ def known_note(project, text: str, spans, annotator: str | None, source: str,
                                                 "kept (edit them in the desktop app)"))
         return None
     if any(r.annotator is None for r in records) or not layers:
-        summary.warnings.append((info.name, "in the project already, annotated by no named "
-                                            "annotator: its annotations are kept and this "
-                                            "file's are not (to compare two annotators, import "
-                                            "both folders with --annotator into a new project)"))
+        summary.unnamed += 1                     # said once, not as a warning per note
         return None
     finished = info.status in ("done", "reviewed")
     for span in spans:
@@ -291,12 +302,12 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
     known = {label.name for label in project.labels()}
     source = "human" if annotator else "import"
     if annotator is not None:
-        annotator = annotator.strip()
+        given, annotator = annotator, annotator.strip()
         if not annotator or annotator.startswith("@"):
             # "@adjudicated" is the adjudicated gold's layer: taking it made a
             # file the gold of every note, adjudicated by no one.
-            raise UserError(f"--annotator {annotator!r}: give a person's name or initials "
-                            "(not empty, not starting with @)")
+            raise UserError(f"--annotator {given!r}: give a person's name or initials "
+                            "(not blank, not starting with @)")
         project.add_annotator(annotator)
     batch: list = []
     seen = 0
@@ -339,6 +350,8 @@ def import_path(project, path: str | Path, *, fmt: str = "auto", split: str | No
                                              "its text differs from the project's note of that "
                                              "name: annotations are compared only on the same "
                                              "text (not imported)"))
+                    # Its reading warnings went with it (counted, they read as notes imported).
+                    summary.warnings = [w for w in summary.warnings if w[0] != doc.name]
                     continue
                 name = names.allocate(doc.name)
                 if name != doc.name:

@@ -465,6 +465,8 @@ def test_dates_in_short_forms_are_shifted_not_scrambled():
     assert not {"twenty", "third", "may"} & set(re.findall(r"[a-z]+", out.lower()))
     out = s.surrogate("May 2019, second admission", "DATE", "P1")
     assert out.endswith(", second admission") and not out.startswith("May 2019")
+    out = s.surrogate("the twelfth of March 1931", "DATE", "P1")      # beside digits too
+    assert not {"twelfth", "march", "1931"} & set(re.findall(r"[a-z0-9]+", out.lower()))
     # A holiday is a day: replaced, not kept.
     for holiday in ("Thanksgiving", "New Year's Day"):
         assert s.surrogate(holiday, "DATE", "P1") != holiday

@@ -148,18 +148,39 @@ def test_residual_risk_review_from_the_file_menu(imported, qtbot, tmp_path, monk
     review.redacted.setTextCursor(cursor)
     qtbot.keyClick(review.redacted, Qt.Key_M)
     assert "stand-in" in review.count_label.text() and not review.marks.get(shown)
-    # A note read is kept when the window closes before the review is signed.
+    # A note read is kept when the window closes before the review is signed,
+    # and so are its marks (its "1 left" became 0 when read again).
+    written = review.redacted.toPlainText()
+    outside = max(range(len(written)), key=lambda i: all(
+        not (a <= i < b) for a, b in replacements_in(out, shown)) and written[i].isalpha())
+    cursor.setPosition(outside)
+    cursor.setPosition(outside + 1, cursor.MoveMode.KeepAnchor)
+    review.redacted.setTextCursor(cursor)
+    qtbot.keyClick(review.redacted, Qt.Key_M)
     qtbot.keyClick(review.redacted, Qt.Key_Return, Qt.ControlModifier)
     review.close()
     action.trigger()
     review = w.audit_dialog
     qtbot.waitExposed(review)
     assert review.progress_label.text() == "1 of 3 notes reviewed"
-    # The export moved away under the review: said, and nothing more counted.
+    review.note_list.setCurrentRow(review.notes.index(shown))
+    assert review.count_label.text().startswith("Identifiers left in this note: 1")
+    qtbot.keyClick(review.redacted, Qt.Key_Return, Qt.ControlModifier)     # read again
+    assert review.counts[shown] == 1
+    # The export moved away under the review: said, and nothing more counted,
+    # by the button or its key.
     out.rename(tmp_path / "moved")
-    review.note_list.setCurrentRow(2)
+    other = next(i for i, n in enumerate(review.notes) if n not in review.counts)
+    review.note_list.setCurrentRow(review.notes.index(shown))
+    review.note_list.setCurrentRow(other)
     assert "cannot be read" in review.result_label.text()
     assert not review.reviewed_button.isEnabled() and review.redacted.toPlainText() == ""
+    qtbot.keyClick(review.redacted, Qt.Key_Return, Qt.ControlModifier)
+    assert review.notes[other] not in review.counts
+    # Back where it was, the review goes on.
+    (tmp_path / "moved").rename(out)
+    review.note_list.setCurrentRow(other - 1 if other else other + 1)
+    assert "cannot be read" not in review.result_label.text() and review.reviewed_button.isEnabled()
     review.close()
 
 

@@ -1,7 +1,7 @@
 """Drive the real widgets: import, label by keyboard and mouse, undo, suggestions."""
 from __future__ import annotations
 
-from app.gui.qt import QTextCursor, Qt
+from app.gui.qt import QApplication, QTextCursor, Qt
 from app.project import Project
 
 from gui_helpers import NOTES, doc_id
@@ -194,8 +194,13 @@ def test_suggestions_accept_reject_and_threshold(imported, qtbot):
         == ["suggested"]
     # A click on an action button leaves the keyboard with the note (A, R and
     # Tab did nothing once the button had taken the focus).
-    for button in (w.editor.accept_all_button, w.editor.done_button, w.editor.undo_button):
+    w.show()
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    for button in (w.editor.accept_all_button, w.editor.undo_button):
         assert button.focusPolicy() == Qt.TabFocus
+        qtbot.mouseClick(button, Qt.LeftButton)
+        assert QApplication.focusWidget() is w.editor.text_view
 
 
 def test_apply_to_every_occurrence_in_patient_notes(imported, qtbot):

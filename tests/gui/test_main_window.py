@@ -309,6 +309,12 @@ def test_a_first_run_asks_who_annotates(qtbot, tmp_path, monkeypatch):
     _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)
     dialog = w.annotator_dialog
     assert dialog.isVisible() and w.project is not None
+    # No name, no OK (a blank one stored every span as "annotator").
+    from app.gui.qt import QDialogButtonBox
+    ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok)
+    dialog.name.setEditText("  ")
+    assert not ok.isEnabled()
+    dialog.name.lineEdit().selectAll()
     qtbot.keyClicks(dialog.name.lineEdit(), "Dr Q")                 # replaces the login name
     _key(qtbot, w, Qt.Key_Return, widget=dialog.name)
     assert w.editor.annotator == "Dr Q" and settings.value("annotator") == "Dr Q"

@@ -163,8 +163,9 @@ def test_an_unnamed_annotation_is_not_compared_and_the_import_says_why(tmp_path,
     import_path(project, _brat(tmp_path / "a", {"n1": (NOTE, [(11, 18, "PERSON")])}), fmt="brat")
     s = import_path(project, _brat(tmp_path / "b", {"n1": (NOTE, [(8, 18, "PERSON")])}),
                     fmt="brat", annotator="ann2")
-    assert (s.layer, s.duplicates) == (0, 1)
-    assert s.warnings and "--annotator" in s.warnings[0][1]
+    assert (s.layer, s.duplicates, s.unnamed) == (0, 1, 1) and not s.warnings
+    from app.services.importing import unnamed_sentence
+    assert "--annotator" in unnamed_sentence(s)
     assert [(g.start, g.end) for g in project.gold_spans(project.document_infos()[0].id)] == \
         [(11, 18)]
 
