@@ -318,6 +318,8 @@ def fit_ordinals(text: str) -> str:
 #: Words and marks that join two dates of one span ("3/4 and 3/6", "Jan 3 -
 #: Feb 4, 2019", "del 3 al 5 de mayo"); a span is cut at one only when both
 #: sides read as dates of their own.
+#: Tokens of a span past which it is not cut into dates (`_shift_span`).
+_MAX_JOINED_TOKENS = 40
 _JOINS = frozenset(("-", "\u2013", "\u2014", "to", "and", "&", "through", "thru", "until",
                     "till", "y", "al", "a", "hasta", "/", ";"))
 
@@ -355,9 +357,11 @@ def _shift_span(text: str, offset: int, day_first: bool, pivot: int, spanish: bo
     if not unread:
         return _render(p, offset), p
     # Two dates joined ("10/15-10/16", "Jan 3 - Feb 4, 2019"): cut at the
-    # first join whose two sides read as dates, each wholly.
+    # first join whose two sides read as dates, each wholly. Each side is
+    # read again, so a long span (a table caught whole) is not cut at all:
+    # its digits are replaced instead.
     toks = p.toks
-    for j, t in enumerate(toks):
+    for j, t in enumerate(toks if len(toks) <= _MAX_JOINED_TOKENS else ()):
         if fold(t.text) not in _JOINS or j == 0 or j > unread[-1]:
             continue
         left = _shift_span("".join(x.text for x in toks[:j]), offset, day_first, pivot, spanish)

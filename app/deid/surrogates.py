@@ -33,7 +33,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from app.deid import places
-from app.deid.dates import fit_ordinals, shift_date, shift_names
+from app.deid.dates import calendar_word, fit_ordinals, shift_date, shift_names
 from app.deid.keyed import KeyedDraw
 from app.deid.memory import SurrogateMemory, as_memory
 from app.deid.names import name_surrogate
@@ -255,9 +255,9 @@ class Surrogator:
             return cap      # ninety or more, spelled: "92 (ninety-two)" keeps no part of it
         # Each number by its own unit: "96 meses" is 8 years, "92 years and 3
         # months" is over 89 (a months word anywhere had kept the whole span).
-        months = {m.start() for m in _NON_YEAR_NUMBER.finditer(original)}
-        return _NUMBER_RE.sub(lambda m: cap if m.start() not in months and int(m.group()) > limit
-                              else m.group(), original)
+        not_years = {m.start() for m in _NON_YEAR_NUMBER.finditer(original)}
+        return _NUMBER_RE.sub(lambda m: cap if m.start() not in not_years
+                              and int(m.group()) > limit else m.group(), original)
 
     def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
         spelled = _SPELLED_NUMBER.search(original) and (
@@ -270,13 +270,13 @@ class Surrogator:
             # second admission", is no day): every letter and digit is
             # replaced, none kept, even beside a date that could be shifted.
             return generic_surrogate(original, self._draw(patient, label, original, "generic"))
-        shifted = shift_date(original, self.date_offset(patient), day_first=day_first,
+        offset = self.date_offset(patient)
+        shifted = shift_date(original, offset, day_first=day_first,
                              pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
         if shifted is not None:
             return shifted
         # Read not whole: every digit replaced, every month and weekday name moved.
-        out = shift_names(self._digits_only(original, patient, label),
-                          self.date_offset(patient))
+        out = shift_names(self._digits_only(original, patient, label), offset)
         if out == original and _WORD_RE.search(original):
             # Nothing replaced: a holiday ("Thanksgiving", "New Year's Day") is a day.
             return generic_surrogate(original, self._draw(patient, label, original, "generic"))
@@ -575,8 +575,6 @@ def _spelled_day(text: str) -> bool:
     """Whether a spelled number in ``text`` is a day beside its month
     ("Born on the twelfth of March 1931" kept "twelfth" while the month
     moved); a counting word elsewhere ("May 2019, second admission") is not."""
-    from app.deid.dates import calendar_word
-
     for m in _SPELLED_NUMBER.finditer(text):
         gap = _DAY_FILLER.match(text, m.end())
         after = re.match(r"[^\W\d_]+", text[gap.end():]) if gap else None
@@ -589,7 +587,6 @@ def _spelled_day(text: str) -> bool:
 def _names_words(text: str) -> bool:
     """Whether ``text`` holds a capitalised word that is no month, weekday,
     ordinal or common word ("Christmas", "Tues" are; "Quackenbush" is not)."""
-    from app.deid.dates import calendar_word
     from app.deid.folder import common_words      # here: folder imports this module
     common = common_words()
     # Letters right after digits are an ordinal's ("28TH"), not a word.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.core.spans import Span
+from app.core.words import count
 from app.services.agreement import Agreement, agreement
 
 
@@ -89,15 +90,10 @@ def unadjudicated_sentence(project) -> str | None:
     are done but not adjudicated: training reads the union of their layers
     (`Project.gold_spans`), where they disagree too (one span read as a
     PERSON by one and an ADDRESS by the other); None when there are none."""
-    waiting = []
-    for info in project.document_infos(status="done"):
-        if len(project.assignments(info.id)) >= 2:
-            waiting.append(info.id)
-    if not waiting:
+    n = sum(len(project.assignments(info.id)) >= 2
+            for info in project.document_infos(status="done"))
+    if not n:
         return None
-    from app.core.words import count
-
-    n = len(waiting)
     return (f"{count(n, 'note')} annotated by two people {'is' if n == 1 else 'are'} not "
             "adjudicated: training reads both annotators' labels together, where they "
             "disagree too (settle them in Adjudicate)")

@@ -223,8 +223,9 @@ def known_note(project, text: str, spans, annotator: str | None, source: str,
     adjudicated (`Project.gold_spans`), so two brat folders of the same notes
     imported with ``--annotator A`` and ``--annotator B`` give A and B's
     agreement. None: a duplicate, nothing written (``annotator`` has a
-    layer there already, the note is done or adjudicated, or its annotations
-    name no annotator: a warning then says how to import both)."""
+    layer there already, said when it differs; the note is done or
+    adjudicated; or its annotations name no annotator, counted in
+    ``summary.unnamed``)."""
     from app.project import ADJUDICATED
 
     doc_id = project.document_of_text(text)

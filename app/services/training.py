@@ -193,7 +193,7 @@ def plan_run(project, config: TrainConfig) -> RunPlan:
     # `deid train` and the Train view say it before the run as well.
     from app.services.coverage import unmarked_sentences
     from app.services.double_annotation import unadjudicated_sentence
-    notes += unmarked_sentences(project)
+    notes += unmarked_sentences(project, docs)
     notes += [said] if (said := unadjudicated_sentence(project)) else []
     return RunPlan(config, docs, builds, variants, run_members(config.models, variants, device),
                    device, device_note, get_budget(config.budget), reusable, notes)
