@@ -169,7 +169,8 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
                 t.role, year = "year", v
             elif day is None and len(t.text) <= 2 and 1 <= v <= 31:
                 t.role, day = "day", v
-            elif year is None and len(t.text) == 2 and day is not None:
+            elif year is None and len(t.text) == 2 and day is not None \
+                    and not _second_day(toks, i):
                 t.role, year = "year", _year_value(t.text, pivot)
     elif nums:
         first = nums[0]
@@ -206,7 +207,15 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
                 return None
         elif len(g[0]) == 4 and 1000 <= int(g[0]) <= 2999:
             roles = ["year"]
+            if _decade_suffix(toks, first) and int(g[0]) % 10 == 0:
+                # "the 1990s": a decade, read as its middle year so that a
+                # year's shift keeps it ("1991s" was written).
+                toks[first].role = "decade"
+                return _Parsed(toks, None, None, int(g[0]) + 5, weekday)
         elif len(g[0]) == 2 and first > 0 and toks[first - 1].text in ("'", "\u2019"):
+            if _decade_suffix(toks, first) and int(g[0]) % 10 == 0:
+                toks[first].role = "decade"     # "the '90s"
+                return _Parsed(toks, None, None, _year_value(g[0], pivot) + 5, weekday)
             roles = ["year"]                    # "'92"
         elif len(g[0]) == 8 and 1800 <= int(g[0][:4]) <= 2199:
             y, m, d = int(g[0][:4]), int(g[0][4:6]), int(g[0][6:])
@@ -232,6 +241,20 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
     if not _valid(day, month, year):
         return None
     return _Parsed(toks, day, month, year, weekday)
+
+
+def _second_day(toks: list[_Tok], i: int) -> bool:
+    """Whether the two digits at ``i`` end a range of days ("May 29-31",
+    "3rd to 5th"): a join right after the day, not a year ("29-May-99")."""
+    before = [t for t in toks[:i] if t.kind != "space"][-2:]
+    return len(before) == 2 and before[0].role == "day" and fold(before[1].text) in _JOINS \
+        and before[1].text != "/"
+
+
+def _decade_suffix(toks: list[_Tok], i: int) -> bool:
+    """Whether the number at ``i`` is followed by a decade's "s" ("1990s", "1990's")."""
+    rest = [t.text.lower() for t in toks[i + 1:i + 3]]
+    return rest[:1] == ["s"] or rest == ["'", "s"] or rest == ["\u2019", "s"]
 
 
 def _sign(n: int) -> int:
@@ -351,35 +374,25 @@ def _shift_span(text: str, offset: int, day_first: bool, pivot: int, spanish: bo
                 ) -> tuple[str, _Parsed] | None:
     """``(shifted text, parsed date)`` of `shift_date`, or None."""
     p = _parse(text, day_first, pivot, spanish)
+    unread = _unread(p) if p is not None else []
+    if p is not None and not unread:
+        return _render(p, offset), p
+    # Two dates joined ("10/15-10/16", "Jan 3 - Feb 4, 2019", "2018-2019"):
+    # cut at the first join whose two sides read as dates, each wholly, or
+    # as a day that takes its month from the other side ("May 3-5", "3rd-5th
+    # May"). Each side is read again, so a long span (a table caught whole)
+    # is not cut at all: its digits are replaced instead.
+    toks = p.toks if p is not None else _tokens(text)
+    for j, t in enumerate(toks if len(toks) <= _MAX_JOINED_TOKENS else ()):
+        if fold(t.text) not in _JOINS or j == 0 or (unread and j > unread[-1]):
+            continue
+        joined = _shift_join("".join(x.text for x in toks[:j]), t.text,
+                             "".join(x.text for x in toks[j + 1:]), offset, day_first, pivot,
+                             spanish)
+        if joined is not None:
+            return joined
     if p is None:
         return None
-    unread = _unread(p)
-    if not unread:
-        return _render(p, offset), p
-    # Two dates joined ("10/15-10/16", "Jan 3 - Feb 4, 2019"): cut at the
-    # first join whose two sides read as dates, each wholly. Each side is
-    # read again, so a long span (a table caught whole) is not cut at all:
-    # its digits are replaced instead.
-    toks = p.toks
-    for j, t in enumerate(toks if len(toks) <= _MAX_JOINED_TOKENS else ()):
-        if fold(t.text) not in _JOINS or j == 0 or j > unread[-1]:
-            continue
-        left = _shift_span("".join(x.text for x in toks[:j]), offset, day_first, pivot, spanish)
-        right = _shift_span("".join(x.text for x in toks[j + 1:]), offset, day_first, pivot,
-                            spanish) if left is not None else None
-        # A year alone after a day or month is a time ("3/4 0800-1200"), not a date.
-        if right is not None and (right[1].day is not None or right[1].month is not None
-                                  or (left[1].day is None and left[1].month is None)):
-            lp, rp = left[1], right[1]
-            if lp.year is None and rp.year is not None and lp.month is not None \
-                    and rp.month is not None:
-                # "3/4-3/6/2019": the first date is of the second's year (the one
-                # before if it comes later in the year), so that a range over
-                # the end of February keeps its length.
-                later = (lp.month, lp.day or 0) > (rp.month, rp.day or 0)
-                lp.year = rp.year - later
-                return _render(lp, offset) + t.text + right[0], lp
-            return left[0] + t.text + right[0], left[1]
     # What follows the date and is plainly no day or month ("@ 0800", "3/4/2019
     # 1400", "x 2 days", "5 pm") is kept; a number that may be a day ("July
     # 1, 2 and 8") or a month or weekday name never is.
@@ -389,6 +402,112 @@ def _shift_span(text: str, offset: int, day_first: bool, pivot: int, spanish: bo
     rest = "".join(x.text for x in toks[last + 1:])
     del toks[last + 1:]
     return _render(p, offset) + rest, p
+
+
+def _shift_join(left_text: str, join: str, right_text: str, offset: int, day_first: bool,
+                pivot: int, spanish: bool) -> tuple[str, _Parsed] | None:
+    """Two sides of a join shifted, each a date, or one a day (or a year's
+    last two digits) that takes the rest from the other; None if they are not."""
+    left = _shift_span(left_text, offset, day_first, pivot, spanish)
+    right = _shift_span(right_text, offset, day_first, pivot, spanish)
+    if left is not None and right is not None:
+        lp, rp = left[1], right[1]
+        # A year alone after a day or month is a time ("3/4 0800-1200"), not a date.
+        if rp.day is None and rp.month is None and (lp.day is not None or lp.month is not None):
+            return None
+        if lp.year is None and rp.year is not None and lp.month is not None \
+                and rp.month is not None:
+            # "3/4-3/6/2019": the first date is of the second's year (the one
+            # before if it comes later in the year), so that a range over
+            # the end of February keeps its length.
+            later = (lp.month, lp.day or 0) > (rp.month, rp.day or 0)
+            lp.year = rp.year - later
+            return _render(lp, offset) + join + right[0], lp
+        return left[0] + join + right[0], lp
+    if left is None and right is not None:
+        bare = _borrowing(left_text, right[1], pivot, after=False)
+        rendered = _render_borrowed(bare, right[1], offset) if bare is not None else None
+        if rendered is not None:
+            return rendered + join + right[0], right[1]
+    if right is None and left is not None:
+        lp = left[1]
+        bare = _borrowing(right_text, lp, pivot, after=True)
+        if bare is not None:
+            if lp.year is None and bare.year is not None:
+                lp.year = bare.year             # "May 3-5, 2019": both of 2019
+                left = (_render(lp, offset), lp)
+            rendered = _render_borrowed(bare, lp, offset)
+            return (left[0] + join + rendered, lp) if rendered is not None else None
+    return None
+
+
+def _borrowing(text: str, other: _Parsed, pivot: int, after: bool) -> _Parsed | None:
+    """``text`` read as a day of ``other``'s month and year ("5" of "May 3-5",
+    "3rd" of "3rd-5th May", "5, 2019" of "May 3-5, 2019"), or, ``after`` a
+    year alone, as the last digits of a later year ("19" of "2018-19");
+    None if it holds anything else a date could hold."""
+    toks = _tokens(text)
+    nums = [i for i, t in enumerate(toks) if t.kind == "num" and not _is_time(toks, i)]
+    weekday = None
+    for i, t in enumerate(toks):
+        if t.kind != "word":
+            continue
+        key = fold(t.text)
+        if key in _ORDINALS and i > 0 and toks[i - 1].kind == "num" and not t.role:
+            t.role = "ordinal"
+            continue
+        hit = _WORDS.get(key)
+        if hit is not None and (hit[0] == "month" or weekday is not None):
+            return None
+        if hit is not None:
+            t.role, t.info, weekday = "weekday", (hit[2], hit[3]), hit[1]
+    if other.day is None and other.month is None and other.year is not None:
+        if not after or len(nums) != 1 or len(toks[nums[0]].text) != 2 or weekday is not None:
+            return None                     # "2018-19"
+        v = int(toks[nums[0]].text)
+        year = other.year // 100 * 100 + v
+        year += 100 if year < other.year else 0
+        if year == other.year or year > other.year + 20:
+            return None
+        toks[nums[0]].role = "year"
+        return _Parsed(toks, None, None, year, None)
+    # Only beside a month written as a word: "3/4-6" may be two dates or one.
+    if other.day is None or not any(t.role == "month" and t.kind == "word" for t in other.toks):
+        return None
+    days = [i for i in nums if len(toks[i].text) <= 2]
+    years = [i for i in nums if len(toks[i].text) == 4]
+    if len(days) != 1 or len(nums) != len(days) + len(years) or len(years) > 1:
+        return None
+    if any(t.role == "ordinal" and toks[i - 1].kind != "num" for i, t in enumerate(toks)):
+        return None
+    toks[days[0]].role = "day"
+    day = int(toks[days[0]].text)
+    year = other.year
+    if years:
+        toks[years[0]].role = "year"
+        year = int(toks[years[0]].text)
+    if not _valid(day, other.month, year):
+        return None
+    return _Parsed(toks, day, other.month, year, weekday)
+
+
+def _render_borrowed(bare: _Parsed, other: _Parsed, offset: int) -> str | None:
+    """A day that took its month from ``other``, shifted: written as it was
+    if it stays in ``other``'s new month, else in ``other``'s form whole
+    ("May 29-31" moved past the month's end reads "Jun 30-Jul 2"); None
+    where that form could not carry the day's own year."""
+    if bare.month is None:
+        return _render(bare, offset)
+    if _shift(bare, offset)[1:3] == _shift(other, offset)[1:3]:
+        return _render(bare, offset, month_word=True)
+    if any(t.role == "year" for t in bare.toks) and not any(t.role == "year" for t in other.toks):
+        return None
+    toks = [_Tok(t.text, t.kind, t.role, t.info) for t in other.toks]
+    day = next(t for t in toks if t.role == "day")
+    day.text = f"{bare.day:0{len(day.text)}d}" if day.text.startswith("0") else str(bare.day)
+    whole = _Parsed(toks, bare.day, other.month, bare.year if bare.year is not None else other.year,
+                    None)
+    return _render(whole, offset)
 
 
 #: Words beside a number that say it is no day or month: a time, a count, a dose.
@@ -412,14 +531,15 @@ def _no_day(toks: list[_Tok], i: int) -> bool:
             or (before is not None and fold(before.text) in _NOT_DAY_BEFORE))
 
 
-def _render(p: _Parsed, offset: int) -> str:
-    """The parsed date ``p`` written again, shifted by ``offset`` days."""
+def _render(p: _Parsed, offset: int, month_word: bool = False) -> str:
+    """The parsed date ``p`` written again, shifted by ``offset`` days
+    (``month_word``: its month is a name written elsewhere, "5" of "May 3-5")."""
     nd, nm, ny, nwd = _shift(p, offset)
     # Padding style: a single-digit day/month shows the writer does not pad.
     # With a month name ("22nd March") only an explicit leading zero pads.
     numeric = [t for t in p.toks if t.role in ("day", "month") and t.kind == "num"]
-    no_pad = any(len(t.text) == 1 for t in numeric) or any(t.role == "month" and t.kind == "word"
-                                                           for t in p.toks)
+    no_pad = month_word or any(len(t.text) == 1 for t in numeric) or any(
+        t.role == "month" and t.kind == "word" for t in p.toks)
     out = []
     for i, t in enumerate(p.toks):
         role = t.role
@@ -431,6 +551,9 @@ def _render(p: _Parsed, offset: int) -> str:
             out.append(f"{v:02d}" if pad else str(v))
         elif role == "year":
             out.append(f"{ny % 100:02d}" if len(t.text) <= 2 else f"{ny:0{len(t.text)}d}")
+        elif role == "decade":
+            decade = ny // 10 * 10
+            out.append(f"{decade % 100:02d}" if len(t.text) <= 2 else f"{decade:04d}")
         elif role == "month":
             out.append(_month_word(t.text, *t.info, nm))
         elif role == "weekday":

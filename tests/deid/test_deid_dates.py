@@ -161,3 +161,32 @@ def test_us_notes_that_show_their_order_are_read_month_first_in_a_day_first_proj
     assert len(showing) > 50
     shifts = _shifts(showing, policy)
     assert all(len(s) == 1 and None not in s for s in shifts.values()), shifts
+
+
+@pytest.mark.parametrize("original, offset, expected", [
+    # A day beside a month written once takes that month ("May 3-5" scrambled
+    # its digits), and keeps the range's length.
+    ("May 3-5", 40, "Jun 12-14"),
+    ("3-5 May 2019", 40, "12-14 Jun 2019"),
+    ("May 3-5, 2019", 40, "Jun 12-14, 2019"),
+    ("3rd-5th May", 40, "12th-14th Jun"),
+    ("between 3rd and 5th of May", 40, "between 12th and 14th of Jun"),
+    # Past the month's end the day is written in its own month.
+    ("May 29-31", 2, "May 31-Jun 2"),
+    ("Dec 30-31, 2019", 2, "Jan 1-2, 2020"),
+    # "May 29-31": 31 is a day, not the year 2031 (it was kept as written).
+    ("May 29-31", 40, "Jul 8-10"),
+    # Years: a range of years, its last two digits, a decade.
+    ("2018-2019", 400, "2019-2020"),
+    ("2018-19", 400, "2019-20"),
+    ("1990s", 300, "1990s"),
+    ("the '80s", -300, "the '80s"),
+])
+def test_ranges_that_write_their_month_or_century_once(original, offset, expected):
+    assert shift_date(original, offset) == expected
+
+
+def test_a_numeric_day_range_is_not_guessed_and_a_two_digit_year_stays_a_year():
+    assert shift_date("3/4-6", 40) is None          # 3/4-3/6 or 3/4-6/4: replaced
+    assert shift_date("29-May-99", 40) == "8-Jul-99"
+    assert shift_date("14/2014", 10) is None        # no month 14, no year range
