@@ -82,6 +82,7 @@ _US_STATES = ("AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA
 _WORD_SRC = rf"""
 (?<!\w)(?=[^\W\d_])(?:
   (?P<idcue>(?P<idc>{cue_alternation(ID_CUES)})(?!\w){GAP}(?P<idb>{_ID_BODY}))
+| (?P<idglued>(?:mrn|umrn|urn?|acct|ssn|nhc)\#?(?P<idgb>\d{{5,}})(?!\w))
 | (?P<cp>(?:c[óo]digo[ \t]+postal|c\.[ \t]?p\.?|cp)(?!\w)[ \t:.]*(?P<cpn>\d{{5}})(?!\w))
 | (?P<mdate>{_MONTH}(?:[ \t]*{_DAY}(?:,?[ \t]+|,)(?:(?:de|del)[ \t]+)?(?:año[ \t]+)?{_YEAR}
                     |[ \t]+(?P<mday2>{_DAY})(?![ \t]*[-:/.]?\d)

@@ -14,6 +14,7 @@ EMAIL      e-mail addresses
 URL        http(s)/ftp/www addresses and bare domains (.com, .org, .es ...)
 IP         IPv4 and IPv6 addresses
 ID         a code after an ID cue (MRN, UR, FIN, NHC, NASS, ID, No. ...),
+           five digits or more glued to one ("MRN7654321", "Acct#1234567"),
            Medicare (AU) and Luhn-valid numbers, US SSN, Spanish DNI/NIE
 POSTCODE   AU 4-digit after a state, US ZIP(+4) after a state, ES 5-digit
            after "CP"/"C.P." or before a place name ("28034 Madrid")
@@ -278,6 +279,10 @@ def _words(text: str, low: str, out: list) -> None:
             if (sum(ch.isdigit() for ch in body) >= 3 and len(body) <= 32
                     and not is_bare_no(text, *m.span("idc"))):
                 out.append((m.start("idb"), m.end("idb"), "ID*"))
+        elif kind == "idglued":
+            # "MRN7654321", "Acct#12345678": a record system's export that
+            # writes the number glued to its cue.
+            out.append((m.start("idgb"), m.end("idgb"), "ID*"))
         elif kind == "mdate":
             if m.group("mday2") and P.UNIT_AFTER_RE.match(text, e):
                 continue  # "may 10 mg" is a dose

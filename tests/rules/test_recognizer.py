@@ -96,6 +96,10 @@ def test_email_url_ip(text, expected, category):
     ("No. 45678", "45678", "no"),
     ("DNI 12345678Z", "12345678Z", "dni"),
     ("CIPA: nhc-987654", "987654", "nhc"),
+    # Glued to its cue, as some record systems export it.
+    ("seen MRN7654321 today", "7654321", "mrn"),
+    ("Acct#12345678.", "12345678", "episode"),
+    ("UR12345", "12345", "ur"),
 ])
 def test_cued_ids(text, expected, cue):
     assert one_hit(text) == (expected, "ID", cue)
@@ -162,6 +166,7 @@ def test_ages(text, expected, cue):
     "page 12 of 30",
     "NASA 2031",
     "codes 9382 1234 listed",              # 8-digit local number without a phone cue
+    "Burn12345 and mrn123",                # a cue inside a word; under five glued digits
 ])
 def test_negatives(text):
     assert [h for h in hits_of(text) if h[1] != "YEAR"] == []
