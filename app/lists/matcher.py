@@ -37,8 +37,10 @@ Patient table fields
     names (as above), date of birth (numeric day/month/year in either
     order, two- or four-digit years, ISO, month names), record numbers and
     phone numbers (the same letters and digits, whatever the separators), and
-    addresses (the whole address and each comma-separated part of two or
-    more words).
+    addresses (the whole address, each comma-separated part of two or
+    more words, and the street: the words up to its street-type word). An
+    address is compared blind to commas and to the short forms of
+    street-type words ("14 Wattle St, Bendigo" = "14 Wattle Street Bendigo").
 """
 from __future__ import annotations
 
@@ -79,6 +81,14 @@ _CONTRACTIONS = frozenset({"t", "ve", "re", "ll", "d", "m"})
 _GAP_MERGE = re.compile(r"[ \t]*")
 _GAP_PERSON = re.compile(r"[ \t]*,?[ \t]*")
 _GAP_CODE = re.compile(r"[ \t\-./()]{0,3}")
+#: Street-type words and their short forms, compared as one in addresses.
+_STREET_FORMS = {
+    "street": "st", "road": "rd", "avenue": "ave", "av": "ave", "drive": "dr", "lane": "ln",
+    "place": "pl", "court": "ct", "crescent": "cres", "highway": "hwy", "boulevard": "blvd",
+    "parade": "pde", "terrace": "tce", "close": "cl", "circuit": "cct", "square": "sq",
+    "esplanade": "esp", "grove": "gr", "parkway": "pkwy", "avenida": "avda", "plaza": "pza",
+    "carretera": "ctra"}
+_STREET_TYPES = frozenset(_STREET_FORMS) | frozenset(_STREET_FORMS.values()) | {"way", "calle"}
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december"]
 
@@ -225,6 +235,11 @@ class _Index:
             for w in self.close(u.norm):
                 cands += [(e, True) for e in self.first[w] if not e.ambiguous]
             for entry, typo in cands:
+                if entry.category == "address":
+                    end = self._address_end(units, i, entry)
+                    if end is not None:
+                        out.append((i, end, entry, typo))
+                    continue
                 n = len(entry.words)
                 if i + n > len(units) or units[i + n - 1].line != u.line:
                     continue
@@ -238,6 +253,20 @@ class _Index:
                 if ok:
                     out.append((i, i + n, entry, typo))
         return out
+
+
+    def _address_end(self, units: Sequence[_Unit], i: int, entry: _Entry) -> int | None:
+        """The unit after an address entry read from unit ``i`` on, commas
+        skipped and street types in either form; None if it is not there."""
+        j = i + 1
+        for word in entry.words[1:]:
+            while j < len(units) and units[j].norm == "," and units[j].line == units[i].line:
+                j += 1
+            if j >= len(units) or units[j].line != units[i].line \
+                    or _STREET_FORMS.get(units[j].norm, units[j].norm) != word:
+                return None
+            j += 1
+        return j
 
 
 def _name_entries(value: str, category: str, stop: frozenset[str]) -> list[_Entry]:
@@ -272,11 +301,27 @@ def _phrase_entries(value: str, category: str, stop: frozenset[str]) -> list[_En
 
 
 def _address_entries(value: str, stop: frozenset[str]) -> list[_Entry]:
-    out = _phrase_entries(value, "address", stop)
-    for part in value.split(","):
-        if len(_words(part)) >= 2:
-            out += _phrase_entries(part, "address", stop)
+    """The whole address, each comma-separated part of two words or more,
+    and its street (up to the first street-type word, with the house number
+    and without it), commas left out and street types in their short form."""
+    out = []
+    for part in [value] + value.split(","):
+        words = tuple(_STREET_FORMS.get(w, w) for w in _words(part) if w != ",")
+        if len(words) < 2:
+            continue
+        out.append(_address_entry(words, stop))
+        street = next((k for k, w in enumerate(words) if w in _STREET_TYPES and k > 0), None)
+        if street is not None and street + 1 < len(words):
+            out.append(_address_entry(words[:street + 1], stop))
+            if words[0].isdigit() and street >= 2:
+                out.append(_address_entry(words[1:street + 1], stop))
     return out
+
+
+def _address_entry(words: tuple[str, ...], stop: frozenset[str]) -> _Entry:
+    # A number makes an address specific ("12 Larch Close"); "Main Street" alone is not.
+    return _Entry(words, "address", not any(w.isdigit() for w in words) and all(
+        w in stop or w in _STREET_TYPES for w in words if w.isalpha()))
 
 
 _NUMERIC_DATE = re.compile(r"^\s*(\d{1,4})\s*[-/.]\s*(\d{1,2})\s*[-/.]\s*(\d{2,4})\s*$")

@@ -465,6 +465,11 @@ def name_part(text: str, start: int, end: int) -> tuple[int, int]:
     return start, words[keep - 1].end()
 
 
+#: A number in a place span: with a street-type word, a house number.
+_HOUSE_NUMBER_RE = re.compile(r"\d")
+_STREET_TYPES = words("street_types")
+
+
 def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> bool:
     """True when ``text[start:end]``, predicted as a name (a place with
     ``place``), is only common words (`app.rules.dictionaries.is_common_word`:
@@ -473,13 +478,17 @@ def ordinary_words(text: str, start: int, end: int, *, place: bool = False) -> b
     word like "AWARE" or a credential after, an initial, an uncommon word
     beside it ("RICH VANDERMEER"); for a place, a kind of care place in or
     beside it ("UNION MEMORIAL") or "from", "at" or a move before it ("WENT
-    TO HARBOR"). Relatives, roles, words of grammar and words like "SAID"
+    TO HARBOR"); a place with a number and a street-type word is an address
+    ("14 Wattle Street"), whatever its words. Relatives, roles, words of grammar and words like "SAID"
     alone ("PER MD", "PER SON", "GRAND DAUGHTER", "HIS SON SAID") are never
     names, and an abbreviation of letters and stops ("e.g.", "H.O.") is a
     common word."""
     from app.rules.dictionaries import is_name
 
     words = _WORD_OR_ABBREVIATION_RE.findall(text, start, end)
+    if place and _HOUSE_NUMBER_RE.search(text, start, end) and any(
+            w.lower() in _STREET_TYPES for w in words):
+        return False                                   # "14 Wattle Street": an address
     if words and all(w.lower() in _LANGUAGES for w in words) or place and country(text, start, end):
         return True                                    # "IN RUSSIAN": a language; "IN BAHAMAS"
     if words and _states_only(text[start:end]) and (

@@ -130,3 +130,21 @@ def test_hits_fall_on_token_boundaries(matcher):
     for h in hits:
         assert h.start in bounds[0] and h.end in bounds[1]
         assert "\n" not in text[h.start:h.end]
+
+
+@pytest.mark.parametrize("entry, text, expected", [
+    # Commas and street-type short forms do not hide a listed address
+    # ("14 Wattle Street, Bendigo" was left in clear).
+    ("14 Wattle Street Bendigo", "Home: 14 Wattle Street, Bendigo.", ["14 Wattle Street, Bendigo"]),
+    ("14 Wattle Street Bendigo", "Lives at 14 Wattle St, Bendigo.", ["14 Wattle St, Bendigo"]),
+    ("14 Wattle Street Bendigo", "Home 14 WATTLE STREET.", ["14 WATTLE STREET"]),
+    ("14 Wattle Street Bendigo", "lives on Wattle St near the park", ["Wattle St"]),
+    ("7 Quarry Road, Ballarat", "to 7 Quarry Road Ballarat today", ["7 Quarry Road Ballarat"]),
+    # The street alone of a common name needs its number or a capital.
+    ("3 Main Street, Bendigo", "crossed the main street", []),
+    ("3 Main Street, Bendigo", "at 3 Main St", ["3 Main St"]),
+])
+def test_an_address_is_found_whatever_its_commas_and_street_forms(entry, text, expected):
+    lists = HospitalLists()
+    lists.add("patients", entry, patient_id="p9", field_name="addresses")
+    assert [t for t, _ in found(ListMatcher(lists), text, "p9")] == expected

@@ -93,6 +93,14 @@ def test_common_words_without_context_are_no_names():
         assert ordinary(text, word), text
 
 
+def test_an_address_with_a_house_number_is_kept():
+    # "14 Wattle Street" was dropped after training: "Wattle" and "Street" are common words.
+    assert not ordinary("discharge home to 14 Wattle Street today", "14 Wattle Street", place=True)
+    assert not ordinary("LIVES AT 3 HIGH ST", "3 HIGH ST", place=True)
+    assert ordinary("CLEAR IN ALL 4 FIELDS", "ALL 4 FIELDS", place=True)   # no street type
+    assert ordinary("WALKED DOWN THE STREET", "THE STREET", place=True)     # no number
+
+
 def test_an_abbreviation_of_letters_and_stops_is_no_name():
     for text, word in (("risk of infection (e.g. sepsis) discussed", "e.g. sepsis"),
                        ("c/o nausea, H.O. aware, zofran given", "H.O. aware"),
