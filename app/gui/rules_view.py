@@ -16,7 +16,7 @@ from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                         QPlainTextEdit, QPushButton, QSplitter, Qt, QTableWidget,
                         QTableWidgetItem, QTextOption, QVBoxLayout, QWidget, Signal, Slot)
 from app.rules import registry
-from app.services.choice import steps_not_run
+from app.services.choice import day_one_labels, steps_not_run
 from app.core.words import count
 
 #: The columns of the rules table.
@@ -161,6 +161,7 @@ class RulesView(QWidget):
         rules = self._rules.rules if self._rules is not None else ()
         labels = self._labels()
         self._not_run = steps_not_run(self.project) if self.project is not None else {}
+        self._day_one = day_one_labels(self.project) if self.project is not None else frozenset()
         self._filling = True
         self.table.setRowCount(len(rules))
         editable = self.project is not None and not self.project.readonly
@@ -170,8 +171,7 @@ class RulesView(QWidget):
             switch.setFlags(flags | Qt.ItemIsUserCheckable if editable else flags)
             switch.setCheckState(Qt.Checked if rule.enabled else Qt.Unchecked)
             label = registry.kind_label(rule.kind, labels) or "none: left to the leak scan"
-            step = rule.step + (" — not run by the model in use" if rule.step in self._not_run
-                                else "")
+            step = rule.step + self._run_note(rule, labels)
             cells = [switch] + [QTableWidgetItem(t) for t in (
                 rule.name + (" (yours)" if rule.site else ""), f"{rule.action} {rule.kind}",
                 label, step, ", ".join(rule.lists))]
@@ -184,6 +184,14 @@ class RulesView(QWidget):
             self.table.setCurrentCell(min(row, len(rules) - 1), 1)
         self._show(self.table.currentRow())
         self._show_kind_label(self.kind.currentText())
+
+    def _run_note(self, rule, labels: list[str]) -> str:
+        """Beside a rule's step: whether what it finds is hidden after training."""
+        if rule.step not in self._not_run:
+            return ""
+        if rule.action == "finds" and registry.kind_label(rule.kind, labels) in self._day_one:
+            return " — not run by the model; its day-one finds stay hidden"
+        return " — not run by the model in use"
 
     def _show(self, row: int) -> None:
         if self._rules is None or not 0 <= row < len(self._rules.rules):

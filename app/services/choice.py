@@ -237,6 +237,10 @@ def steps_not_run(project) -> dict[str, str]:
     if kept is None:
         return {}
     tried = (run.fixed or {}).get("tried") or {}
+    floor = day_one_labels(project)
+    covered = (f"; what its rules find on day one stays hidden where their label is "
+               f"{', '.join(sorted(floor))} (the run keeps what day one replaced, with the "
+               f"model's label where both find something)") if floor else ""
     out = {}
     for step, record in tried.items():
         if step in kept:
@@ -244,8 +248,23 @@ def steps_not_run(project) -> dict[str, str]:
         figures = (f" (dev F2 {record['dev_before']:.3f} with it off, {record['dev_after']:.3f} "
                    f"on)" if "dev_after" in record and "dev_before" in record else "")
         out[step] = (f"the model in use does not run this step: on your dev notes it made the "
-                     f"output worse{figures}; train again after annotating more to try it again")
+                     f"output worse{figures}{covered}; train again after annotating more to try "
+                     f"it again")
     return out
+
+
+def day_one_labels(project) -> frozenset[str]:
+    """The labels whose day-one spans the active run keeps hidden
+    (`app.services.predictor.StarterFloor`): the starter with every fixed
+    step reads each note, so a rule of a step the model does not run still
+    hides what it finds under these labels. Empty without a run or a floor."""
+    from app.errors import UserError
+    from app.services.runs import active_run
+    try:
+        run = active_run(project)
+    except UserError:
+        return frozenset()
+    return frozenset((run.starter_floor or {}).get("labels") or ())
 
 
 def made_by(origin: str | None, words=None) -> str | None:

@@ -250,3 +250,19 @@ def test_the_steps_the_model_in_use_does_not_run_are_said_with_why(tmp_path):
         "(dev F2 0.908 with it off, 0.876 on)")
     with Project.create(tmp_path / "new.deid", list(PRESETS["paper"])) as fresh:
         assert steps_not_run(fresh) == {}                       # day one runs every step
+
+
+def test_a_step_the_model_does_not_run_still_hides_its_day_one_finds_under_the_floor(tmp_path):
+    """The Rules page said the site's own rules were "not run by the model in
+    use" while the run's day-one floor hid what they found."""
+    from app.services.choice import day_one_labels, steps_not_run
+    run = TrainedRun(1, "done", selected="crf-balanced", fixed={
+        "candidate": "crf-balanced", "steps": ["vetoes.v1"],
+        "tried": {"english-floor.v1": {"changed": True, "kept": False}}},
+        starter_floor={"labels": ["NAME", "LOCATION"], "left_out": ["DATE"]})
+    with _stored(tmp_path, {}, run.metrics()) as project:
+        assert day_one_labels(project) == {"NAME", "LOCATION"}
+        said = steps_not_run(project)["english-floor.v1"]
+    assert "what its rules find on day one stays hidden where their label is LOCATION, NAME" in said
+    with Project.create(tmp_path / "new.deid", list(PRESETS["paper"])) as fresh:
+        assert day_one_labels(fresh) == frozenset()
