@@ -281,7 +281,8 @@ def _stale_suggestions(project, project_arg: str) -> list[str]:
 
 def cmd_rules(args) -> int:
     from app.rules import registry
-    with open_project(args.project, fall_back_to_readonly=args.rules_action in ("list", "show")
+    with open_project(args.project,
+                      fall_back_to_readonly=args.rules_action in ("list", "show", "export")
                       ) as project:
         labels = [label.name for label in project.labels()]
         if args.rules_action == "list":
@@ -297,10 +298,19 @@ def cmd_rules(args) -> int:
             lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
         elif args.rules_action == "add":
             entries = registry.read_site_rules(args.file)
-            names = registry.add_rules(project, entries)
+            names = registry.add_rules(project, entries, replace=args.replace)
             lines = [f"added {count(len(names), 'rule')}: {', '.join(names)}",
                      *registry.without_label(entries, labels),
                      *_stale_suggestions(project, args.project)]
+        elif args.rules_action == "remove":
+            names = registry.remove_rules(project, args.name)
+            lines = [f"removed {count(len(names), 'rule')}: {', '.join(names)}",
+                     *_stale_suggestions(project, args.project)]
+        elif args.rules_action == "export":
+            names = registry.write_site_rules(project, args.file)
+            lines = [f"wrote {count(len(names), 'rule')} of this project's own to "
+                     f"{Path(args.file).name}: {', '.join(names)} (another project adds them "
+                     f"with `deid rules PROJECT add {Path(args.file).name}`)"]
         else:
             on = args.rules_action == "on"
             if registry.project_rules(project).get(args.name).enabled == on:

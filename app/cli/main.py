@@ -264,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = lsub.add_parser("remove", help="delete every entry of one kind")
     r.add_argument("--kind", required=True, choices=kinds)
 
-    s = sub.add_parser("rules", help="the English rules after the models: list, read, switch, add")
+    s = sub.add_parser("rules", help="the English rules after the models: list, read, switch, "
+                                     "add, remove, export")
     s.add_argument("project")
     rsub = s.add_subparsers(dest="rules_action", metavar="ACTION")
     rsub.required = True
@@ -272,8 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     for action, what in (("show", "every field of one rule"), ("on", "switch a rule on"),
                          ("off", "switch a rule off for this project")):
         rsub.add_parser(action, help=what).add_argument("name")
-    rsub.add_parser("add", help="add the site's own rules (a JSON file: name, kind, patterns, "
-                                "context, example, evidence)").add_argument("file")
+    a = rsub.add_parser("add", help="add the site's own rules (a JSON file: name, kind, "
+                                    "patterns, context, unless, example, evidence, enabled)")
+    a.add_argument("file")
+    a.add_argument("--replace", action="store_true",
+                   help="replace the project's own rules of the same names (a corrected file)")
+    rsub.add_parser("remove", help="remove rules of the site's own (a shipped rule is "
+                                   "switched off instead)").add_argument("name", nargs="+")
+    rsub.add_parser("export", help="write the site's own rules to a JSON file another "
+                                   "project can add").add_argument("file")
 
     s = sub.add_parser("demo", help="whole learning loop on the bundled sample notes")
     s.add_argument("out_dir", nargs="?", default="deid-demo")

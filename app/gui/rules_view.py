@@ -12,7 +12,7 @@ window then predicts again).
 from __future__ import annotations
 
 from app.errors import UserError
-from app.gui.qt import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from app.gui.qt import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                         QPlainTextEdit, QPushButton, QSplitter, Qt, QTableWidget,
                         QTableWidgetItem, QTextOption, QVBoxLayout, QWidget, Signal, Slot)
 from app.rules import registry
@@ -67,9 +67,19 @@ class RulesView(QWidget):
         self.context = QLineEdit()
         self.context.setPlaceholderText("words of which one must stand just before a hit "
                                         "(comma between; empty: none needed)")
+        self.example = QLineEdit()
+        self.example.setPlaceholderText("what a hit looks like, made up (no real identifier)")
+        self.evidence = QLineEdit()
+        self.evidence.setPlaceholderText("why: where such identifiers come from")
         self.kind_label = QLabel()
         self.test_button = QPushButton("&Test on the open note")
         self.add_button = QPushButton("&Add rule")
+        # The site's own rules: removed, written to a file, added from one.
+        self.remove_button = QPushButton("&Remove rule")
+        self.remove_button.setToolTip("Remove the selected rule of your own (a shipped rule is "
+                                      "switched off with its box instead)")
+        self.export_button = QPushButton("&Write your rules to a file…")
+        self.import_button = QPushButton("Add rules from a &file…")
         self.hits = QLabel()
         self.hits.setWordWrap(True)
         form = QFormLayout()
@@ -80,6 +90,8 @@ class RulesView(QWidget):
         form.addRow("Finds", kind_row)
         form.addRow("Pattern", self.pattern)
         form.addRow("Context", self.context)
+        form.addRow("Example", self.example)
+        form.addRow("Why", self.evidence)
         buttons = QHBoxLayout()
         buttons.addWidget(self.test_button)
         buttons.addWidget(self.add_button)
@@ -92,8 +104,17 @@ class RulesView(QWidget):
         right_layout.addWidget(self.detail, 1)
         right_layout.addWidget(QLabel("<b>A rule of your own</b>"))
         right_layout.addLayout(form)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        own = QHBoxLayout()
+        for button in (self.remove_button, self.export_button, self.import_button):
+            own.addWidget(button)
+        own.addStretch(1)
+        left_layout.addLayout(own)
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(self.table)
+        split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -108,6 +129,9 @@ class RulesView(QWidget):
         self.kind.currentTextChanged.connect(self._show_kind_label)
         self.test_button.clicked.connect(self.test_pattern)
         self.add_button.clicked.connect(self.add_rule)
+        self.remove_button.clicked.connect(self.remove_rule)
+        self.export_button.clicked.connect(self.export_rules)
+        self.import_button.clicked.connect(self.import_rules)
         self._rules: registry.RuleSet | None = None
         self._not_run: dict[str, str] = {}      # the steps the model in use does not run
         self._filling = False
@@ -117,7 +141,8 @@ class RulesView(QWidget):
     def set_project(self, project) -> None:
         self.project = project
         editable = project is not None and not project.readonly
-        for widget in (self.name, self.kind, self.pattern, self.context, self.add_button):
+        for widget in (self.name, self.kind, self.pattern, self.context, self.example,
+                       self.evidence, self.add_button, self.import_button):
             widget.setEnabled(editable)
         self.test_button.setEnabled(project is not None)
         english = project is None or project.language == "en"
@@ -190,15 +215,17 @@ class RulesView(QWidget):
         if rule.step not in self._not_run:
             return ""
         if rule.action == "finds" and registry.kind_label(rule.kind, labels) in self._day_one:
-            return " — not run by the model; its day-one finds stay hidden"
+            return " — off for the model; day-one finds kept"
         return " — not run by the model in use"
 
     def _show(self, row: int) -> None:
         if self._rules is None or not 0 <= row < len(self._rules.rules):
             self.detail.setPlainText("Open a project to see its rules." if self.project is None
                                      else "")
+            self._show_own_buttons(None)
             return
         rule = self._rules.rules[row]
+        self._show_own_buttons(rule)
         lines = registry.rule_detail(rule, self._labels())
         if rule.step in self._not_run:
             lines.append(f"{rule.step}: {self._not_run[rule.step]}.")
@@ -229,7 +256,8 @@ class RulesView(QWidget):
         context = [c.strip() for c in self.context.text().split(",") if c.strip()]
         return registry.check_site_rule(
             {"name": self.name.text().strip(), "kind": self.kind.currentText(),
-             "patterns": [self.pattern.text()], "context": context},
+             "patterns": [self.pattern.text()], "context": context,
+             "example": self.example.text().strip(), "evidence": self.evidence.text().strip()},
             where="your rule")
 
     @Slot()
@@ -262,8 +290,68 @@ class RulesView(QWidget):
             f"{registry.no_label(entry['kind'])}." if unlabelled else
             "it runs from now on, in Preview, the suggestions of the notes to do and every "
             "export."))
-        for box in (self.name, self.pattern, self.context):
+        for box in (self.name, self.pattern, self.context, self.example, self.evidence):
             box.clear()
         self.reload()
         self.table.setCurrentCell(self.table.rowCount() - 1, 1)
+        self.rulesChanged.emit()
+
+    def _show_own_buttons(self, rule) -> None:
+        editable = self.project is not None and not self.project.readonly
+        self.remove_button.setEnabled(editable and rule is not None and rule.site)
+        self.export_button.setEnabled(self._rules is not None
+                                      and any(r.site for r in self._rules.rules))
+
+    @Slot()
+    def remove_rule(self) -> None:
+        """Remove the selected rule of the site's own."""
+        row = self.table.currentRow()
+        if self._rules is None or not 0 <= row < len(self._rules.rules):
+            return
+        try:
+            names = registry.remove_rules(self.project, [self._rules.rules[row].name])
+        except UserError as exc:
+            self.hits.setText(f"Not removed: {exc}")
+            return
+        self.hits.setText(f"Removed {names[0]}: it runs no more, from the next prediction on.")
+        self.reload()
+        self.rulesChanged.emit()
+
+    @Slot()
+    def export_rules(self) -> None:
+        """Write the site's own rules to a JSON file another project can add."""
+        path, _ = QFileDialog.getSaveFileName(self, "Write your rules to a file", "rules.json",
+                                              "Rules files (*.json)")
+        if not path:
+            return
+        try:
+            names = registry.write_site_rules(self.project, path)
+        except UserError as exc:
+            self.hits.setText(f"Not written: {exc}")
+            return
+        self.hits.setText(f"Wrote {count(len(names), 'rule')} to {path}: another project adds "
+                          f"them with Add rules from a file.")
+
+    @Slot()
+    def import_rules(self) -> None:
+        """Add the rules of a JSON rules file (a corrected rule of the same
+        name replaces the project's own)."""
+        path, _ = QFileDialog.getOpenFileName(self, "Add rules from a file", "",
+                                              "Rules files (*.json)")
+        if not path:
+            return
+        own = {r.name for r in registry.project_rules(self.project).rules if r.site}
+        try:
+            entries = registry.read_site_rules(path)
+            names = registry.add_rules(self.project, entries, replace=True)
+        except UserError as exc:
+            self.hits.setText(f"Not added: {exc}")
+            return
+        replaced = [n for n in names if n in own]
+        self.hits.setText(f"Added {count(len(names), 'rule')}: {', '.join(names)}."
+                          + (f" Replaced yours of the same name: {', '.join(replaced)}."
+                             if replaced else "")
+                          + "".join(f" {line}" for line in
+                                    registry.without_label(entries, self._labels())))
+        self.reload()
         self.rulesChanged.emit()

@@ -379,27 +379,81 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
             "enabled": bool(entry.get("enabled", True))}
 
 
-def add_rules(project, entries: list[dict]) -> list[str]:
+def add_rules(project, entries: list[dict], *, replace: bool = False) -> list[str]:
     """Add a site's rules (checked entries: `read_site_rules`,
     `check_site_rule`) to ``project``; their names. A name already taken is
-    refused (nothing is added)."""
-    taken = {r.name for r in project_rules(project).rules}
+    refused (nothing is added), unless ``replace`` and it is one of the
+    site's own rules, which the entry then replaces where it stood (a
+    corrected file added again)."""
+    rules = project_rules(project).rules
     names = [e["name"] for e in entries]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UserError(f"two rules are called {', '.join(twice)}: give each its own name")
-    clash = sorted(set(names) & taken)
-    if clash:
+    shipped = sorted(set(names) & {r.name for r in rules if not r.site})
+    if shipped:
+        raise UserError(f"{', '.join(shipped)}: the name of a shipped rule; give yours its own")
+    clash = sorted(set(names) & {r.name for r in rules if r.site})
+    if clash and not replace:
         raise UserError(f"rule name(s) already taken in this project: {', '.join(clash)} "
-                        f"(see `deid rules PROJECT list`)")
+                        f"(see `deid rules PROJECT list`; `add --replace` replaces your own)")
     for entry in entries:
         _check_width(project, entry)
     overrides = dict(project.get_setting(RULES_KEY) or {})
-    overrides["added"] = [*(overrides.get("added") or []), *entries]
+    new = {e["name"]: e for e in entries}
+    kept = [new.pop(e["name"], e) for e in overrides.get("added") or []]
+    overrides["added"] = [*kept, *new.values()]
+    # A replaced rule is on or off as its new entry says.
+    overrides["enabled"] = {k: v for k, v in (overrides.get("enabled") or {}).items()
+                            if k not in names}
     with project.transaction():
         project.set_setting(RULES_KEY, overrides)
-        project.log("rules_added", {"rules": names})
+        project.log("rules_added", {"rules": names, "replaced": clash})
     return names
+
+
+def remove_rules(project, names: Iterable[str]) -> list[str]:
+    """Remove the site's own rules ``names`` from ``project``; their names.
+    A shipped rule is switched off, never removed (``UserError``)."""
+    names = list(dict.fromkeys(names))
+    rules = project_rules(project)
+    for name in names:
+        if not rules.get(name).site:
+            raise UserError(f"{name} is a shipped rule: switch it off instead "
+                            f"(`deid rules PROJECT off {name}`)")
+    overrides = dict(project.get_setting(RULES_KEY) or {})
+    overrides["added"] = [e for e in overrides.get("added") or [] if e["name"] not in names]
+    overrides["enabled"] = {k: v for k, v in (overrides.get("enabled") or {}).items()
+                            if k not in names}
+    with project.transaction():
+        project.set_setting(RULES_KEY, overrides)
+        project.log("rules_removed", {"rules": names})
+    return names
+
+
+def site_rules_file(project) -> dict:
+    """The site's own rules of ``project`` as a rules file (``{"rules":
+    [...]}``, each on or off as it is here) that `read_site_rules` reads back,
+    so that another project can add them; ``UserError`` if it has none."""
+    rules = [r for r in project_rules(project).rules if r.site]
+    if not rules:
+        raise UserError("this project has no rules of its own to write out "
+                        "(`deid rules PROJECT add FILE` adds some)")
+    added = {e["name"]: e for e in (project.get_setting(RULES_KEY) or {}).get("added") or []}
+    return {"rules": [{**{k: v for k, v in added[r.name].items() if k in _SITE_FIELDS},
+                       "enabled": r.enabled} for r in rules]}
+
+
+def write_site_rules(project, path) -> list[str]:
+    """Write `site_rules_file` to ``path`` (whole or not at all); the names."""
+    from app.formats.base import atomic_write
+    data = site_rules_file(project)
+    try:
+        atomic_write(Path(path), (json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+                     .encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot write {Path(path).name}: {exc.strerror or exc}") from None
+    return [e["name"] for e in data["rules"]]
 
 
 #: The most of a project's note text a site's rule may hit. Every annotated

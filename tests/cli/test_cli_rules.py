@@ -137,3 +137,46 @@ def test_a_stored_rule_that_backtracks_stops_annotate_and_fails_its_note_in_reda
     statuses = sorted(n["status"] for n in report["per_note"])
     failed = [n for n in report["per_note"] if n["status"] == "failed"]
     assert statuses == ["done", "failed"] and "slow-pod" in failed[0]["reason"]
+
+
+def test_a_sites_rules_are_written_out_added_to_another_project_replaced_and_removed(
+        tmp_path, capsys):
+    """A wrong rule could only be switched off and added again under another
+    name, and a site could not take its rules to its next project."""
+    a, b = tmp_path / "a.deid", tmp_path / "b.deid"
+    for proj in (a, b):
+        assert run("new", proj, "--labels", "hipaa") == 0
+    site = tmp_path / "site.json"
+    rule = {"name": "kestrel-pod", "kind": "ward", "patterns": [r"\bkestrel\b"],
+            "example": "TO kestrel POD", "evidence": "our pod names"}
+    site.write_text(json.dumps([rule]))
+    assert run("rules", a, "add", site) == 0
+    assert run("rules", a, "off", "kestrel-pod") == 0
+    capsys.readouterr()
+    shared = tmp_path / "shared.json"
+    assert run("rules", a, "export", shared) == 0
+    assert "wrote 1 rule of this project's own to shared.json: kestrel-pod" in \
+        capsys.readouterr().out
+    assert json.loads(shared.read_text(encoding="utf-8"))["rules"] == [
+        {**rule, "context": [], "unless": [], "enabled": False}]
+    assert run("rules", b, "add", shared) == 0
+    with Project.open(b, readonly=True) as p:
+        from app.rules.registry import project_rules
+        assert project_rules(p).get("kestrel-pod").enabled is False      # as it was in a
+    # A corrected rule of the same name: refused, unless it replaces the project's own.
+    site.write_text(json.dumps([{**rule, "patterns": [r"\bkestrel pod\b"]}]))
+    capsys.readouterr()
+    assert run("rules", a, "add", site) == 1
+    assert "add --replace" in capsys.readouterr().err
+    assert run("rules", a, "add", "--replace", site) == 0
+    with Project.open(a, readonly=True) as p:
+        got = project_rules(p).get("kestrel-pod")
+        assert got.enabled and [x.regex for x in got.patterns] == [r"\bkestrel pod\b"]
+    # Removed: a shipped rule only switches off.
+    assert run("rules", a, "remove", "pager") == 1
+    assert "switch it off instead" in capsys.readouterr().err
+    assert run("rules", a, "remove", "kestrel-pod") == 0
+    assert "removed 1 rule: kestrel-pod" in capsys.readouterr().out
+    assert run("rules", a, "export", tmp_path / "none.json") == 1
+    assert "no rules of its own" in capsys.readouterr().err
+    assert not (tmp_path / "none.json").exists()

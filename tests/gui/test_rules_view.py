@@ -62,6 +62,6 @@ def test_a_rule_of_a_step_the_model_does_not_run_says_whether_day_one_still_hide
              for r in range(table.rowCount())}
     place = next(step for kind, step in steps.values()
                  if kind == "finds place" and step.startswith("english-floor.v1"))
-    assert place == "english-floor.v1 — not run by the model; its day-one finds stay hidden"
+    assert place == "english-floor.v1 — off for the model; day-one finds kept"
     assert steps["numeric-date"][1] == "english-floor.v1 — not run by the model in use"
     assert steps["ordinary-words"][1] == "vetoes.v1"                     # a step it runs

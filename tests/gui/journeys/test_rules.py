@@ -101,3 +101,47 @@ def test_a_pattern_is_tested_on_the_note_read_last_in_preview_or_annotate(qtbot,
     click(qtbot, view.test_button)
     assert view.hits.text() == "0 hits in P1_a."
     w.close()
+
+
+def test_a_sites_rule_is_written_to_a_file_removed_and_added_back_from_it(
+        qtbot, settings, tmp_path, monkeypatch):
+    """A wrong rule could only be switched off and re-added under a new name,
+    the form took no example or reason, and nothing wrote a project's own
+    rules out for the next project."""
+    from app.gui.qt import QFileDialog
+    w = window_with_note(qtbot, settings, tmp_path, monkeypatch, NOTE)
+    go(qtbot, w, "Rules")
+    view = w.rules
+    assert not view.export_button.isEnabled()                   # none of its own yet
+    qtbot.keyClicks(view.name, "kestrel-pod")
+    pick(qtbot, view.kind, "ward")
+    qtbot.keyClicks(view.pattern, r"\bkestrel\b")
+    qtbot.keyClicks(view.example, "TO kestrel POD")
+    qtbot.keyClicks(view.evidence, "our pod names")
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        click(qtbot, view.add_button)
+    shown = view.detail.toPlainText()
+    assert "TO kestrel POD" in shown and "our pod names" in shown
+    assert view.remove_button.isEnabled()
+
+    out = tmp_path / "our-rules.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    click(qtbot, view.export_button)
+    assert view.hits.text().startswith("Wrote 1 rule to ")
+    assert out.exists()
+
+    view.table.setCurrentCell(_row(view, "pager"), 1)           # a shipped rule
+    assert not view.remove_button.isEnabled()
+    view.table.setCurrentCell(_row(view, "kestrel-pod"), 1)
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        click(qtbot, view.remove_button)
+    assert view.hits.text().startswith("Removed kestrel-pod")
+    assert not any(view.table.item(r, 1).text().startswith("kestrel-pod")
+                   for r in range(view.table.rowCount()))
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    with qtbot.waitSignal(w.suggestionsFinished, timeout=120000):
+        click(qtbot, view.import_button)
+    assert view.hits.text().startswith("Added 1 rule: kestrel-pod.")
+    assert view.table.item(view.table.rowCount() - 1, 1).text() == "kestrel-pod (yours)"
+    w.close()
