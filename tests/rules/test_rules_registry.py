@@ -145,7 +145,7 @@ def test_two_rules_of_one_name_and_a_taken_name_are_told_apart(tmp_path):
         entry = registry.check_site_rule({"name": "w", "kind": "ward", "patterns": ["Jacaranda"]})
         with pytest.raises(UserError, match="two rules are called w"):
             registry.add_rules(p, [entry, entry])
-        with pytest.raises(UserError, match="already taken in this project: pager"):
+        with pytest.raises(UserError, match="pager: the name of a shipped rule"):
             registry.add_rules(p, [dict(entry, name="pager")])
 
 
