@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self._progress: QProgressDialog | None = None
         self.summary_dialog: ImportSummaryDialog | None = None
         self._suggesting = NEW_NOTES                # the notes being suggested, in words
+        self._stop_asked = False                    # Stop suggesting pressed (not a close)
         self._suggest_ids: set[int] = set()        # the notes being suggested
         # Notes asked for while a run was busy (a second folder imported, a
         # list changed): they get theirs when it ends, not never.
@@ -777,13 +778,18 @@ class MainWindow(QMainWindow):
                                f"{'gets' if len(ids) == 1 else 'get'} suggestions after these")
             return
         project, ids = self.project, list(doc_ids)
+        self._stop_asked = False
 
         def work(progress, cancel):
             from app.services.annotating import suggest_new_notes
-            return suggest_new_notes(project, ids, progress=progress, cancel=cancel)
+            # Closing the project cancels too: then the notes left wait for
+            # the next opening; Stop suggesting drops them.
+            return suggest_new_notes(project, ids, progress=progress, cancel=cancel,
+                                     stopped=lambda: self._stop_asked)
 
         self._suggesting, self._suggest_ids = notes, set(ids)
-        self.suggest_label.setText(f"Suggesting labels for {len(ids):,} {notes}…")
+        self.suggest_label.setText(f"Suggesting labels for {len(ids):,} "
+                                   f"{notes[0] if len(ids) == 1 else notes[1]}…")
         self.suggest_progress.setValue(0)
         self.suggest_box.show()
         self.suggester.start("suggest", work)
@@ -792,6 +798,7 @@ class MainWindow(QMainWindow):
     def cancel_suggestions(self) -> None:
         """Stop suggesting (those waiting too); the notes done keep theirs."""
         self._pending = None
+        self._stop_asked = True
         self.suggester.cancel()
 
     @Slot(object)

@@ -6,6 +6,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from app.core.parallel import InProcess, forget, open_engine, resolve_workers
 from app.core.progress import CancelToken, Cancelled, Progress, ProgressFn, no_progress
@@ -257,6 +258,7 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
                         source: [s for s in spans if suggestion_source(s) == source]
                         for source in ("model", "rule")}, predictor.run_id)
                     project.set_document_fields(info.id, uncertainty=p.uncertainty)
+                _suggested(project, [i.id for i in chunk])
             progress(_notes_done(k + len(chunk), len(infos), "predict"))
     finally:
         predictor.close()
@@ -316,6 +318,7 @@ def suggest_rules(project, *, doc_ids: list[int] | None = None,
                     spans = predictor.predict([project.document(info.id).text])[0].spans
                     project.replace_suggestions(info.id, undecided(project, info.id, spans),
                                                 None, source="rule")
+                _suggested(project, [i.id for i in chunk])
             progress(_notes_done(k + len(chunk), len(infos), "rules"))
     finally:
         predictor.close()
@@ -333,16 +336,28 @@ def pending_suggestions(project) -> list[int]:
     return list(project.get_setting(SUGGESTIONS_PENDING) or [])
 
 
+def _suggested(project, ids: list[int]) -> None:
+    """Take ``ids`` off the pending notes (in the transaction that stored
+    their suggestions: a kill leaves exactly the notes without theirs)."""
+    waiting = project.get_setting(SUGGESTIONS_PENDING)
+    if waiting:
+        done = set(ids)
+        project.set_setting(SUGGESTIONS_PENDING, [i for i in waiting if i not in done])
+
+
 def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_progress,
-                      cancel: CancelToken | None = None) -> tuple[str, int]:
+                      cancel: CancelToken | None = None,
+                      stopped: Callable[[], bool] | None = None) -> tuple[str, int]:
     """Suggestions for notes just imported, so they arrive ready to review:
     the active model's predictions in a trained project, the starter model's
     in a new English one (`app.services.starter`), else the rules'.
     Returns ``(what suggested: "model", "starter" or "rules", notes processed)``.
 
-    The notes are recorded as pending first and cleared when done or
-    cancelled: after a kill, the next call (a re-run of the import whose
-    notes are all duplicates now) suggests for those left too."""
+    The notes are recorded as pending first, and each taken off as its
+    suggestions are stored: after a kill, or a cancel that ``stopped`` says
+    no person asked for (the project closed under them), the next call (the
+    window opening the project, a re-run of the import) suggests for those
+    left. A cancel a person asked for (``stopped`` true, or None) drops them."""
     ids = sorted(set(pending_suggestions(project)) | set(doc_ids))
     if not project.readonly:
         project.set_setting(SUGGESTIONS_PENDING, ids)
@@ -354,8 +369,8 @@ def suggest_new_notes(project, doc_ids: list[int], *, progress: ProgressFn = no_
         else:
             done = suggest_rules(project, doc_ids=ids, progress=progress, cancel=cancel)
     except Cancelled:
-        if not project.readonly:              # a person stopped them: the rest wait
-            project.set_setting(SUGGESTIONS_PENDING, [])
+        if not project.readonly and (stopped is None or stopped()):
+            project.set_setting(SUGGESTIONS_PENDING, [])    # a person stopped them
         raise
     if not project.readonly:
         project.set_setting(SUGGESTIONS_PENDING, [])

@@ -193,3 +193,43 @@ def test_a_folder_imported_from_the_command_line_previews_read_only(qtbot, setti
     assert original and redacted and redacted != original
     assert "identifiers replaced" in w.preview.status.text()
     w.close()
+
+
+def test_suggestions_cut_short_by_closing_the_project_go_on_when_it_opens_again(
+        qtbot, settings, tmp_path, monkeypatch):
+    """Quitting while "Suggesting labels" ran lost the suggestions of every
+    note not yet reached (220 of 300), and opening the project again said
+    nothing of them; the status bar read "for 300 ('new note', 'new notes')"."""
+    import app.services.annotating as annotating
+    from app.gui.main_window import MainWindow
+    from app.project import Project
+    from journey import choose
+    original = annotating.suggest_new_notes
+    monkeypatch.setattr(annotating, "suggest_new_notes", held_until_cancelled(
+        original, lambda p: p.fraction >= 0.25))
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    shown(w, qtbot)
+    path = tmp_path / "ward.deid"
+    new_project(qtbot, w, monkeypatch, path, preset="hipaa")
+    _import(qtbot, w, monkeypatch, _plain_notes(tmp_path / "notes", 64, seed=3))
+    assert w.suggest_label.text().startswith("Suggesting labels for 64 new notes")
+    qtbot.waitUntil(lambda: " of 64 notes" in w.suggest_label.text(), timeout=60000)
+    monkeypatch.setattr(annotating, "suggest_new_notes", original)
+    choose(qtbot, w, "File", "Close project")
+
+    def suggested(p) -> int:
+        return sum(bool(p.span_records(i.id, status="suggested")) for i in p.document_infos())
+
+    with Project.open(path, readonly=True) as p:
+        waiting, before = annotating.pending_suggestions(p), suggested(p)
+    assert 0 < len(waiting) < 64
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    key(qtbot, w, Qt.Key_O, Qt.ControlModifier)
+    assert w.suggest_label.text().startswith(f"Suggesting labels for {len(waiting)} new notes")
+    qtbot.waitUntil(lambda: not _suggesting(w), timeout=120000)
+    with Project.open(path, readonly=True) as p:
+        assert annotating.pending_suggestions(p) == []
+        assert suggested(p) > before
+    w.close()
