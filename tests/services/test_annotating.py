@@ -152,12 +152,8 @@ def test_suggesting_says_how_many_notes_are_done(tmp_path):
     assert [r.message for r in shown] == ["16 of 20 notes", "20 of 20 notes"]
 
 
-def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsys):
-    """A kill during the suggestion step of `deid import` left the notes not
-    yet reached without suggestions, and the re-run said "N duplicates
-    skipped" and did nothing (issue 35 item 9)."""
-    from app.services.annotating import pending_suggestions, suggest_new_notes
-    from app.services.importing import import_path
+def _forty_phone_notes(tmp_path):
+    """A folder of 40 notes with a phone each, and a new Spanish project (the rules suggest)."""
     notes = tmp_path / "notes"
     notes.mkdir()
     for i in range(40):
@@ -165,6 +161,16 @@ def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsy
                                              encoding="utf-8")
     proj = tmp_path / "p.deid"
     assert main(["-q", "new", str(proj), "--labels", "meddocan", "--language", "es"]) == 0
+    return notes, proj
+
+
+def test_a_killed_import_resumes_its_suggestions_on_the_next_run(tmp_path, capsys):
+    """A kill during the suggestion step of `deid import` left the notes not
+    yet reached without suggestions, and the re-run said "N duplicates
+    skipped" and did nothing (issue 35 item 9)."""
+    from app.services.annotating import pending_suggestions, suggest_new_notes
+    from app.services.importing import import_path
+    notes, proj = _forty_phone_notes(tmp_path)
 
     class Killed(BaseException):
         """Where the process died (nothing after it runs)."""
@@ -214,13 +220,7 @@ def test_suggestions_cancelled_by_a_closing_project_wait_and_stopped_ones_do_not
     from app.core.progress import CancelToken, Cancelled
     from app.services.annotating import pending_suggestions, suggest_new_notes
     from app.services.importing import import_path
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for i in range(40):
-        (notes / f"n{i:02d}.txt").write_text(f"Call 0412 345 6{i:02d} about the results.\n",
-                                             encoding="utf-8")
-    proj = tmp_path / "p.deid"
-    assert main(["-q", "new", str(proj), "--labels", "meddocan", "--language", "es"]) == 0
+    notes, proj = _forty_phone_notes(tmp_path)
     with Project.open(proj) as p:
         ids = import_path(p, notes).doc_ids
         for person, waiting in ((False, True), (True, False)):
