@@ -24,6 +24,7 @@ from app.core.bio import OUTSIDE, spans_to_tags, tags_to_spans
 from app.core.progress import Progress
 from app.core.recent import Recent
 from app.core.spans import Span
+from app.rules.cues import cue_before
 from app.core.tokenize import Segment
 from app.errors import UserError
 from app.models.base import (Corpus, ModelSpec, TagSeq, TrainContext, TrainedModel, read_meta,
@@ -286,6 +287,11 @@ def _is_clock_time(text: str, start: int, surface: str) -> bool:
 _NUMERIC_DATE_RE = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
 
 
+#: Cues (`app.rules.cues`) that make a number a date whatever the note's order.
+_DATE_CUES = frozenset({"dob", "date", "admission", "discharge", "fecha de nacimiento",
+                        "fecha de ingreso", "fecha de alta"})
+
+
 def _month_first() -> bool:
     return False
 
@@ -298,7 +304,8 @@ def _identifying(text: str, span: Span, member: str,
     "CVP 9-15", "HR 105-130". A numeric date must be a valid month/day (a
     day over 12 first only where the note reads day first: ``day_first()``,
     asked only then; a year written first is ISO 8601's year-month-day; a
-    hyphen needs a year: "9-12" is a range); a phone from
+    hyphen needs a year: "9-12" is a range; after a date's cue, "DOB 18/2/16",
+    either order); a phone from
     the CRF needs seven digits or more; an age must be over 89, and only the
     rules (which need a cue: "93 yo", "aged 93") find ages.
     """
@@ -325,8 +332,9 @@ def _identifying(text: str, span: Span, member: str,
             return False
         if year is None and 1 <= a <= 12 and len(m.group(3)) == 2 and b > 31:
             return True           # month/two-digit year: "S/P AVR 8/88"
-        if (year is None or len(year) == 2) and a > 12 and not day_first():
-            return False          # "16/5/40" in month-first notes is a setting
+        if (year is None or len(year) == 2) and a > 12 and not day_first() \
+                and cue_before(text, span.start) not in _DATE_CUES:
+            return False          # "16/5/40" in month-first notes is a setting, "DOB 18/2/16" no
         return (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)
     if span.label == "PHONE" and member == "crf":
         return sum(ch.isdigit() for ch in surface) >= 7

@@ -91,9 +91,14 @@ def test_the_starter_keeps_iso_dates_and_a_day_first_notes_dates():
     us = "Vent settings 16/5/40 overnight. Seen in clinic 10/25/2019.\n"
     assert _starter_spans(us) == ["10/25/2019"]
     # A note that shows no order follows the project's settled order.
-    plain = "Discharged 28/7, review in clinic.\n"
+    plain = "Seen 28/7, review in clinic.\n"
     assert ("28/7" in _starter_spans(plain, day_first=True),
             "28/7" in _starter_spans(plain, day_first=False)) == (True, False)
+    # After a date's cue it is a date in either order ("DOB 18/2/16" was left
+    # in clear on day one in a note with no four-digit year).
+    for cued, date in (("Pt seen. DOB 18/2/16\n", "18/2/16"), ("Date: 22/6/16\n", "22/6/16"),
+                       ("Discharged 28/7, review in clinic.\n", "28/7")):
+        assert date in _starter_spans(cued, day_first=False), cued
 
 
 def test_the_starter_keeps_a_whole_street_address_over_a_name_or_postcode_in_it():
