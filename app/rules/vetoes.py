@@ -427,6 +427,10 @@ def place_name_part(text: str, start: int, end: int) -> tuple[int, int]:
     return start, words[keep - 1].end()
 
 
+#: Header field names that end a name on its line ("Lisa Morris   DOB").
+_FIELD_WORDS = words("field_words")
+
+
 _HYPHEN_BEFORE_RE = shipped_pattern("name-part", "hyphen-between")
 
 
@@ -440,21 +444,25 @@ def _no_name_part(word: str, first: str) -> bool:
 
 def name_part(text: str, start: int, end: int) -> tuple[int, int]:
     """The name part of a name ``text[start:end]``: without what follows
-    it that no name holds: a word like "AWARE" or "CALLED" and all after it
-    ("OKONJO [AWARE-ORDER]"), a common word joined by a hyphen that no name
+    it that no name holds: a word like "AWARE" or "CALLED" or a header's
+    field name ("MRN", "DOB", "Male") and all after it ("OKONJO
+    [AWARE-ORDER]", "MAYER, Tracy [MRN]"), a common word joined by a hyphen that no name
     list holds ("Quoridge[-thinking]", "TANNER[-PT]"; not "TANNER-OKONJO"),
     words of grammar at its end ("TANNER [BY]"); a common word that may
     end a double name stays ("Tevik-Carver"). The first word always
     stays. (On the PhysioNet training notes no annotated name holds such a
-    word; three of its four hyphenated names end with an uncommon word.)"""
+    word; three of its four hyphenated names end with an uncommon word.)
+    A comma or colon before the name is left out."""
     from app.rules.dictionaries import is_name
 
     words = list(_NAME_WORD_RE.finditer(text, start, end))
+    if words and text[start] in ",;:":
+        start = words[0].start()              # ", Karen": no name starts with a comma
     keep = len(words)
     for k in range(1, len(words)):
         w = words[k].group()
         low = w.lower()
-        if low in _NAME_AFTER or (_HYPHEN_BEFORE_RE.search(text, words[k - 1].end(), words[k].start())
+        if low in _NAME_AFTER or low in _FIELD_WORDS or (_HYPHEN_BEFORE_RE.search(text, words[k - 1].end(), words[k].start())
                                   and _ordinary(w) and not is_name(w) and _no_name_part(w, words[0].group())):
             keep = k
             break
@@ -463,6 +471,10 @@ def name_part(text: str, start: int, end: int) -> tuple[int, int]:
     if keep == len(words):
         return start, end
     return start, words[keep - 1].end()
+
+
+#: Header field names that end a name on its line ("Lisa Morris   DOB").
+_FIELD_WORDS = words("field_words")
 
 
 #: A number in a place span: with a street-type word, a house number.

@@ -142,6 +142,18 @@ def test_a_name_stops_where_a_name_does():
         "OKONJO", "Quoridge", "TANNER", "TANNER-OKONJO", "Tevik-Carver"]
 
 
+def test_a_name_stops_before_a_header_field_and_starts_after_a_comma():
+    """Names read "Lisa Morris   DOB", "MAYER, Tracy  MRN" and ", Karen<tab>MRN":
+    a field name was replaced as a name, and the leak scan then flagged every
+    "MRN" of the patient's other notes."""
+    text = "Lisa Morris   DOB 3/4/19\nMAYER, Tracy  MRN 1234\nName: , Karen\tMRN 12 Male\n"
+    spans = [Span(text.index(w), text.index(w) + len(w), "NAME")
+             for w in ("Lisa Morris   DOB", "MAYER, Tracy  MRN", ", Karen\tMRN")]
+    out = Floor(None, shapes=True).settle(text, spans, LABELS)
+    assert [text[s.start:s.end] for s in out if s.label == "NAME"] == [
+        "Lisa Morris", "MAYER, Tracy", "Karen"]
+
+
 def test_letters_of_an_abbreviation_are_no_initials():
     text = "C.O. remains at 3.2. WITH B.S. PRESENT IN ALL. per K.T. WALKER RN"
     words = ("C", "B", "S", "PRESENT", "K", "T", "WALKER")
