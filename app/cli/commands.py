@@ -258,7 +258,7 @@ def cmd_lists(args) -> int:
             for line in (s.sentence(), *_stale_suggestions(project, args.project)):
                 _print(line)
         elif args.lists_action == "remove":
-            _print(f"{args.kind}: removed {remove_list(project, args.kind)} entries")
+            _print(f"{args.kind}: removed {count(remove_list(project, args.kind), 'entry', 'entries')}")
             for line in _stale_suggestions(project, args.project):
                 _print(line)
         else:
@@ -286,7 +286,9 @@ def cmd_rules(args) -> int:
                       ) as project:
         labels = [label.name for label in project.labels()]
         if args.rules_action == "list":
-            lines = registry.rule_lines(registry.project_rules(project), labels)
+            lines = [f"The shipped rules are read from {registry.shipped_path()} (the same for "
+                     f"every project); this project's switches and own rules are kept in it.",
+                     *registry.rule_lines(registry.project_rules(project), labels)]
             if project.language != "en":
                 lines.append(f"(these rules run on English notes; this project's are "
                              f"{project.language!r})")

@@ -264,6 +264,20 @@ def report_record(project) -> dict:
             "site_off": [r.name for r in rules if r.site and not r.enabled]}
 
 
+def rules_sentence(project) -> str | None:
+    """What ``project`` changed of the shipped rules, in one sentence for a
+    run's notes ("Rules: switched off here: eponym; the site's own: ..."),
+    or None when it runs them as shipped (or its notes are not English)."""
+    if project.language != "en":
+        return None
+    record = report_record(project)
+    parts = [f"{what}: {', '.join(record[key])}" for key, what in (
+        ("shipped_off", "switched off here"), ("site_on", "the site's own"),
+        ("site_off", "the site's own, switched off")) if record[key]]
+    return ("Rules after the models: " + "; ".join(parts) + " (Rules page, `deid rules`).") \
+        if parts else None
+
+
 def overrides_digest(project) -> str:
     """A digest of ``project``'s switches and own rules ("" when it has none):
     part of what an export's resume fingerprint names."""
@@ -364,6 +378,8 @@ def check_site_rule(entry, *, where: str = "rule") -> dict:
                             f"(a repeat inside a repeat, as in (\\w+\\s?)+): write it more "
                             f"simply") from None
     context = entry.get("context") or []
+    if isinstance(context, str):
+        context = [context]                   # one word, as a pattern may be one string
     if not isinstance(context, list) or not all(isinstance(c, str) and c.strip()
                                                 for c in context):
         raise UserError(f"{where} ({name}): context is a list of words, none of them empty")

@@ -9,6 +9,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.words import count
 from app.errors import UserError
 from app.lists import LIST_KINDS, ListFileError, ListMatcher
 from app.lists.entries import PATIENT_FIELDS
@@ -38,7 +39,7 @@ class ListAddSummary:
         unused = (f"; columns not read: {', '.join(self.unused)} (to read one, add it again "
                   f"with --map FIELD={self.unused[0]}, FIELD one of {', '.join(PATIENT_FIELDS)})"
                   if self.unused else "")
-        return (f"{self.kind}: read {self.read} entries{who}; {self.added} new, "
+        return (f"{self.kind}: read {count(self.read, 'entry', 'entries')}{who}; {self.added} new, "
                 f"{self.read - self.added} already there{linked}{unused}")
 
 
@@ -126,7 +127,8 @@ def show_lists(project) -> list[str]:
         if kind in counts:
             c = counts[kind]
             extra = f" of {c['patients']} patients" if "patients" in c else ""
-            lines.append(f"{kind:<10} {c['entries']:>7} entries{extra}")
+            lines.append(f"{kind:<10} {c['entries']:>7,} "
+                         f"{'entry' if c['entries'] == 1 else 'entries'}{extra}")
     mapping, skipped = label_map(l.name for l in project.labels())
     lines.append("labels: " + describe(mapping, skipped))
     return lines

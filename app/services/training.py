@@ -862,6 +862,9 @@ def train_project(project, config: TrainConfig, *, progress: ProgressFn = no_pro
             if raised is not None:
                 candidates[selection.best_name] = raised
         members.retaggers.clear()
+        from app.rules.registry import rules_sentence
+        if (rules := rules_sentence(project)) is not None:
+            plan.notes.append(rules)
         # Where the dev figures do not speak: notes to do unlike the annotated ones.
         unlike = unfamiliar_notes(project, plan.docs)
         if unlike is not None and unlike.sentence():

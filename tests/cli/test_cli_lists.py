@@ -32,6 +32,12 @@ def test_lists_add_show_remove(tmp_path, capsys):
     assert "other -> ID" in out and "no label for" not in out     # a reference number is an ID
     for value in ("Varga", "QUILLAN", "Tibbs", "1946"):                # counts only
         assert value not in out
+    wards = tmp_path / "wards.txt"
+    wards.write_text("Kestrel Ward\n", encoding="utf-8")
+    assert run("lists", proj, "add", wards, "--kind", "wards") == 0
+    assert run("lists", proj, "show") == 0
+    assert "wards            1 entry\n" in capsys.readouterr().out          # not "1 entries"
+    assert run("lists", proj, "remove", "--kind", "wards") == 0
     assert run("lists", proj, "remove", "--kind", "staff") == 0
     with Project.open(proj, readonly=True) as p:
         assert p.list_counts() == {"patients": {"entries": 5, "patients": 2}}

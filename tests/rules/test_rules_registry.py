@@ -230,3 +230,26 @@ def test_a_pattern_rule_hits_its_group_named_hit_and_the_shipped_ones_are_patter
     assert site_hits(tmp_path, r"\bbed[ \t]+(?P<hit>[A-Z]\d{2})\b", text) == ["K12", "K12"]
     text = "Pager #12345 and PG 23456"
     assert [text[a:b] for a, b in registry.shipped_finder("pager")(text)] == ["12345", "23456"]
+
+
+def test_a_runs_notes_say_which_rules_the_project_changed(tmp_path):
+    """The training summary and the Train view named no rule switched off and
+    none of the site's own; only the audit report did."""
+    from app.core.labels import PRESETS
+    from app.project import Project
+    from app.rules.registry import add_rules, check_site_rule, rules_sentence, set_enabled
+    with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"])) as project:
+        assert rules_sentence(project) is None                       # as shipped
+        set_enabled(project, "eponym", False)
+        add_rules(project, [check_site_rule({"name": "kestrel-pod", "kind": "ward",
+                                             "patterns": [r"\bkestrel\b"]})])
+        assert rules_sentence(project) == (
+            "Rules after the models: switched off here: eponym; the site's own: kestrel-pod "
+            "(Rules page, `deid rules`).")
+
+
+def test_a_context_of_one_word_may_be_written_as_a_string_as_a_pattern_may():
+    from app.rules.registry import check_site_rule
+    entry = check_site_rule({"name": "pod", "kind": "ward", "patterns": r"\bkestrel\b",
+                             "context": "to"})
+    assert entry["patterns"] == [r"\bkestrel\b"] and entry["context"] == ["to"]
