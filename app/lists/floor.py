@@ -319,6 +319,9 @@ LISTED = "hospital lists"
 #: Between a span's origin and that of a find it was widened over
 #: (``"crf-balanced, widened by hospital lists"``).
 WIDENED = ", widened by "
+#: Between a span's origin and that of the list entry or site rule whose
+#: label it took (``"starter, labelled by english-floor.v1: daughter-id"``).
+LABELLED = ", labelled by "
 
 
 def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Span]:
@@ -333,7 +336,9 @@ def take_listed_labels(spans: Sequence[Span], listed: Sequence[Span]) -> list[Sp
     for s in spans:
         inside = [f for f in listed if f.start <= s.start and s.end <= f.end]
         if inside and s.label != inside[0].label:
-            s = replace(s, label=inside[0].label)
+            # Its finder stays named, and what gave the label is named after it.
+            s = replace(s, label=inside[0].label,
+                        origin=f"{s.origin or 'model'}{LABELLED}{inside[0].origin or LISTED}")
         out.append(s)
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from app.core.words import count
-from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES, WIDENED
+from app.lists.floor import LABELLED, LISTED, NAME_COMPLETION, SHAPES, WIDENED
 from app.services.finishing import EDGE_WORDS, PROPAGATION, WORDED
 from app.services.runs import TrainedRun, active_run_id, set_active_run
 
@@ -277,10 +277,13 @@ def made_by(origin: str | None, words=None) -> str | None:
         return None
     if words is None:
         words = lambda name: model_words(None, name)  # noqa: E731
+    def said(part: str) -> str:
+        base, _, by = part.partition(LABELLED)
+        return (found_by(base) or words(base)) + (
+            f", with its label from {found_by(by) or words(by)}" if by else "")
+
     first, *widened = origin.split(WIDENED)
-    said = found_by(first) or words(first)
-    return said + "".join(f", widened over what {found_by(w) or words(w)} found"
-                          for w in widened)
+    return said(first) + "".join(f", widened over what {said(w)} found" for w in widened)
 
 
 def found_by(made_by: str | None) -> str | None:
@@ -290,7 +293,7 @@ def found_by(made_by: str | None) -> str | None:
     members (then the members say who found it)."""
     if not made_by:
         return None
-    head, _, rule = made_by.split(WIDENED)[0].partition(": ")
+    head, _, rule = made_by.split(WIDENED)[0].partition(LABELLED)[0].partition(": ")
     steps = {LISTED: "the hospital lists", "lists": "the hospital lists",
              "rules": "the rules", SHAPES: f"the rule “{rule}”",
              NAME_COMPLETION: f"the rule “{rule}”, which completes a name",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from app.core.prediction import left_in_clear
 from app.core.spans import Span, met_by
-from app.lists.floor import LISTED, NAME_COMPLETION, SHAPES
+from app.lists.floor import LABELLED, LISTED, NAME_COMPLETION, SHAPES
 from app.services.editing import AnnotationSession, Edit, state_of
 from app.services.redaction import document_spans, preview_document
 from app.services.settings import store_locale, store_strategies  # noqa: F401
@@ -57,7 +57,7 @@ def suggestion_source(span: Span) -> str:
     """The source a predicted span is suggested under in Annotate: ``"rule"``
     for what the hospital lists or a rule found (drawn dotted, as the rules'
     day-one suggestions are), ``"model"`` otherwise."""
-    head = (span.origin or "").partition(": ")[0]
+    head = (span.origin or "").partition(LABELLED)[0].partition(": ")[0]
     return "rule" if head in RULE_MADE else "model"
 
 

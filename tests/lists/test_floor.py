@@ -288,3 +288,20 @@ def test_a_part_of_a_countrys_name_is_no_name_and_no_place():
              Span(text.rindex("Rico"), text.rindex("Rico") + 4, "NAME")]
     out = Floor(None, shapes=True).settle(text, spans, LABELS)
     assert [(s.start, text[s.start:s.end]) for s in out] == [(text.rindex("Rico"), "Rico")]
+
+
+def test_a_span_relabelled_by_a_list_names_both_its_finder_and_the_list():
+    """A site rule's label on a model's span left the model alone credited
+    ("ID 'Hope' <- starter model")."""
+    from app.lists import HospitalLists, ListMatcher
+    from app.services.choice import made_by
+    lists = HospitalLists()
+    lists.add("places", "Hope")
+    text = "Moved to Hope today."
+    at = text.index("Hope")
+    out = Floor(ListMatcher(lists), shapes=False).settle(
+        text, [Span(at, at + 4, "NAME", origin="starter")], LABELS)
+    assert [(text[s.start:s.end], s.label) for s in out] == [("Hope", "LOCATION")]
+    assert out[0].origin == "starter, labelled by hospital lists"
+    assert made_by(out[0].origin) == \
+        "the shipped starter model, with its label from the hospital lists"
