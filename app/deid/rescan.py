@@ -849,10 +849,13 @@ def known_leaks(out_text: str, original_identifiers_of_patient: Sequence[str] = 
             table.add(patient or "", "identifier", s)
     sources = [(table, patient or "")] + [
         (k, patient) for k in ((known,) if isinstance(known, KnownIdentifiers) else known or ())]
+    from app.rules.vetoes import eponym
     for source, who in sources:
         for lk in source.find(out_text, who):
             if out_text[lk.start:lk.end].casefold() in allow_set:
                 continue
+            if eponym(out_text, lk.end):
+                continue        # "BELL'S PALSY": another patient's Bell names no one here
             if not ranges.meeting(lk.start, lk.end):
                 leaks.append(lk)
                 continue

@@ -362,6 +362,15 @@ def test_a_country_or_an_eponym_is_no_listed_place_or_name_in_clear():
         "Gomez", "Springfield"]
 
 
+def test_a_known_name_before_an_eponyms_noun_is_no_leak():
+    """"A: [BELL]'S PALSY" was suspected in 12 notes, as another patient's Bell."""
+    from app.deid.rescan import KnownIdentifiers, known_leaks
+    known = KnownIdentifiers()
+    known.add("p2", "name", "Bell")
+    out = "A: BELL'S PALSY (LEFT). Seen by Bell today."
+    assert [out[lk.start:lk.end] for lk in known_leaks(out, known=known, patient="p1")] == ["Bell"]
+
+
 def test_times_in_the_report_read_as_a_person_reads_them():
     """"Signed by P. Officer on 2026-11-30T17:28:57+00:00" in a walkthrough."""
     from app.deid.report import when
