@@ -351,6 +351,8 @@ def names_beside(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if low in _FUNCTION_WORDS | _KIN or low in _AFTER_TITLE \
                 or low in _TITLES:
             return False
+        if word == low and text[start:start + 1].isupper() and not text.isupper():
+            return False        # "laparotomy and Hartmann's": lower case beside a capital
         # a first name that is a word, capitalised in mixed-case writing:
         # "Ines and Hope are" (1 on training, a name)
         return not D.is_common_word(low) or D.is_first_name(low) and word.istitle() \

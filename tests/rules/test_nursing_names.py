@@ -137,6 +137,9 @@ def test_names_joined_by_and():
     assert beside("Both Odalys and Hope are his proxies", "Odalys") == ["Hope"]
     assert beside("BOTH ODALYS AND HOPE ARE HIS PROXIES", "ODALYS") == []
     assert beside("Odalys and hope are here", "Odalys") == []
+    # An uncommon word in lower case beside a capitalised name, in mixed case,
+    # is no name ("laparotomy" was suggested as one).
+    assert beside("Proceeded to laparotomy and Hartmann's procedure.", "Hartmann") == []
 
 
 def test_more_clinicians_and_relatives_by_their_context():
