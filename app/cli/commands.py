@@ -372,7 +372,7 @@ def cmd_train(args) -> int:
     with open_project(args.project) as project:
         if args.reuse_members and not args.models:
             cfg.models = reusable_models(project) or cfg.models   # the last run's kinds
-        for note in cost_notes(cfg):
+        for note in cost_notes(cfg, chars=project.annotated_characters()):
             _print(note)
         from app.services.coverage import unmarked_sentences
         warned = unmarked_sentences(project)

@@ -770,8 +770,9 @@ class TrainingView(QWidget):
         # The transformer's box says what it costs on the processor (why it is
         # ticked there only where it computes in bfloat16), for this budget.
         transformer = self.model_checks["transformer"]
+        chars = self.project.annotated_characters() if self.project is not None else None
         transformer.setToolTip("\n".join(cost_notes(
-            replace(config, models=["transformer"], device="cpu", cross_fit=0), info))
+            replace(config, models=["transformer"], device="cpu", cross_fit=0), info, chars))
             + "\nTicked by default with a GPU, and on a processor that computes in bfloat16 "
               "(deid doctor says).")
         if self.project is None:
@@ -781,7 +782,7 @@ class TrainingView(QWidget):
         cores = info.cpu_physical or info.cpu_logical
         gpu = info.cuda_available and not self.force_cpu.isChecked()
         slow = [k for k in SLOW_WORDS if k in config.models]
-        notes = cost_notes(config, info) if config.models else []   # none: the defaults'
+        notes = cost_notes(config, info, chars) if config.models else []   # none: the defaults'
         # Each note's first sentence; the figures after it in the tooltip.
         self.estimate_label.setText(" ".join(
             [run_estimate(self.project.runs("train"), config.budget, cores, gpu, slow)]
@@ -836,6 +837,7 @@ class TrainingView(QWidget):
         if self.project is not None and not self.is_busy():
             self._update_unlike()                  # notes done since in another view
             self._update_unmarked()
+            self._update_estimate()                # and what a fit of them then takes
         if self.device_info is None:
             # After this paint ("Detecting…"), in the GUI thread: a first import
             # of torch in a worker thread is unsafe (see app.gui.workers).

@@ -127,6 +127,15 @@ class DocumentsMixin(ProjectCore):
                              (text_sha256(text),)).fetchone()
         return None if row is None else row[0]
 
+    def annotated_characters(self) -> int:
+        """Characters of the notes a run trains on: those done or reviewed,
+        outside the test split (how long a fit of them takes)."""
+        with self._read() as db:
+            row = db.execute("SELECT coalesce(sum(length(text)), 0) FROM documents WHERE "
+                             "status IN ('done', 'reviewed') AND coalesce(split, '') != 'test'"
+                             ).fetchone()
+        return int(row[0])
+
     def document(self, doc_id: int) -> DocumentRecord:
         """The full document, text included; ``ProjectError`` if there is none."""
         with self._read() as db:

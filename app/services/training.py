@@ -259,7 +259,8 @@ def _duration(seconds: float) -> str:
     return f"about {seconds / 3600:.0f} hours"
 
 
-def transformer_cost(budget: str, variants: int, device: str, refit: bool = True) -> str:
+def transformer_cost(budget: str, variants: int, device: str, refit: bool = True,
+                     chars: int | None = None) -> str:
     """How long the transformer trains on ``device`` (``"cpu"``/``"cuda"``),
     in one plain sentence (with ``refit``, its refit on train + dev after the
     selection besides); on a CPU, with the GPU's time beside it and, on
@@ -272,7 +273,7 @@ def transformer_cost(budget: str, variants: int, device: str, refit: bool = True
     from app.services.fit_speed import measured_rate, speed_key
 
     rate = measured_rate(speed_key(device, *fit_setup(device)))
-    here = estimate_fit_seconds(budget, device, rate) * variants
+    here = estimate_fit_seconds(budget, device, rate, chars) * variants
     where = "the GPU" if device == "cuda" else "this computer's processor, with no GPU"
     timed = ", timed from its last fits on this computer" if rate else ""
     note = (f"The transformer will train for {_duration(here)} on {where} "
@@ -307,10 +308,12 @@ def device_defaults(requested: str, info=None) -> tuple[str, str | None, list[st
     return device, note, default_models(device, info.cpu_bf16)
 
 
-def cost_notes(config: TrainConfig, info=None) -> list[str]:
+def cost_notes(config: TrainConfig, info=None, chars: int | None = None) -> list[str]:
     """Plain sentences, said before a run starts, on what takes long on the
     device it will use (the transformer on a CPU, cross-fitting). ``info``:
-    the `DeviceInfo` the run will find (probed when not given)."""
+    the `DeviceInfo` the run will find (probed when not given); ``chars``:
+    the characters of the notes it trains on (`Project.annotated_characters`),
+    which bound a small project's fit."""
     from app.models.transformer_ner import KIND
     from app.services.crossfit import cost_note
 
@@ -319,7 +322,7 @@ def cost_notes(config: TrainConfig, info=None) -> list[str]:
     if KIND in (config.models or defaults):
         notes.append(transformer_cost(config.budget,
                                       len(kind_variants(KIND, config.variants, device)), device,
-                                      config.refit))
+                                      config.refit, chars))
     if config.cross_fit:
         notes.append(cost_note(config.cross_fit))
     return notes

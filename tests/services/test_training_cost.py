@@ -51,3 +51,26 @@ def test_nothing_is_said_for_a_run_without_the_transformer(on):
     on("cpu")
     assert cost_notes(TrainConfig()) == []        # the CPU's default members
     assert cost_notes(TrainConfig(models=["crf", "rules"])) == []
+
+
+def test_a_small_projects_fit_is_said_as_long_as_its_notes_make_it(on, monkeypatch):
+    """A first quick run on a dozen notes said "about 2 minutes" and took 9 s:
+    a CPU fit of small data reads its notes once an epoch, not the budget."""
+    from app.models.transformer_ner import estimate_fit_seconds
+    monkeypatch.setattr("app.services.fit_speed.measured_rate", lambda key: None)
+    on("cpu")
+    budget = estimate_fit_seconds("quick", "cpu")
+    assert estimate_fit_seconds("quick", "cpu", chars=30_000) < budget / 10
+    assert estimate_fit_seconds("quick", "cpu", chars=10**9) == budget       # the budget bounds it
+    [small] = cost_notes(TrainConfig(models=["transformer"], budget="quick"), chars=30_000)
+    assert small.startswith("The transformer will train for under a minute"), small
+
+
+def test_a_project_counts_the_characters_a_run_trains_on(tmp_path):
+    from app.core.labels import PRESETS
+    from app.project import Project
+    with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"])) as p:
+        a = p.add_document("a", "x" * 100, status="done")
+        p.add_document("b", "y" * 50, status="todo")
+        p.add_document("c", "z" * 70, status="done", split="test")
+        assert p.annotated_characters() == 100
