@@ -288,7 +288,8 @@ def cmd_rules(args) -> int:
         if args.rules_action == "list":
             lines = [f"The shipped rules are read from {registry.shipped_path()} (the same for "
                      f"every project); this project's switches and own rules are kept in it.",
-                     *registry.rule_lines(registry.project_rules(project), labels)]
+                     *registry.rule_lines(registry.project_rules(project), labels), "",
+                     registry.RECOGNISER]
             if project.language != "en":
                 lines.append(f"(these rules run on English notes; this project's are "
                              f"{project.language!r})")

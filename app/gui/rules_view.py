@@ -24,6 +24,8 @@ COLUMNS = ("On", "Rule", "Does", "Label in this project", "Step", "Word sets")
 INTRO = ("Rules that run after the models on English notes. A trained model keeps a step "
          "only where your dev notes agree with it; switch a rule off here when it eats your "
          "identifiers or hides words that are none, or add your own pattern.")
+#: The recogniser, said under the intro (it is no rule of the file).
+RECOGNISER = registry.RECOGNISER
 #: How many hits the test lists (the count is of all).
 SHOWN_HITS = 8
 
@@ -39,6 +41,8 @@ class RulesView(QWidget):
         self.note: tuple[str, str] | None = None         # (name, text) open in Annotate
         self.intro = QLabel(INTRO)
         self.intro.setWordWrap(True)
+        self.recogniser = QLabel(RECOGNISER)
+        self.recogniser.setWordWrap(True)
         self.mapping = QLabel()
         self.mapping.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -121,6 +125,7 @@ class RulesView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.intro)
+        layout.addWidget(self.recogniser)
         layout.addWidget(self.mapping)
         layout.addWidget(split, 1)
 

@@ -9,7 +9,7 @@ DATE       numeric (03/05/2014, 3/5/14, 2014-03-05, 05.03.2014, 03/2014),
 YEAR       a bare 4-digit year (1800-2099) not followed by a unit, with a
            "year"/"año" written before it
 PHONE      Australian, US, Spanish and "+cc" international numbers, with
-           an extension ("ext 123", "x123")
+           an extension ("ext 123", "x123"); a code after a pager's cue
 EMAIL      e-mail addresses
 URL        http(s)/ftp/www addresses and bare domains (.com, .org, .es ...)
 IP         IPv4 and IPv6 addresses
@@ -32,12 +32,13 @@ then by length. A cue (see `app.rules.cues`) is attached to every hit.
 from __future__ import annotations
 
 import ipaddress
+import re
 from bisect import bisect_right
 from typing import Iterator, NamedTuple, Sequence
 
 from app.rules import patterns as P
 from app.rules.checksums import dni_valid, luhn_valid, medicare_valid, nie_valid, ssn_valid
-from app.rules.cues import PHONE_CUES, cue_before, is_bare_no
+from app.rules.cues import PHONE_CUES, cue_alternation, cue_before, is_bare_no
 
 CATEGORIES: tuple[str, ...] = (
     "DATE", "YEAR", "PHONE", "EMAIL", "URL", "IP", "ID", "POSTCODE", "AGE")
@@ -55,9 +56,11 @@ class RuleHit(NamedTuple):
 # Lower rank wins an overlap; "strong" IDs (after an ID cue) outrank dates
 # and phones because the cue is the stronger evidence.
 # "PHONE?" is a shape that is a phone only after a phone cue (AU "9382 1234").
-_RANK = {"EMAIL": 0, "URL": 1, "IP": 2, "ID*": 3, "DATE": 4, "PHONE": 5, "PHONE?": 5,
-         "ID": 6, "POSTCODE": 7, "AGE": 8, "YEAR": 9}
-_CATEGORY = {"ID*": "ID", "PHONE?": "PHONE"}
+_RANK = {"EMAIL": 0, "URL": 1, "IP": 2, "ID*": 3, "PHONE*": 3, "DATE": 4, "PHONE": 5,
+         "PHONE?": 5, "ID": 6, "POSTCODE": 7, "AGE": 8, "YEAR": 9}
+_CATEGORY = {"ID*": "ID", "PHONE?": "PHONE", "PHONE*": "PHONE"}
+# A pager's number is a telephone number (HIPAA's), as the shipped pager rule says.
+_PAGER_CUE = re.compile(cue_alternation(frozenset({"pager"})), re.IGNORECASE)
 
 
 def hits_between(hits: Sequence[RuleHit], ends: Sequence[int], start: int, end: int
@@ -278,7 +281,8 @@ def _words(text: str, low: str, out: list) -> None:
             body = m.group("idb")
             if (sum(ch.isdigit() for ch in body) >= 3 and len(body) <= 32
                     and not is_bare_no(text, *m.span("idc"))):
-                out.append((m.start("idb"), m.end("idb"), "ID*"))
+                pager = _PAGER_CUE.fullmatch(m.group("idc"))
+                out.append((m.start("idb"), m.end("idb"), "PHONE*" if pager else "ID*"))
         elif kind == "idglued":
             # "MRN7654321", "Acct#12345678": a record system's export that
             # writes the number glued to its cue.

@@ -264,6 +264,17 @@ def report_record(project) -> dict:
             "site_off": [r.name for r in rules if r.site and not r.enabled]}
 
 
+#: What the pattern recogniser (`app.rules.recognizer`) finds, in words: it
+#: is code, not a rule of the file, and always on; the project's label of
+#: each kind is the rules' mapping (`deid rules list`, the Rules page).
+RECOGNISER = ("Besides these rules, the rules model's pattern recogniser (code, always on, "
+              "in every language) finds numeric and written dates, years after \"year\", "
+              "phone and pager numbers, e-mail and web addresses, IP addresses, codes after "
+              "an ID's cue (MRN, UR, No. ...) or with a valid checksum, postcodes and ages "
+              "with their cue. It cannot be switched off: a trained run learns which of its "
+              "finds your annotators mark, and the label each takes.")
+
+
 def rules_sentence(project) -> str | None:
     """What ``project`` changed of the shipped rules, in one sentence for a
     run's notes ("Rules: switched off here: eponym; the site's own: ..."),
