@@ -53,4 +53,7 @@ def split_offer(project, split: str = "test") -> str | None:
     return (f"No annotated note is in the {split!r} split, and {count(n, 'annotated note')} "
             f"{'has' if n == 1 else 'have'} no split. Split {'it' if n == 1 else 'them'} by patient (train/dev/test, about 70/15/15 %, all of a "
             f"patient's notes together): `deid split {project.path.name}`, or Evaluate on test "
-            f"split in the Train view; then train again, so that the test notes are held out.")
+            f"split in the Train view; then train again, so that the test notes are held out."
+            + (" (A run's dev figures are of the dev notes it drew from the notes without a "
+               "split itself: `deid train` and the Train view show them.)"
+               if split == "dev" else ""))

@@ -391,6 +391,10 @@ def test_evaluate_without_a_test_split_says_how_to_split_by_patient(tmp_path, ca
     assert run("evaluate", proj) == 1
     err = capsys.readouterr().err
     assert "12 annotated notes have no split" in err and "deid split p.deid" in err
+    assert "dev figures" not in err
+    assert run("evaluate", proj, "--split", "dev") == 1
+    # A run's dev notes are its own draw: where its figures are is said.
+    assert "A run's dev figures are of the dev notes it drew" in capsys.readouterr().err
     assert run("split", proj) == 0
     out = capsys.readouterr().out
     assert "split 12 notes by patient" in out and "train again" in out
