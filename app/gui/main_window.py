@@ -451,6 +451,8 @@ class MainWindow(QMainWindow):
             # A read-only open writes nothing: it only reads them so.
             notes.append(f"{count(len(project.interrupted_runs), 'interrupted run')} "
                          + ("read as cancelled" if project.readonly else "marked cancelled"))
+            # Said where training is read too: the status bar's line is gone in seconds.
+            self.training.note_interrupted(project.interrupted_runs)
         verb = "Created" if self._created else "Opened"
         self._show_message(f"{verb} {project.path.name}" + (f" ({'; '.join(notes)})" if notes else ""))
         self.projectOpened.emit(str(project.path))

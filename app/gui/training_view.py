@@ -738,6 +738,16 @@ class TrainingView(QWidget):
         self._update_estimate()
         self._update_buttons()
 
+    def note_interrupted(self, run_ids: Sequence[int]) -> None:
+        """Say that runs stopped unfinished last time (the program closed or
+        was stopped while they trained): marked cancelled, the model in use kept."""
+        runs = ", ".join(str(i) for i in run_ids)
+        line = (f"Run{'s' if len(run_ids) > 1 else ''} {runs} stopped before finishing (the "
+                f"program was closed or stopped while training): marked cancelled; the model in "
+                f"use stays. Train again to try once more.")
+        self._log(line)
+        self.stage_label.setText(line)
+
     def _load_active_run(self, lead: Sequence[str] = ()) -> None:
         from app.services.runs import active_run
         try:

@@ -68,3 +68,4 @@ def test_the_next_command_says_the_run_was_interrupted(killed, capsys):
     main(["-q", "split", str(path)])
     err = capsys.readouterr().err
     assert f"run {run_id} of p.deid was interrupted" in err and "marked cancelled" in err
+
