@@ -46,6 +46,7 @@ class Unfamiliar:
     threshold: float               # the annotated notes' QUANTILE unseen share
     typical: float                 # the annotated notes' median unseen share
     median_unlike: float           # the median unseen share of the notes unlike them
+    short: int = 0                 # to-do notes of fewer words, not read
 
     def sentence(self) -> str | None:
         """What a person reads, or None when every to-do note reads like the
@@ -53,7 +54,11 @@ class Unfamiliar:
         if not self.unlike:
             return None
         share = len(self.unlike) / self.todo
-        return (f"{len(self.unlike)} of the {self.todo} notes to do ({share:.0%}) read unlike "
+        # The notes too short to read are said: "1 of the 1 notes to do" read
+        # wrong beside a project's "2 notes to do".
+        read = (f"{self.todo} notes to do of {MIN_WORDS} words or more" if self.short
+                else f"{self.todo} notes to do")
+        return (f"{len(self.unlike)} of the {read} ({share:.0%}) read unlike "
                 f"the annotated ones: {self.median_unlike:.0%} of their words occur in no "
                 f"annotated note (a typical annotated note, read against the other patients': "
                 f"{self.typical:.0%}). The dev figures do not speak for them: annotate some "
@@ -85,10 +90,11 @@ def assess(annotated, todo) -> Unfamiliar | None:
         return None
     threshold = shares[min(len(shares) - 1, int(QUANTILE * len(shares)))]
     typical = shares[len(shares) // 2]
-    read, unlike = 0, []
+    read, short, unlike = 0, 0, []
     for doc_id, text in todo:
         words = note_words(text)
         if len(words) < MIN_WORDS:
+            short += 1
             continue
         read += 1
         share = _share(words, known)
@@ -96,7 +102,7 @@ def assess(annotated, todo) -> Unfamiliar | None:
             unlike.append((share, doc_id))
     unlike.sort(reverse=True)
     middle = unlike[len(unlike) // 2][0] if unlike else 0.0
-    return Unfamiliar(read, [i for _, i in unlike], threshold, typical, middle)
+    return Unfamiliar(read, [i for _, i in unlike], threshold, typical, middle, short)
 
 
 def unfamiliar_notes(project, annotated) -> Unfamiliar | None:

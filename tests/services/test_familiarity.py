@@ -26,6 +26,12 @@ def test_notes_of_another_kind_read_unlike_the_annotated_ones_and_notes_like_the
     said = unlike.sentence()
     assert said.startswith(f"{len(unlike.unlike)} of the {len(more_letters) + len(icu)} notes "
                            "to do") and "annotate some of them and train again" in said
+    # A note too short to read is said apart ("1 of the 1 notes to do" read
+    # beside a project's "2 notes to do").
+    short = assess(annotated, more_letters + icu + [(999, "Seen. Fine.")])
+    assert short.short == 1 and short.sentence().startswith(
+        f"{len(short.unlike)} of the {len(more_letters) + len(icu)} notes to do of 20 words "
+        f"or more (")
     # Too few annotated notes to tell: no figure at all.
     assert assess(annotated[:MIN_NOTES - 1], icu) is None
 
