@@ -245,8 +245,10 @@ def _parse(text: str, day_first: bool, pivot: int, spanish: bool = False) -> _Pa
 
 def _second_day(toks: list[_Tok], i: int) -> bool:
     """Whether the two digits at ``i`` end a range of days ("May 29-31",
-    "3rd to 5th"): a join right after the day, not a year ("29-May-99")."""
-    before = [t for t in toks[:i] if t.kind != "space"][-2:]
+    "May 29th-31st"): a join right after the day (and its ordinal suffix),
+    not a year ("29-May-99")."""
+    before = [t for t in toks[:i] if t.kind != "space" and t.role != "ordinal"
+              and fold(t.text) not in _ORDINALS][-2:]
     return len(before) == 2 and before[0].role == "day" and fold(before[1].text) in _JOINS \
         and before[1].text != "/"
 
@@ -493,20 +495,29 @@ def _borrowing(text: str, other: _Parsed, pivot: int, after: bool) -> _Parsed | 
 
 def _render_borrowed(bare: _Parsed, other: _Parsed, offset: int) -> str | None:
     """A day that took its month from ``other``, shifted: written as it was
-    if it stays in ``other``'s new month, else in ``other``'s form whole
-    ("May 29-31" moved past the month's end reads "Jun 30-Jul 2"); None
-    where that form could not carry the day's own year."""
+    if it stays in ``other``'s new month, else with ``other``'s month written
+    as ``other`` writes it ("May 29-31" moved past the month's end reads "May
+    31-Jun 2", "between 3rd and 5th of May" "between 30th of Apr and 2nd of
+    May"), what stands around the day kept; None where both write a year."""
     if bare.month is None:
         return _render(bare, offset)
     if _shift(bare, offset)[1:3] == _shift(other, offset)[1:3]:
         return _render(bare, offset, month_word=True)
-    if any(t.role == "year" for t in bare.toks) and not any(t.role == "year" for t in other.toks):
+    own_year = any(t.role == "year" for t in bare.toks)
+    if own_year and any(t.role == "year" for t in other.toks):
         return None
-    toks = [_Tok(t.text, t.kind, t.role, t.info) for t in other.toks]
-    day = next(t for t in toks if t.role == "day")
+    roles = [i for i, t in enumerate(other.toks) if t.role]
+    core = [_Tok(t.text, t.kind, t.role, t.info) for t in other.toks[roles[0]:roles[-1] + 1]]
+    # The other's weekday is not this day's: dropped with the space after it.
+    core = [t for k, t in enumerate(core) if t.role != "weekday"
+            and not (t.kind == "space" and k and core[k - 1].role == "weekday")]
+    day = next(t for t in core if t.role == "day")
     day.text = f"{bare.day:0{len(day.text)}d}" if day.text.startswith("0") else str(bare.day)
-    whole = _Parsed(toks, bare.day, other.month, bare.year if bare.year is not None else other.year,
-                    None)
+    at = next(i for i, t in enumerate(bare.toks) if t.role == "day")
+    before = bare.toks[:at]
+    after = [t for t in bare.toks[at + 1:] if t.role != "ordinal"]
+    whole = _Parsed(before + core + after, bare.day, other.month,
+                    bare.year if bare.year is not None else other.year, bare.weekday)
     return _render(whole, offset)
 
 

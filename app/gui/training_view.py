@@ -741,12 +741,14 @@ class TrainingView(QWidget):
     def note_interrupted(self, run_ids: Sequence[int]) -> None:
         """Say that runs stopped unfinished last time (the program closed or
         was stopped while they trained): marked cancelled, the model in use kept."""
-        runs = ", ".join(str(i) for i in run_ids)
-        line = (f"Run{'s' if len(run_ids) > 1 else ''} {runs} stopped before finishing (the "
-                f"program was closed or stopped while training): marked cancelled; the model in "
-                f"use stays. Train again to try once more.")
+        runs = f"Run{'s' if len(run_ids) > 1 else ''} {', '.join(str(i) for i in run_ids)}"
+        line = (f"{runs} stopped before finishing (the program was closed or stopped while "
+                f"training): marked cancelled; the model in use stays. Train again to try once "
+                f"more.")
         self._log(line)
-        self.stage_label.setText(line)
+        # The view opens on the results of the run in use: said there too.
+        self._load_active_run(lead=[line])
+        self.stage_label.setText(f"{runs} stopped before finishing: marked cancelled.")
 
     def _load_active_run(self, lead: Sequence[str] = ()) -> None:
         from app.services.runs import active_run

@@ -140,24 +140,34 @@ class TaskRunner(QObject):
         self._thread = self._worker = None
         dispose(thread, worker)
 
+    def _current(self) -> bool:
+        """Whether the signal being handled is the running task's: one a task
+        shut down sent before it ended arrives after it (a project closed
+        while suggesting, and opened again: its late "cancelled" ended the
+        new task's bookkeeping and said "Suggesting stopped")."""
+        return self._worker is not None and self.sender() is self._worker
+
     @Slot(object)
     def _on_progress(self, p) -> None:
-        if self._worker is not None:
+        if self._current():
             self.progress.emit(p)
 
     @Slot(object)
     def _on_finished(self, result) -> None:
-        self._end()
-        self.finished.emit(result)
+        if self._current():
+            self._end()
+            self.finished.emit(result)
 
     @Slot(str)
     def _on_failed(self, reason: str) -> None:
-        self._end()
-        self.failed.emit(reason)
+        if self._current():
+            self._end()
+            self.failed.emit(reason)
 
     @Slot()
     def _on_cancelled(self) -> None:
-        self._end()
-        self.cancelled.emit()
+        if self._current():
+            self._end()
+            self.cancelled.emit()
 
 

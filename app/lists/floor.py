@@ -206,7 +206,7 @@ def veto(text: str, spans: Sequence[Span], labels: Mapping[str, str], *,
             place, a, b = s.label in places, s.start, s.end
             checks = (("ordinary-words", lambda: ordinary_words(text, a, b, place=place)),
                       ("clinical-abbreviation", lambda: clinical_abbreviation(text, a, b)),
-                      ("eponym", lambda: eponym(text, b)),
+                      ("eponym", lambda: eponym(text, b, a)),
                       ("country-part", lambda: country_part(text, a, b)),
                       ("unlisted-lower-place", lambda: place and unlisted_lower_place(text, a, b)),
                       ("lone-lower-case-name",

@@ -4,7 +4,8 @@
 
 ========== ===============================================================
 DATE       numeric (03/05/2014, 3/5/14, 2014-03-05, 05.03.2014, 03/2014),
-           written (3 Mar 2014, 3rd of March 2014, March 5th, 2014,
+           written (3 Mar 2014, 3rd of March 2014, March 5th, 2014, a range
+           of days with its month once: May 3-5, 3rd to 5th May 2019,
            5 de marzo de 2014, marzo de 2014), with a weekday if written
 YEAR       a bare 4-digit year (1800-2099) not followed by a unit, with a
            "year"/"año" written before it
@@ -288,8 +289,8 @@ def _words(text: str, low: str, out: list) -> None:
             # writes the number glued to its cue.
             out.append((m.start("idgb"), m.end("idgb"), "ID*"))
         elif kind == "mdate":
-            if m.group("mday2") and P.UNIT_AFTER_RE.match(text, e):
-                continue  # "may 10 mg" is a dose
+            if (m.group("mday2") or m.group("mrange")) and P.UNIT_AFTER_RE.match(text, e):
+                continue  # "may 10 mg", "may 10-20 mg" are doses
             out.append((_with_weekday(text, s), e, "DATE"))
         elif kind == "aged":
             if _split_digits(m.group("agedn"))[0] <= 120:

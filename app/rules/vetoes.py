@@ -624,11 +624,17 @@ def clinical_abbreviation(text: str, start: int, end: int) -> bool:
     return not (before and before[0].lower() in _NAME_BEFORE)
 
 
-def eponym(text: str, end: int) -> bool:
+def eponym(text: str, end: int, start: int | None = None) -> bool:
     """True when a name ending at ``end`` names a device, a sign or a
-    disease: such a noun follows it ("DOUGLAS POUCH", "bennett vent"). On
-    the PhysioNet training notes no annotated name or place stands before
+    disease: such a noun follows it ("DOUGLAS POUCH", "bennett vent"), or,
+    given its ``start``, ends it ("Ivor Lewis oesophagectomy" found whole).
+    On the PhysioNet training notes no annotated name or place stands before
     one, and 1,296 words do, 175 of them no common word."""
     m = _EPONYM_AFTER_RE.match(text, end)
-    return bool(m) and m.group(1).lower() in _EPONYM_NOUNS
+    if m and m.group(1).lower() in _EPONYM_NOUNS:
+        return True
+    if start is None:
+        return False
+    words = _NAME_WORD_RE.findall(text, start, end)
+    return len(words) > 1 and words[-1].lower() in _EPONYM_NOUNS
 

@@ -169,6 +169,7 @@ def test_a_sites_rules_are_written_out_added_to_another_project_replaced_and_rem
     assert run("rules", a, "add", site) == 1
     assert "add --replace" in capsys.readouterr().err
     assert run("rules", a, "add", "--replace", site) == 0
+    assert "(replacing yours of the same name: kestrel-pod)" in capsys.readouterr().out
     with Project.open(a, readonly=True) as p:
         got = project_rules(p).get("kestrel-pod")
         assert got.enabled and [x.regex for x in got.patterns] == [r"\bkestrel pod\b"]

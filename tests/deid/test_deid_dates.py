@@ -174,6 +174,15 @@ def test_us_notes_that_show_their_order_are_read_month_first_in_a_day_first_proj
     # Past the month's end the day is written in its own month.
     ("May 29-31", 2, "May 31-Jun 2"),
     ("Dec 30-31, 2019", 2, "Jan 1-2, 2020"),
+    # Across a month's end, with the words around the day kept (a walkthrough
+    # read "Apr 30 toMay 2 ", " 30th of Aprand 2nd of May", "May 31st-31st",
+    # and a scrambled "Nov 9-5, 4061").
+    ("May 29th-31st", 2, "May 31st-Jun 2nd"),
+    ("between 3rd and 5th of May", -3, "between 30th of Apr and 2nd of May"),
+    ("May 3 to 5", -3, "Apr 30 to May 2"),
+    ("May 3-5, 2019", -3, "Apr 30-May 2, 2019"),
+    ("Mon 3rd - Wed 5th May", -3, "Fri 30th Apr - Sun 2nd May"),
+    ("Wed 29 - Fri 31 May 2019", 3, "Sat 1 - Mon 3 Jun 2019"),
     # "May 29-31": 31 is a day, not the year 2031 (it was kept as written).
     ("May 29-31", 40, "Jul 8-10"),
     # Years: a range of years, its last two digits, a decade.

@@ -21,8 +21,13 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 def test_the_train_view_says_a_run_stopped_unfinished_when_the_project_opens(
         window, qtbot, tmp_path, monkeypatch):
+    from app.core.labels import PRESETS
+    from app.services.runs import TrainedRun, set_active_run
     path = tmp_path / "p.deid"
-    Project.create(path, []).close()
+    with Project.create(path, list(PRESETS["hipaa"])) as project:   # a model in use
+        done = project.start_run("train", {})
+        project.finish_run(done, "done", TrainedRun(done, "done", selected="crf-balanced").metrics())
+        set_active_run(project, done)
     proc = subprocess.run([sys.executable, "-c", _KILLED_MID_RUN, str(path)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9
@@ -30,7 +35,9 @@ def test_the_train_view_says_a_run_stopped_unfinished_when_the_project_opens(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     choose(qtbot, window, "File", "Open project…")
     assert window.project is not None
-    assert window.training.stage_label.text().startswith(
-        f"Run {run_id} stopped before finishing (the program was closed or stopped while "
-        f"training): marked cancelled")
-    assert "stopped before finishing" in window.training.log.toPlainText()
+    assert window.training.stage_label.text() == \
+        f"Run {run_id} stopped before finishing: marked cancelled."
+    assert f"Run {run_id} stopped before finishing (the program was closed or stopped while " \
+           f"training): marked cancelled" in window.training.log.toPlainText()
+    # The view opens on the results of the run in use: said there too.
+    assert f"Run {run_id} stopped before finishing" in window.training.reason_label.text()

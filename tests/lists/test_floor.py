@@ -305,3 +305,12 @@ def test_a_span_relabelled_by_a_list_names_both_its_finder_and_the_list():
     assert out[0].origin == "starter, labelled by hospital lists"
     assert made_by(out[0].origin) == \
         "the shipped starter model, with its label from the hospital lists"
+
+
+def test_a_name_found_with_its_eponyms_noun_is_dropped():
+    """"Ivor Lewis oesophagectomy" was suggested as a name, noun and all."""
+    text = "Previous Ivor Lewis oesophagectomy in 2010. Seen by Ivor Lewis today."
+    first, last = text.index("Ivor"), text.rindex("Ivor")
+    out = Floor(None, shapes=True).settle(
+        text, [Span(first, first + 25, "NAME"), Span(last, last + 10, "NAME")], LABELS)
+    assert [(s.start, text[s.start:s.end]) for s in out] == [(last, "Ivor Lewis")]

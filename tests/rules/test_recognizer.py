@@ -37,6 +37,14 @@ def one_hit(text):
     ("Seen Monday, 3 March 2014.", "Monday, 3 March 2014"),
     ("el lunes 5 de marzo", "lunes 5 de marzo"),
     ("03-ene-2015 control", "03-ene-2015"),
+    # A range of days with its month written once is one date (a day-one run
+    # found "May 3" and left "-5" in clear; "3-5 May 2019" lost its "3").
+    ("admitted May 3-5, then home", "May 3-5"),
+    ("stay 3-5 May 2019 ok", "3-5 May 2019"),
+    ("seen May 3-5, 2019 ok", "May 3-5, 2019"),
+    ("Rehab 3rd-5th May.", "3rd-5th May"),
+    ("between 3rd and 5th of May", "3rd and 5th of May"),
+    ("Readmitted May 29-31", "May 29-31"),
 ])
 def test_dates(text, expected):
     assert one_hit(text)[:2] == (expected, "DATE")
@@ -173,6 +181,7 @@ def test_ages(text, expected, cue):
     "NASA 2031",
     "codes 9382 1234 listed",              # 8-digit local number without a phone cue
     "Burn12345 and mrn123",                # a cue inside a word; under five glued digits
+    "may 10-20 mg daily",                  # a dose after the verb, no range of days
 ])
 def test_negatives(text):
     assert [h for h in hits_of(text) if h[1] != "YEAR"] == []
