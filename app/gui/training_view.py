@@ -849,7 +849,10 @@ class TrainingView(QWidget):
         if self.project is not None and not self.is_busy():
             self._update_unlike()                  # notes done since in another view
             self._update_unmarked()
-            self._update_estimate()                # and what a fit of them then takes
+            # And what a fit of them then takes, once laid out: measured
+            # before, the wrapped estimate kept a narrower width's height and
+            # the rows below it covered its last lines.
+            QTimer.singleShot(0, self._update_estimate)
         if self.device_info is None:
             # After this paint ("Detecting…"), in the GUI thread: a first import
             # of torch in a worker thread is unsafe (see app.gui.workers).
