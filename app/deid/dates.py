@@ -269,8 +269,12 @@ def _shift(p: _Parsed, offset: int) -> tuple[int | None, int | None, int | None,
     if d is not None and y is not None:
         new = _dt.date(y, m, d) + _dt.timedelta(days=offset)
         return new.day, new.month, new.year, new.weekday()
-    if d is not None:  # no year: shift within the leap year 2000
-        new = _dt.date(2000, m, d) + _dt.timedelta(days=offset)
+    if d is not None:
+        # No year: shifted within a common year, as three years in four are
+        # ("May 3" then moves as "3 May 2019" does: in the leap year 2000
+        # the two were a day apart across the end of February); the 29th of
+        # February within the leap year 2000.
+        new = _dt.date(2000 if (m, d) == (2, 29) else 2001, m, d) + _dt.timedelta(days=offset)
         wd = None if p.weekday is None else (p.weekday + offset) % 7
         return new.day, new.month, None, wd
     months = round(offset / 30.4375) or _sign(offset)
