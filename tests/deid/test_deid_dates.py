@@ -204,7 +204,7 @@ def test_a_numeric_day_range_is_not_guessed_and_a_two_digit_year_stays_a_year():
 def test_a_date_without_its_year_moves_as_the_same_date_with_a_common_year():
     """"May 3" and "3 May 2019" of one note came out a day apart: the first
     was shifted within the leap year 2000, across the end of February."""
-    for offset in (-300, -100, 250, 330):
+    for offset in (-300, -100, 250):                   # no 29th of February crossed
         with_year = parse_date(shift_date("3 May 2019", offset))
         without = shift_date("May 3", offset)
         assert without == f"{with_year:%b} {with_year.day}", offset
