@@ -155,9 +155,11 @@ def write_jsonl(docs: Iterable[Document], out_dir: Path, *,
                 filename: str = JSONL_FILENAME) -> WriteResult:
     """Write every document as one line of ``out_dir/filename`` (UTF-8)::
 
-        {"name", "text", "spans": [{"start", "end", "label"}], "meta",
+        {"name", "text", "spans": [{"start", "end", "label", "origin"?}], "meta",
          "patient_id"?, "split"?}
 
+    A span's ``origin`` is what made it (`Span.origin`: a model, a rule by
+    its step and name, the hospital lists), where known: a prediction's.
     Line breaks inside the text are JSON-escaped, so they survive exactly.
     """
     lines = []
@@ -165,6 +167,7 @@ def write_jsonl(docs: Iterable[Document], out_dir: Path, *,
         obj: dict[str, Any] = {
             "name": doc.name, "text": doc.text,
             "spans": [{"start": s.start, "end": s.end, "label": s.label}
+                      | ({"origin": s.origin} if s.origin else {})
                       for s in sort_spans(doc.spans)],
             "meta": doc.meta}
         for key in ("patient_id", "split"):

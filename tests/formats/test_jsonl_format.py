@@ -51,3 +51,18 @@ def test_writer_one_file_keeps_crlf_and_patient(tmp_path):
     assert obj == {"name": "a/b", "text": "Jan\r\nSmith", "meta": {"k": 1},
                    "spans": [{"start": 5, "end": 10, "label": "P"}],
                    "patient_id": "p9", "split": "train"}
+
+
+def test_a_predicted_span_says_what_made_it_and_reads_back(tmp_path):
+    """`deid annotate --format jsonl` wrote no origin: an engineer could not
+    tell which rule or model made a span."""
+    text = "Seen at Kestrel Ward by Dr Quill."
+    doc = Document("n1", text, [Span(8, 20, "LOCATION", origin="english-floor.v1: kestrel-wards"),
+                                Span(27, 32, "NAME")])
+    write_documents([doc], tmp_path, "jsonl")
+    line = json.loads((tmp_path / "documents.jsonl").read_text(encoding="utf-8"))
+    assert line["spans"] == [
+        {"start": 8, "end": 20, "label": "LOCATION", "origin": "english-floor.v1: kestrel-wards"},
+        {"start": 27, "end": 32, "label": "NAME"}]
+    [back] = [d for d in read_path(tmp_path, "jsonl") if isinstance(d, ImportedDoc)]
+    assert [(s.start, s.end, s.label) for s in back.spans] == [(8, 20, "LOCATION"), (27, 32, "NAME")]
