@@ -301,9 +301,8 @@ def cmd_rules(args) -> int:
             lines = registry.rule_detail(registry.project_rules(project).get(args.name), labels)
         elif args.rules_action == "add":
             entries = registry.read_site_rules(args.file)
-            own = {r.name for r in registry.project_rules(project).rules if r.site}
+            replaced = registry.replacing(project, entries) if args.replace else []
             names = registry.add_rules(project, entries, replace=args.replace)
-            replaced = [n for n in names if n in own]
             lines = [f"added {count(len(names), 'rule')}: {', '.join(names)}"
                      + (f" (replacing yours of the same name: {', '.join(replaced)})"
                         if replaced else ""),

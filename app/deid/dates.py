@@ -344,11 +344,11 @@ def fit_ordinals(text: str) -> str:
     return _ORDINAL_RE.sub(fit, text)
 
 
+#: Tokens of a span past which it is not cut into dates (`_shift_span`).
+_MAX_JOINED_TOKENS = 40
 #: Words and marks that join two dates of one span ("3/4 and 3/6", "Jan 3 -
 #: Feb 4, 2019", "del 3 al 5 de mayo"); a span is cut at one only when both
 #: sides read as dates of their own.
-#: Tokens of a span past which it is not cut into dates (`_shift_span`).
-_MAX_JOINED_TOKENS = 40
 _JOINS = frozenset(("-", "\u2013", "\u2014", "to", "and", "&", "through", "thru", "until",
                     "till", "y", "al", "a", "hasta", "/", ";"))
 
@@ -483,8 +483,6 @@ def _borrowing(text: str, other: _Parsed, pivot: int, after: bool) -> _Parsed | 
     days = [i for i in nums if len(toks[i].text) <= 2]
     years = [i for i in nums if len(toks[i].text) == 4]
     if len(days) != 1 or len(nums) != len(days) + len(years) or len(years) > 1:
-        return None
-    if any(t.role == "ordinal" and toks[i - 1].kind != "num" for i, t in enumerate(toks)):
         return None
     toks[days[0]].role = "day"
     day = int(toks[days[0]].text)

@@ -345,14 +345,13 @@ class RulesView(QWidget):
                                               "Rules files (*.json)")
         if not path:
             return
-        own = {r.name for r in registry.project_rules(self.project).rules if r.site}
         try:
             entries = registry.read_site_rules(path)
+            replaced = registry.replacing(self.project, entries)
             names = registry.add_rules(self.project, entries, replace=True)
         except UserError as exc:
             self.hits.setText(f"Not added: {exc}")
             return
-        replaced = [n for n in names if n in own]
         self.hits.setText(f"Added {count(len(names), 'rule')}: {', '.join(names)}."
                           + (f" Replaced yours of the same name: {', '.join(replaced)}."
                              if replaced else "")

@@ -264,6 +264,10 @@ class TrainingView(QWidget):
     def __init__(self, project=None, parent=None, *, device_info=None) -> None:
         super().__init__(parent)
         self.project = None
+        # Characters of the notes a run trains on (the transformer's time
+        # follows them): read when the project opens and when the view is
+        # shown, not at every tick of a setting.
+        self._train_chars: int | None = None
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -707,6 +711,7 @@ class TrainingView(QWidget):
         if self.runner.busy():
             self.runner.shutdown()
         self.project = project
+        self._train_chars = project.annotated_characters() if project is not None else None
         self.evaluation = None
         self.last_result = None
         self.unmarked_label.hide()
@@ -782,7 +787,7 @@ class TrainingView(QWidget):
         # The transformer's box says what it costs on the processor (why it is
         # ticked there only where it computes in bfloat16), for this budget.
         transformer = self.model_checks["transformer"]
-        chars = self.project.annotated_characters() if self.project is not None else None
+        chars = self._train_chars
         transformer.setToolTip("\n".join(cost_notes(
             replace(config, models=["transformer"], device="cpu", cross_fit=0), info, chars))
             + "\nTicked by default with a GPU, and on a processor that computes in bfloat16 "
@@ -849,6 +854,7 @@ class TrainingView(QWidget):
         if self.project is not None and not self.is_busy():
             self._update_unlike()                  # notes done since in another view
             self._update_unmarked()
+            self._train_chars = self.project.annotated_characters()
             # And what a fit of them then takes, once laid out: measured
             # before, the wrapped estimate kept a narrower width's height and
             # the rows below it covered its last lines.

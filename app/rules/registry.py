@@ -439,6 +439,13 @@ def add_rules(project, entries: list[dict], *, replace: bool = False) -> list[st
     return names
 
 
+def replacing(project, entries: list[dict]) -> list[str]:
+    """The names of ``entries`` that would replace rules of ``project``'s own
+    (`add_rules` with ``replace``), to be said beside what was added."""
+    own = {r.name for r in project_rules(project).rules if r.site}
+    return [e["name"] for e in entries if e["name"] in own]
+
+
 def remove_rules(project, names: Iterable[str]) -> list[str]:
     """Remove the site's own rules ``names`` from ``project``; their names.
     A shipped rule is switched off, never removed (``UserError``)."""
