@@ -558,8 +558,8 @@ def _print_redaction(summary, out_dir, report_path) -> None:
 def suspicion_words(suspicions: list[dict]) -> str:
     """'3 suspected: a known identifier of this patient (PERSON) at output
     characters 6-21, ...' (places and reasons, never the text)."""
-    from app.deid.rescan import REASONS, strength
-    parts = [f"{REASONS.get(s['kind'], s['kind'])} ({s['category']}) at characters "
+    from app.deid.rescan import strength, suspicion_reason
+    parts = [f"{suspicion_reason(s)} ({s['category']}) at characters "
              f"{s['start']}-{s['end']} [id {s.get('id', '?')}]"
              for s in sorted(suspicions, key=strength)[:3]]
     more = f", and {len(suspicions) - 3} more" if len(suspicions) > 3 else ""

@@ -1344,8 +1344,11 @@ def _write_note(record: _Redacted, scanned: list[Leak], out: _Output,
         a, b = back(lk.start), back(lk.end)
         sid = keyed_hex(out.secret, "suspicion", item.key, item.sha256, item.version,
                         str(a), str(b), lk.kind, length=16)
-        suspicions.append({"id": sid, "start": lk.start, "end": lk.end, "in_start": a,
-                           "in_end": b, "kind": lk.kind, "category": lk.category})
+        suspicion = {"id": sid, "start": lk.start, "end": lk.end, "in_start": a,
+                     "in_end": b, "kind": lk.kind, "category": lk.category}
+        if lk.rule:
+            suspicion["rule"] = lk.rule
+        suspicions.append(suspicion)
     # A suspicion a person judged not a leak stays closed while the note is the same.
     kept_leaks = [lk for lk, sp in zip(leaks, suspicions) if sp["id"] not in out.dismissed]
     dismissed = len(suspicions) - len(kept_leaks)

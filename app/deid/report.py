@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from app.deid.folder import RedactionSummary
 from app.deid.policy import Policy
-from app.deid.rescan import BY_WEIGHT, KNOWN_KINDS, REASONS, strength
+from app.deid.rescan import BY_WEIGHT, KNOWN_KINDS, strength, suspicion_reason
 from app.core.words import count
 
 REPORT_VERSION = 1
@@ -322,19 +322,23 @@ def _scan_by_reason(suspects) -> str:
     """The suspicions by why, the strongest first, and which to read first:
     a string the project knows as an identifier, found in clear, is nearly
     always one; a recall-biased model's hint often an ordinary word."""
-    per: dict[str, int] = {}
-    notes: dict[str, set] = {}
+    # A rule of the rules file has its own row: one rule that suspects
+    # hundreds of ordinary words is one a reviewer can switch off.
+    per: dict[tuple, int] = {}
+    notes: dict[tuple, set] = {}
     for n in suspects:
         for s in n.get("suspicions") or ():
-            per[s["kind"]] = per.get(s["kind"], 0) + 1
-            notes.setdefault(s["kind"], set()).add(n["note"])
+            key = (s["kind"], s.get("rule") or "")
+            per[key] = per.get(key, 0) + 1
+            notes.setdefault(key, set()).add(n["note"])
     if not per:
         return ""
-    kinds = sorted(per, key=lambda k: strength({"kind": k}))
-    rows = "".join(f"<tr><td>{_e(REASONS.get(k, k))}</td><td class='n'>{per[k]:,}</td>"
-                   f"<td class='n'>{len(notes[k]):,}</td></tr>" for k in kinds)
-    known = sum(per[k] for k in kinds if k in KNOWN_KINDS)
-    known_notes = len(set().union(*(notes[k] for k in kinds if k in KNOWN_KINDS)))
+    keys = sorted(per, key=lambda k: (strength({"kind": k[0]}), k[1]))
+    rows = "".join(f"<tr><td>{_e(suspicion_reason({'kind': k[0], 'rule': k[1]}))}</td>"
+                   f"<td class='n'>{per[k]:,}</td><td class='n'>{len(notes[k]):,}</td></tr>"
+                   for k in keys)
+    known = sum(per[k] for k in keys if k[0] in KNOWN_KINDS)
+    known_notes = len(set().union(*(notes[k] for k in keys if k[0] in KNOWN_KINDS)))
     lead = (f"<p class='bad'>Read these first: {_plural(known, 'suspicion')} in "
             f"{_plural(known_notes, 'note')} {'is a string' if known == 1 else 'are strings'} "
             f"the project knows as an identifier (annotated, listed or replaced elsewhere), "
@@ -432,7 +436,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         rows = []
         for n in suspects:
             what = "; ".join(
-                f"{REASONS.get(s['kind'], s['kind'])} ({_e(s['category'])}) at characters "
+                f"{_e(suspicion_reason(s))} ({_e(s['category'])}) at characters "
                 f"{s['start']}–{s['end']}" for s in sorted(n.get("suspicions", []), key=strength)) \
                 or _plural(n["leaks"], "suspicion")
             done = ("withheld, not written" if n["status"] == "leak"

@@ -11,7 +11,8 @@ searching text is right: we look for leaks, we do not locate spans) for
   ("0412 345 678" / "0412-345678"). Each word of a known *name* is searched
   on its own too ("Smith" of "John Smith"), when it is written with a capital
   and is not a common word;
-* hits of a rules recogniser (``rules_fn(text) -> [(start, end, category)]``);
+* hits of a rules recogniser (``rules_fn(text) -> [(start, end, category)]``;
+  a 4th item names the source, a 5th the rule by name);
 * spans of a model run at a recall-biased setting (``model_fn``, the same
   signature): a surrogate is expected there, an original-looking name next
   to it is not;
@@ -118,10 +119,21 @@ class Leak:
     kind: str          # a key of REASONS
     category: str      # the label or rule category ("identifier" when unknown)
     in_replacement: bool = False
+    rule: str = ""     # the rule of the rules file that found it, by name ("" for the recogniser)
 
     @property
     def reason(self) -> str:
-        return REASONS.get(self.kind, self.kind)
+        return suspicion_reason({"kind": self.kind, "rule": self.rule})
+
+
+def suspicion_reason(suspicion: Mapping) -> str:
+    """Why a suspicion (a ``Leak`` as a dict) was raised, in words: the rule
+    by name where a rule of the rules file found it, so that a reviewer can
+    read it, or switch it off, on the Rules page."""
+    kind, rule = suspicion.get("kind"), suspicion.get("rule")
+    if kind == "rule" and rule:
+        return f"the rule “{rule}” finds an identifier"
+    return REASONS.get(kind, kind)
 
 
 class LeakError(RuntimeError):
@@ -885,14 +897,15 @@ def recogniser_leaks(out_text: str, rules_fn: RulesFn | None = None,
     for fn, kind in ((rules_fn, "rule"), (model_fn, "model")):
         if fn is None:
             continue
-        for start, end, category, *why in fn(out_text):      # a 4th item: the source
+        for start, end, category, *why in fn(out_text):   # a 4th item: the source; 5th: the rule
             source = why[0] if why else kind
+            rule = why[1] if len(why) > 1 else ""
             for a, b in _outside(start, end, ranges, out_text):
                 kind_of = default_kind(str(category))
                 part = _suspected_part(out_text, a, b, doubt=source == "unsure",
                                        named=kind_of in _NAMED_KINDS, dated=kind_of == "date")
                 if part is not None:
-                    leaks.append(Leak(*part, source, str(category)))
+                    leaks.append(Leak(*part, source, str(category), rule=rule))
     if beside:
         leaks += _names_beside(out_text, ranges, names_replaced, corpus)
     leaks += _residues(out_text, ranges)
@@ -913,7 +926,7 @@ def merge_leaks(leaks: Sequence[Leak]) -> list[Leak]:
         if last is not None and lk.start < last.end and lk.in_replacement == last.in_replacement:
             best = lk if order.get(lk.kind, 9) < order.get(last.kind, 9) else last
             merged[-1] = Leak(last.start, max(last.end, lk.end), best.kind, best.category,
-                              last.in_replacement)
+                              last.in_replacement, best.rule)
         else:
             merged.append(lk)
     return merged

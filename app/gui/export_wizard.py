@@ -542,7 +542,7 @@ class ExportWizard(QDialog):
         reason in several places are one row), the strongest reasons first:
         the text with a little context, the notes, why and the label a flag
         takes."""
-        from app.deid.rescan import REASONS, fold_same_length, strength
+        from app.deid.rescan import fold_same_length, strength, suspicion_reason
         from app.services.exporting import suspicion_label
         # The strongest first: a known identifier before a date's shape.
         found = sorted(outcome.suspicions(), key=lambda r: strength(r[2])[0])
@@ -553,7 +553,8 @@ class ExportWizard(QDialog):
             text = "" if doc_id is None else texts.setdefault(
                 doc_id, self.project.document(doc_id).text)
             words = " ".join(text[s["in_start"]:s["in_end"]].split())
-            key = (fold_same_length(words) or (note, s["in_start"]), s["kind"], s["category"])
+            key = (fold_same_length(words) or (note, s["in_start"]), s["kind"], s["category"],
+                   s.get("rule"))
             groups.setdefault(key, []).append((note, doc_id, s, text))
         self.suspicion_table.setRowCount(len(groups))
         for i, members in enumerate(groups.values()):
@@ -567,7 +568,7 @@ class ExportWizard(QDialog):
             notes = sorted({m[0] for m in members})
             where = (notes[0] if len(members) == 1 else f"{notes[0]}, {len(members)}×"
                      if len(notes) == 1 else f"{len(members)}× in {len(notes)} notes")
-            why = f"{REASONS.get(s['kind'], s['kind'])} — flags {label or 'a label you choose'}"
+            why = f"{suspicion_reason(s)} — flags {label or 'a label you choose'}"
             data = [(d, m["in_start"], m["in_end"], m.get("id"), label or category)
                     for _, d, m, _ in members]
             for j, cell in enumerate((shown, where, why)):

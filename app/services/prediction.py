@@ -375,8 +375,11 @@ class RuleLeakScan:
         return [(h.start, h.end, h.category) for h in find_hits(text)
                 if mapping.lookup(h.category, h.cue) is not None]
 
-    def _floor(self, text: str, *, site_only: bool) -> list[tuple[int, int, str]]:
-        return [(a, b, label) for find, label in _floor_finders(self.rules, self.labels, site_only)
+    def _floor(self, text: str, *, site_only: bool) -> list[tuple]:
+        # The rule's name goes with its hits: a reviewer reads which rule
+        # suspected a word, and can switch it off on the Rules page.
+        return [(a, b, label, "rule", name)
+                for find, label, name in _floor_finders(self.rules, self.labels, site_only)
                 for a, b in find(text)]
 
     def runs_site_rules(self) -> bool:
@@ -387,7 +390,8 @@ class RuleLeakScan:
 @lru_cache(maxsize=16)
 def _floor_finders(rules: str, labels: tuple, site_only: bool) -> list:
     """The enabled finding rules of the floor under ``rules`` (a project's
-    overrides, JSON) that give one of ``labels`` a label: ``(finder, label)``."""
+    overrides, JSON) that give one of ``labels`` a label: ``(finder, label,
+    rule name)``."""
     from app.lists.floor import SHAPES
     from app.rules.registry import kind_label, merge, shipped_rules
     ruleset = merge(shipped_rules(), json.loads(rules))
@@ -395,7 +399,7 @@ def _floor_finders(rules: str, labels: tuple, site_only: bool) -> list:
     for rule, find in ruleset.finders(SHAPES):
         label = kind_label(rule.kind, labels)
         if label is not None and (rule.site or not site_only):
-            out.append((find, label))
+            out.append((find, label, rule.name))
     return out
 
 

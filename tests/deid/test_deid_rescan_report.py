@@ -449,6 +449,14 @@ def test_the_leak_list_puts_what_the_project_knows_first_and_counts_by_why():
     assert listed.index("c.txt") < listed.index("a.txt") < listed.index("b.txt")
     row_c = listed.split("c.txt")[1].split("</tr>")[0]
     assert row_c.index(REASONS["project"]) < row_c.index(REASONS["model"])
+    # A rule of the rules file has its own row, by name: one that suspects
+    # many ordinary words is one a reviewer can switch off.
+    ruled = {"kind": "rule", "category": "ID", "start": 60, "end": 70, "rule": "kh-record"}
+    report["per_note"][1]["suspicions"] = [model, ruled, {**ruled, "rule": ""}]
+    by_why = render_html(report).split("Why suspected")[1].split("</table>")[0]
+    assert ("<td>the rule “kh-record” finds an identifier</td><td class='n'>1</td>"
+            in by_why)
+    assert f"<td>{REASONS['rule']}</td><td class='n'>1</td>" in by_why
     # Only hints: said so, nothing to read first.
     report["per_note"] = report["per_note"][:2]
     assert "None of the suspicions is a string the project knows" in render_html(report)

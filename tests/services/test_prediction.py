@@ -111,3 +111,29 @@ def test_rules_only_after_training_runs_no_model(tmp_path):
     starter = {o for o in floored if o and "starter" in o}
     assert starter, "the synthetic notes hold names only the starter finds"
     assert ruled and not {o for o in ruled if o and "starter" in o}
+
+
+def test_a_site_rules_suspicion_names_the_rule(tmp_path):
+    """A reviewer reads which of the site's rules suspected a word (and can
+    switch that rule off on the Rules page); the recogniser's stay unnamed."""
+    from app.cli.commands import suspicion_words
+    from app.deid.rescan import REASONS, merge_leaks, recogniser_leaks
+    from app.rules import registry
+    from app.services.prediction import rule_leak_scan
+    with Project.create(tmp_path / "p.deid", list(PRESETS["hipaa"]), language="en") as p:
+        p.add_document("n1", "ICU handover. Record no KH-9988776. Jacaranda Ward is closed.\n")
+        registry.add_rules(p, [registry.check_site_rule(
+            {"name": "kh-record", "kind": "record_number", "patterns": [r"\bKH-\d{7}\b"]})])
+        scan = rule_leak_scan(p)
+    out = "Seen 03/05/2014 in clinic. Record no KH-1234567 kept."
+    leaks = merge_leaks(recogniser_leaks(out, scan))
+    by_text = {out[lk.start:lk.end]: lk for lk in leaks}
+    assert by_text["KH-1234567"].rule == "kh-record"
+    assert by_text["KH-1234567"].reason == "the rule “kh-record” finds an identifier"
+    assert by_text["03/05/2014"].rule == ""
+    assert by_text["03/05/2014"].reason == REASONS["rule"]
+    said = suspicion_words([{"kind": lk.kind, "category": lk.category, "start": lk.start,
+                             "end": lk.end, **({"rule": lk.rule} if lk.rule else {})}
+                            for lk in leaks])
+    assert "the rule “kh-record” finds an identifier (ID) at characters 37-47" in said
+    assert "KH-1234567" not in said
