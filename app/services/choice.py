@@ -117,7 +117,7 @@ def plain_choice(run: TrainedRun, *, used: bool = True) -> str:
     token = (row.get("token") or {}).get("recall")
     hides = f" It hides {token:.1%} of them." if token is not None else ""
     chosen = model_words(run, run.selected)
-    head = (f"The model used from now on is {chosen}" if used
+    head = (f"The model in use is {chosen}" if used
             else f"This run's best model is {chosen}")
     share = f"{target:.0%}" if target else ""
     # Cross-fitted, the choice was made on every annotated note, each tagged

@@ -159,7 +159,7 @@ def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeyp
     capsys.readouterr()
     assert run("train", proj) == 0
     out = capsys.readouterr().out
-    assert ("The model used from now on is a word-pattern model, learned from the annotated "
+    assert ("The model in use is a word-pattern model, learned from the annotated "
             "lines with identifiers and as many without: of the models that hid at least 99% of "
             "the identifier words of the dev notes") in out
     assert "details: crf-balanced — crf-balanced has the best dev strict micro-F1" in out

@@ -28,7 +28,7 @@ def test_results_say_in_plain_words_which_model_is_used_and_why(qapp, tmp_path):
         try:
             text = view.reason_label.text()
             # Item 13: the model in words; its name only in the details.
-            assert text.startswith("<b>The model used from now on is a vote of all the models, "
+            assert text.startswith("<b>The model in use is a vote of all the models, "
                                    "leaving out those that did not help: no model hid 99% of the "
                                    "identifier words of the dev notes")
             assert "without hiding too many ordinary words" in text

@@ -139,7 +139,7 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
         _row("pruned[all]", 0.85, 0.90, 0.892, False),
         _row("crf-balanced", 0.86, 0.60, 0.896, False)])["selection"])
     text = plain_choice(missed)
-    assert text.startswith("The model used from now on is a vote of all the models, leaving out "
+    assert text.startswith("The model in use is a vote of all the models, leaving out "
                            "those that did not help: no model hid 99% of the identifier words")
     assert "pruned[all]" not in text                     # the name is for the details
     assert "without hiding too many ordinary words" in text and "89.2%" in text
@@ -166,7 +166,7 @@ def test_the_plain_sentence_says_which_model_is_used_and_why():
             _row("stacking-lr[all]", 0.86, 0.60, 0.995, True)])["selection"],
         "kept_over": "stacking-lr[all]"})
     assert plain_choice(kept) == (
-        "The model used from now on is a pretrained language model, learned from every "
+        "The model in use is a pretrained language model, learned from every "
         "annotated line: it was fine-tuned on your own notes. Another model ranked first on the "
         "dev notes, a combination of all the models, weighted by what each got right on notes "
         "it had not learned from (that one hid 99.5% of the identifier words, this one 98.7%), "

@@ -155,6 +155,6 @@ def test_train_is_in_sight_on_a_laptop_screen(qtbot, settings, tmp_path, monkeyp
     assert in_sight()
     with qtbot.waitSignal(t.trained, timeout=240000):
         click(qtbot, t.train_button)
-    assert t.reason_label.text().startswith("<b>The model used from now on is ")
+    assert t.reason_label.text().startswith("<b>The model in use is ")
     screenshot(w, "new_hospital_trained")
     w.close()

@@ -55,7 +55,7 @@ def test_trainer_journey(qtbot, settings, tmp_path, monkeypatch):
     assert t.preannotate_button.isEnabled() and "(" not in t.preannotate_button.toolTip()
     assert t.tabs.tabText(t.tabs.currentIndex()) == "Results"
     selected = t.reason_label.text()
-    assert selected.startswith("<b>The model used from now on is ")
+    assert selected.startswith("<b>The model in use is ")
     # Issue 34 item 13: the model in words; names and the experts' columns are the details.
     lead = selected.split("</b>")[0]
     assert "[" not in lead and "crf-" not in lead
