@@ -30,6 +30,9 @@ _MONTH = ("(?:" + "|".join(sorted(set(MONTHS_EN + MONTHS_ES), key=len, reverse=T
           + "|(?:" + "|".join(_MONTH_ABBR) + r")\.?)(?!\w)")
 _DAY = r"(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th|º|°|\.º)?(?!\d)"
 _YEAR = r"(?:1[89]\d\d|20\d\d|'\d\d)(?!\d)"
+# A weekday before a range's second day ("Wed 29 - Fri 31 May"); the
+# recogniser attaches one before the first (``WEEKDAY_BEFORE_RE``).
+_WEEKDAY = ("(?i:" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")\.?,?")
 # Between the two days of a range whose month is written once ("May 3-5",
 # "3rd to 5th May", "3 and 5 May"): one date, as annotators mark it.
 _RANGE_JOIN = r"[ \t]*(?:-|\u2013|(?i:to|and|&))[ \t]*"
@@ -42,7 +45,7 @@ NUMERIC_RE = re.compile(rf"""
 | (?P<iso>(?<![\d./-])(?:1[89]|20)\d\d(?P<isep>[-/.])\d\d?(?P=isep)\d\d?(?![\d]|[-/.]\d))
 | (?P<dmy>(?<![\d./-])(?P<d1>\d\d?)(?P<dsep>[-/.])(?P<d2>\d\d?)(?P=dsep)(?:\d{{4}}|\d\d)(?![\d]|[-/.]\d))
 | (?P<my>(?<![\d./-])(?:0?[1-9]|1[0-2])[/-](?:1[89]|20)\d\d(?![\d]|[-/.]\d))
-| (?P<tdate>(?<![\d.,/-])(?:{_DAY}{_RANGE_JOIN})?{_DAY}(?:[ \t]+(?:of|de)[ \t]+|[ \t]*[-/.][ \t]*|[ \t]+)(?i:{_MONTH})
+| (?P<tdate>(?<![\d.,/-])(?:{_DAY}{_RANGE_JOIN}(?:{_WEEKDAY}[ \t]+)?)?{_DAY}(?:[ \t]+(?:of|de)[ \t]+|[ \t]*[-/.][ \t]*|[ \t]+)(?i:{_MONTH})
      (?:(?:,?[ \t]+(?:(?:de|del)[ \t]+)?|[ \t]*[-/.][ \t]*){_YEAR})?)
 | (?P<age_es>(?<!\d)\d{{1,3}}[ \t]*(?i:años|año)(?!\w))
 | (?P<age_en>(?<!\d)(?P<age_n>\d{{1,3}})(?=(?:[ \t]*-?[ \t]*(?i:years?|yrs?|y)[ \t]*-?[ \t]*(?i:old)

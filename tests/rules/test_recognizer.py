@@ -45,6 +45,11 @@ def one_hit(text):
     ("Rehab 3rd-5th May.", "3rd-5th May"),
     ("between 3rd and 5th of May", "3rd and 5th of May"),
     ("Readmitted May 29-31", "May 29-31"),
+    # With a weekday before each day (only "Fri 31 May 2019" was found, "Wed
+    # 29" left in clear).
+    ("Away Wed 29 - Fri 31 May 2019.", "Wed 29 - Fri 31 May 2019"),
+    ("Leave Monday 3rd to Wednesday 5th June", "Monday 3rd to Wednesday 5th June"),
+    ("seen Tue 3 and Thu. 5 June 2020", "Tue 3 and Thu. 5 June 2020"),
 ])
 def test_dates(text, expected):
     assert one_hit(text)[:2] == (expected, "DATE")
