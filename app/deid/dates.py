@@ -14,8 +14,8 @@ of day) is kept verbatim.
   and a day > 12 in either place settles it for all of the note's dates
   (``10-12-2019`` beside ``10/25/2019`` is October 12th). When a component
   is > 12 the only valid reading is used.
-* Partial dates: a date without a year is shifted in the leap year 2000
-  (so 29/02 is valid); month-year and year-only dates are shifted by the
+* Partial dates: a date without a year is shifted within a common year
+  (the 29th of February within the leap year 2000); month-year and year-only dates are shifted by the
   offset rounded to whole months / years, at least one, so they always
   change. A weekday with no year is moved by ``offset mod 7``.
 * A span that cannot be read as a valid date is returned as ``None`` here;
