@@ -14,8 +14,9 @@ of day) is kept verbatim.
   and a day > 12 in either place settles it for all of the note's dates
   (``10-12-2019`` beside ``10/25/2019`` is October 12th). When a component
   is > 12 the only valid reading is used.
-* Partial dates: a date without a year is shifted within a common year
-  (the 29th of February within the leap year 2000); month-year and year-only dates are shifted by the
+* Partial dates: a date without a year is shifted within its note's year
+  where the note's whole dates show one (`note_year`), else within a common
+  year (the 29th of February within the leap year 2000); month-year and year-only dates are shifted by the
   offset rounded to whole months / years, at least one, so they always
   change. A weekday with no year is moved by ``offset mod 7``.
 * A span that cannot be read as a valid date is returned as ``None`` here;
@@ -26,10 +27,16 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterable
 
 from app.deid.pools import fold
+
+#: The year a date written without one is shifted in, for the call of
+#: `shift_date` under way (its ``year``): set there rather than passed down
+#: every reading of a range's two sides.
+_YEARLESS_IN: ContextVar[int | None] = ContextVar("yearless_in", default=None)
 
 _EN_MONTHS = ("january", "february", "march", "april", "may", "june", "july",
               "august", "september", "october", "november", "december")
@@ -270,11 +277,15 @@ def _shift(p: _Parsed, offset: int) -> tuple[int | None, int | None, int | None,
         new = _dt.date(y, m, d) + _dt.timedelta(days=offset)
         return new.day, new.month, new.year, new.weekday()
     if d is not None:
-        # No year: shifted within a common year, as three years in four are
-        # ("May 3" then moves as "3 May 2019" does: in the leap year 2000
-        # the two were a day apart across the end of February); the 29th of
-        # February within the leap year 2000.
-        new = _dt.date(2000 if (m, d) == (2, 29) else 2001, m, d) + _dt.timedelta(days=offset)
+        # No year: shifted within the note's year where its dates show one
+        # ("Feb 28" beside "28/02/2020" moves as that date does across the
+        # 29th), else within a common year, as three years in four are ("May
+        # 3" then moves as "3 May 2019" does); the 29th of February within the
+        # leap year 2000 where its year has none.
+        year = _YEARLESS_IN.get()
+        if year is None or not _valid(d, m, year):
+            year = 2000 if (m, d) == (2, 29) else 2001
+        new = _dt.date(year, m, d) + _dt.timedelta(days=offset)
         wd = None if p.weekday is None else (p.weekday + offset) % 7
         return new.day, new.month, None, wd
     months = round(offset / 30.4375) or _sign(offset)
@@ -354,18 +365,32 @@ _JOINS = frozenset(("-", "\u2013", "\u2014", "to", "and", "&", "through", "thru"
 
 
 def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 69,
-               spanish: bool = False) -> str | None:
+               spanish: bool = False, year: int | None = None) -> str | None:
     """Shift the date written in ``text`` by ``offset`` days, keeping its format.
 
     A span holding two dates shifts both ("10/15-10/16"); what follows a
     date and is no date ("@ 0800", "x 2 days", "(first visit)") is kept as
     written. ``spanish`` reads abbreviations shared by both languages
-    ("mar") as Spanish. Returns ``None`` when ``text`` is not a recognisable
-    valid date, or when a number or a month or weekday name in it would stay
-    as written (the caller then replaces every digit and name).
+    ("mar") as Spanish. ``year``: the year a date written without one is
+    shifted in (its note's, `note_year`; None: a common year). Returns
+    ``None`` when ``text`` is not a recognisable valid date, or when a
+    number or a month or weekday name in it would stay as written (the
+    caller then replaces every digit and name).
     """
-    shifted = _shift_span(text, offset, day_first, pivot, spanish)
-    return shifted[0] if shifted is not None else _lone_day(text, offset)
+    token = _YEARLESS_IN.set(year)
+    try:
+        shifted = _shift_span(text, offset, day_first, pivot, spanish)
+        return shifted[0] if shifted is not None else _lone_day(text, offset)
+    finally:
+        _YEARLESS_IN.reset(token)
+
+
+def note_year(dates: Iterable[str], *, day_first: bool = True, pivot: int = 69) -> int | None:
+    """The one year that the whole dates among ``dates`` (one note's) are
+    written in, else None (none, or several: a note across New Year)."""
+    years = {d.year for text in dates if (d := parse_date(text, day_first=day_first,
+                                                            pivot=pivot)) is not None}
+    return years.pop() if len(years) == 1 else None
 
 
 def _unread(p: _Parsed) -> list[int]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple
 
 from app.core.spans import Span, merge_overlaps
-from app.deid.dates import note_day_first
+from app.deid.dates import note_day_first, note_year
 from app.deid.policy import Policy
 from app.deid.surrogates import Surrogator
 
@@ -107,7 +107,7 @@ class Redactor:
         return self._surrogator
 
     def replacement(self, original: str, label: str, strategy: str, patient_key: str,
-                    day_first: bool | None = None) -> str:
+                    day_first: bool | None = None, year: int | None = None) -> str:
         if strategy == "tag":
             return f"<**{label}**>"
         if strategy == "bracket":
@@ -116,7 +116,8 @@ class Redactor:
             return ""
         if strategy == "mask":
             return mask(original, self.policy.mask_char, self.policy.mask_keep_punctuation)
-        return self.surrogator.surrogate(original, label, patient_key, day_first=day_first)
+        return self.surrogator.surrogate(original, label, patient_key, day_first=day_first,
+                                         year=year)
 
     def redact(self, text: str, spans: Iterable[Span], *, patient_key: str = "") -> RedactionResult:
         """Replace ``spans`` of ``text`` (see ``redact_text``)."""
@@ -125,22 +126,25 @@ class Redactor:
             if s.end > len(text):
                 raise ValueError(f"span [{s.start}, {s.end}) beyond end of text ({len(text)} chars)")
         strategies = [self.policy.strategy_for(s.label) for s in kept]
-        day_first = None
+        day_first = year = None
         if "surrogate" in strategies:
             self.surrogator.register(patient_key, (text[s.start:s.end] for s in kept))
             # One reading of numeric dates for the whole note, so that the
-            # shift keeps every interval between them.
-            day_first = note_day_first(
-                [text[s.start:s.end] for s, strategy in zip(kept, strategies)
-                 if strategy == "surrogate" and self.policy.kind_for(s.label) == "date"],
-                default=self.surrogator.day_first)
+            # shift keeps every interval between them; a date without its
+            # year is shifted in the note's ("Feb 28" as "28/02/2020").
+            dates = [text[s.start:s.end] for s, strategy in zip(kept, strategies)
+                     if strategy == "surrogate" and self.policy.kind_for(s.label) == "date"]
+            day_first = note_day_first(dates, default=self.surrogator.day_first)
+            year = note_year(dates, day_first=day_first,
+                             pivot=self.policy.two_digit_year_pivot)
         pieces: list[str] = []
         span_map: list[MappedSpan] = []
         pos = out = 0
         for s, strategy in zip(kept, strategies):
             pieces.append(text[pos:s.start])
             out += s.start - pos
-            new = self.replacement(text[s.start:s.end], s.label, strategy, patient_key, day_first)
+            new = self.replacement(text[s.start:s.end], s.label, strategy, patient_key,
+                                   day_first, year)
             pieces.append(new)
             span_map.append(MappedSpan(s.start, s.end, out, out + len(new), s.label, strategy))
             out += len(new)

@@ -154,10 +154,12 @@ class Surrogator:
         return min(days, 365 - days) < min(self.policy.date_shift_days[0], 14)
 
     def surrogate(self, original: str, label: str, patient_key: str, *,
-                  day_first: bool | None = None) -> str:
+                  day_first: bool | None = None, year: int | None = None) -> str:
         """A surrogate for ``original`` (a span labelled ``label``).
 
-        ``day_first`` is the note's date order (``None``: the project's).
+        ``day_first`` is the note's date order (``None``: the project's);
+        ``year`` the year its whole dates are written in
+        (`app.deid.dates.note_year`), that a date without one is shifted in.
         """
         kind = self.policy.kind_for(label)
         if kind in ("keep", "sex"):
@@ -167,7 +169,7 @@ class Surrogator:
             return self._age(original)
         if kind == "date":
             return self._date(original, label, patient_key,
-                              self.day_first if day_first is None else day_first)
+                              self.day_first if day_first is None else day_first, year)
         # A remembered surrogate is checked again: the lists may have grown
         # since, and one drawn by older rules may keep a word of the name.
         hit = self.memory.get(patient_key, label, original)
@@ -259,7 +261,8 @@ class Surrogator:
         return _NUMBER_RE.sub(lambda m: cap if m.start() not in not_years
                               and int(m.group()) > limit else m.group(), original)
 
-    def _date(self, original: str, label: str, patient: str, day_first: bool) -> str:
+    def _date(self, original: str, label: str, patient: str, day_first: bool,
+              year: int | None = None) -> str:
         spelled = _SPELLED_NUMBER.search(original) and (
             not any(c.isdigit() for c in original) or _spelled_day(original))
         if _names_words(original) or spelled:
@@ -272,7 +275,8 @@ class Surrogator:
             return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         offset = self.date_offset(patient)
         shifted = shift_date(original, offset, day_first=day_first,
-                             pivot=self.policy.two_digit_year_pivot, spanish=self.spanish)
+                             pivot=self.policy.two_digit_year_pivot, spanish=self.spanish,
+                             year=year)
         if shifted is not None:
             return shifted
         # Read not whole: every digit replaced, every month and weekday name moved.

@@ -209,3 +209,15 @@ def test_a_date_without_its_year_moves_as_the_same_date_with_a_common_year():
         without = shift_date("May 3", offset)
         assert without == f"{with_year:%b} {with_year.day}", offset
     assert shift_date("Feb 29", 1) == "Mar 1"             # the 29th still is one
+
+
+def test_a_date_without_its_year_is_shifted_in_the_year_given():
+    from app.deid.dates import note_year
+    assert shift_date("Feb 28", 1) == "Mar 1"                 # a common year
+    assert shift_date("Feb 28", 1, year=2020) == "Feb 29"     # the note's leap year
+    assert shift_date("Mar 1", -1, year=2020) == "Feb 29"
+    assert shift_date("Feb 29", 1, year=2019) == "Mar 1"      # no such day: 2000's
+    assert shift_date("28/02", 2, year=2020) == "01/03"
+    assert note_year(["28/02/2020", "Feb 28", "3 Mar 2020"]) == 2020
+    assert note_year(["30/12/2019", "2 Jan 2020"]) is None    # across New Year
+    assert note_year(["Feb 28", "March 2020"]) is None        # no whole date

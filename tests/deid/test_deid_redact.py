@@ -98,3 +98,20 @@ def test_a_date_span_over_names_keeps_none_of_their_letters_under_surrogates():
     from app.deid.dates import parse_date
     shifted = result.span_map[1]
     assert parse_date(result.text[shifted.out_start:shifted.out_end]) is not None  # still a date
+
+
+def test_a_date_without_its_year_moves_as_the_notes_dated_form_does():
+    """Across the 29th of February of the note's year: "Feb 28" beside
+    "28/02/2020" came out a day apart from it (shifted in a common year)."""
+    import re
+
+    from app.deid.dates import parse_date
+    text = "Seen 28/02/2020 and on 01/03/2020. Review Feb 28, then Mar 1."
+    spans = [Span(m.start(), m.end(), "DATE") for m in
+             re.finditer(r"\d\d/\d\d/2020|Feb 28|Mar 1", text)]
+    result = redact_text(text, spans, Policy(default="surrogate"), patient_key="P1",
+                         secret="k")
+    new = [result.text[m.out_start:m.out_end] for m in result.span_map]
+    dated = [parse_date(d) for d in new[:2]]
+    yearless = [parse_date(f"{d} 2020", day_first=False) for d in new[2:]]
+    assert [(d.month, d.day) for d in dated] == [(d.month, d.day) for d in yearless], new
