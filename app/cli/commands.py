@@ -525,7 +525,7 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     counts = {s: summary.count(s) for s in ("done", "resumed", "bad", "leak", "failed")}
     chars = sum(n.chars_in for n in summary.notes if n.status == "done")
     rate = chars / summary.elapsed_s if summary.elapsed_s else 0
-    _print(f"redacted {counts['done']} notes ({rate:,.0f} characters/s) to {out_dir}; "
+    _print(f"redacted {count(counts['done'], 'note')} ({rate:,.0f} characters/s) to {out_dir}; "
            f"{counts['resumed']} already done, {counts['bad']} unreadable, {counts['failed']} failed")
     for reason, n in summary.redone().items():
         _print(f"  {count(n, 'note')} written before {'was' if n == 1 else 'were'} redone: {reason}")
@@ -542,7 +542,7 @@ def _print_redaction(summary, out_dir, report_path) -> None:
     suspects = sorted((n for n in summary.notes if n.leaks),
                       key=lambda n: min((strength(s) for s in n.suspicions), default=(99, 0)))
     leaks = sum(n.leaks for n in suspects)
-    _print(f"leak re-scan: {leaks} possible leftovers in {len(suspects)} notes"
+    _print(f"leak re-scan: {count(leaks, 'possible leftover')} in {count(len(suspects), 'note')}"
            + (", the strongest first" if len(suspects) > 1 else ""))
     for n in suspects[:SHOWN_SUSPECTS]:
         _print(f"  {n.note}: {suspicion_words(n.suspicions)}")

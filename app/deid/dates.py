@@ -535,9 +535,16 @@ def _render_borrowed(bare: _Parsed, other: _Parsed, offset: int) -> str | None:
         return None
     roles = [i for i, t in enumerate(other.toks) if t.role]
     core = [_Tok(t.text, t.kind, t.role, t.info) for t in other.toks[roles[0]:roles[-1] + 1]]
-    # The other's weekday is not this day's: dropped with the space after it.
-    core = [t for k, t in enumerate(core) if t.role != "weekday"
-            and not (t.kind == "space" and k and core[k - 1].role == "weekday")]
+    # The other's weekday is not this day's: dropped with what follows it up
+    # to the next part of the date ("Thu. 5 June" gave "Mon . 31 August").
+    kept, after_weekday = [], False
+    for t in core:
+        if t.role == "weekday":
+            after_weekday = True
+        elif not (after_weekday and not t.role and t.kind != "word"):
+            kept.append(t)
+            after_weekday = False
+    core = kept
     day = next(t for t in core if t.role == "day")
     day.text = f"{bare.day:0{len(day.text)}d}" if day.text.startswith("0") else str(bare.day)
     at = next(i for i, t in enumerate(bare.toks) if t.role == "day")

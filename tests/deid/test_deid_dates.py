@@ -183,6 +183,10 @@ def test_us_notes_that_show_their_order_are_read_month_first_in_a_day_first_proj
     ("May 3-5, 2019", -3, "Apr 30-May 2, 2019"),
     ("Mon 3rd - Wed 5th May", -3, "Fri 30th Apr - Sun 2nd May"),
     ("Wed 29 - Fri 31 May 2019", 3, "Sat 1 - Mon 3 Jun 2019"),
+    # The second day's weekday is dropped with its full stop (a walkthrough
+    # read "Mon . 31 August 2020").
+    ("Tue 3 and Thu. 5 June 2020", 89, "Mon 31 August 2020 and Wed. 2 September 2020"),
+    ("Tue. 3 - Thu. 5 June", -3, "Sat. 31 May - Mon. 2 June"),
     # "May 29-31": 31 is a day, not the year 2031 (it was kept as written).
     ("May 29-31", 40, "Jul 8-10"),
     # Years: a range of years, its last two digits, a decade.
@@ -218,6 +222,10 @@ def test_a_date_without_its_year_is_shifted_in_the_year_given():
     assert shift_date("Mar 1", -1, year=2020) == "Feb 29"
     assert shift_date("Feb 29", 1, year=2019) == "Mar 1"      # no such day: 2000's
     assert shift_date("28/02", 2, year=2020) == "01/03"
+    # A range written as two dates, the year once: the first moves as the
+    # second does ("Sat 30 May - Mon 1 June 2020", a day early before).
+    assert shift_date("Sat 30 May", -344, year=2020) == "Fri 21 Jun"
+    assert shift_date("Mon 1 June 2020", -344) == "Sun 23 June 2019"
     assert note_year(["28/02/2020", "Feb 28", "3 Mar 2020"]) == 2020
     assert note_year(["30/12/2019", "2 Jan 2020"]) is None    # across New Year
     assert note_year(["Feb 28", "March 2020"]) is None        # no whole date
