@@ -165,7 +165,7 @@ def test_train_leads_with_one_plain_sentence_on_the_model_used(tmp_path, monkeyp
     assert "details: crf-balanced — crf-balanced has the best dev strict micro-F1" in out
     # Item 13: the plain sentence leads; the names and counts come after it.
     lines = out.splitlines()
-    plain = next(i for i, line in enumerate(lines) if line.startswith("The model used"))
+    plain = next(i for i, line in enumerate(lines) if line.startswith("The model in use"))
     assert plain < min(i for i, line in enumerate(lines)
                        if line.startswith(("models: ", "trained ", "details: ")))
     assert "preannotate" not in out                     # no note to do: nothing to refresh
