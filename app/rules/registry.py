@@ -33,8 +33,17 @@ from app.errors import UserError
 #: Project setting holding ``{"enabled": {name: bool}, "added": [entry, ...]}``.
 RULES_KEY = "rules"
 FINDS, VETOES = "finds", "vetoes"
-#: How far before a pattern rule's match one of its context words may stand.
+#: How far before a pattern rule's match one of its context words may stand:
+#: within this many characters, or this many words, whichever reaches further
+#: (as Presidio's context words count words). Characters alone missed
+#: "locker of Mr <a double-barrelled name>: KL4821", the cue 42 characters
+#: before the code; the leak scan then found it beside the replaced name.
 CONTEXT_CHARS = 40
+CONTEXT_WORDS = 5
+#: The words before a point, at most ``CONTEXT_WORDS`` (read on the text's
+#: last ``_CONTEXT_REACH`` characters before it: a bounded look back).
+_WORDS_BEFORE = re.compile(r"(?:\S+\s+){1,%d}\S*\Z" % CONTEXT_WORDS)
+_CONTEXT_REACH = 200
 #: The group of a rule's pattern that holds the hit, where the pattern has
 #: one ("pager (?P<hit>\d{5})": the digits, not the word).
 HIT_GROUP = "hit"
@@ -136,7 +145,7 @@ class Rule:
                 for m in rx.finditer(text):
                     a, b = m.span(group)
                     if b > a and (cue is None or cue.search(
-                            text, max(0, m.start() - CONTEXT_CHARS), m.start())) \
+                            text, context_start(text, m.start()), m.start())) \
                             and not word(text[a:b]):
                         out.add((a, b))
             return sorted(out)
@@ -161,6 +170,15 @@ def _word_in(sets: Iterable[str]) -> Callable[[str], bool]:
     listed = [words(name) for name in sets if name != COMMON_WORDS]
     return lambda hit: (common and is_common_word(hit)) \
         or any(hit in s or hit.lower() in s for s in listed)
+
+
+def context_start(text: str, at: int) -> int:
+    """Where the context of a match at ``at`` starts: ``CONTEXT_CHARS``
+    characters or ``CONTEXT_WORDS`` words before it, whichever is further."""
+    start = max(0, at - CONTEXT_CHARS)
+    reach = max(0, at - _CONTEXT_REACH)
+    words = _WORDS_BEFORE.search(text, reach, at)
+    return min(start, words.start()) if words is not None else start
 
 
 @dataclass(frozen=True)
@@ -592,7 +610,7 @@ def rule_detail(rule: Rule, labels: Iterable[str]) -> list[str]:
         lines += [f"words:    {name}: {', '.join(sorted(words(name)))}" for name in rule.lists]
     if rule.context:
         lines.append(f"context:  {', '.join(rule.context)} (within {CONTEXT_CHARS} characters "
-                     f"before a hit)")
+                     f"or {CONTEXT_WORDS} words before a hit)")
     if rule.unless:
         lines.append(f"unless:   {', '.join(rule.unless)} (a hit that is one of their words is "
                      f"dropped)")

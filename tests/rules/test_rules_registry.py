@@ -253,3 +253,16 @@ def test_a_context_of_one_word_may_be_written_as_a_string_as_a_pattern_may():
     entry = check_site_rule({"name": "pod", "kind": "ward", "patterns": r"\bkestrel\b",
                              "context": "to"})
     assert entry["patterns"] == [r"\bkestrel\b"] and entry["context"] == ["to"]
+
+
+def test_a_context_word_counts_within_five_words_or_forty_characters():
+    """A walkthrough's "locker of Mr <a double-barrelled name>: KL4821": the
+    cue stood 42 characters before the code, which was left in clear."""
+    entry = registry.check_site_rule({"name": "kh-locker", "kind": "record_number",
+                                      "patterns": [r"\bKL\d{4}\b"], "context": "locker"})
+    find = registry.merge(registry.shipped_rules(), {"added": [entry]}).get("kh-locker").finder()
+    long_name = "locker of Mr Bartholomew-Fitzwilliam Smythe: KL4821"
+    assert [long_name[a:b] for a, b in find(long_name)] == ["KL4821"]
+    assert find("locker: " + "x" * 45 + " KL4821") == [(54, 60)]      # one long word
+    assert find("locker one two three four five six seven eight nine KL4821") == []
+    assert find("KL4821 by the locker") == []                          # before, not after
