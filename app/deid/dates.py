@@ -16,9 +16,10 @@ of day) is kept verbatim.
   is > 12 the only valid reading is used.
 * Partial dates: a date without a year is shifted within its note's year
   where the note's whole dates show one (`note_year`), else within a common
-  year (the 29th of February within the leap year 2000); month-year and year-only dates are shifted by the
-  offset rounded to whole months / years, at least one, so they always
-  change. A weekday with no year is moved by ``offset mod 7``.
+  year (the 29th of February within the leap year 2000); month-year and
+  year-only dates are shifted by the offset rounded to whole months / years,
+  at least one, so they always change. A weekday with no year is moved by
+  ``offset mod 7``.
 * A span that cannot be read as a valid date is returned as ``None`` here;
   the caller then replaces its digits only (same shape).
 """

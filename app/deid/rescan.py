@@ -129,7 +129,8 @@ class Leak:
 def suspicion_reason(suspicion: Mapping) -> str:
     """Why a suspicion (a ``Leak`` as a dict) was raised, in words: the rule
     by name where a rule of the rules file found it, so that a reviewer can
-    read it, or switch it off, on the Rules page."""
+    read on the Rules page what it looks for (and switch off a rule that
+    suspects ordinary words)."""
     kind, rule = suspicion.get("kind"), suspicion.get("rule")
     if kind == "rule" and rule:
         return f"the rule “{rule}” finds an identifier"

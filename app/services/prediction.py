@@ -359,10 +359,12 @@ class RuleLeakScan:
     rules: str = "{}"
     labels: tuple = ()
 
-    def __call__(self, text: str) -> list[tuple[int, int, str]]:
+    def __call__(self, text: str) -> list[tuple]:
+        """``(start, end, label)`` of each hit; a site rule's hit adds its
+        source and its name (`app.deid.rescan.recogniser_leaks`)."""
         return self._recognised(text) + self._floor(text, site_only=True)
 
-    def in_file_name(self, text: str) -> list[tuple[int, int, str]]:
+    def in_file_name(self, text: str) -> list[tuple]:
         """What the scan finds in a file name (as text), and what every
         finding rule of the floor does ("ref # 8336652"): a name holds no
         surrogate, so no rule needs to be kept from suspecting one."""
@@ -377,7 +379,7 @@ class RuleLeakScan:
 
     def _floor(self, text: str, *, site_only: bool) -> list[tuple]:
         # The rule's name goes with its hits: a reviewer reads which rule
-        # suspected a word, and can switch it off on the Rules page.
+        # suspected a word, and what it looks for on the Rules page.
         return [(a, b, label, "rule", name)
                 for find, label, name in _floor_finders(self.rules, self.labels, site_only)
                 for a, b in find(text)]
