@@ -71,6 +71,9 @@ class RulesView(QWidget):
         self.context = QLineEdit()
         self.context.setPlaceholderText("words of which one must stand just before a hit "
                                         "(comma between; empty: none needed)")
+        self.context.setToolTip(f"One of these words must stand within "
+                                f"{registry.CONTEXT_CHARS} characters or "
+                                f"{registry.CONTEXT_WORDS} words before a hit.")
         self.example = QLineEdit()
         self.example.setPlaceholderText("what a hit looks like, made up (no real identifier)")
         self.evidence = QLineEdit()
