@@ -382,6 +382,10 @@ def shift_date(text: str, offset: int, *, day_first: bool = True, pivot: int = 6
     try:
         shifted = _shift_span(text, offset, day_first, pivot, spanish)
         return shifted[0] if shifted is not None else _lone_day(text, offset)
+    except OverflowError:
+        # Shifted past the calendar's ends ("31/12/9999" a model called a
+        # date): not a date that can be moved, so its digits are replaced.
+        return None
     finally:
         _YEARLESS_IN.reset(token)
 

@@ -229,3 +229,10 @@ def test_a_date_without_its_year_is_shifted_in_the_year_given():
     assert note_year(["28/02/2020", "Feb 28", "3 Mar 2020"]) == 2020
     assert note_year(["30/12/2019", "2 Jan 2020"]) is None    # across New Year
     assert note_year(["Feb 28", "March 2020"]) is None        # no whole date
+
+
+def test_a_date_shifted_past_the_calendars_end_is_no_date_to_shift():
+    """A model's "31/12/9999" raised OverflowError out of the redaction."""
+    assert shift_date("31/12/9999", 30) is None
+    assert shift_date("Dec 31", 30, year=9999) is None
+    assert shift_date("01/01/0001", -1) is None
