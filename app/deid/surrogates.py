@@ -193,7 +193,7 @@ class Surrogator:
         if kind == "auto":
             kind = self._guess_kind(original)
             if kind == "date":
-                return self._date(original, label, patient)
+                return self._date(original, label, patient, self.day_first)
             if kind == "age":
                 return self._age(original)
             if kind == "keep_words":
@@ -202,8 +202,21 @@ class Surrogator:
             kind = ("email" if places.looks_like_email(original) else
                     "url" if places.looks_like_url(original) else "phone")
         if kind == "name":
-            return name_surrogate(original, self._name_part_fn(patient),
-                                  self._lone_role_fn(patient))
+            if not any(len(w) >= 2 or w.isupper() for w in _WORD_RE.findall(original)):
+                # No word a name part could stand for: a record number a model
+                # called a name ("MRN: 7712739" tagged NAME) came out as it was.
+                return generic_surrogate(original, self._draw(patient, label, original,
+                                                              "generic"))
+            out = name_surrogate(original, self._name_part_fn(patient),
+                                 self._lone_role_fn(patient))
+            # A name part stands for a word; the digits beside it ("MRN 7712739"
+            # tagged whole) are an identifier's too.
+            return self._digits_only(out, patient, label) if any(c.isdigit() for c in out) \
+                else out
+        if kind == "phone" and not any(c.isdigit() for c in original):
+            # No digit to replace: a word a model called a phone ("Smith"
+            # tagged CONTACT) would come out as it was.
+            return generic_surrogate(original, self._draw(patient, label, original, "generic"))
         if kind == "phone":
             return phone_surrogate(original, self._draw(patient, label, _alnum(original), "phone"))
         if kind == "id":

@@ -485,3 +485,29 @@ def test_a_state_that_names_a_street_is_replaced():
     out = s.surrogate("5 Washington St, Seattle, Washington", "ADDRESS", "P1")
     street, city, state = out.split(", ")
     assert "Washington" not in street and state == "Washington"
+
+
+def test_a_span_a_model_mislabelled_keeps_no_letter_or_digit_of_it():
+    # A trained model tagged "MRN: 7712739" NAME and a surname CONTACT: the
+    # name's and the phone's surrogates replaced only name words and digits,
+    # so both came out as they were (and were counted as replaced).
+    s = Surrogator(Policy(default="surrogate", locale="en_AU",
+                          kinds={"CONTACT": "contact", "PHONE": "phone"}), SECRET)
+    for original, label in [("7712739", "NAME"), ("#1686", "NAME"), ("Smith", "CONTACT"),
+                            ("Genentech", "PHONE")]:
+        out = s.surrogate(original, label, "P1")
+        assert out != original and shape(out) == shape(original)
+    # Digits beside a name word are replaced as well as the word.
+    out = s.surrogate("MRN 7712739", "NAME", "P1")
+    assert "7712739" not in out and "MRN" not in out and len(out.split()[-1]) == 7
+    # A phone keeps its extension's word, not its digits.
+    assert s.surrogate("ext. 45", "PHONE", "P1").startswith("ext. ")
+
+
+def test_a_mixed_label_holding_a_date_shifts_it():
+    # A label of mixed forms ("auto", MEDDOCAN's relatives) reading a date
+    # raised TypeError out of the redaction.
+    s = Surrogator(Policy(default="surrogate", locale="es_ES",
+                          kinds={"FAMILIARES_SUJETO_ASISTENCIA": "auto"}), SECRET)
+    out = s.surrogate("12 de marzo de 2020", "FAMILIARES_SUJETO_ASISTENCIA", "P1")
+    assert out != "12 de marzo de 2020" and parse_date(out, day_first=True) is not None

@@ -230,6 +230,18 @@ def test_a_preferred_candidate_is_not_kept_when_dev_tells_another_is_better():
     assert select(cands, gold, "f1", groups=groups, prefer=["hider"]).best_name == "careful"
 
 
+def test_a_preferred_candidate_that_splits_the_identifiers_is_not_kept():
+    # splitter hides every identifier token as careful does, but as five
+    # one-token spans: dev cannot tell them apart by token F2, and can by
+    # strict F1 (0 against 1): its surrogates and suggestions would be of
+    # broken names (the bundled sample's quick run, 0.495 against 0.943).
+    gold, cands, groups = _patients(6, misses=set(), noisy=set())
+    cands["splitter"] = [TagSeq(["B-X"] * 5 + ["O"] * 10, [1.0] * 15)] * 6
+    cands["careful"][0] = TagSeq(["B-X", "I-X", "I-X", "O", "O"] + ["O"] * 10, [1.0] * 15)
+    res = select(cands, gold, "privacy", target=0.999, groups=groups, prefer=["splitter"])
+    assert res.best_name != "splitter" and res.kept_over is None
+
+
 def test_a_preferred_candidate_hiding_mostly_ordinary_words_is_not_kept():
     # hider hides two patients' ordinary words: token precision 19/39 < 0.5.
     gold, cands, groups = _patients(4, misses={0}, noisy={1, 2})
