@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from app.core.words import count
 from app.services.editing import seen_layer, visible_records
 from app.gui.qt import (QAbstractItemView, QAbstractTableModel, QComboBox, QEvent, QHBoxLayout,
                         Role,
@@ -404,7 +405,7 @@ class DocumentListView(QWidget):
             self.count_label.setText("")
             return
         total = self.model.total()
-        text = f"{total:,} documents"
+        text = count(total, "document")
         if self.model.unlike and not self.model.ids:
             text += (": the model in use found no note to do unlike the notes it learned from "
                      "(or you have done them)")

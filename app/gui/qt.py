@@ -57,8 +57,19 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
     screen = widget.screen() or QApplication.primaryScreen()
     if screen is not None:
         free = screen.availableGeometry()
-        width, height = min(width, free.width()), min(height, free.height())
+        # resize() sizes the inside; the title bar and borders come on top (a
+        # 1366x768 screen lost the status bar below its edge). Known once
+        # shown; before, what a window manager commonly draws.
+        shown = widget.isVisible() and widget.frameGeometry().height() > widget.height()
+        frame_w = widget.frameGeometry().width() - widget.width() if shown else _FRAME[0]
+        frame_h = widget.frameGeometry().height() - widget.height() if shown else _FRAME[1]
+        width = min(width, free.width() - frame_w)
+        height = min(height, free.height() - frame_h)
     widget.resize(width, height)
+
+
+#: Width and height a window manager's borders and title bar commonly add.
+_FRAME = (8, 38)
 
 
 __all__ = [name for name in dir() if name.startswith("Q") or name in (

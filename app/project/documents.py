@@ -308,6 +308,17 @@ class DocumentsMixin(ProjectCore):
             if cur.rowcount == 0:
                 raise ProjectError(f"no document with id {doc_id}")
 
+    def clear_uncertainty(self, keep: Iterable[int]) -> int:
+        """Forget the uncertainty of every to-do document but those of
+        ``keep`` (their edit time kept: nobody edited them); returns how many.
+        A score of an older model ranks nothing against the model in use's
+        (`app.services.annotating.preannotate`)."""
+        with self._write() as db:
+            return db.execute("UPDATE documents SET uncertainty = NULL WHERE status = 'todo'"
+                              " AND uncertainty IS NOT NULL AND id NOT IN"
+                              " (SELECT value FROM json_each(?))",
+                              (dumps(sorted(set(keep))),)).rowcount
+
     def delete_document(self, doc_id: int) -> None:
         """Delete a document with its spans, assignments and history."""
         with self._write() as db:

@@ -223,7 +223,8 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
 
     With ``limit``, the notes processed are the first ``limit`` to-do notes
     of the annotation queue, most uncertain first (their uncertainty is
-    computed again on the way, so the queue is right afterwards); up to half
+    computed again on the way, and the other to-do notes' forgotten, so
+    Next to annotate takes the notes this model suggested on first); up to half
     of them, first, the notes the model in use found unlike the annotated
     ones (`app.services.familiarity.unlike_to_do`), whose uncertainty orders
     Next to annotate under Documents' filter of them.
@@ -242,6 +243,12 @@ def preannotate(project, *, limit: int | None = None, only_unannotated: bool = T
         first = set(unlike_to_do(project)[:limit // 2]) if doc_ids is None else set()
         infos = ([i for i in infos if i.id in first] + [i for i in infos if i.id not in first]
                  )[:limit]
+        if doc_ids is None:
+            # The notes left out keep an older model's uncertainty (the
+            # starter's reads higher than a trained model's): Next to annotate
+            # took them before every note this model suggested on. Unscored,
+            # they come after.
+            project.clear_uncertainty(i.id for i in infos)
     predictor = resolve(project, all_members=True, untrained="error").load(project)
     try:
         for k in range(0, len(infos), 16):

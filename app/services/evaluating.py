@@ -443,7 +443,7 @@ def sample_size_note(dev_notes: int | None, dev_identifiers: int | None) -> str 
         return None
     return (f"Small sample: the dev scores come from {count(dev_notes, 'note')} with "
             f"{count(dev_identifiers, 'identifier')}, too few to trust (one error moves them by "
-            f"{100 / max(dev_identifiers, 1):.0f} points). Annotate more notes before relying "
+            f"{100 / max(dev_identifiers, 1):.1f} points). Annotate more notes before relying "
             "on them.")
 
 

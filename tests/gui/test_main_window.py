@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.words import count
 from app.gui.qt import QTextCursor, Qt
 
 from gui_helpers import NOTES, doc_id
@@ -361,14 +362,14 @@ def test_the_search_filter_does_not_follow_into_another_project(imported, qtbot,
     w = _shown(imported, qtbot)
     qtbot.keyClicks(w.documents.search_edit, "cara moss")
     _key(qtbot, w, Qt.Key_Return, widget=w.documents.search_edit)
-    assert w.documents.count_label.text() == "1 documents"
+    assert w.documents.count_label.text() == "1 document"
     path = tmp_path / "other.deid"
     with Project.create(path, []) as p:
         p.add_document("n1", "another note")
     from app.gui.qt import QFileDialog
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     _key(qtbot, w, Qt.Key_O, Qt.ControlModifier)                      # File > Open project
-    assert w.documents.search_edit.text() == "" and w.documents.count_label.text() == "1 documents"
+    assert w.documents.search_edit.text() == "" and w.documents.count_label.text() == "1 document"
     assert w.documents.model.rowCount() == 1
 
 
@@ -383,7 +384,7 @@ def test_mark_done_first_says_that_suggestions_are_unreviewed(imported, qtbot):
     _key(qtbot, w, Qt.Key_Return, Qt.ControlModifier)              # again: done anyway
     assert w.editor.status_label.text() == "Done"
     # The filtered count says one note fewer is left to do.
-    assert w.documents.count_label.text() == f"{todo - 1} documents"
+    assert w.documents.count_label.text() == count(todo - 1, "document")
 
 
 def test_an_accepted_suggestion_counts_as_human(imported, qtbot):
@@ -542,3 +543,15 @@ def test_file_dialogs_open_where_the_last_one_chose(window, qtbot, tmp_path, mon
     choose(qtbot, w, "File", "Import folder…")
     assert asked[-1] == str(tmp_path / "work")               # where the project went
     w.import_dialog.reject()
+
+
+def test_the_window_with_its_title_bar_fits_the_screen(qtbot):
+    # Sized to the screen's free height, the title bar came on top: on a
+    # 1366x768 screen the status bar (where "No note left to do" is said)
+    # was below the screen's edge.
+    from app.gui.main_window import MainWindow
+    from app.gui.qt import QApplication
+    window = MainWindow()
+    qtbot.addWidget(window)
+    free = QApplication.primaryScreen().availableGeometry()
+    assert window.height() <= free.height() - 30 and window.width() <= free.width()

@@ -17,7 +17,7 @@ def test_cli_train_warns_of_a_small_dev_sample_as_the_train_view_does(tmp_path, 
 def test_sample_size_note_only_below_the_floors():
     assert sample_size_note(5, 30) is None and sample_size_note(None, 3) is None
     assert "2 notes with 40 identifiers" in sample_size_note(2, 40)
-    assert "one error moves them by 5 points" in sample_size_note(9, 20)
+    assert "one error moves them by 5.0 points" in sample_size_note(9, 20)
 
 
 def test_a_miss_says_which_words_stay_visible_and_whether_another_candidate_hides_them():
