@@ -31,7 +31,8 @@ from app.gui.span_text import OffsetMap, OffsetTextView
 from app.gui.workers import TaskRunner
 from app.services.choice import found_by, made_by, model_namer, model_words
 from app.services.prediction import predicts_by
-from app.services.previewing import CorrectionSession, SpanInfo, predict_note, preview_note
+from app.services.previewing import (CorrectionSession, SpanInfo, earlier_notes, predict_note,
+                                     preview_note)
 from app.services.settings import project_policy, store_locale, store_strategies
 from app.core.words import count
 
@@ -209,6 +210,8 @@ class PreviewView(QWidget):
         self.colours: dict[str, str] = {}
         self.strategy_boxes: dict[str, QComboBox] = {}
         self.predictions: dict[int, object] = {}
+        # The patient's notes before a shown one, as the export predicts them.
+        self.earlier: dict[int, object] = {}
         self.missed: list[Span] = []
         self.vetoed: list[tuple[Span, str]] = []  # removed after the model, with the rule
         self._predictor = None
@@ -350,6 +353,7 @@ class PreviewView(QWidget):
         self.annotator = annotator
         self.doc_id = None
         self.predictions = {}
+        self.earlier = {}
         self.result = None
         self.infos, self.order, self.current = [], [], None
         self.original.set_text("")
@@ -453,7 +457,8 @@ class PreviewView(QWidget):
         prediction = self.predictions.get(self.doc_id)
         self._model = predicts_by(self.project)
         keep = self.infos[self.current].key if self.current is not None else None
-        shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction)
+        shown = preview_note(self.project, self.doc_id, self.policy, self.mode(), prediction,
+                             self.earlier)
         self.result, self.infos, self.order, self.missed, self.vetoed = \
             shown.result, shown.infos, shown.order, shown.missed, shown.vetoed
         top = self.original.top_offset()
@@ -539,15 +544,20 @@ class PreviewView(QWidget):
         def work(progress, cancel):
             # The predictor is loaded once and reused for every note.
             prediction, view._predictor = predict_note(project, doc_id, view._predictor)
-            return doc_id, prediction
+            # Redacted before it by an export: a name drawn again after a
+            # collision there is drawn again here too (Preview wrote "Mercedes
+            # Avery" where the export wrote "Joseph Avery").
+            earlier = earlier_notes(project, doc_id, view._predictor, view.earlier)
+            return doc_id, prediction, earlier
 
         self._wanted = None
         self.runner.start("predict", work)
 
     @Slot(object)
     def _on_predicted(self, result) -> None:
-        doc_id, prediction = result
+        doc_id, prediction, earlier = result
         self.predictions[doc_id] = prediction
+        self.earlier.update(earlier)
         if doc_id == self.doc_id:
             self.refresh()
         if self._wanted is not None and self._wanted not in self.predictions:

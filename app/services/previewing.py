@@ -11,6 +11,7 @@ the annotations (undoable like the editor's edits, logged without text);
 """
 from __future__ import annotations
 
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 
 from app.core.prediction import left_in_clear
@@ -199,12 +200,21 @@ class NotePreview:
 
 
 def preview_note(project, doc_id: int, policy, mode: str = "model",
-                 prediction=None) -> NotePreview:
+                 prediction=None, earlier: Mapping[int, object] | None = None) -> NotePreview:
     """Redact ``doc_id`` with ``policy`` as an export would (``mode``
     ``"model"``, with ``prediction`` once it is there) or with the
-    annotations as they stand (``"annotations"``)."""
+    annotations as they stand (``"annotations"``).
+
+    ``earlier``: predictions of the patient's notes before this one
+    (`earlier_notes`), redacted first as the export does, so that a
+    surrogate drawn again after a collision is the export's; a note not
+    in it is read with its stored spans."""
     spans = effective_spans(project, doc_id, mode, prediction)
-    result = preview_document(project, doc_id, policy=policy, spans=spans)
+    predict = None
+    if mode == "model" and earlier:
+        by_text = {project.document(d).text: p.spans for d, p in earlier.items()}
+        predict = by_text.get
+    result = preview_document(project, doc_id, policy=policy, spans=spans, predict=predict)
     infos = span_infos(project, doc_id, result.span_map, prediction, mode)
     missed = (missed_annotations(project, doc_id, prediction.spans)
               if mode == "model" and prediction is not None else [])
@@ -227,3 +237,17 @@ def predict_note(project, doc_id: int, predictor=None):
         predictor = resolve(project, all_members=True).load(project)
     return predictor.predict([doc.text], patients=[doc.patient_id], with_members=True)[0], \
         predictor
+
+
+def earlier_notes(project, doc_id: int, predictor, known: Container[int] = ()) -> dict:
+    """Predictions (``{doc_id: prediction}``) of the notes of ``doc_id``'s
+    patient that an export redacts before it, but those in ``known``: a
+    preview redacts them first, as the export does (`preview_note`)."""
+    doc = project.document(doc_id)
+    if not doc.patient_id:
+        return {}
+    ids = [i.id for i in project.document_infos(patient_id=doc.patient_id)
+           if i.id < doc_id and i.id not in known]
+    records = [project.document(i) for i in ids]
+    found = predictor.predict([r.text for r in records], patients=[r.patient_id for r in records])
+    return dict(zip(ids, found))

@@ -166,3 +166,29 @@ def test_an_annotation_the_model_only_touched_is_missed_for_the_words_it_leaves(
         assert [(g.start, g.end) for g in missed_annotations(
             p, doc, [Span(payne, payne + 5, "PERSON")])] == [address]
         assert missed_annotations(p, doc, [Span(*address, "ADDRESS")]) == []
+
+
+def test_a_note_is_previewed_after_its_patients_earlier_notes_as_the_export_predicts_them(
+        tmp_path):
+    # The patient's earlier notes were redacted with their stored spans, where
+    # the export redacts them with the model's: a name the export drew again
+    # after a collision came out otherwise in Preview ("Mercedes Avery"
+    # against the export's "Joseph Avery").
+    from pathlib import Path
+    from app.services.exporting import ExportRequest, export_documents
+    from app.services.previewing import earlier_notes
+    from app.services.starter import STARTER_SETTING
+    p = Project.create(tmp_path / "p.deid", list(PRESETS["paper"]))
+    p.set_setting(STARTER_SETTING, True)
+    with p:
+        first = p.add_document("n1", "Seen by Ann Lee and Mr Jack Lee on 03/04/2021.",
+                               patient_id="P1")
+        second = p.add_document("n2", "Lee called back. Ann Lee is well.", patient_id="P1")
+        prediction, predictor = predict_note(p, second)
+        earlier = earlier_notes(p, second, predictor)
+        assert list(earlier) == [first] and earlier[first].spans
+        assert earlier_notes(p, second, predictor, known=earlier) == {}
+        shown = preview_note(p, second, project_policy(p), "model", prediction, earlier)
+        predictor.close()
+        export_documents(p, ExportRequest(Path(tmp_path / "out")))
+        assert (tmp_path / "out" / "n2.txt").read_text(encoding="utf-8") == shown.result.text
