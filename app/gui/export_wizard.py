@@ -23,7 +23,7 @@ from app.gui.qt import (QAbstractItemView, QCheckBox, QColor, QComboBox, QDialog
                         QVBoxLayout, QWidget, Signal, Slot, QProgressBar)
 from app.gui.workers import TaskRunner
 from app.services.exporting import (ExportOutcome, ExportRequest, export_documents,
-                                    flagged_places, select_documents)
+                                    flagged_places, names_with_patient_ids, select_documents)
 from app.services.prediction import predicts_by
 from app.core.words import count
 
@@ -220,6 +220,13 @@ class ExportWizard(QDialog):
         for key, text in NAMINGS:
             self.naming_box.addItem(text, key)
         form.addRow("File names:", self.naming_box)
+        self.naming_hint = QLabel()
+        self.naming_hint.setWordWrap(True)
+        self.naming_box.currentIndexChanged.connect(self._update_naming_hint)
+        # Chosen by the person: no longer set for them by the scope.
+        self.naming_box.activated.connect(lambda _: setattr(self, "_naming_chosen", True))
+        self._naming_chosen = False
+        form.addRow("", self.naming_hint)
         self.strategy_box = QComboBox()
         self.strategy_box.addItem("Project policy (per label, as set in the preview)", None)
         from app.deid.report import STRATEGY_WORDS
@@ -371,6 +378,8 @@ class ExportWizard(QDialog):
 
     def go(self, index: int) -> None:
         index = max(0, min(index, self.stack.count() - 1))
+        if index == 1:
+            self._update_naming_hint(default=not self._naming_chosen)
         if index == 2:
             self.plan_label.setText(self._plan_text())
         self.stack.setCurrentIndex(index)
@@ -399,6 +408,25 @@ class ExportWizard(QDialog):
         self.value_box.setEnabled(bool(values))
         self.value_box.blockSignals(False)
         self._update_count()
+
+    @Slot()
+    def _update_naming_hint(self, *_, default: bool = False) -> None:
+        """Say how many of the notes are named with their patient id; as the
+        page opens, name them pseudonymously where some are (the default of
+        "same" kept "P0004_note_0009" in every exported file name)."""
+        named = names_with_patient_ids(select_documents(
+            self.project, self.scope_box.currentData(), self.value_box.currentData()))
+        if default:
+            self.naming_box.setCurrentIndex(self.naming_box.findData(
+                "pseudonymous" if named else "same"))
+        same = self.naming_box.currentData() == "same"
+        self.naming_hint.setText(
+            "" if not named else
+            f"{count(named, 'note')} {'is' if named == 1 else 'are'} named with "
+            f"{'its' if named == 1 else 'their'} patient id: "
+            + ("under the same names the exported files keep it." if same
+               else "pseudonymous names keep it out of the export."))
+        self.naming_hint.setStyleSheet("color: #a33;" if same else "color: #555;")
 
     def _count(self) -> int:
         return len(select_documents(self.project, self.scope_box.currentData(),

@@ -191,6 +191,14 @@ def select_documents(project, scope: str = "all", value: str | None = None) -> l
     raise UserError(f"unknown document scope {scope!r}")
 
 
+def names_with_patient_ids(infos) -> int:
+    """How many of the documents ``infos`` are named with their patient id
+    ("p0004_note_0009" of patient p0004): exported under their own names
+    ("same"), the corpus keeps the hospital's key to each patient."""
+    return sum(1 for i in infos if i.patient_id and len(i.patient_id) >= 2
+               and i.patient_id.casefold() in i.name.casefold())
+
+
 def export_documents(project, request: ExportRequest, *, progress=None,
                      cancel=None) -> ExportOutcome:
     """Redact the requested project documents into ``request.out_dir`` with

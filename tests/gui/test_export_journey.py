@@ -45,6 +45,11 @@ def _export(w, qtbot, out, monkeypatch):
     browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
                   if b.text().startswith("Browse"))
     qtbot.mouseClick(browse, Qt.LeftButton)
+    # The notes are named with their patient ids ("P1_a"): the wizard names
+    # them pseudonymously unless asked; these journeys read the notes by name.
+    if wizard.naming_box.currentData() == "pseudonymous":
+        pick(qtbot, wizard.naming_box, "Same names as in the project")
+        assert "under the same names the exported files keep it" in wizard.naming_hint.text()
     qtbot.mouseClick(wizard.next_button, Qt.LeftButton)
     with qtbot.waitSignal(wizard.exported, timeout=60000) as blocker:
         qtbot.mouseClick(wizard.start_button, Qt.LeftButton)

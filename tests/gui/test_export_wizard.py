@@ -70,6 +70,11 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     assert w.count_label.text() == "3 documents"
     w.go(1)
     assert not w.next_button.isEnabled()                 # no folder yet
+    # The notes are named with their patient ids ("P0001_..."): named
+    # pseudonymously unless the person chooses otherwise.
+    assert w.naming_box.currentData() == "pseudonymous"
+    assert w.naming_hint.text() == ("3 notes are named with their patient id: pseudonymous "
+                                    "names keep it out of the export.")
     out = tmp_path / "out"
     w.folder_edit.setText(str(out))
     w.strategy_box.setCurrentIndex(w.strategy_box.findData("bracket"))
@@ -79,8 +84,7 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     outcome = blocker.args[0]
     notes = _notes(out)
     assert len(notes) == 3 and outcome.documents == 3
-    test_names = {i.name for i in select_documents(project, "split", "test")}
-    assert {p.stem for p in notes} == test_names
+    assert all(p.stem.startswith("note-") for p in notes)
     text = "".join(p.read_text(encoding="utf-8") for p in notes)
     assert "[PHONE]" in text or "[IDN]" in text
     assert outcome.report_html == out / "deid-report.html" and outcome.report_html.is_file()
@@ -92,6 +96,24 @@ def test_wizard_exports_a_split_with_report_and_leak_scan(wizard, qtbot, project
     w.open_button.click()
     assert [u.toLocalFile() for u in w.opened] == [str(outcome.report_html)]
     assert project.audit_entries(limit=1)[0].event == "export_redacted"
+
+
+def test_same_names_chosen_keep_the_patient_ids_and_the_wizard_says_so(wizard, qtbot, project,
+                                                                        tmp_path):
+    w = wizard
+    w.go(1)
+    w.naming_box.setCurrentIndex(w.naming_box.findData("same"))
+    w.naming_box.activated.emit(w.naming_box.currentIndex())     # as a person's choice
+    assert w.naming_hint.text() == ("12 notes are named with their patient id: under the same "
+                                    "names the exported files keep it.")
+    w.go(0)
+    w.go(1)                                  # back and forth: the person's choice stays
+    assert w.naming_box.currentData() == "same"
+    w.folder_edit.setText(str(tmp_path / "out"))
+    with qtbot.waitSignal(w.exported, timeout=120000):
+        w.start_export()
+    assert sorted(p.stem for p in _notes(tmp_path / "out")) == sorted(
+        i.name for i in select_documents(project))
 
 
 def test_pseudonymous_names(wizard, qtbot, project, tmp_path):

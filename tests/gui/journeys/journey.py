@@ -299,6 +299,10 @@ def export_planned(qtbot, window, monkeypatch, out: Path):
     browse = next(b for b in wizard.stack.currentWidget().findChildren(type(wizard.next_button))
                   if b.text().startswith("Browse"))
     click(qtbot, browse)
+    if wizard.naming_box.currentData() == "pseudonymous":
+        # Notes named with their patient ids are named pseudonymously unless
+        # asked; the journeys read the exported notes by their names.
+        pick(qtbot, wizard.naming_box, "Same names as in the project")
     click(qtbot, wizard.next_button)
     return wizard
 
