@@ -179,6 +179,9 @@ class TrainConfig:
             raise UserError(f"data variants must be among {', '.join(VARIANTS)}")
         if self.budget not in BUDGETS:
             raise UserError(f"unknown budget {self.budget!r} (use {', '.join(BUDGETS)})")
+        if not 0 <= self.seed < 2 ** 32:
+            # numpy's generators take none other: it failed after the members trained.
+            raise UserError(f"the seed must be a whole number from 0 to {2 ** 32 - 1:,}")
         bad = [e for e in self.ensembles if e not in ENSEMBLES]
         bad += [m for m in self.meta_models if m not in META_MODELS]
         if bad:

@@ -207,6 +207,20 @@ def test_a_folder_of_unsupported_files_is_a_user_error(tmp_path, capsys):
     _one_error_line(capsys, "no files of a supported format")
 
 
+def test_a_seed_numpy_cannot_take_is_refused_before_training(tmp_path, notes, capsys):
+    # "--seed -5" failed with an internal error once the members had trained,
+    # leaving a failed run in the project.
+    proj = tmp_path / "p.deid"
+    assert run("new", proj) == 0
+    assert run("import", proj, notes) == 0
+    capsys.readouterr()
+    assert run("train", proj, "--models", "rules", "--budget", "quick", "--seed", "-5") == 1
+    _one_error_line(capsys, "the seed must be a whole number from 0 to 4,294,967,295")
+    from app.project import Project
+    with Project.open(proj) as project:
+        assert project.runs() == []
+
+
 def test_deeply_nested_json_is_skipped_not_a_crash(tmp_path, capsys):
     proj = tmp_path / "p.deid"
     assert run("new", proj) == 0
