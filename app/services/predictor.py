@@ -238,9 +238,33 @@ class Predictor:
         the hospital lists (none: the plain lists only). ``spans_only``: run
         only the members the spans need (``candidate_members``), not every
         loaded one; the spans are the same, the uncertainty covers those.
+        A text longer than `WINDOW_CHARS` is read in windows cut at line
+        ends (`text_windows`), each as a note of its own.
         """
-        from app.ensemble import document_uncertainty
         patient_of = list(patients) if patients is not None else [None] * len(texts)
+        cuts = [text_windows(t) for t in texts]
+        if all(len(c) == 1 for c in cuts):
+            return self._predict(texts, patient_of, with_members, progress, batch_segments,
+                                 spans_only)
+        owners = [(i, a) for i, c in enumerate(cuts) for a, _ in c]
+        parts = self._predict([texts[i][a:b] for i, c in enumerate(cuts) for a, b in c],
+                              [patient_of[i] for i, _ in owners], with_members, progress,
+                              batch_segments, spans_only)
+        merged = [Prediction([]) for _ in texts]
+        for (i, at), part in zip(owners, parts):
+            whole = merged[i]
+            whole.spans += _shifted(part.spans, at)
+            whole.uncertainty = max(whole.uncertainty, part.uncertainty)
+            whole.listed += _shifted(part.listed, at)
+            whole.removed += [(_shifted([sp], at)[0], why) for sp, why in part.removed]
+            for m, spans in part.member_spans.items():
+                whole.member_spans.setdefault(m, []).extend(_shifted(spans, at))
+        return merged
+
+    def _predict(self, texts: Sequence[str], patient_of: list, with_members: bool,
+                 progress: ProgressFn, batch_segments: int, spans_only: bool
+                 ) -> list[Prediction]:
+        from app.ensemble import document_uncertainty
 
         results: list[Prediction] = []
         pending: list[tuple[int, str, list]] = []
@@ -305,6 +329,38 @@ class Predictor:
         flush()
         progress(Progress(1.0, "predict"))
         return results
+
+
+#: A note longer than this is read in windows of about this many characters:
+#: every member read all of a note's segments at once, and a 2 MB note took
+#: 1.9 GB to redact (20 MB, over 10.9 GB). What reads a whole note (a name
+#: completed from its other mentions) reads its window.
+WINDOW_CHARS = 100_000
+
+
+def text_windows(text: str, size: int | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of ``text``'s windows, each at most ``size``
+    (default `WINDOW_CHARS`) characters, cut after the last line end in a
+    window's last half (else after its last space, else at ``size``): one
+    window for a shorter text."""
+    size = size or WINDOW_CHARS
+    out, start = [], 0
+    while len(text) - start > size:
+        end = start + size
+        cut = text.rfind("\n", start + size // 2, end)
+        if cut < 0:
+            cut = max(text.rfind(" ", start + size // 2, end), text.rfind("\t", start + size // 2,
+                                                                          end))
+        end = cut + 1 if cut >= 0 else end
+        out.append((start, end))
+        start = end
+    out.append((start, len(text)))
+    return out
+
+
+def _shifted(spans: Sequence[Span], by: int) -> list[Span]:
+    return [replace(sp, start=sp.start + by, end=sp.end + by) for sp in spans] if by \
+        else list(spans)
 
 
 # ------------------------------------------------------------ the starter

@@ -137,3 +137,42 @@ def test_a_site_rules_suspicion_names_the_rule(tmp_path):
                             for lk in leaks])
     assert "the rule “kh-record” finds an identifier (ID) at characters 37-47" in said
     assert "KH-1234567" not in said
+
+
+def test_text_windows_cut_at_line_ends_and_cover_the_text():
+    from app.services.predictor import text_windows
+    assert text_windows("short note") == [(0, 10)]
+    text = "".join(f"line {i} of a long note\n" for i in range(500))
+    cuts = text_windows(text, 1000)
+    assert cuts[0][0] == 0 and cuts[-1][1] == len(text) and len(cuts) > 10
+    assert all(a == b for (_, a), (b, _) in zip(cuts, cuts[1:]))          # no gap, no overlap
+    assert all(b - a <= 1000 and text[b - 1] == "\n" for a, b in cuts[:-1])
+    # No line end in reach: after a space, else at the size.
+    assert text_windows("word " * 300, 100)[0] == (0, 100)
+    assert text_windows("x" * 250, 100) == [(0, 100), (100, 200), (200, 250)]
+
+
+def test_a_long_note_is_read_in_windows_with_the_spans_of_the_whole(tmp_path, monkeypatch):
+    # Every member read all of a note's segments at once: a 2 MB note took
+    # 1.9 GB to redact. Read in windows, its spans are the whole note's.
+    from app.services import predictor as predictor_module
+    from app.services.predictor import starter_predictor
+    text = "".join(f"Patient Ann Lee (MRN {7700000 + i}) was seen on {i % 28 + 1:02d}/03/2020 "
+                   f"by Dr Abernethy, phone 0491 571 {100 + i}.\n" for i in range(120))
+    with _project(tmp_path) as p:
+        if not uses_starter(p):
+            pytest.skip("this installation has no starter model")
+        pred = starter_predictor(p)
+        try:
+            whole = pred.predict([text, "Seen by Ann Lee."], with_members=True)
+            monkeypatch.setattr(predictor_module, "WINDOW_CHARS", 1500)
+            windowed = pred.predict([text, "Seen by Ann Lee."], with_members=True)
+        finally:
+            pred.close()
+    key = lambda spans: sorted((s.start, s.end, s.label) for s in spans)     # noqa: E731
+    assert len(predictor_module.text_windows(text, 1500)) > 5
+    assert key(windowed[0].spans) == key(whole[0].spans) and len(whole[0].spans) >= 480
+    assert key(windowed[1].spans) == key(whole[1].spans)
+    assert {m: key(s) for m, s in windowed[0].member_spans.items()} == \
+        {m: key(s) for m, s in whole[0].member_spans.items()}
+    assert all(text[s.start:s.end] for s in windowed[0].spans)

@@ -4,6 +4,8 @@ Settings), Agreement compares them, Adjudicate settles the disagreement
 into gold. Menus, keys, clicks and answered dialogs only."""
 from __future__ import annotations
 
+from app.core.words import count
+
 from app.gui.qt import Qt
 
 from gui_helpers import NOTES, write_brat
@@ -231,5 +233,5 @@ def test_a_new_name_in_settings_keeps_the_documents_filter(qtbot, settings, tmp_
     _become(qtbot, w, "bob")
     assert docs.search_edit.text() == "Cara"
     assert docs.model.total() == found
-    assert docs.count_label.text() == f"{found:,} documents"
+    assert docs.count_label.text() == count(found, "document")
     w.close()

@@ -4,6 +4,8 @@ Next to annotate takes the most uncertain of them first (unscored: the most
 unlike first), then (once they are done) the queue as before."""
 from __future__ import annotations
 
+from app.core.words import count
+
 import pytest
 
 from app.gui.qt import QFileDialog, Qt
@@ -69,7 +71,7 @@ def test_the_notes_unlike_the_annotated_are_offered_listed_and_taken_first(
     docs = w.documents
     assert docs.status_box.currentText() == "To do, unlike the annotated"
     assert _names_listed(w) == [names[i] for i in unlike]           # the most unlike first
-    assert docs.count_label.text() == f"{len(unlike)} documents"
+    assert docs.count_label.text() == count(len(unlike), "document")
     screenshot(w, "documents_unlike")
 
     # Next to annotate: the most unlike note first; done, then the next one.
@@ -84,7 +86,7 @@ def test_the_notes_unlike_the_annotated_are_offered_listed_and_taken_first(
     # Documents counts those still to do; the Train view too, beside the run's
     # sentence that counts what it found.
     go(qtbot, w, "Documents")
-    assert docs.count_label.text() == f"{len(unlike) - 1} documents"
+    assert docs.count_label.text() == count(len(unlike) - 1, "document")
     go(qtbot, w, "Train")
     assert offer.text() == f"Show the {len(unlike) - 1} of them still to do"
     click(qtbot, offer)
