@@ -443,6 +443,8 @@ def cmd_evaluate(args) -> int:
         refitted = sorted(name for name, m in active_run(project, res.run_id).members.items()
                           if m.refit) if res.run_id is not None else []
     _print(f"model {res.model} (run {res.run_id}) on the {res.split} split")
+    for warning in res.warnings:
+        _print(f"warning: {warning}")
     if refitted and res.split in ("train", "dev"):
         # A walkthrough read dev figures of 1.000 without a word of why.
         _print(f"warning: {', '.join(refitted)} learned from the {res.split} notes too (refitted "

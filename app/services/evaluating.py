@@ -69,10 +69,13 @@ class EvaluationResult:
     # Per strict false positive of ``report`` (same order): what made it
     # (``Span.origin``: a member, a rule, the lists, a step), None if unknown.
     made_by: list[str | None] = field(default_factory=list)
+    # What makes these figures not what they seem (`split_after_training`).
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"schema": "deid.evaluate/1", "run": self.run_id, "model": self.model,
-                "split": self.split, "selection_on_dev": self.selection,
+                "split": self.split, "warnings": self.warnings,
+                "selection_on_dev": self.selection,
                 "propagated_labels": self.propagated, "fill_rules": self.filled,
                 "fixed_steps": self.fixed_steps,
                 "evaluation": self.report.to_dict(), "misses": self.misses,
@@ -261,10 +264,26 @@ def evaluate_project(project, *, split: str = "test", model: str | None = None,
     progress(Progress(1.0, "evaluate"))
     if not project.readonly:
         project.log("evaluate", {"run": run.id, "model": name, "split": split, "notes": len(docs)})
+    warning = split_after_training(project, run.id, split)
     return EvaluationResult(run.id, name, split, report, rows, run.selection,
                             run.propagation_labels(name), [list(r) for r in run.fill_rules(name)],
                             None if (steps := run.fixed_steps(name)) is None else list(steps),
-                            misses, joint, made_by)
+                            misses, joint, made_by, [warning] if warning else [])
+
+
+def split_after_training(project, run_id: int, split: str) -> str | None:
+    """A warning when the project's notes were dealt into splits (`deid
+    split`, the app's offer to split) after run ``run_id`` trained: the test
+    notes annotated then were among those it learned from. None otherwise."""
+    if split != "test":
+        return None
+    started = project.run(run_id).started_at
+    dealt = next((e.at for e in project.audit_entries() if e.event == "assign_splits"), None)
+    if dealt is None or dealt <= started:
+        return None
+    return (f"the notes were split after the model in use trained (run {run_id}): test notes "
+            "annotated before then were among the notes it learned from, so these figures "
+            "flatter it; train again (`deid train`) to hold them out")
 
 
 def false_hit_makers(false_positives, spans: list[list]) -> list[str | None]:

@@ -90,3 +90,28 @@ def test_a_false_hit_names_what_made_it_in_the_cli_json_and_the_kept_evaluation(
         kept = next(e for e in stored_evaluation(p)["errors"]
                     if e.doc_id == note and e.start == phone)
         assert kept.made_by == "rules"
+
+
+def test_evaluate_warns_when_the_notes_were_split_after_the_model_trained(tmp_path, capsys):
+    """`deid split` after training put notes the model had learned from in
+    the test split, and evaluate printed perfect figures without a word."""
+    import json
+    from app.project import Project
+    path = make_project(tmp_path / "p.deid", n=20)
+    with Project.open(path) as p:
+        for info in p.document_infos():
+            p.set_document_fields(info.id, split=None)
+    assert main(["-q", "train", str(path), "--models", "rules", "--budget", "quick"]) == 0
+    assert main(["-q", "split", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["-q", "evaluate", str(path), "--json", str(tmp_path / "e.json")]) == 0
+    said = ("warning: the notes were split after the model in use trained (run 1): test notes "
+            "annotated before then were among the notes it learned from")
+    assert said in capsys.readouterr().out
+    assert json.loads((tmp_path / "e.json").read_text())["warnings"][0].startswith(
+        "the notes were split after the model in use trained")
+    # Trained again, the test notes are held out: no warning.
+    assert main(["-q", "train", str(path), "--models", "rules", "--budget", "quick"]) == 0
+    capsys.readouterr()
+    assert main(["-q", "evaluate", str(path)]) == 0
+    assert "split after the model" not in capsys.readouterr().out
