@@ -93,8 +93,9 @@ def cmd_new(args) -> int:
 
 def print_import_summary(s) -> None:
     from app.services.importing import duplicates_words
-    _print(f"imported {s.imported} documents ({s.spans} annotated spans, {s.chars:,} characters) "
-           f"in {s.seconds:.1f} s; {s.duplicates} duplicates skipped; "
+    _print(f"imported {count(s.imported, 'document')} ({count(s.spans, 'annotated span')}, "
+           f"{count(s.chars, 'character')}) in {s.seconds:.1f} s; "
+           f"{count(s.duplicates, 'duplicate')} skipped; "
            f"{count(len(s.problems), 'file')} skipped")
     from app.services.importing import unnamed_sentence
     if said := unnamed_sentence(s):

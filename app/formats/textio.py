@@ -3,7 +3,8 @@
 A file is read in binary and decoded once; line endings are never
 translated (``\\r\\n`` stays two characters), so character offsets computed
 by other tools on the same file remain valid. Decoding order, most to least
-certain: byte-order mark, strict UTF-8, UTF-8 with a few damaged bytes
+certain: byte-order mark (or UTF-16 whose mark is missing, read off its
+NUL bytes), strict UTF-8, UTF-8 with a few damaged bytes
 (each replaced by U+FFFD and counted, when the file's valid multi-byte
 sequences outnumber its bad bytes: cp1252 text almost never holds a valid
 one, while reading damaged UTF-8 as cp1252 would garble every accented
@@ -77,9 +78,15 @@ def decode_bytes(data: bytes, *, allow_empty: bool = False) -> DecodedText:
             text = body.decode(encoding)
         except UnicodeDecodeError:
             raise BadInputError(f"not valid {encoding} despite its byte-order mark") from None
-    else:
-        if b"\x00" in body:
+    elif b"\x00" in body:
+        encoding = _utf16_without_bom(body)
+        if encoding is None:
             raise BadInputError("binary file (contains NUL bytes)")
+        try:
+            text = body.decode(encoding)
+        except UnicodeDecodeError:
+            raise BadInputError("binary file (contains NUL bytes)") from None
+    else:
         text, encoding = _decode_without_bom(body)
     if len(_CONTROL_RE.findall(text)) > _MAX_CONTROL_RATIO * len(text):
         raise BadInputError("binary file (too many control characters)")
@@ -87,6 +94,19 @@ def decode_bytes(data: bytes, *, allow_empty: bool = False) -> DecodedText:
     if encoding == "utf-8-damaged":
         encoding, replaced = "utf-8", text.count("\ufffd") - body.count("\ufffd".encode())
     return DecodedText(text, encoding, had_bom, replaced)
+
+
+def _utf16_without_bom(body: bytes) -> str | None:
+    """"utf-16-le" or "utf-16-be" for text saved so without its byte-order
+    mark (a NUL beside nearly every Latin character, on one side), else None:
+    a note exported so was refused as binary."""
+    if len(body) % 2:
+        return None
+    even, odd = body[0::2], body[1::2]
+    for name, zeros, chars in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if zeros.count(0) >= 0.9 * len(zeros) and chars.count(0) <= 0.01 * len(chars):
+            return name
+    return None
 
 
 def _decode_without_bom(body: bytes) -> tuple[str, str]:

@@ -230,7 +230,7 @@ def test_deeply_nested_json_is_skipped_not_a_crash(tmp_path, capsys):
     (tmp_path / "j" / "deep.json").write_text(deep, encoding="utf-8")
     assert run("import", proj, tmp_path / "j", "--format", "jsonl") == 0
     out = capsys.readouterr().out
-    assert "imported 1 documents" in out and out.count("nested too deeply") == 2
+    assert "imported 1 document (" in out and out.count("nested too deeply") == 2
 
 
 def test_a_project_that_cannot_be_written_is_refused_for_writing_and_read_for_export(

@@ -88,3 +88,14 @@ def test_a_file_just_over_the_limit_says_by_how_much(tmp_path):
     path.write_bytes(b"a" * 1_000_001)
     with pytest.raises(BadInputError, match=r"1,000,001 bytes > limit 1,000,000 bytes"):
         read_text_file(path, max_bytes=1_000_000)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_its_byte_order_mark_is_read_not_refused_as_binary(encoding):
+    # Saved so by some exports: every Latin character beside a NUL.
+    text = "Seen by Dr Ann Lee on 03/04/2021.\r\nMRN 1234567, ward 7B. Café.\r\n"
+    decoded = decode_bytes(text.encode(encoding))
+    assert (decoded.text, decoded.encoding, decoded.had_bom) == (text, encoding, False)
+    # A NUL here and there is no text of either kind.
+    with pytest.raises(BadInputError, match="NUL"):
+        decode_bytes(b"abc\x00def\x00ghi\x00jk")
