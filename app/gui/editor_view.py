@@ -284,6 +284,8 @@ class EditorView(QWidget):
         self.blind_label.setVisible(self.session.blind)
         self.text_view.set_document(self.session.text, self.session.spans, self.colours())
         self._refresh_side()
+        # The list kept the last note's scroll: its first spans were hidden.
+        self.span_list.scrollToTop()
         self._update_buttons()
         self.text_view.setFocus()
         self.message.emit("")          # what was said of the last note ("Marked done") is not of this one

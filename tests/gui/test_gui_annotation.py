@@ -282,3 +282,23 @@ def test_click_selects_span_and_astral_offsets(window, qtbot, tmp_path):
     assert w.editor.current() is not None and w.editor.current().start == start
     w.editor.span_list.clicked.emit(w.editor.span_model.index(0))
     assert w.editor.current_id == w.project.span_records(doc)[0].id
+
+
+def test_a_note_opens_with_its_span_list_at_the_top(window, qtbot, tmp_path):
+    # The list kept the last note's scroll: a new note's first spans were hidden.
+    from app.core.spans import Span
+    w = window
+    assert w.new_project(tmp_path / "s.deid", "paper")
+    text = "".join(f"Seen by Ann Lee{i}.\n" for i in range(60))
+    spans = [Span(text.index(f"Ann Lee{i}."), text.index(f"Ann Lee{i}.") + len(f"Ann Lee{i}"),
+                  "PERSON") for i in range(60)]
+    first, second = (w.project.add_document(n, text + n, spans=spans) for n in ("a", "b"))
+    w.resize(900, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    w.open_document(first)
+    bar = w.editor.span_list.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    w.open_document(second)
+    assert bar.value() == 0
