@@ -424,6 +424,8 @@ class EditorView(QWidget):
         self._run(self.session.delete, cur.id)
         self.current_id = None
         self._after_edit(self.session.last_edit.ranges())
+        # The status bar still offered "A accept, R reject" for the span removed.
+        self.message.emit(f"{cur.label} span removed: Ctrl+Z brings it back")
 
     def _no_suggestion(self, cur: SpanRecord | None) -> None:
         """What A or R do when no suggestion is the current span (they did

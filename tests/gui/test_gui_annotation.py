@@ -105,6 +105,7 @@ def test_label_by_keyboard_and_mouse(imported, qtbot):
     assert w.editor.current().label == "ADDRESS"
     _press(qtbot, w, Qt.Key_Delete)
     assert [s[2] for s in _spans(w)] == ["DOB"]
+    assert w.statusBar().currentMessage() == "ADDRESS span removed: Ctrl+Z brings it back"
     _press(qtbot, w, Qt.Key_Return, Qt.ControlModifier)
     assert w.project.document(doc).status == "done"
     row = w.documents.model.row_of(doc)
