@@ -210,11 +210,9 @@ def preview_note(project, doc_id: int, policy, mode: str = "model",
     surrogate drawn again after a collision is the export's; a note not
     in it is read with its stored spans."""
     spans = effective_spans(project, doc_id, mode, prediction)
-    predict = None
-    if mode == "model" and earlier:
-        by_text = {project.document(d).text: p.spans for d, p in earlier.items()}
-        predict = by_text.get
-    result = preview_document(project, doc_id, policy=policy, spans=spans, predict=predict)
+    result = preview_document(project, doc_id, policy=policy, spans=spans,
+                              earlier={d: p.spans for d, p in (earlier or {}).items()}
+                              if mode == "model" else None)
     infos = span_infos(project, doc_id, result.span_map, prediction, mode)
     missed = (missed_annotations(project, doc_id, prediction.spans)
               if mode == "model" and prediction is not None else [])

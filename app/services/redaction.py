@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -515,7 +516,7 @@ def _known_for_preview(project, policy):
 
 
 def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | None = None,
-                     predict=None):
+                     predict=None, earlier: Mapping[int, list[Span]] | None = None):
     """Redact one project document as an export of the project writes it.
 
     Same policy, patient key, known identifiers and surrogate memory as
@@ -525,8 +526,9 @@ def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | N
 
     ``spans``: this document's spans (default ``document_spans`` with
     ``predict``); ``predict(text) -> list[Span]``: the model or rules that
-    an export would run, for the patient's earlier documents (without it
-    their accepted and suggested spans are used). Returns
+    an export would run, for the patient's earlier documents, or their
+    spans so predicted already, ``earlier`` (by document id; without
+    either their accepted and suggested spans are used). Returns
     ``app.deid.RedactionResult`` (output text + aligned span map).
     """
     from app.deid import Redactor
@@ -543,8 +545,10 @@ def preview_document(project, doc_id: int, *, policy=None, spans: list[Span] | N
             if other.id >= doc_id:
                 break
             text = project.document(other.id).text
-            redactor.redact(text, document_spans(
-                project, other.id, predict(text) if predict else None), patient_key=key)
+            found = (earlier or {}).get(other.id)
+            if found is None and predict is not None:
+                found = predict(text)
+            redactor.redact(text, document_spans(project, other.id, found), patient_key=key)
     text = doc.text
     if spans is None:
         spans = document_spans(project, doc_id, predict(text) if predict else None)
